@@ -1,0 +1,17 @@
+module github.com/ipuir/ipuir
+
+go 1.26.8
+
+require (
+	github.com/alecthomas/participle/v2 v2.1.4
+	github.com/google/go-cmp v0.7.0
+	github.com/sebdah/goldie/v2 v2.8.0
+	github.com/spf13/pflag v1.1.0
+	github.com/x448/float16 v0.8.4
+	golang.org/x/tools v0.52.0
+)
+
+require (
+	github.com/pmezard/go-difflib v1.0.0 // indirect
+	github.com/sergi/go-diff v1.0.0 // indirect
+)
