@@ -1,0 +1,182 @@
+package target
+
+// The built-in targets. Each constant says where it comes from; the common
+// per-tile figures are shared because the three targets use one tile design
+// (ipu2 and ipu21 differ in clock, test16 in size).
+
+const (
+	// 1,472 tiles per IPU: DESIGN.md "Target facts"; Graphcore's Mk2 GC200
+	// product figures.
+	ipuTiles = 1472
+
+	// 624 KiB of SRAM per tile: DESIGN.md "Target facts"; consistent with
+	// Graphcore's ~900 MB In-Processor-Memory per Mk2 IPU
+	// (1,472 × 624 KiB = 897 MiB).
+	ipuSRAMBytesPerTile = 624 * 1024
+
+	// Assumption: the split of a tile's memory between the two classes is not
+	// public as a number. The reference compile log places code at offset
+	// 393,216 and reports standard_ranges up to 524,288, so the standard
+	// (non-interleaved) class is taken as the first 512 KiB of the tile and
+	// interleaved memory as the remaining 112 KiB; the log's peak figures
+	// (standard up to ~358 kB, interleaved up to ~72 kB) fit this split.
+	ipuStandardBytes = 512 * 1024
+
+	// Assumption: buffers in standard memory are 8-byte aligned (its widest
+	// load is 64 bits) and in interleaved memory 16-byte aligned, so that
+	// 128-bit loads are naturally aligned. Graphcore does not publish the
+	// placement rule as a number.
+	standardAlignment    = 8
+	interleavedAlignment = 16
+
+	// Six worker contexts and a supervisor per tile, a worker issuing every
+	// 6th cycle: DESIGN.md "Target facts"; Graphcore IPU Programmer's Guide
+	// (tile architecture: hardware threads serviced round-robin; supervisor
+	// and worker modes); Jia et al. 2019 (six-cycle memory latency hidden by
+	// six threads).
+	ipuWorkers             = 6
+	ipuSupervisors         = 1
+	ipuWorkerIssueInterval = 6
+
+	// Clocks: DESIGN.md "Target facts" (ipu21 1.85 GHz, Mk2 ipu2 1.325 GHz).
+	// The Mk2 clock is consistent with Graphcore's 250 TFLOPS fp16 for the
+	// GC200: 1,472 tiles × 64 MAC × 2 FLOP × 1.325 GHz = 249.7 TFLOPS.
+	ipu21ClockHz = 1_850_000_000
+	ipu2ClockHz  = 1_325_000_000
+
+	// AMP: 64 fp16 MACs or 16 fp32 FMAs per tile per cycle: DESIGN.md
+	// "Target facts"; consistent with Graphcore's GC200 figures of
+	// 250 TFLOPS fp16 (above) and 62.5 TFLOPS fp32
+	// (1,472 × 16 × 2 × 1.325 GHz = 62.4 TFLOPS).
+	ampF16MACsPerCycle = 64
+	ampF32MACsPerCycle = 16
+
+	// About 24 bytes of load/store per tile per cycle: DESIGN.md "Target
+	// facts"; consistent with Graphcore's 47.5 TB/s for the GC200
+	// (47.5e12 / (1,472 × 1.325e9) = 24.4 B) and with the ~45 TB/s that
+	// Jia et al. 2019 give for the 1,216-tile, 1.6 GHz GC2 (23.1 B).
+	ipuLoadStoreBytesPerCycle = 24
+
+	// Exchange: one 32-bit word per tile per cycle in each direction:
+	// DESIGN.md "Target facts"; consistent with Graphcore's ~8 TB/s
+	// all-to-all exchange for the GC200 (8e12 / (1,472 × 1.325e9) = 4.1 B).
+	exchangeWordBytes     = 4
+	exchangeWordsPerCycle = 1
+
+	// Assumption: per-phase exchange latency (the first word's time in
+	// flight, which depends on tile distance) is not public as a single
+	// number; DESIGN.md says it is a parameter of the description. 30 cycles
+	// is an order-of-magnitude placeholder that keeps a phase with few words
+	// from looking free. The scheduler's lower bound excludes it.
+	ipuExchangeLatencyCycles = 30
+
+	// 118 cycles per all-tile sync: DESIGN.md "Target facts" (the primary
+	// public source is not restated there and was not re-checked here).
+	ipuSyncCycles = 118
+
+	// Assumption: launching a vertex (supervisor dispatch of the workers and
+	// their vertex-state loads) costs about 30 cycles. Graphcore publishes no
+	// figure; this keeps many tiny vertices from looking free.
+	ipuVertexOverheadCycles = 30
+)
+
+// t10MatmulFit is the T10 (SOSP 2024) per-tile matmul fit for one element
+// type; see MatmulFit for the formula and what each constant multiplies. The
+// fit was made on Mk2 hardware in cycles; applying it to ipu21 assumes the
+// same tile microarchitecture at a different clock (DESIGN.md gives the one
+// formula for the reference target).
+func t10MatmulFit(elem ElemType) MatmulFit {
+	return MatmulFit{
+		Elem:               elem,
+		RowGroup:           6,
+		InnerGroupBytes:    32,
+		ColumnGroup:        16,
+		BlockCyclesPerByte: 12,
+		InnerColumnCycles:  514,
+		ColumnCycles:       113,
+		FixedCycles:        173,
+	}
+}
+
+// ipuVectorRates is the vector (non-AMP) throughput of one tile.
+//
+// Lanes: the tile's floating-point data path is 64 bits wide, so one vector
+// instruction covers 4 f16 or 2 f32 (Graphcore IPU Programmer's Guide: the
+// tile processor's floating-point operations are vectorised; DESIGN.md's
+// "about 24 bytes per cycle" is exactly two 64-bit loads and one 64-bit
+// store). Assumption: integer arithmetic runs one element per instruction (it
+// is done in the scalar register file), including i1.
+//
+// Simple ops (add, sub, mul, min, max, compare, select, convert) cost one
+// tile cycle per vector when all six workers are busy: each worker issues
+// every 6th cycle and the six interleave. Assumption: the inner loop issues
+// the arithmetic with its loads and store in one bundle per vector, which the
+// 24 bytes per cycle of load/store allows exactly for a binary f16 or f32 op.
+//
+// Transcendental ops (exp, log, tanh, sqrt, rsqrt, divide, sigmoid) run on
+// the hardware transcendental support the Programmer's Guide mentions, whose
+// throughput is not public. Assumption: about one f16 element per cycle
+// (4 cycles per 4-lane vector) and half an f32 element per cycle (4 cycles per
+// 2-lane vector). Integers have none.
+func ipuVectorRates() []VectorRate {
+	return []VectorRate{
+		{Elem: F16, Lanes: 4, SimpleCyclesPerVector: 1, TranscendentalCyclesPerVector: 4},
+		{Elem: F32, Lanes: 2, SimpleCyclesPerVector: 1, TranscendentalCyclesPerVector: 4},
+		{Elem: I32, Lanes: 1, SimpleCyclesPerVector: 1},
+		{Elem: I16, Lanes: 1, SimpleCyclesPerVector: 1},
+		{Elem: I8, Lanes: 1, SimpleCyclesPerVector: 1},
+		{Elem: I1, Lanes: 1, SimpleCyclesPerVector: 1},
+	}
+}
+
+// ipuTile returns a target with the per-tile figures shared by all built-ins
+// and the given identity, size and clock.
+func ipuTile(name, summary, classPrefix string, tiles int, sramBytes, standardBytes, clockHz int64) *Target {
+	return &Target{
+		Name:             name,
+		Summary:          summary,
+		Tiles:            tiles,
+		SRAMBytesPerTile: sramBytes,
+		MemoryClasses: []MemoryClass{
+			{Name: classPrefix + "Standard", Kind: Standard, Start: 0, End: standardBytes,
+				Alignment: standardAlignment, HoldsCode: true},
+			{Name: classPrefix + "Interleaved", Kind: Interleaved, Start: standardBytes, End: sramBytes,
+				Alignment: interleavedAlignment, Loads128: true},
+		},
+		WorkerThreads:          ipuWorkers,
+		SupervisorThreads:      ipuSupervisors,
+		WorkerIssueInterval:    ipuWorkerIssueInterval,
+		ClockHz:                clockHz,
+		AMP:                    []AMPRate{{Elem: F16, MACsPerCycle: ampF16MACsPerCycle}, {Elem: F32, MACsPerCycle: ampF32MACsPerCycle}},
+		Matmul:                 []MatmulFit{t10MatmulFit(F16), t10MatmulFit(F32)},
+		Vector:                 ipuVectorRates(),
+		LoadStoreBytesPerCycle: ipuLoadStoreBytesPerCycle,
+		ExchangeWordBytes:      exchangeWordBytes,
+		ExchangeWordsPerCycle:  exchangeWordsPerCycle,
+		ExchangeLatencyCycles:  ipuExchangeLatencyCycles,
+		SyncCycles:             ipuSyncCycles,
+		VertexOverheadCycles:   ipuVertexOverheadCycles,
+	}
+}
+
+// builtins maps each registry name to a constructor, so every Lookup hands
+// out a fresh value that callers may modify freely.
+var builtins = map[string]func() *Target{
+	// The reference target of DESIGN.md; memory-class names as the
+	// reference compile log prints them (Ipu21Standard).
+	"ipu21": func() *Target {
+		return ipuTile("ipu21", "IPU21 (reference target): 1,472 tiles, 624 KiB SRAM per tile, 1.85 GHz",
+			"Ipu21", ipuTiles, ipuSRAMBytesPerTile, ipuStandardBytes, ipu21ClockHz)
+	},
+	"ipu2": func() *Target {
+		return ipuTile("ipu2", "Mk2 IPU (GC200): 1,472 tiles, 624 KiB SRAM per tile, 1.325 GHz",
+			"Ipu2", ipuTiles, ipuSRAMBytesPerTile, ipuStandardBytes, ipu2ClockHz)
+	},
+	// A small target for fast tests: ipu21's tile with 16 tiles and 64 KiB
+	// of SRAM (48 KiB standard, 16 KiB interleaved), so that memory-overflow
+	// cases need only small tensors. Not a real device.
+	"test16": func() *Target {
+		return ipuTile("test16", "test target: 16 ipu21-like tiles with 64 KiB SRAM each (48 KiB standard, 16 KiB interleaved)",
+			"Test16", 16, 64*1024, 48*1024, ipu21ClockHz)
+	},
+}

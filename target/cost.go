@@ -1,0 +1,319 @@
+package target
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+)
+
+// The cost model prices the three parts of a bulk-synchronous superstep:
+// per-tile compute (AMP matmuls, vector elementwise ops, reductions), the
+// all-tile sync, and the exchange phase. Every method is a pure function of
+// the Target's fields. Counts are int64 and checked: a shape large enough to
+// overflow is reported as an error, never wrapped into a negative cost.
+
+// OpClass groups elementwise ops by what they cost on the vector unit.
+type OpClass uint8
+
+const (
+	// Simple: add, sub, mul, neg, abs, min, max, compare, select, convert.
+	Simple OpClass = iota + 1
+	// Transcendental: exp, log, tanh, sqrt, rsqrt, divide, sigmoid, erf.
+	Transcendental
+)
+
+// String returns "simple" or "transcendental".
+func (c OpClass) String() string {
+	switch c {
+	case Simple:
+		return "simple"
+	case Transcendental:
+		return "transcendental"
+	}
+	return fmt.Sprintf("OpClass(%d)", uint8(c))
+}
+
+// MatmulCycles returns the cycles one tile spends on an m×k by k×n matmul
+// of elem on its AMP unit, from the T10 fit (see MatmulFit). A zero
+// dimension means no work and costs nothing.
+func (t *Target) MatmulCycles(m, k, n int, elem ElemType) (int64, error) {
+	return t.BatchMatmulCycles(1, m, k, n, elem)
+}
+
+// BatchMatmulCycles returns the cycles one tile spends on batch independent
+// m×k by k×n matmuls: the T10 fit's b·[...] with b = batch. With bpe the
+// bytes per element of elem (2 for f16, 4 for f32) and g = 32/bpe:
+//
+//	b·[bpe·12·⌈m/6⌉·⌈k/g⌉·⌈n/16⌉ + 514·⌈k/g⌉·⌈n/16⌉ + 113·⌈n/16⌉ + 173]
+func (t *Target) BatchMatmulCycles(batch, m, k, n int, elem ElemType) (int64, error) {
+	if batch < 0 || m < 0 || k < 0 || n < 0 {
+		return 0, fmt.Errorf("target %s: matmul with a negative dimension (batch %d, m %d, k %d, n %d)", t.Name, batch, m, k, n)
+	}
+	fit, ok := t.MatmulFitFor(elem)
+	if !ok {
+		return 0, fmt.Errorf("target %s: the AMP unit does not take %v (it takes %v)", t.Name, elem, t.ampTypes())
+	}
+	if batch == 0 || m == 0 || k == 0 || n == 0 {
+		return 0, nil
+	}
+	bpe := int64(elem.Bytes())
+	rowGroups := ceilDiv(int64(m), int64(fit.RowGroup))
+	innerGroups := ceilDiv(int64(k), int64(fit.InnerGroupBytes)/bpe)
+	columnGroups := ceilDiv(int64(n), int64(fit.ColumnGroup))
+
+	var c checked
+	blocks := c.mul(c.mul(rowGroups, innerGroups), columnGroups)
+	perMatmul := c.add(
+		c.add(c.mul(c.mul(bpe, int64(fit.BlockCyclesPerByte)), blocks),
+			c.mul(int64(fit.InnerColumnCycles), c.mul(innerGroups, columnGroups))),
+		c.add(c.mul(int64(fit.ColumnCycles), columnGroups), int64(fit.FixedCycles)))
+	total := c.mul(int64(batch), perMatmul)
+	if c.overflow {
+		return 0, t.overflowError("matmul cycles")
+	}
+	return total, nil
+}
+
+// ElementwiseCycles returns the cycles one tile spends applying one
+// elementwise op of the given class to n elements of elem on its vector
+// unit: the n elements are cut into Lanes-wide vectors, the vectors shared
+// evenly among the workers, and each worker issues once every
+// WorkerIssueInterval cycles; one vertex launch is added. n = 0 costs nothing.
+// The op is assumed to read at most two operands and write one, which the
+// vector rates are validated to stay within the load/store rate for.
+func (t *Target) ElementwiseCycles(n int64, elem ElemType, class OpClass) (int64, error) {
+	if n < 0 {
+		return 0, fmt.Errorf("target %s: elementwise op over a negative element count %d", t.Name, n)
+	}
+	rate, perVector, err := t.vectorCost(elem, class)
+	if err != nil || n == 0 {
+		return 0, err
+	}
+	vectors := ceilDiv(n, int64(rate.Lanes))
+	return t.workerCycles(vectors, perVector)
+}
+
+// ReduceCycles returns the cycles one tile spends reducing n elements of
+// elem into groups results of n/groups elements each (a row-wise sum or max:
+// groups is the row count) with a simple op. Each group takes ⌈(n/groups)/
+// Lanes⌉ vector accumulations and then ⌈log2 Lanes⌉ steps to fold its lanes;
+// all that work is shared evenly among the workers. Assumption: when there
+// are fewer groups than workers, each group is split over ⌊workers/groups⌋
+// workers whose partial results are then combined in ⌈log2⌉ dependent steps,
+// each one issue interval long. One vertex launch is added; n = 0 costs
+// nothing.
+func (t *Target) ReduceCycles(n, groups int64, elem ElemType) (int64, error) {
+	switch {
+	case n < 0 || groups < 0:
+		return 0, fmt.Errorf("target %s: reduction with a negative count (n %d, groups %d)", t.Name, n, groups)
+	case n == 0:
+		return 0, nil
+	case groups == 0 || n%groups != 0:
+		return 0, fmt.Errorf("target %s: cannot reduce %d elements into %d equal groups", t.Name, n, groups)
+	}
+	rate, perVector, err := t.vectorCost(elem, Simple)
+	if err != nil {
+		return 0, err
+	}
+	var c checked
+	perGroup := ceilDiv(n/groups, int64(rate.Lanes)) + ceilLog2(int64(rate.Lanes))
+	vectors := c.mul(groups, perGroup)
+	if c.overflow {
+		return 0, t.overflowError("reduction cycles")
+	}
+	cycles, err := t.workerCycles(vectors, perVector)
+	if err != nil {
+		return 0, err
+	}
+	if workers := int64(t.WorkerThreads); groups < workers {
+		split := workers / groups
+		cycles += ceilLog2(split) * int64(t.WorkerIssueInterval) * perVector
+	}
+	return cycles, nil
+}
+
+// vectorCost returns the vector rate of elem and the tile cycles per vector
+// for the op class.
+func (t *Target) vectorCost(elem ElemType, class OpClass) (VectorRate, int64, error) {
+	rate, ok := t.VectorRateFor(elem)
+	if !ok {
+		return VectorRate{}, 0, fmt.Errorf("target %s: no vector arithmetic for %v", t.Name, elem)
+	}
+	switch class {
+	case Simple:
+		return rate, int64(rate.SimpleCyclesPerVector), nil
+	case Transcendental:
+		if rate.TranscendentalCyclesPerVector == 0 {
+			return VectorRate{}, 0, fmt.Errorf("target %s: no transcendental ops for %v", t.Name, elem)
+		}
+		return rate, int64(rate.TranscendentalCyclesPerVector), nil
+	}
+	return VectorRate{}, 0, fmt.Errorf("target %s: invalid op class %v", t.Name, class)
+}
+
+// workerCycles spreads vectors evenly over the workers. perVector is the
+// tile's cycles per vector with every worker busy, which is the number of a
+// worker's own issue slots one vector takes; a worker's slot comes round
+// every WorkerIssueInterval cycles. So the busiest worker finishes after
+// ⌈vectors/workers⌉·perVector·interval cycles, and with six workers and an
+// interval of six a large op runs at one vector per perVector cycles.
+func (t *Target) workerCycles(vectors, perVector int64) (int64, error) {
+	var c checked
+	perWorker := ceilDiv(vectors, int64(t.WorkerThreads))
+	cycles := c.add(c.mul(c.mul(perWorker, perVector), int64(t.WorkerIssueInterval)), int64(t.VertexOverheadCycles))
+	if c.overflow {
+		return 0, t.overflowError("vector cycles")
+	}
+	return cycles, nil
+}
+
+// ExchangeWords returns the 32-bit exchange words needed to move the given
+// number of bytes (a partial word still takes a whole one).
+func (t *Target) ExchangeWords(bytes int64) (int64, error) {
+	if bytes < 0 {
+		return 0, fmt.Errorf("target %s: negative exchange size %d bytes", t.Name, bytes)
+	}
+	return ceilDiv(bytes, int64(t.ExchangeWordBytes)), nil
+}
+
+// ExchangeCycles returns the bandwidth bound of an exchange phase in which
+// the busiest tile sends or receives maxWords words (pass the larger of the
+// two: a tile sends and receives at the same time, one word per cycle each
+// way). This is the per-phase lower bound a schedule can reach; latency is
+// not included (see ExchangePhaseCycles).
+func (t *Target) ExchangeCycles(maxWords int64) (int64, error) {
+	if maxWords < 0 {
+		return 0, fmt.Errorf("target %s: negative exchange word count %d", t.Name, maxWords)
+	}
+	return ceilDiv(maxWords, int64(t.ExchangeWordsPerCycle)), nil
+}
+
+// ExchangePhaseCycles returns the cycles of an exchange phase whose busiest
+// tile moves maxWords words each way: the bandwidth bound plus the per-phase
+// latency. A phase that moves nothing costs nothing.
+func (t *Target) ExchangePhaseCycles(maxWords int64) (int64, error) {
+	bound, err := t.ExchangeCycles(maxWords)
+	if err != nil || maxWords == 0 {
+		return 0, err
+	}
+	var c checked
+	total := c.add(bound, int64(t.ExchangeLatencyCycles))
+	if c.overflow {
+		return 0, t.overflowError("exchange cycles")
+	}
+	return total, nil
+}
+
+// SuperstepCycles returns the cycles of one BSP superstep: the slowest
+// tile's compute, one sync, then an exchange phase whose busiest tile moves
+// maxWords words each way.
+func (t *Target) SuperstepCycles(computeCycles, maxWords int64) (int64, error) {
+	if computeCycles < 0 {
+		return 0, fmt.Errorf("target %s: negative compute cycles %d", t.Name, computeCycles)
+	}
+	exchange, err := t.ExchangePhaseCycles(maxWords)
+	if err != nil {
+		return 0, err
+	}
+	var c checked
+	total := c.add(c.add(computeCycles, int64(t.SyncCycles)), exchange)
+	if c.overflow {
+		return 0, t.overflowError("superstep cycles")
+	}
+	return total, nil
+}
+
+// BytesFor returns the bytes n elements of elem occupy.
+func (t *Target) BytesFor(n int64, elem ElemType) (int64, error) {
+	if n < 0 {
+		return 0, fmt.Errorf("target %s: negative element count %d", t.Name, n)
+	}
+	if !elem.Valid() {
+		return 0, fmt.Errorf("target %s: invalid element type %v", t.Name, elem)
+	}
+	var c checked
+	b := c.mul(n, int64(elem.Bytes()))
+	if c.overflow {
+		return 0, t.overflowError("byte count")
+	}
+	return b, nil
+}
+
+// PeakMACsPerCycle returns the whole device's AMP multiply-accumulates per
+// cycle for elem: tiles × per-tile rate (94,208 for f16 on ipu21).
+func (t *Target) PeakMACsPerCycle(elem ElemType) (int64, error) {
+	rate, ok := t.AMPRateFor(elem)
+	if !ok {
+		return 0, fmt.Errorf("target %s: the AMP unit does not take %v (it takes %v)", t.Name, elem, t.ampTypes())
+	}
+	return int64(t.Tiles) * int64(rate.MACsPerCycle), nil
+}
+
+// ComputeLowerBoundCycles returns ⌈totalMACs / (tiles × MACs per tile per
+// cycle)⌉: the cycles a perfectly balanced, overhead-free AMP schedule would
+// need, which no plan can beat. For the reference workload on ipu21 that is
+// 5.09 G MAC / 94,208 ≈ 54 k cycles (DESIGN.md, "Figures we aim at").
+func (t *Target) ComputeLowerBoundCycles(totalMACs int64, elem ElemType) (int64, error) {
+	if totalMACs < 0 {
+		return 0, fmt.Errorf("target %s: negative MAC count %d", t.Name, totalMACs)
+	}
+	peak, err := t.PeakMACsPerCycle(elem)
+	if err != nil {
+		return 0, err
+	}
+	return ceilDiv(totalMACs, peak), nil
+}
+
+// Seconds converts a cycle count to seconds at the target's clock.
+func (t *Target) Seconds(cycles int64) float64 { return float64(cycles) / float64(t.ClockHz) }
+
+func (t *Target) ampTypes() []ElemType {
+	types := make([]ElemType, len(t.AMP))
+	for i, r := range t.AMP {
+		types[i] = r.Elem
+	}
+	return types
+}
+
+func (t *Target) overflowError(what string) error {
+	return fmt.Errorf("target %s: %s overflow int64", t.Name, what)
+}
+
+// ceilDiv returns ⌈a/b⌉ for a >= 0 and b > 0.
+func ceilDiv(a, b int64) int64 {
+	if a == 0 {
+		return 0
+	}
+	return (a-1)/b + 1
+}
+
+// ceilLog2 returns ⌈log2 x⌉ for x >= 1 (0 for x = 1).
+func ceilLog2(x int64) int64 {
+	if x <= 1 {
+		return 0
+	}
+	return int64(bits.Len64(uint64(x - 1)))
+}
+
+// checked accumulates int64 arithmetic on non-negative operands and
+// remembers whether any step overflowed, so that a formula can be written
+// in one expression and checked once.
+type checked struct{ overflow bool }
+
+func (c *checked) mul(a, b int64) int64 {
+	hi, lo := bits.Mul64(uint64(a), uint64(b))
+	if hi != 0 || lo > math.MaxInt64 {
+		c.overflow = true
+		return 0
+	}
+	return int64(lo)
+}
+
+func (c *checked) add(a, b int64) int64 {
+	s := a + b
+	if s < a {
+		c.overflow = true
+		return 0
+	}
+	return s
+}

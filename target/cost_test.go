@@ -1,0 +1,322 @@
+package target
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+)
+
+func mustLookup(t *testing.T, name string) *Target {
+	t.Helper()
+	tg, err := Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tg
+}
+
+// Hand-computed values of the T10 fit
+// b·[bpe·12·⌈m/6⌉·⌈k/(32/bpe)⌉·⌈n/16⌉ + 514·⌈k/(32/bpe)⌉·⌈n/16⌉ + 113·⌈n/16⌉ + 173].
+func TestMatmulCyclesHandComputed(t *testing.T) {
+	tg := mustLookup(t, "ipu21")
+	cases := []struct {
+		name           string
+		batch, m, k, n int
+		elem           ElemType
+		want           int64
+	}{
+		// One AMP block: 2·12·1·1·1 + 514·1·1 + 113·1 + 173.
+		{"one f16 block", 1, 6, 16, 16, F16, 24 + 514 + 113 + 173},
+		// Every dimension one past a group: ⌈7/6⌉ = ⌈17/16⌉ = 2.
+		// 24·2·2·2 + 514·2·2 + 113·2 + 173 = 192 + 2056 + 226 + 173.
+		{"f16 just past each group", 1, 7, 17, 17, F16, 2647},
+		// f32: bpe 4, k groups of 8: 48·1·1·1 + 514 + 113 + 173.
+		{"one f32 block", 1, 6, 8, 16, F32, 848},
+		// f32, k = 16 is two groups: 48·2 + 514·2 + 113 + 173.
+		{"f32 two k groups", 1, 6, 16, 16, F32, 1410},
+		// b multiplies everything, the constant 173 included.
+		{"batch of three", 3, 6, 16, 16, F16, 3 * 824},
+		// A per-tile slice of the reference workload: 729 rows, k = 1152,
+		// 16 columns. ⌈729/6⌉ = 122, ⌈1152/16⌉ = 72:
+		// 24·122·72 + 514·72 + 113 + 173 = 210816 + 37008 + 286.
+		{"reference slice", 1, 729, 1152, 16, F16, 248110},
+		{"zero rows", 1, 0, 16, 16, F16, 0},
+		{"zero batch", 0, 6, 16, 16, F16, 0},
+	}
+	for _, c := range cases {
+		got, err := tg.BatchMatmulCycles(c.batch, c.m, c.k, c.n, c.elem)
+		if err != nil || got != c.want {
+			t.Errorf("%s: BatchMatmulCycles(%d, %d, %d, %d, %v) = %d, %v; want %d", c.name, c.batch, c.m, c.k, c.n, c.elem, got, err, c.want)
+		}
+	}
+	if got, _ := tg.MatmulCycles(6, 16, 16, F16); got != 824 {
+		t.Errorf("MatmulCycles(6,16,16,f16) = %d, want 824", got)
+	}
+}
+
+func TestMatmulCyclesErrors(t *testing.T) {
+	tg := mustLookup(t, "ipu21")
+	if _, err := tg.MatmulCycles(-1, 16, 16, F16); err == nil {
+		t.Error("negative m accepted")
+	}
+	if _, err := tg.MatmulCycles(6, 16, 16, I32); err == nil || !strings.Contains(err.Error(), "does not take i32") {
+		t.Errorf("i32 matmul: err = %v, want a 'does not take i32' error", err)
+	}
+	if _, err := tg.BatchMatmulCycles(math.MaxInt32, math.MaxInt32, math.MaxInt32, math.MaxInt32, F16); err == nil {
+		t.Error("overflowing matmul cost was not reported")
+	}
+}
+
+func TestMatmulCyclesMonotone(t *testing.T) {
+	tg := mustLookup(t, "ipu21")
+	for _, elem := range []ElemType{F16, F32} {
+		for m := 1; m <= 40; m += 3 {
+			for k := 1; k <= 70; k += 5 {
+				for n := 1; n <= 70; n += 5 {
+					base, _ := tg.MatmulCycles(m, k, n, elem)
+					for _, next := range [][3]int{{m + 1, k, n}, {m, k + 1, n}, {m, k, n + 1}} {
+						c, _ := tg.MatmulCycles(next[0], next[1], next[2], elem)
+						if c < base {
+							t.Fatalf("%v: cycles fell from %d at %dx%dx%d to %d at %v", elem, base, m, k, n, c, next)
+						}
+					}
+					if two, _ := tg.BatchMatmulCycles(2, m, k, n, elem); two != 2*base {
+						t.Fatalf("batch 2 costs %d, not twice %d", two, base)
+					}
+				}
+			}
+		}
+	}
+}
+
+// The fit's per-(k, n)-block overhead does not depend on m, so cycles per
+// row fall as a tile's row count grows: plans should keep rows large.
+func TestMatmulFitRewardsLargeRowCounts(t *testing.T) {
+	tg := mustLookup(t, "ipu21")
+	prev := math.Inf(1)
+	for _, m := range []int{6, 24, 96, 384, 1536} {
+		c, _ := tg.MatmulCycles(m, 1152, 64, F16)
+		perRow := float64(c) / float64(m)
+		if perRow >= prev {
+			t.Errorf("cycles per row %v at m=%d did not fall below %v", perRow, m, prev)
+		}
+		prev = perRow
+	}
+	// At large m the AMP term dominates and the rate approaches 64 MAC/cycle.
+	c, _ := tg.MatmulCycles(6*1000, 16*100, 16*10, F16)
+	macsPerCycle := float64(6*1000*16*100*16*10) / float64(c)
+	if macsPerCycle < 60 || macsPerCycle > 64 {
+		t.Errorf("large matmul runs at %.1f MAC/cycle, want just under 64", macsPerCycle)
+	}
+}
+
+func TestElementwiseCyclesHandComputed(t *testing.T) {
+	tg := mustLookup(t, "ipu21")
+	cases := []struct {
+		name  string
+		n     int64
+		elem  ElemType
+		class OpClass
+		want  int64
+	}{
+		// 240 f16 = 60 vectors, 10 per worker, each worker slot every 6th
+		// cycle: 10·1·6 = 60, plus the 30-cycle vertex launch.
+		{"f16 simple, even split", 240, F16, Simple, 90},
+		// A single element still occupies one worker for one slot.
+		{"one element", 1, F16, Simple, 6 + 30},
+		// 12 f32 = 6 vectors, one per worker, 4 slots each: 4·6 = 24.
+		{"f32 transcendental", 12, F32, Transcendental, 24 + 30},
+		// 24,000 f16 run at 4 elements per cycle: 6000 vectors, 1000 per
+		// worker, 6000 cycles.
+		{"large f16", 24000, F16, Simple, 6000 + 30},
+		// Integers are one element per vector.
+		{"i32 simple", 12, I32, Simple, 2*6 + 30},
+		{"nothing to do", 0, F16, Simple, 0},
+	}
+	for _, c := range cases {
+		got, err := tg.ElementwiseCycles(c.n, c.elem, c.class)
+		if err != nil || got != c.want {
+			t.Errorf("%s: ElementwiseCycles(%d, %v, %v) = %d, %v; want %d", c.name, c.n, c.elem, c.class, got, err, c.want)
+		}
+	}
+	for _, bad := range []struct {
+		n     int64
+		elem  ElemType
+		class OpClass
+	}{{-1, F16, Simple}, {8, I32, Transcendental}, {8, ElemType(0), Simple}, {8, F16, OpClass(7)}} {
+		if _, err := tg.ElementwiseCycles(bad.n, bad.elem, bad.class); err == nil {
+			t.Errorf("ElementwiseCycles(%d, %v, %v) accepted", bad.n, bad.elem, bad.class)
+		}
+	}
+}
+
+func TestReduceCyclesHandComputed(t *testing.T) {
+	tg := mustLookup(t, "ipu21")
+	cases := []struct {
+		name      string
+		n, groups int64
+		elem      ElemType
+		want      int64
+	}{
+		// One row of 1152 f16: 288 vector adds + 2 lane folds = 290 slots over
+		// 6 workers: ⌈290/6⌉ = 49 slots · 6 = 294; plus 30 launch; plus the
+		// six workers' partials combined in ⌈log2 6⌉ = 3 steps · 6 = 18.
+		{"one f16 row", 1152, 1, F16, 294 + 30 + 18},
+		// 12 rows of 5 f32: (⌈5/2⌉ + 1) = 4 slots per row, 48 in all, 8 per
+		// worker: 48 cycles + 30; twelve rows keep every worker busy, so
+		// there is no cross-worker combine.
+		{"twelve f32 rows", 60, 12, F32, 48 + 30},
+		// Three rows of 8 i32 over 6 workers: 8 slots per row, 24 in all,
+		// 4 per worker: 24 + 30; each row split over 2 workers: +1 step · 6.
+		{"three i32 rows", 24, 3, I32, 24 + 30 + 6},
+		{"empty", 0, 0, F16, 0},
+	}
+	for _, c := range cases {
+		got, err := tg.ReduceCycles(c.n, c.groups, c.elem)
+		if err != nil || got != c.want {
+			t.Errorf("%s: ReduceCycles(%d, %d, %v) = %d, %v; want %d", c.name, c.n, c.groups, c.elem, got, err, c.want)
+		}
+	}
+	for _, bad := range [][2]int64{{10, 3}, {10, 0}, {-4, 2}, {4, -2}} {
+		if _, err := tg.ReduceCycles(bad[0], bad[1], F16); err == nil {
+			t.Errorf("ReduceCycles(%d, %d) accepted", bad[0], bad[1])
+		}
+	}
+}
+
+func TestExchangeSyncAndSuperstep(t *testing.T) {
+	tg := mustLookup(t, "ipu21")
+	for bytes, words := range map[int64]int64{0: 0, 1: 1, 4: 1, 5: 2, 4608: 1152} {
+		if got, err := tg.ExchangeWords(bytes); err != nil || got != words {
+			t.Errorf("ExchangeWords(%d) = %d, %v; want %d", bytes, got, err, words)
+		}
+	}
+	// One word per cycle each way: the bound is the busiest tile's words
+	// (the reference log's endpoint_lower_bound=1152 for row_words phases).
+	if got, _ := tg.ExchangeCycles(1152); got != 1152 {
+		t.Errorf("ExchangeCycles(1152) = %d", got)
+	}
+	if got, _ := tg.ExchangePhaseCycles(1152); got != 1152+30 {
+		t.Errorf("ExchangePhaseCycles(1152) = %d, want bound + 30 latency", got)
+	}
+	if got, _ := tg.ExchangePhaseCycles(0); got != 0 {
+		t.Errorf("an empty exchange phase costs %d", got)
+	}
+	if got, _ := tg.SuperstepCycles(1000, 1152); got != 1000+118+1182 {
+		t.Errorf("SuperstepCycles(1000, 1152) = %d", got)
+	}
+	if got, _ := tg.SuperstepCycles(1000, 0); got != 1000+118 {
+		t.Errorf("SuperstepCycles without exchange = %d", got)
+	}
+	for _, err := range []error{
+		second(tg.ExchangeWords(-1)), second(tg.ExchangeCycles(-1)),
+		second(tg.ExchangePhaseCycles(-1)), second(tg.SuperstepCycles(-1, 0)),
+		second(tg.SuperstepCycles(math.MaxInt64, 0)),
+	} {
+		if err == nil {
+			t.Errorf("a negative or overflowing exchange input was accepted")
+		}
+	}
+}
+
+func TestBytesFor(t *testing.T) {
+	tg := mustLookup(t, "ipu21")
+	cases := []struct {
+		n    int64
+		elem ElemType
+		want int64
+	}{{729 * 1152, F16, 1679616}, {10, F32, 40}, {10, I1, 10}, {3, I16, 6}, {0, F32, 0}}
+	for _, c := range cases {
+		if got, err := tg.BytesFor(c.n, c.elem); err != nil || got != c.want {
+			t.Errorf("BytesFor(%d, %v) = %d, %v; want %d", c.n, c.elem, got, err, c.want)
+		}
+	}
+	if _, err := tg.BytesFor(math.MaxInt64, F32); err == nil {
+		t.Error("overflowing byte count accepted")
+	}
+	if _, err := tg.BytesFor(-1, F32); err == nil {
+		t.Error("negative element count accepted")
+	}
+}
+
+// DESIGN.md: the reference attention block is 5.09 G MAC, and on ipu21 the
+// compute bound is 5.09 G / 94,208 ≈ 54 k cycles.
+func TestComputeLowerBoundReferenceWorkload(t *testing.T) {
+	const tokens, hidden, heads, headDim = 729, 1152, 16, 72
+	projections := int64(4 * tokens * hidden * hidden)        // Q, K, V and output
+	attention := int64(2 * heads * tokens * tokens * headDim) // scores and scores·V
+	total := projections + attention
+	if total != 5094275328 {
+		t.Fatalf("reference workload MACs = %d, want 5,094,275,328", total)
+	}
+	tg := mustLookup(t, "ipu21")
+	if peak, _ := tg.PeakMACsPerCycle(F16); peak != 94208 {
+		t.Errorf("ipu21 f16 peak = %d MAC/cycle, want 94,208", peak)
+	}
+	bound, err := tg.ComputeLowerBoundCycles(total, F16)
+	if err != nil || bound != 54075 { // 5,094,275,328 / 94,208 = 54,074.3
+		t.Errorf("compute lower bound = %d, %v; want 54,075", bound, err)
+	}
+	if _, err := tg.ComputeLowerBoundCycles(total, I8); err == nil {
+		t.Error("lower bound for a type the AMP does not take was accepted")
+	}
+	if _, err := tg.ComputeLowerBoundCycles(-1, F16); err == nil {
+		t.Error("negative MAC count accepted")
+	}
+}
+
+func TestComputeLowerBoundNeverSlowerWithMoreTiles(t *testing.T) {
+	tg := mustLookup(t, "ipu21")
+	for _, macs := range []int64{1, 1000, 5094275328} {
+		prev := int64(math.MaxInt64)
+		for tiles := 1; tiles <= 2048; tiles++ {
+			tg.Tiles = tiles
+			b, err := tg.ComputeLowerBoundCycles(macs, F16)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b > prev {
+				t.Fatalf("%d MACs: bound rose from %d to %d going to %d tiles", macs, prev, b, tiles)
+			}
+			prev = b
+		}
+	}
+}
+
+func TestFits(t *testing.T) {
+	tg := mustLookup(t, "test16") // 48 KiB standard, 16 KiB interleaved
+	if err := tg.Fits(map[MemoryKind]int64{Standard: 48 * 1024, Interleaved: 16 * 1024}); err != nil {
+		t.Errorf("exactly full tile rejected: %v", err)
+	}
+	if err := tg.Fits(nil); err != nil {
+		t.Errorf("empty demand rejected: %v", err)
+	}
+	err := tg.Fits(map[MemoryKind]int64{Standard: 50000, Interleaved: 100})
+	var overflow *MemoryOverflowError
+	if !errors.As(err, &overflow) || len(overflow.Overflows) != 1 {
+		t.Fatalf("standard overflow: err = %v", err)
+	}
+	o := overflow.Overflows[0]
+	if o.Class != "Test16Standard" || o.Kind != Standard || o.Need != 50000 || o.Capacity != 49152 || o.Over() != 848 {
+		t.Errorf("overflow = %+v, over %d", o, o.Over())
+	}
+	if !strings.Contains(err.Error(), "Test16Standard") || !strings.Contains(err.Error(), "over by 848") {
+		t.Errorf("overflow message %q does not name the class and the excess", err)
+	}
+	err = tg.Fits(map[MemoryKind]int64{Standard: 1 << 20, Interleaved: 1 << 20})
+	if !errors.As(err, &overflow) || len(overflow.Overflows) != 2 || overflow.Overflows[1].Class != "Test16Interleaved" {
+		t.Errorf("double overflow: err = %v", err)
+	}
+	for _, bad := range []map[MemoryKind]int64{{Standard: -1}, {MemoryKind(9): 1}} {
+		err := tg.Fits(bad)
+		if err == nil || errors.As(err, &overflow) {
+			t.Errorf("Fits(%v) = %v, want a plain error", bad, err)
+		}
+	}
+	if c, _ := tg.Capacity(Interleaved); c != 16*1024 {
+		t.Errorf("Capacity(interleaved) = %d", c)
+	}
+}
+
+func second(_ int64, err error) error { return err }

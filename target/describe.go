@@ -1,0 +1,132 @@
+package target
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// Table returns a one-line-per-target summary with a header row, for
+// listings such as `ipu-opt --show-targets`.
+func Table(targets []*Target) string {
+	var b strings.Builder
+	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "NAME\tTILES\tSRAM/TILE\tSTANDARD\tINTERLEAVED\tCLOCK\tF16 MAC/CYCLE\tSUMMARY")
+	for _, t := range targets {
+		std, _ := t.Capacity(Standard)
+		il, _ := t.Capacity(Interleaved)
+		peak := "-"
+		if p, err := t.PeakMACsPerCycle(F16); err == nil {
+			peak = strconv.FormatInt(p, 10)
+		}
+		fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", t.Name, t.Tiles, formatBytes(t.SRAMBytesPerTile),
+			formatBytes(std), formatBytes(il), formatHz(t.ClockHz), peak, t.Summary)
+	}
+	w.Flush()
+	return b.String()
+}
+
+// Describe returns every figure of the target, one per line, with units:
+// what `ipu-opt --show-targets=NAME` prints.
+func (t *Target) Describe() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s\n", t.Name, t.Summary)
+	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	row := func(label, format string, args ...any) {
+		fmt.Fprintf(w, "  %s\t%s\n", label, fmt.Sprintf(format, args...))
+	}
+	row("tiles", "%d", t.Tiles)
+	row("SRAM per tile", "%d bytes (%s); %s per device", t.SRAMBytesPerTile, formatBytes(t.SRAMBytesPerTile),
+		formatBytes(int64(t.Tiles)*t.SRAMBytesPerTile))
+	for i, c := range t.MemoryClasses {
+		label := ""
+		if i == 0 {
+			label = "memory classes"
+		}
+		var notes []string
+		if c.HoldsCode {
+			notes = append(notes, "holds code")
+		}
+		if c.Loads128 {
+			notes = append(notes, "128-bit loads")
+		}
+		row(label, "%s: %v, bytes [%d, %d) = %s, alignment %d, %s", c.Name, c.Kind, c.Start, c.End,
+			formatBytes(c.Size()), c.Alignment, strings.Join(notes, ", "))
+	}
+	row("threads", "%d workers and %d supervisor per tile; a worker issues every %s cycle",
+		t.WorkerThreads, t.SupervisorThreads, ordinal(t.WorkerIssueInterval))
+	row("clock", "%s", formatHz(t.ClockHz))
+	for i, r := range t.AMP {
+		label := ""
+		if i == 0 {
+			label = "AMP"
+		}
+		peak := int64(t.Tiles) * int64(r.MACsPerCycle)
+		row(label, "%v: %d MAC/cycle/tile, %d MAC/cycle per device (%.1f TMAC/s)",
+			r.Elem, r.MACsPerCycle, peak, float64(peak)*float64(t.ClockHz)/1e12)
+	}
+	for i, f := range t.Matmul {
+		label := ""
+		if i == 0 {
+			label = "matmul fit (T10)"
+		}
+		bpe := f.Elem.Bytes()
+		g := f.InnerGroupBytes / bpe
+		row(label, "%v: b·[%d·⌈m/%d⌉·⌈k/%d⌉·⌈n/%d⌉ + %d·⌈k/%d⌉·⌈n/%d⌉ + %d·⌈n/%d⌉ + %d] cycles per tile",
+			f.Elem, bpe*f.BlockCyclesPerByte, f.RowGroup, g, f.ColumnGroup,
+			f.InnerColumnCycles, g, f.ColumnGroup, f.ColumnCycles, f.ColumnGroup, f.FixedCycles)
+	}
+	for i, v := range t.Vector {
+		label := ""
+		if i == 0 {
+			label = "vector"
+		}
+		trans := "no transcendentals"
+		if v.TranscendentalCyclesPerVector > 0 {
+			trans = fmt.Sprintf("transcendental %d cycles/vector", v.TranscendentalCyclesPerVector)
+		}
+		row(label, "%v: %d-lane vectors, simple ops %d cycle/vector, %s", v.Elem, v.Lanes, v.SimpleCyclesPerVector, trans)
+	}
+	row("load/store", "%d bytes/cycle/tile", t.LoadStoreBytesPerCycle)
+	row("exchange", "%d × %d-byte word/cycle/tile each way; %d cycles latency per phase",
+		t.ExchangeWordsPerCycle, t.ExchangeWordBytes, t.ExchangeLatencyCycles)
+	row("sync", "%d cycles", t.SyncCycles)
+	row("vertex launch", "%d cycles", t.VertexOverheadCycles)
+	w.Flush()
+	return b.String()
+}
+
+// formatBytes writes sizes the way the hardware documentation does: whole
+// KiB or MiB where exact, otherwise bytes.
+func formatBytes(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// ordinal spells n as "6th", "1st", "22nd".
+func ordinal(n int) string {
+	suffix := "th"
+	if n%100 < 11 || n%100 > 13 {
+		switch n % 10 {
+		case 1:
+			suffix = "st"
+		case 2:
+			suffix = "nd"
+		case 3:
+			suffix = "rd"
+		}
+	}
+	return strconv.Itoa(n) + suffix
+}
+
+func formatHz(hz int64) string {
+	return strconv.FormatFloat(float64(hz)/1e9, 'f', -1, 64) + " GHz"
+}

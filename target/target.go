@@ -1,0 +1,389 @@
+package target
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math/bits"
+	"slices"
+)
+
+// Target is one machine description. All fields are data; methods derive
+// costs from them. A Target returned by Lookup is the caller's own copy.
+type Target struct {
+	Name    string // registry name, e.g. "ipu21"
+	Summary string // one line for listings
+
+	Tiles            int   // tiles per device
+	SRAMBytesPerTile int64 // on-tile memory, all classes together
+
+	// MemoryClasses partition each tile's address space [0, SRAMBytesPerTile)
+	// into the regions placement must respect. Addresses are tile-relative
+	// offsets, not the hardware's absolute tile-memory addresses.
+	MemoryClasses []MemoryClass
+
+	WorkerThreads     int // worker contexts per tile
+	SupervisorThreads int // supervisor contexts per tile
+	// WorkerIssueInterval is how many cycles pass between two instructions of
+	// one worker: the tile services its worker contexts round-robin, so with
+	// all workers busy the tile as a whole issues one instruction per cycle.
+	WorkerIssueInterval int
+	ClockHz             int64
+
+	AMP    []AMPRate   // accumulating matrix product unit, per element type
+	Matmul []MatmulFit // fitted per-tile matmul cost, per element type
+	Vector []VectorRate
+
+	LoadStoreBytesPerCycle int // sustained load+store bytes per tile per cycle
+
+	ExchangeWordBytes     int // size of one exchange word
+	ExchangeWordsPerCycle int // words a tile can send, and receive, per cycle
+	// ExchangeLatencyCycles is added once per exchange phase for the time the
+	// first word spends in flight, on top of the bandwidth term.
+	ExchangeLatencyCycles int
+	SyncCycles            int // one all-tile synchronisation
+
+	// VertexOverheadCycles is the fixed cost of launching one compute vertex
+	// (supervisor dispatch, workers fetching their vertex state).
+	VertexOverheadCycles int
+}
+
+// ElemType is an element type the modelled machines compute on.
+type ElemType uint8
+
+const (
+	I1  ElemType = iota + 1 // boolean, one byte in memory
+	I8                      // 8-bit integer
+	I16                     // 16-bit integer
+	I32                     // 32-bit integer
+	F16                     // IEEE binary16
+	F32                     // IEEE binary32
+)
+
+var elemNames = [...]string{I1: "i1", I8: "i8", I16: "i16", I32: "i32", F16: "f16", F32: "f32"}
+var elemBytes = [...]int{I1: 1, I8: 1, I16: 2, I32: 4, F16: 2, F32: 4}
+
+// String returns the MLIR spelling of the type ("f16", "i32", ...).
+func (e ElemType) String() string {
+	if e.Valid() {
+		return elemNames[e]
+	}
+	return fmt.Sprintf("ElemType(%d)", uint8(e))
+}
+
+// Valid reports whether e is a declared element type.
+func (e ElemType) Valid() bool { return e >= I1 && e <= F32 }
+
+// Bytes returns the in-memory size of one element (i1 takes a whole byte).
+// It returns 0 for an invalid ElemType.
+func (e ElemType) Bytes() int {
+	if !e.Valid() {
+		return 0
+	}
+	return elemBytes[e]
+}
+
+// ParseElemType maps an MLIR element-type spelling to an ElemType. Types the
+// modelled machines have no arithmetic for (f64, i64, bf16) are errors that
+// say so, rather than being priced as something they are not.
+func ParseElemType(s string) (ElemType, error) {
+	for e, n := range elemNames {
+		if n != "" && n == s {
+			return ElemType(e), nil
+		}
+	}
+	switch s {
+	case "f64", "i64", "bf16":
+		return 0, fmt.Errorf("target: element type %s has no arithmetic on the modelled IPU targets (they compute in i1/i8/i16/i32/f16/f32)", s)
+	}
+	return 0, fmt.Errorf("target: unknown element type %q (known: i1, i8, i16, i32, f16, f32)", s)
+}
+
+// AMPRate is the AMP unit's throughput for one element type.
+type AMPRate struct {
+	Elem         ElemType
+	MACsPerCycle int // multiply-accumulates per tile per cycle
+}
+
+// MatmulFit holds the parameters of the fitted per-tile matmul cost (T10,
+// SOSP 2024) for one element type. With bpe = bytes per element, b = batch
+// count and g = InnerGroupBytes/bpe (elements of k one AMP pass consumes),
+// the cost in cycles is
+//
+//	b·[bpe·BlockCyclesPerByte·⌈m/RowGroup⌉·⌈k/g⌉·⌈n/ColumnGroup⌉
+//	   + InnerColumnCycles·⌈k/g⌉·⌈n/ColumnGroup⌉
+//	   + ColumnCycles·⌈n/ColumnGroup⌉
+//	   + FixedCycles]
+//
+// with T10's constants 12, 514, 113, 173, row group 6, 32 bytes of k and
+// column group 16. Only the first term grows with m; the 514-cycle term is
+// paid per (k-group, column-group) block whatever m is, so a per-tile shape
+// with few rows pays it for little work: the fit rewards large per-tile row
+// counts.
+type MatmulFit struct {
+	Elem               ElemType
+	RowGroup           int // rows of the left operand per AMP block (6)
+	InnerGroupBytes    int // bytes of the inner dimension per AMP block (32)
+	ColumnGroup        int // columns of the result per AMP block (16)
+	BlockCyclesPerByte int // cycles per block per byte of element (12)
+	InnerColumnCycles  int // cycles per (k-group, column-group) pair (514)
+	ColumnCycles       int // cycles per column group (113)
+	FixedCycles        int // cycles per matmul call (173)
+}
+
+// VectorRate is the non-AMP (vector unit) throughput for one element type.
+type VectorRate struct {
+	Elem ElemType
+	// Lanes is how many elements one vector instruction processes.
+	Lanes int
+	// SimpleCyclesPerVector and TranscendentalCyclesPerVector are the tile
+	// cycles one Lanes-wide vector costs when all workers are busy, for the
+	// two op classes of OpClass. A zero TranscendentalCyclesPerVector means
+	// the type has no transcendental ops.
+	SimpleCyclesPerVector         int
+	TranscendentalCyclesPerVector int
+}
+
+// MemoryKind is what a memory class is for, independent of the target.
+type MemoryKind uint8
+
+const (
+	// Standard is non-interleaved memory: the only class that may hold code;
+	// loads are at most 64 bits wide.
+	Standard MemoryKind = iota + 1
+	// Interleaved memory allows 128-bit loads (two banks read at once),
+	// which AMP operand streaming wants; it cannot hold code.
+	Interleaved
+)
+
+// String returns "standard" or "interleaved".
+func (k MemoryKind) String() string {
+	switch k {
+	case Standard:
+		return "standard"
+	case Interleaved:
+		return "interleaved"
+	}
+	return fmt.Sprintf("MemoryKind(%d)", uint8(k))
+}
+
+// MemoryClass is one region of a tile's memory.
+type MemoryClass struct {
+	Name       string // as users see it in layouts and logs, e.g. "Ipu21Standard"
+	Kind       MemoryKind
+	Start, End int64 // tile-relative byte range [Start, End)
+	Alignment  int64 // every buffer placed here starts at a multiple of this
+	HoldsCode  bool  // code may be placed here
+	Loads128   bool  // 128-bit loads are possible here
+}
+
+// Size returns the capacity of the class in bytes.
+func (c MemoryClass) Size() int64 { return c.End - c.Start }
+
+// Clone returns a deep copy: the returned Target shares no slices with t.
+func (t *Target) Clone() *Target {
+	c := *t
+	c.MemoryClasses = slices.Clone(t.MemoryClasses)
+	c.AMP = slices.Clone(t.AMP)
+	c.Matmul = slices.Clone(t.Matmul)
+	c.Vector = slices.Clone(t.Vector)
+	return &c
+}
+
+// AMPRateFor returns the AMP throughput for elem, or false if the AMP unit
+// does not take that type.
+func (t *Target) AMPRateFor(elem ElemType) (AMPRate, bool) {
+	for _, r := range t.AMP {
+		if r.Elem == elem {
+			return r, true
+		}
+	}
+	return AMPRate{}, false
+}
+
+// MatmulFitFor returns the matmul cost fit for elem, or false if none.
+func (t *Target) MatmulFitFor(elem ElemType) (MatmulFit, bool) {
+	for _, f := range t.Matmul {
+		if f.Elem == elem {
+			return f, true
+		}
+	}
+	return MatmulFit{}, false
+}
+
+// VectorRateFor returns the vector throughput for elem, or false if none.
+func (t *Target) VectorRateFor(elem ElemType) (VectorRate, bool) {
+	for _, v := range t.Vector {
+		if v.Elem == elem {
+			return v, true
+		}
+	}
+	return VectorRate{}, false
+}
+
+// Class returns the memory class of the given kind.
+func (t *Target) Class(kind MemoryKind) (MemoryClass, error) {
+	for _, c := range t.MemoryClasses {
+		if c.Kind == kind {
+			return c, nil
+		}
+	}
+	return MemoryClass{}, fmt.Errorf("target %s: no %v memory class", t.Name, kind)
+}
+
+// ClassByName returns the memory class with the given user-visible name.
+func (t *Target) ClassByName(name string) (MemoryClass, error) {
+	names := make([]string, 0, len(t.MemoryClasses))
+	for _, c := range t.MemoryClasses {
+		if c.Name == name {
+			return c, nil
+		}
+		names = append(names, c.Name)
+	}
+	return MemoryClass{}, fmt.Errorf("target %s: unknown memory class %q (known: %v)", t.Name, name, names)
+}
+
+// Validate checks that the description is self-consistent: positive counts
+// and rates, memory classes that exactly partition the tile's SRAM with one
+// class of each kind, a code-holding class, cost tables whose entries are
+// unique, and vector rates that do not need more load/store bandwidth than
+// the tile has. Built-in targets are validated by the tests; a description
+// read from elsewhere should be validated before use.
+func (t *Target) Validate() error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if t.Name == "" {
+		bad("empty name")
+	}
+	positive := []struct {
+		name string
+		v    int64
+	}{
+		{"Tiles", int64(t.Tiles)}, {"SRAMBytesPerTile", t.SRAMBytesPerTile},
+		{"WorkerThreads", int64(t.WorkerThreads)}, {"SupervisorThreads", int64(t.SupervisorThreads)},
+		{"WorkerIssueInterval", int64(t.WorkerIssueInterval)}, {"ClockHz", t.ClockHz},
+		{"LoadStoreBytesPerCycle", int64(t.LoadStoreBytesPerCycle)},
+		{"ExchangeWordBytes", int64(t.ExchangeWordBytes)}, {"ExchangeWordsPerCycle", int64(t.ExchangeWordsPerCycle)},
+	}
+	for _, p := range positive {
+		if p.v <= 0 {
+			bad("%s must be positive, is %d", p.name, p.v)
+		}
+	}
+	for _, nn := range []struct {
+		name string
+		v    int
+	}{{"ExchangeLatencyCycles", t.ExchangeLatencyCycles}, {"SyncCycles", t.SyncCycles}, {"VertexOverheadCycles", t.VertexOverheadCycles}} {
+		if nn.v < 0 {
+			bad("%s must not be negative, is %d", nn.name, nn.v)
+		}
+	}
+	errs = append(errs, t.validateMemory()...)
+	errs = append(errs, t.validateRates()...)
+	if len(errs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("target %q is inconsistent: %w", t.Name, errors.Join(errs...))
+}
+
+func (t *Target) validateMemory() []error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	classes := slices.Clone(t.MemoryClasses)
+	slices.SortFunc(classes, func(a, b MemoryClass) int { return cmp.Compare(a.Start, b.Start) })
+	seenKind := map[MemoryKind]bool{}
+	seenName := map[string]bool{}
+	next, holdsCode := int64(0), false
+	for _, c := range classes {
+		if c.Kind != Standard && c.Kind != Interleaved {
+			bad("memory class %q has invalid kind %v", c.Name, c.Kind)
+		}
+		if seenKind[c.Kind] {
+			bad("more than one %v memory class", c.Kind)
+		}
+		seenKind[c.Kind] = true
+		if c.Name == "" || seenName[c.Name] {
+			bad("memory class name %q is empty or repeated", c.Name)
+		}
+		seenName[c.Name] = true
+		if c.Start != next {
+			bad("memory class %q starts at %d, but the classes before it end at %d (classes must tile the SRAM without gaps or overlaps)", c.Name, c.Start, next)
+		}
+		if c.End <= c.Start {
+			bad("memory class %q has an empty or reversed range [%d, %d)", c.Name, c.Start, c.End)
+		}
+		if c.Alignment <= 0 || bits.OnesCount64(uint64(c.Alignment)) != 1 {
+			bad("memory class %q alignment %d is not a positive power of two", c.Name, c.Alignment)
+		} else if c.Start%c.Alignment != 0 {
+			bad("memory class %q starts at %d, not a multiple of its alignment %d", c.Name, c.Start, c.Alignment)
+		}
+		if c.HoldsCode && c.Kind != Standard {
+			bad("memory class %q is %v but holds code; only standard memory can", c.Name, c.Kind)
+		}
+		if c.Loads128 != (c.Kind == Interleaved) {
+			bad("memory class %q: 128-bit loads are exactly what interleaved memory allows", c.Name)
+		}
+		holdsCode = holdsCode || c.HoldsCode
+		next = c.End
+	}
+	if len(classes) > 0 && next != t.SRAMBytesPerTile {
+		bad("memory classes end at %d, but the tile has %d bytes of SRAM", next, t.SRAMBytesPerTile)
+	}
+	if !seenKind[Standard] || !seenKind[Interleaved] {
+		bad("need one standard and one interleaved memory class")
+	}
+	if !holdsCode {
+		bad("no memory class can hold code")
+	}
+	return errs
+}
+
+func (t *Target) validateRates() []error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	seen := map[string]bool{}
+	once := func(table string, e ElemType) {
+		key := table + "/" + e.String()
+		if !e.Valid() {
+			bad("%s entry has invalid element type %v", table, e)
+		} else if seen[key] {
+			bad("%s has two entries for %v", table, e)
+		}
+		seen[key] = true
+	}
+	for _, r := range t.AMP {
+		once("AMP", r.Elem)
+		if r.MACsPerCycle <= 0 {
+			bad("AMP rate for %v must be positive", r.Elem)
+		}
+		if _, ok := t.MatmulFitFor(r.Elem); !ok {
+			bad("AMP takes %v but there is no matmul cost fit for it", r.Elem)
+		}
+	}
+	for _, f := range t.Matmul {
+		once("Matmul", f.Elem)
+		if _, ok := t.AMPRateFor(f.Elem); !ok {
+			bad("matmul cost fit for %v, which the AMP does not take", f.Elem)
+		}
+		if f.RowGroup <= 0 || f.ColumnGroup <= 0 || f.InnerGroupBytes <= 0 || f.BlockCyclesPerByte <= 0 ||
+			f.InnerColumnCycles < 0 || f.ColumnCycles < 0 || f.FixedCycles < 0 {
+			bad("matmul cost fit for %v has a non-positive group or rate or a negative overhead", f.Elem)
+		} else if f.InnerGroupBytes%f.Elem.Bytes() != 0 {
+			bad("matmul cost fit for %v: inner group of %d bytes is not a whole number of elements", f.Elem, f.InnerGroupBytes)
+		}
+	}
+	for _, v := range t.Vector {
+		once("Vector", v.Elem)
+		if v.Lanes <= 0 || v.SimpleCyclesPerVector <= 0 || v.TranscendentalCyclesPerVector < 0 {
+			bad("vector rate for %v needs positive lanes and simple cost and a non-negative transcendental cost", v.Elem)
+			continue
+		}
+		// A binary elementwise op reads two operands and writes one; the
+		// vector rate must not outrun the load/store path that feeds it.
+		if need := 3 * v.Lanes * v.Elem.Bytes(); need > t.LoadStoreBytesPerCycle*v.SimpleCyclesPerVector {
+			bad("vector rate for %v moves %d bytes per %d cycles, more than load/store allows (%d bytes per cycle)",
+				v.Elem, need, v.SimpleCyclesPerVector, t.LoadStoreBytesPerCycle)
+		}
+	}
+	return errs
+}

@@ -1,0 +1,168 @@
+package target
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestRegistry(t *testing.T) {
+	if got, want := Names(), []string{"ipu2", "ipu21", "test16"}; !slices.Equal(got, want) {
+		t.Fatalf("Names() = %v, want %v", got, want)
+	}
+	all := All()
+	if len(all) != 3 {
+		t.Fatalf("All() returned %d targets", len(all))
+	}
+	for i, tg := range all {
+		if tg.Name != Names()[i] {
+			t.Errorf("All()[%d] is %q, want Names() order", i, tg.Name)
+		}
+	}
+	_, err := Lookup("ipu3")
+	if err == nil || !strings.Contains(err.Error(), `unknown target "ipu3"`) ||
+		!strings.Contains(err.Error(), "ipu2, ipu21, test16") {
+		t.Errorf("Lookup(ipu3) error = %v; want the name and the known targets", err)
+	}
+}
+
+func TestLookupReturnsIndependentCopies(t *testing.T) {
+	a := mustLookup(t, "ipu21")
+	a.Tiles = 1
+	a.MemoryClasses[0].End = 1
+	a.AMP[0].MACsPerCycle = 1
+	b := mustLookup(t, "ipu21")
+	if b.Tiles != 1472 || b.MemoryClasses[0].End != 512*1024 || b.AMP[0].MACsPerCycle != 64 {
+		t.Fatalf("a change to one Lookup result leaked into the next: %+v", b)
+	}
+	c := b.Clone()
+	c.Vector[0].Lanes = 99
+	if b.Vector[0].Lanes == 99 {
+		t.Fatal("Clone shares the vector table")
+	}
+}
+
+func TestBuiltinsValidate(t *testing.T) {
+	for _, tg := range All() {
+		if err := tg.Validate(); err != nil {
+			t.Errorf("%v", err)
+		}
+	}
+}
+
+// The figures DESIGN.md states as facts are pinned here, so that an edit
+// of builtin.go that drifts from them fails loudly.
+func TestBuiltinFiguresMatchDesign(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		tiles   int
+		sram    int64
+		clockHz int64
+	}{
+		{"ipu21", 1472, 624 * 1024, 1_850_000_000},
+		{"ipu2", 1472, 624 * 1024, 1_325_000_000},
+		{"test16", 16, 64 * 1024, 1_850_000_000},
+	} {
+		tg := mustLookup(t, c.name)
+		if tg.Tiles != c.tiles || tg.SRAMBytesPerTile != c.sram || tg.ClockHz != c.clockHz {
+			t.Errorf("%s: tiles %d, SRAM %d, clock %d; want %d, %d, %d",
+				c.name, tg.Tiles, tg.SRAMBytesPerTile, tg.ClockHz, c.tiles, c.sram, c.clockHz)
+		}
+		f16, _ := tg.AMPRateFor(F16)
+		f32, _ := tg.AMPRateFor(F32)
+		if tg.WorkerThreads != 6 || tg.SupervisorThreads != 1 || tg.WorkerIssueInterval != 6 ||
+			f16.MACsPerCycle != 64 || f32.MACsPerCycle != 16 || tg.LoadStoreBytesPerCycle != 24 ||
+			tg.ExchangeWordBytes != 4 || tg.ExchangeWordsPerCycle != 1 || tg.SyncCycles != 118 {
+			t.Errorf("%s: per-tile figures differ from DESIGN.md: %+v", c.name, tg)
+		}
+		fit, _ := tg.MatmulFitFor(F16)
+		if fit != t10MatmulFit(F16) || fit.InnerColumnCycles != 514 || fit.ColumnCycles != 113 ||
+			fit.FixedCycles != 173 || fit.BlockCyclesPerByte != 12 || fit.RowGroup != 6 || fit.ColumnGroup != 16 ||
+			fit.InnerGroupBytes != 32 {
+			t.Errorf("%s: matmul fit %+v differs from T10's", c.name, fit)
+		}
+	}
+	std, _ := mustLookup(t, "ipu21").ClassByName("Ipu21Standard") // the name the reference log prints
+	if std.Kind != Standard || !std.HoldsCode {
+		t.Errorf("Ipu21Standard = %+v", std)
+	}
+	if _, err := mustLookup(t, "ipu21").ClassByName("Ipu2Standard"); err == nil ||
+		!strings.Contains(err.Error(), "Ipu21Interleaved") {
+		t.Errorf("unknown class name: err = %v, want the known names listed", err)
+	}
+}
+
+func TestValidateRejectsInconsistentDescriptions(t *testing.T) {
+	cases := []struct {
+		name   string
+		break_ func(*Target)
+		want   string
+	}{
+		{"no tiles", func(t *Target) { t.Tiles = 0 }, "Tiles must be positive"},
+		{"gap between classes", func(t *Target) { t.MemoryClasses[1].Start += 16 }, "without gaps or overlaps"},
+		{"classes short of SRAM", func(t *Target) { t.SRAMBytesPerTile += 1024 }, "bytes of SRAM"},
+		{"code in interleaved memory", func(t *Target) { t.MemoryClasses[1].HoldsCode = true }, "only standard memory can"},
+		{"nowhere for code", func(t *Target) { t.MemoryClasses[0].HoldsCode = false }, "no memory class can hold code"},
+		{"two standard classes", func(t *Target) { t.MemoryClasses[1].Kind = Standard; t.MemoryClasses[1].Loads128 = false }, "more than one standard"},
+		{"alignment not a power of two", func(t *Target) { t.MemoryClasses[1].Alignment = 12 }, "not a positive power of two"},
+		{"128-bit loads from standard memory", func(t *Target) { t.MemoryClasses[0].Loads128 = true }, "128-bit loads"},
+		{"AMP type without a fit", func(t *Target) { t.Matmul = t.Matmul[:1] }, "no matmul cost fit"},
+		{"duplicate vector entry", func(t *Target) { t.Vector = append(t.Vector, t.Vector[0]) }, "two entries for f16"},
+		{"vector faster than load/store", func(t *Target) { t.Vector[0].Lanes = 8 }, "more than load/store allows"},
+		{"negative sync", func(t *Target) { t.SyncCycles = -1 }, "SyncCycles must not be negative"},
+	}
+	for _, c := range cases {
+		tg := mustLookup(t, "ipu21")
+		c.break_(tg)
+		err := tg.Validate()
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: Validate() = %v; want an error containing %q", c.name, err, c.want)
+		}
+	}
+}
+
+func TestElemTypes(t *testing.T) {
+	for _, e := range []ElemType{I1, I8, I16, I32, F16, F32} {
+		got, err := ParseElemType(e.String())
+		if err != nil || got != e {
+			t.Errorf("ParseElemType(%q) = %v, %v", e.String(), got, err)
+		}
+	}
+	wantBytes := map[ElemType]int{I1: 1, I8: 1, I16: 2, I32: 4, F16: 2, F32: 4, ElemType(0): 0}
+	for e, b := range wantBytes {
+		if e.Bytes() != b {
+			t.Errorf("%v.Bytes() = %d, want %d", e, e.Bytes(), b)
+		}
+	}
+	if _, err := ParseElemType("f64"); err == nil || !strings.Contains(err.Error(), "no arithmetic") {
+		t.Errorf("ParseElemType(f64) = %v; want an explanation that the targets lack it", err)
+	}
+	if _, err := ParseElemType("q7"); err == nil || !strings.Contains(err.Error(), "unknown element type") {
+		t.Errorf("ParseElemType(q7) = %v", err)
+	}
+}
+
+func TestDescribeAndTable(t *testing.T) {
+	table := Table(All())
+	lines := strings.Split(strings.TrimRight(table, "\n"), "\n")
+	if len(lines) != 4 || !strings.HasPrefix(lines[0], "NAME") {
+		t.Fatalf("Table has %d lines:\n%s", len(lines), table)
+	}
+	if !strings.Contains(lines[2], "ipu21") || !strings.Contains(lines[2], "1.85 GHz") || !strings.Contains(lines[2], "94208") {
+		t.Errorf("ipu21 row %q lacks its name, clock or peak", lines[2])
+	}
+	d := mustLookup(t, "ipu21").Describe()
+	for _, want := range []string{
+		"ipu21: ", "1472", "624 KiB", "Ipu21Standard: standard, bytes [0, 524288) = 512 KiB",
+		"Ipu21Interleaved: interleaved", "every 6th cycle", "1.85 GHz", "f16: 64 MAC/cycle/tile",
+		"f16: b·[24·⌈m/6⌉·⌈k/16⌉·⌈n/16⌉ + 514·⌈k/16⌉·⌈n/16⌉ + 113·⌈n/16⌉ + 173]",
+		"f32: b·[48·⌈m/6⌉·⌈k/8⌉·⌈n/16⌉", "24 bytes/cycle/tile", "118 cycles",
+	} {
+		if !strings.Contains(d, want) {
+			t.Errorf("Describe() lacks %q:\n%s", want, d)
+		}
+	}
+	if ordinal(1) != "1st" || ordinal(12) != "12th" || ordinal(22) != "22nd" || ordinal(113) != "113th" {
+		t.Error("ordinal spells numbers wrongly")
+	}
+}
