@@ -1,0 +1,246 @@
+package ir
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Context owns the dialect registry and uniques types and attributes. It is
+// safe for concurrent use: passes running on isolated ops in parallel and the
+// parallel parser share one Context.
+type Context struct {
+	mu       sync.RWMutex
+	types    map[uniqueKey]Type
+	attrs    map[uniqueKey]Attribute
+	dialects map[string]*Dialect
+	ops      map[string]*OpDef
+
+	// AllowUnregisteredDialects lets ops, types and attributes of unknown
+	// dialects through (mlir-opt's --allow-unregistered-dialect).
+	AllowUnregisteredDialects bool
+
+	// Frequent builtin types, uniqued once.
+	index   *IndexType
+	none    *NoneType
+	floats  [numFloatKinds]*FloatType
+	ints    [3][65]*IntegerType
+	unit    *UnitAttr
+	boolean [2]*IntegerAttr
+	unknown *UnknownLoc
+
+	resources   map[string]Resource
+	diagHandler DiagnosticHandler
+}
+
+type uniqueKey struct {
+	kind reflect.Type
+	key  string
+}
+
+// Keyed lets a type or attribute supply its own uniquing key instead of its
+// printed form (dense data, for instance, keys on raw bytes).
+type Keyed interface{ UniqueKey() string }
+
+// NewContext returns a context with the builtin dialect registered.
+func NewContext() *Context {
+	c := &Context{
+		types:    map[uniqueKey]Type{},
+		attrs:    map[uniqueKey]Attribute{},
+		dialects: map[string]*Dialect{},
+		ops:      map[string]*OpDef{},
+	}
+	c.index = UniqueType(c, &IndexType{})
+	c.none = UniqueType(c, &NoneType{})
+	for k := FloatKind(0); k < numFloatKinds; k++ {
+		c.floats[k] = UniqueType(c, &FloatType{Kind: k})
+	}
+	for s := range c.ints {
+		for w := range c.ints[s] {
+			c.ints[s][w] = UniqueType(c, &IntegerType{Width: w, Signedness: Signedness(s)})
+		}
+	}
+	c.unit = UniqueAttr(c, &UnitAttr{})
+	c.boolean[0] = c.IntegerAttr(c.I(1), 0)
+	c.boolean[1] = c.IntegerAttr(c.I(1), 1)
+	c.unknown = UniqueAttr(c, &UnknownLoc{})
+	c.MustRegisterDialect(builtinDialect())
+	return c
+}
+
+func keyOf(v any, print func(*AsmPrinter)) uniqueKey {
+	if k, ok := v.(Keyed); ok {
+		return uniqueKey{reflect.TypeOf(v), k.UniqueKey()}
+	}
+	var p AsmPrinter
+	print(&p)
+	return uniqueKey{reflect.TypeOf(v), p.String()}
+}
+
+// UniqueType returns the context's one instance equal to t, storing t if it
+// is the first. Dialects construct their types this way.
+func UniqueType[T Type](c *Context, t T) T {
+	k := keyOf(t, t.Print)
+	c.mu.RLock()
+	old, ok := c.types[k]
+	c.mu.RUnlock()
+	if ok {
+		return old.(T)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old, ok := c.types[k]; ok {
+		return old.(T)
+	}
+	c.types[k] = t
+	return t
+}
+
+// UniqueAttr is UniqueType for attributes.
+func UniqueAttr[T Attribute](c *Context, a T) T {
+	k := keyOf(a, a.Print)
+	c.mu.RLock()
+	old, ok := c.attrs[k]
+	c.mu.RUnlock()
+	if ok {
+		return old.(T)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old, ok := c.attrs[k]; ok {
+		return old.(T)
+	}
+	c.attrs[k] = a
+	return a
+}
+
+// ---- Builtin type constructors ----
+
+// IntegerType returns iN, siN or uiN.
+func (c *Context) IntegerType(width int, s Signedness) *IntegerType {
+	if width >= 0 && width <= 64 {
+		return c.ints[s][width]
+	}
+	return UniqueType(c, &IntegerType{Width: width, Signedness: s})
+}
+
+// I returns the signless integer type of the given width.
+func (c *Context) I(width int) *IntegerType { return c.IntegerType(width, Signless) }
+
+func (c *Context) Index() *IndexType                 { return c.index }
+func (c *Context) None() *NoneType                   { return c.none }
+func (c *Context) Float(k FloatKind) *FloatType      { return c.floats[k] }
+func (c *Context) F16() *FloatType                   { return c.floats[F16] }
+func (c *Context) BF16() *FloatType                  { return c.floats[BF16] }
+func (c *Context) F32() *FloatType                   { return c.floats[F32] }
+func (c *Context) F64() *FloatType                   { return c.floats[F64] }
+func (c *Context) Complex(elem Type) *ComplexType    { return UniqueType(c, &ComplexType{Elem: elem}) }
+func (c *Context) Tuple(types ...Type) *TupleType    { return UniqueType(c, &TupleType{Types: types}) }
+func (c *Context) Opaque(d, body string) *OpaqueType { return UniqueType(c, &OpaqueType{d, body}) }
+
+func (c *Context) Function(inputs, results []Type) *FunctionType {
+	return UniqueType(c, &FunctionType{Inputs: inputs, Results: results})
+}
+
+// Tensor returns a ranked tensor type without encoding.
+func (c *Context) Tensor(shape []int64, elem Type) *RankedTensorType {
+	return c.TensorWithEncoding(shape, elem, nil)
+}
+
+func (c *Context) TensorWithEncoding(shape []int64, elem Type, enc Attribute) *RankedTensorType {
+	return UniqueType(c, &RankedTensorType{Dims: shape, Elem: elem, Encoding: enc})
+}
+
+func (c *Context) UnrankedTensor(elem Type) *UnrankedTensorType {
+	return UniqueType(c, &UnrankedTensorType{Elem: elem})
+}
+
+func (c *Context) MemRef(shape []int64, elem Type, layout, space Attribute) *MemRefType {
+	return UniqueType(c, &MemRefType{Dims: shape, Elem: elem, Layout: layout, MemorySpace: space})
+}
+
+func (c *Context) UnrankedMemRef(elem Type, space Attribute) *UnrankedMemRefType {
+	return UniqueType(c, &UnrankedMemRefType{Elem: elem, MemorySpace: space})
+}
+
+// Vector returns a vector type; scalable may be nil.
+func (c *Context) Vector(shape []int64, scalable []bool, elem Type) *VectorType {
+	any := false
+	for _, s := range scalable {
+		any = any || s
+	}
+	if !any {
+		scalable = nil
+	}
+	return UniqueType(c, &VectorType{Dims: shape, Scalable: scalable, Elem: elem})
+}
+
+// ---- Registry ----
+
+// RegisterDialect adds a dialect and its ops. Names must be new and non-empty.
+func (c *Context) RegisterDialect(d *Dialect) error {
+	if d.Name == "" {
+		return fmt.Errorf("dialect with empty name")
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, dup := c.dialects[d.Name]; dup {
+		return fmt.Errorf("dialect %q registered twice", d.Name)
+	}
+	for _, op := range d.Ops {
+		if err := op.check(d.Name); err != nil {
+			return err
+		}
+		if _, dup := c.ops[op.Name]; dup {
+			return fmt.Errorf("op %q registered twice", op.Name)
+		}
+	}
+	c.dialects[d.Name] = d
+	for _, op := range d.Ops {
+		op.dialect = d
+		c.ops[op.Name] = op
+	}
+	return nil
+}
+
+// MustRegisterDialect is RegisterDialect for program setup, where a bad
+// registration is a programming error.
+func (c *Context) MustRegisterDialect(d *Dialect) {
+	if err := c.RegisterDialect(d); err != nil {
+		panic("BUG: " + err.Error())
+	}
+}
+
+// Dialect returns a registered dialect or nil.
+func (c *Context) Dialect(name string) *Dialect {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.dialects[name]
+}
+
+// Dialects lists the registered dialects by name.
+func (c *Context) Dialects() []*Dialect {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	out := make([]*Dialect, 0, len(c.dialects))
+	for _, d := range c.dialects {
+		out = append(out, d)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// OpDef returns the definition of a registered op, or nil.
+func (c *Context) OpDef(name string) *OpDef {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.ops[name]
+}
+
+// DialectNamespace is the part of an op or attribute name before the first dot.
+func DialectNamespace(name string) string {
+	d, _, _ := strings.Cut(name, ".")
+	return d
+}

@@ -1,0 +1,213 @@
+package ir
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+)
+
+// Severity of a diagnostic.
+type Severity uint8
+
+const (
+	SeverityError Severity = iota
+	SeverityWarning
+	SeverityRemark
+	SeverityNote
+)
+
+func (s Severity) String() string {
+	return [...]string{"error", "warning", "remark", "note"}[s]
+}
+
+// Diagnostic is a located message with optional notes. It is an error, so
+// verifier hooks and passes can return one directly.
+type Diagnostic struct {
+	Severity Severity
+	Loc      Location
+	Message  string
+	Notes    []*Diagnostic
+	// Op is the op the diagnostic is about, when there is one; tools use it
+	// to print the op in a note.
+	Op *Operation
+}
+
+func (d *Diagnostic) Error() string {
+	var b strings.Builder
+	writeHeader(&b, d)
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// AttachNote adds a note (at loc; nil means the diagnostic's own location).
+func (d *Diagnostic) AttachNote(loc Location, format string, args ...any) *Diagnostic {
+	if loc == nil {
+		loc = d.Loc
+	}
+	d.Notes = append(d.Notes, &Diagnostic{Severity: SeverityNote, Loc: loc, Message: fmt.Sprintf(format, args...)})
+	return d
+}
+
+// Errorf makes an error diagnostic at loc.
+func Errorf(loc Location, format string, args ...any) *Diagnostic {
+	return &Diagnostic{Severity: SeverityError, Loc: loc, Message: fmt.Sprintf(format, args...)}
+}
+
+// EmitError makes an error located at op.
+func (op *Operation) EmitError(format string, args ...any) *Diagnostic {
+	return Errorf(op.loc, format, args...)
+}
+
+// EmitOpError makes an error located at op and prefixed `'name' op `, the
+// form verifier messages take.
+func (op *Operation) EmitOpError(format string, args ...any) *Diagnostic {
+	return Errorf(op.loc, "'%s' op %s", op.name, fmt.Sprintf(format, args...))
+}
+
+// AsDiagnostic turns err into a diagnostic: diagnostics pass through,
+// other errors become an op error at op (when op is non-nil).
+func AsDiagnostic(err error, op *Operation) *Diagnostic {
+	if d, ok := err.(*Diagnostic); ok {
+		return d
+	}
+	if op == nil {
+		return &Diagnostic{Severity: SeverityError, Message: err.Error()}
+	}
+	return op.EmitOpError("%s", err.Error())
+}
+
+// DiagnosticHandler receives diagnostics that are reported rather than
+// returned (warnings and remarks from passes, for instance).
+type DiagnosticHandler func(*Diagnostic)
+
+// SetDiagnosticHandler installs h; nil restores the default, which writes
+// nothing and lets the caller inspect Context.Diagnostics.
+func (c *Context) SetDiagnosticHandler(h DiagnosticHandler) {
+	c.mu.Lock()
+	c.diagHandler = h
+	c.mu.Unlock()
+}
+
+// Emit reports d to the context's handler.
+func (c *Context) Emit(d *Diagnostic) {
+	c.mu.RLock()
+	h := c.diagHandler
+	c.mu.RUnlock()
+	if h != nil {
+		h(d)
+	}
+}
+
+// SourceMgr holds source buffers so diagnostics can quote the line they
+// point at.
+type SourceMgr struct {
+	mu    sync.RWMutex
+	files map[string][]byte
+}
+
+// NewSourceMgr returns an empty source manager.
+func NewSourceMgr() *SourceMgr { return &SourceMgr{files: map[string][]byte{}} }
+
+// Add registers the contents of a buffer under its name.
+func (s *SourceMgr) Add(name string, contents []byte) {
+	s.mu.Lock()
+	s.files[name] = contents
+	s.mu.Unlock()
+}
+
+// Line returns line (1-based) of the named buffer.
+func (s *SourceMgr) Line(name string, line int) (string, bool) {
+	if s == nil {
+		return "", false
+	}
+	s.mu.RLock()
+	buf, ok := s.files[name]
+	s.mu.RUnlock()
+	if !ok || line < 1 {
+		return "", false
+	}
+	for i := 1; i < line; i++ {
+		j := strings.IndexByte(string(buf), '\n')
+		if j < 0 {
+			return "", false
+		}
+		buf = buf[j+1:]
+	}
+	if j := strings.IndexByte(string(buf), '\n'); j >= 0 {
+		buf = buf[:j]
+	}
+	return strings.TrimSuffix(string(buf), "\r"), true
+}
+
+// Render formats d as mlir-opt does: `file:line:col: error: message`, the
+// source line with a caret under the column, then the notes.
+func (s *SourceMgr) Render(d *Diagnostic) string {
+	var b strings.Builder
+	s.render(&b, d)
+	return b.String()
+}
+
+func (s *SourceMgr) render(b *strings.Builder, d *Diagnostic) {
+	file := writeHeader(b, d)
+	if file != nil {
+		if line, ok := s.Line(file.File, file.Line); ok {
+			expanded, caretCol := expandTabs(line, file.Col)
+			b.WriteString(expanded)
+			b.WriteByte('\n')
+			b.WriteString(strings.Repeat(" ", caretCol))
+			b.WriteString("^\n")
+		}
+	}
+	if cs, ok := d.Loc.(*CallSiteLoc); ok {
+		s.render(b, &Diagnostic{Severity: SeverityNote, Loc: cs.Caller, Message: "called from"})
+	}
+	for _, n := range d.Notes {
+		s.render(b, n)
+	}
+}
+
+// writeHeader writes the first line and returns the file location used.
+func writeHeader(b *strings.Builder, d *Diagnostic) *FileLineColLoc {
+	file, ok := FileLineColOf(d.Loc)
+	if ok {
+		fmt.Fprintf(b, "%s:%d:%d: %s: ", file.File, file.Line, file.Col, d.Severity)
+	} else {
+		fmt.Fprintf(b, "<unknown>:0: %s: ", d.Severity)
+		if d.Loc != nil {
+			if _, unknown := d.Loc.(*UnknownLoc); !unknown {
+				b.WriteString(AttrString(d.Loc))
+				b.WriteString(": ")
+			}
+		}
+	}
+	b.WriteString(d.Message)
+	b.WriteByte('\n')
+	if !ok {
+		return nil
+	}
+	return file
+}
+
+// expandTabs expands tabs to 8-column stops (as LLVM's SourceMgr shows
+// lines) and maps the 1-based byte column to a display column.
+func expandTabs(line string, col int) (string, int) {
+	var out strings.Builder
+	caret := -1
+	for i := 0; i < len(line); i++ {
+		if i == col-1 {
+			caret = out.Len()
+		}
+		if line[i] == '\t' {
+			n := 8 - out.Len()%8
+			out.WriteString(strings.Repeat(" ", n))
+		} else {
+			out.WriteByte(line[i])
+		}
+	}
+	if caret < 0 {
+		caret = out.Len() + (col - 1 - len(line))
+		if caret < 0 {
+			caret = 0
+		}
+	}
+	return out.String(), caret
+}

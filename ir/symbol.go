@@ -1,0 +1,136 @@
+package ir
+
+import "fmt"
+
+// SymbolAttrName is the attribute that names a symbol.
+const SymbolAttrName = "sym_name"
+
+// VisibilityAttrName holds "public" (the default), "private" or "nested".
+const VisibilityAttrName = "sym_visibility"
+
+// SymbolName returns the name an op defines, if it defines one.
+func SymbolName(op *Operation) (string, bool) {
+	if s, ok := op.Attr(SymbolAttrName).(*StringAttr); ok {
+		return s.Val, true
+	}
+	return "", false
+}
+
+// IsPrivateSymbol reports whether op's symbol visibility is private.
+func IsPrivateSymbol(op *Operation) bool {
+	s, ok := op.Attr(VisibilityAttrName).(*StringAttr)
+	return ok && s.Val == "private"
+}
+
+// SymbolTable indexes the symbols directly inside a symbol-table op.
+type SymbolTable struct {
+	Op      *Operation
+	symbols map[string]*Operation
+}
+
+// NewSymbolTable indexes op's first region. Duplicate names keep the first
+// definition (the verifier reports duplicates).
+func NewSymbolTable(op *Operation) *SymbolTable {
+	st := &SymbolTable{Op: op, symbols: map[string]*Operation{}}
+	if op.NumRegions() == 0 {
+		return st
+	}
+	for _, b := range op.Region(0).blocks {
+		for o := b.first; o != nil; o = o.next {
+			if name, ok := SymbolName(o); ok {
+				if _, dup := st.symbols[name]; !dup {
+					st.symbols[name] = o
+				}
+			}
+		}
+	}
+	return st
+}
+
+// Lookup finds a symbol by name.
+func (st *SymbolTable) Lookup(name string) *Operation { return st.symbols[name] }
+
+// Insert adds op (already in the table's region) under a unique name,
+// renaming it with a numeric suffix on conflict, and returns the name.
+func (st *SymbolTable) Insert(ctx *Context, op *Operation) string {
+	name, _ := SymbolName(op)
+	if other, taken := st.symbols[name]; taken && other != op {
+		for i := 0; ; i++ {
+			cand := fmt.Sprintf("%s_%d", name, i)
+			if _, taken := st.symbols[cand]; !taken {
+				name = cand
+				op.SetAttr(ctx, SymbolAttrName, ctx.String(name))
+				break
+			}
+		}
+	}
+	st.symbols[name] = op
+	return name
+}
+
+// Remove drops a symbol from the index.
+func (st *SymbolTable) Remove(op *Operation) {
+	if name, ok := SymbolName(op); ok && st.symbols[name] == op {
+		delete(st.symbols, name)
+	}
+}
+
+// LookupSymbolIn resolves a (possibly nested) reference inside a
+// symbol-table op.
+func LookupSymbolIn(table *Operation, ref *SymbolRefAttr) *Operation {
+	op := NewSymbolTable(table).Lookup(ref.Root)
+	for _, n := range ref.Nested {
+		if op == nil || !op.HasTrait(TraitSymbolTable) && op.IsRegistered() {
+			return nil
+		}
+		op = NewSymbolTable(op).Lookup(n)
+	}
+	return op
+}
+
+// NearestSymbolTable returns the closest op at or above from that is a
+// symbol table.
+func NearestSymbolTable(from *Operation) *Operation {
+	for o := from; o != nil; o = o.ParentOp() {
+		if o.HasTrait(TraitSymbolTable) {
+			return o
+		}
+	}
+	return nil
+}
+
+// LookupNearestSymbolFrom resolves ref from the symbol table nearest to from.
+func LookupNearestSymbolFrom(from *Operation, ref *SymbolRefAttr) *Operation {
+	t := NearestSymbolTable(from)
+	if t == nil {
+		return nil
+	}
+	return LookupSymbolIn(t, ref)
+}
+
+// WalkSymbolRefs calls f for every symbol reference in a's tree.
+func WalkSymbolRefs(a Attribute, f func(*SymbolRefAttr)) {
+	switch a := a.(type) {
+	case *SymbolRefAttr:
+		f(a)
+	case *ArrayAttr:
+		for _, e := range a.Elems {
+			WalkSymbolRefs(e, f)
+		}
+	case *DictAttr:
+		for _, e := range a.Entries {
+			WalkSymbolRefs(e.Value, f)
+		}
+	}
+}
+
+// SymbolUses calls f for every symbol reference held by op's attributes
+// and properties (not those of nested ops).
+func SymbolUses(op *Operation, f func(*SymbolRefAttr)) {
+	if op.props != nil {
+		WalkSymbolRefs(op.props, f)
+	}
+	if op.attrs != nil {
+		WalkSymbolRefs(op.attrs, f)
+	}
+}

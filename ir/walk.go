@@ -1,0 +1,67 @@
+package ir
+
+// WalkResult steers a walk.
+type WalkResult uint8
+
+const (
+	WalkAdvance   WalkResult = iota // keep going
+	WalkSkip                        // do not visit this op's regions (pre-order only)
+	WalkInterrupt                   // stop the whole walk
+)
+
+// Walk visits op and every op nested in it in pre-order (parents before
+// children). It reports whether the walk was interrupted. The callback may
+// erase the op it is given in post-order walks only.
+func (op *Operation) Walk(f func(*Operation) WalkResult) bool {
+	switch f(op) {
+	case WalkInterrupt:
+		return true
+	case WalkSkip:
+		return false
+	}
+	for _, r := range op.regions {
+		for _, b := range r.blocks {
+			for o := b.first; o != nil; {
+				next := o.next
+				if o.Walk(f) {
+					return true
+				}
+				o = next
+			}
+		}
+	}
+	return false
+}
+
+// WalkPost visits nested ops before their parents (children first), so
+// the callback may erase the op it is given. It reports interruption.
+func (op *Operation) WalkPost(f func(*Operation) WalkResult) bool {
+	for _, r := range op.regions {
+		for _, b := range r.blocks {
+			for o := b.first; o != nil; {
+				next := o.next
+				if o.WalkPost(f) {
+					return true
+				}
+				o = next
+			}
+		}
+	}
+	return f(op) == WalkInterrupt
+}
+
+func (op *Operation) walkPost(f func(*Operation)) {
+	op.WalkPost(func(o *Operation) WalkResult { f(o); return WalkAdvance })
+}
+
+// Each visits every op nested in op (not op itself) in pre-order.
+func (op *Operation) Each(f func(*Operation)) {
+	for _, r := range op.regions {
+		for _, b := range r.blocks {
+			for o := b.first; o != nil; o = o.next {
+				f(o)
+				o.Each(f)
+			}
+		}
+	}
+}
