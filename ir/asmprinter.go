@@ -1,7 +1,6 @@
 package ir
 
 import (
-	"math"
 	"strconv"
 	"strings"
 )
@@ -16,6 +15,20 @@ type AsmPrinter struct {
 	// print by alias (without the leading '#' or '!').
 	AttrAliases map[Attribute]string
 	TypeAliases map[Type]string
+
+	// Hook, when set, sees every type and attribute before it prints,
+	// nested ones included; see AsmHook.
+	Hook AsmHook
+}
+
+// AsmHook lets the printer package watch or take over the printing of
+// types and attributes wherever they occur: it finds aliases by a dry run
+// of the real printer (as mlir-opt does), and elides large elements
+// attributes. A method returns true when it has handled the value (printed
+// it, or decided it needs no printing); false lets it print as usual.
+type AsmHook interface {
+	HookType(p *AsmPrinter, t Type) bool
+	HookAttr(p *AsmPrinter, a Attribute, elideType bool) bool
 }
 
 // String returns what has been printed so far.
@@ -43,6 +56,9 @@ func (p *AsmPrinter) PrintType(t Type) {
 		p.WriteString("<<NULL TYPE>>")
 		return
 	}
+	if p.Hook != nil && p.Hook.HookType(p, t) {
+		return
+	}
 	if name, ok := p.TypeAliases[t]; ok {
 		p.WriteByte('!')
 		p.WriteString(name)
@@ -57,6 +73,9 @@ func (p *AsmPrinter) PrintAttr(a Attribute) {
 		p.WriteString("<<NULL ATTRIBUTE>>")
 		return
 	}
+	if p.Hook != nil && p.Hook.HookAttr(p, a, false) {
+		return
+	}
 	if name, ok := p.AttrAliases[a]; ok {
 		p.WriteByte('#')
 		p.WriteString(name)
@@ -69,9 +88,47 @@ func (p *AsmPrinter) PrintAttr(a Attribute) {
 // attribute kind normally has one (integers, floats, dense elements), for
 // contexts where the type is implied.
 func (p *AsmPrinter) PrintAttrWithoutType(a Attribute) {
-	if tp, ok := a.(interface{ printWithoutType(*AsmPrinter) }); ok {
+	if a == nil {
+		p.WriteString("<<NULL ATTRIBUTE>>")
+		return
+	}
+	if p.Hook != nil && p.Hook.HookAttr(p, a, true) {
+		return
+	}
+	if name, ok := p.AttrAliases[a]; ok {
+		p.WriteByte('#')
+		p.WriteString(name)
+		return
+	}
+	p.PrintAttrDirect(a, true)
+}
+
+// PrintAttrDirect prints a itself, bypassing the hook and a's own alias
+// (nested values still go through both); elideType drops the `: type` of
+// typed attributes. Hooks and alias definitions use it.
+func (p *AsmPrinter) PrintAttrDirect(a Attribute, elideType bool) {
+	if tp, ok := a.(interface{ printWithoutType(*AsmPrinter) }); ok && elideType {
 		tp.printWithoutType(p)
 		return
+	}
+	a.Print(p)
+}
+
+// printAttrMayElideType prints a where MLIR's parser assumes i64 for an
+// integer and f64 for a float without a type (array elements, memref memory
+// spaces), so those types are left out.
+func (p *AsmPrinter) printAttrMayElideType(a Attribute) {
+	switch a := a.(type) {
+	case *IntegerAttr:
+		if it, ok := a.Typ.(*IntegerType); ok && it.Width == 64 && it.Signedness == Signless {
+			p.PrintAttrWithoutType(a)
+			return
+		}
+	case *FloatAttr:
+		if a.Typ.Kind == F64 {
+			p.PrintAttrWithoutType(a)
+			return
+		}
 	}
 	p.PrintAttr(a)
 }
@@ -87,7 +144,8 @@ func (p *AsmPrinter) PrintTypes(ts []Type) {
 }
 
 // PrintString prints s as an MLIR string literal: printable ASCII as is,
-// `"` and `\` escaped, everything else (newline and tab too) as `\XX`.
+// `\` doubled, everything else (`"`, newline and tab too) as `\XX`, as
+// llvm::printEscapedString does.
 func (p *AsmPrinter) PrintString(s string) { p.buf = AppendQuoted(p.buf, s) }
 
 // AppendQuoted appends the MLIR string literal for s.
@@ -96,9 +154,9 @@ func AppendQuoted(b []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
-		case c == '"' || c == '\\':
+		case c == '\\':
 			b = append(b, '\\', c)
-		case c >= 0x20 && c < 0x7f:
+		case c >= 0x20 && c < 0x7f && c != '"':
 			b = append(b, c)
 		default:
 			const hex = "0123456789ABCDEF"
@@ -154,33 +212,6 @@ func (p *AsmPrinter) PrintShape(shape []int64) {
 	}
 }
 
-// AppendFloat appends v in MLIR's float literal syntax: six significant
-// decimals in exponent form (`1.500000e+00`) when that reads back to the
-// same value of the type, else the shortest decimal that does. Non-finite
-// values have no decimal spelling and print as the hex bit pattern of
-// their type, as MLIR does.
-func AppendFloat(b []byte, v float64, kind FloatKind) []byte {
-	if math.IsInf(v, 0) || math.IsNaN(v) {
-		return AppendFloatBits(b, v, kind)
-	}
-	short := strconv.AppendFloat(b, v, 'e', 6, 64)
-	if back, err := strconv.ParseFloat(string(short[len(b):]), 64); err == nil && RoundFloat(back, kind) == v {
-		return short
-	}
-	bits := 64
-	if kind == F32 {
-		bits = 32
-	}
-	s := strconv.FormatFloat(v, 'e', -1, bits)
-	mant, exp, _ := strings.Cut(s, "e")
-	b = append(b, mant...)
-	if !strings.Contains(mant, ".") {
-		b = append(b, ".0"...)
-	}
-	b = append(b, 'e')
-	return append(b, exp...)
-}
-
 // AppendFloatBits appends the hex bit pattern of v in kind's encoding.
 func AppendFloatBits(b []byte, v float64, kind FloatKind) []byte {
 	bits, width := FloatBits(v, kind)
@@ -190,4 +221,36 @@ func AppendFloatBits(b []byte, v float64, kind FloatKind) []byte {
 		b = append(b, '0')
 	}
 	return append(b, s...)
+}
+
+// PrintDialectSymbol prints a dialect type or attribute (`prefix` is '!' or
+// '#') as MLIR does: `!d.foo<...>` when the body starts with an identifier
+// and anything after it is one `<...>`, else `!d<body>`.
+func (p *AsmPrinter) PrintDialectSymbol(prefix byte, dialect, body string) {
+	p.WriteByte(prefix)
+	p.WriteString(dialect)
+	if isPrettyDialectSymbol(body) {
+		p.WriteByte('.')
+		p.WriteString(body)
+		return
+	}
+	p.WriteByte('<')
+	p.WriteString(body)
+	p.WriteByte('>')
+}
+
+func isPrettyDialectSymbol(s string) bool {
+	if s == "" || !(s[0] >= 'a' && s[0] <= 'z' || s[0] >= 'A' && s[0] <= 'Z') {
+		return false
+	}
+	i := 0
+	for i < len(s) && (isAlnum(s[i]) || s[i] == '.' || s[i] == '_') {
+		i++
+	}
+	rest := s[i:]
+	return rest == "" || rest[0] == '<' && rest[len(rest)-1] == '>'
+}
+
+func isAlnum(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }

@@ -200,7 +200,8 @@ func (a *StringAttr) printWithoutType(p *AsmPrinter) { p.PrintString(a.Val) }
 
 func (a *StringAttr) Print(p *AsmPrinter) {
 	p.PrintString(a.Val)
-	if a.Typ != nil {
+	// MLIR never prints a `none` type after an attribute.
+	if _, none := a.Typ.(*NoneType); a.Typ != nil && !none {
 		p.WriteString(" : ")
 		p.PrintType(a.Typ)
 	}
@@ -223,7 +224,7 @@ func (a *ArrayAttr) Print(p *AsmPrinter) {
 		if i > 0 {
 			p.WriteString(", ")
 		}
-		p.PrintAttr(e)
+		p.printAttrMayElideType(e)
 	}
 	p.WriteByte(']')
 }
@@ -348,20 +349,17 @@ func (c *Context) SymbolRef(root string, nested ...string) *SymbolRefAttr {
 	return UniqueAttr(c, &SymbolRefAttr{Root: root, Nested: nested})
 }
 
-// OpaqueAttr is `#dialect<body>` of a dialect that is not registered (or
-// that keeps an attribute opaque); Body is kept verbatim.
+// OpaqueAttr is `#dialect.body` or `#dialect<body>` of a dialect that is
+// not registered (or that keeps an attribute opaque). Body is MLIR's
+// attribute data, kept verbatim: `foo<1>` for `#d.foo<1>`, `"?"` for
+// `#d<"?">`; it prints in the short form when MLIR would (see
+// PrintDialectSymbol).
 type OpaqueAttr struct {
 	Dialect string
 	Body    string
 }
 
-func (a *OpaqueAttr) Print(p *AsmPrinter) {
-	p.WriteByte('#')
-	p.WriteString(a.Dialect)
-	p.WriteByte('<')
-	p.WriteString(a.Body)
-	p.WriteByte('>')
-}
+func (a *OpaqueAttr) Print(p *AsmPrinter) { p.PrintDialectSymbol('#', a.Dialect, a.Body) }
 
 func (c *Context) OpaqueAttr(dialect, body string) *OpaqueAttr {
 	return UniqueAttr(c, &OpaqueAttr{Dialect: dialect, Body: body})

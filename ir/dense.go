@@ -248,28 +248,12 @@ func (a *DenseElementsAttr) printWithoutType(p *AsmPrinter) {
 		p.WriteString(strings.ToUpper(hexOf(a.HexData())))
 		p.WriteByte('"')
 	case n == 0:
-		printNestedEmpty(p, a.Typ.Shape())
+		// MLIR prints no elements at all for an empty shape.
 	default:
 		var idx int64
 		a.printNested(p, a.Typ.Shape(), &idx)
 	}
 	p.WriteByte('>')
-}
-
-func printNestedEmpty(p *AsmPrinter, shape []int64) {
-	if len(shape) == 0 {
-		return
-	}
-	p.WriteByte('[')
-	if shape[0] != 0 {
-		for i := int64(0); i < shape[0]; i++ {
-			if i > 0 {
-				p.WriteString(", ")
-			}
-			printNestedEmpty(p, shape[1:])
-		}
-	}
-	p.WriteByte(']')
 }
 
 func (a *DenseElementsAttr) printNested(p *AsmPrinter, shape []int64, idx *int64) {
@@ -309,7 +293,7 @@ func (a *DenseElementsAttr) printElem(p *AsmPrinter, i int64) {
 	if d.complex {
 		p.WriteByte('(')
 		part(b[:d.bytes])
-		p.WriteString(", ")
+		p.WriteByte(',')
 		part(b[d.bytes:])
 		p.WriteByte(')')
 		return

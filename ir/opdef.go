@@ -204,6 +204,12 @@ type OpDef struct {
 	// letting custom syntax omit them.
 	InferResultTypes func(ctx *Context, operands []*Value, attrs []NamedAttr) ([]Type, error)
 
+	// AsmResultNames suggests names for the op's results in the custom form,
+	// as MLIR's getAsmResultNames does (func.constant calls its result after
+	// the function: `%f = constant @f`). Entry i, when not "", names result
+	// i and starts a result group there; nil or "" keep the numbering.
+	AsmResultNames func(op *Operation) []string
+
 	// AssemblyFormat is a declarative custom syntax, e.g.
 	// "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type(results)".
 	AssemblyFormat string

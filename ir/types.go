@@ -165,11 +165,11 @@ func (t *MemRefType) Print(p *AsmPrinter) {
 	p.PrintType(t.Elem)
 	if t.Layout != nil {
 		p.WriteString(", ")
-		p.PrintAttr(t.Layout)
+		p.printAttrMayElideType(t.Layout)
 	}
 	if t.MemorySpace != nil {
 		p.WriteString(", ")
-		p.PrintAttr(t.MemorySpace)
+		p.printAttrMayElideType(t.MemorySpace)
 	}
 	p.WriteByte('>')
 }
@@ -188,7 +188,7 @@ func (t *UnrankedMemRefType) Print(p *AsmPrinter) {
 	p.PrintType(t.Elem)
 	if t.MemorySpace != nil {
 		p.WriteString(", ")
-		p.PrintAttr(t.MemorySpace)
+		p.printAttrMayElideType(t.MemorySpace)
 	}
 	p.WriteByte('>')
 }
@@ -220,19 +220,15 @@ func (t *VectorType) Print(p *AsmPrinter) {
 }
 
 // OpaqueType is !dialect.body or !dialect<body> of a dialect that is not
-// registered (or that keeps a type opaque); Body is kept verbatim.
+// registered (or that keeps a type opaque). Body is MLIR's type data, kept
+// verbatim: `foo<"x">` for `!d.foo<"x">`, `"%"` for `!d<"%">`; it prints in
+// the short form when MLIR would (see PrintDialectSymbol).
 type OpaqueType struct {
 	Dialect string
 	Body    string
 }
 
-func (t *OpaqueType) Print(p *AsmPrinter) {
-	p.WriteByte('!')
-	p.WriteString(t.Dialect)
-	p.WriteByte('<')
-	p.WriteString(t.Body)
-	p.WriteByte('>')
-}
+func (t *OpaqueType) Print(p *AsmPrinter) { p.PrintDialectSymbol('!', t.Dialect, t.Body) }
 
 // NumElements returns the product of a static shape, or -1 when any
 // dimension is dynamic or the product overflows int64.
