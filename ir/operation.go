@@ -14,6 +14,7 @@ type Operation struct {
 	props      Attribute // properties; a *DictAttr of inherent attributes for registered ops
 	regions    []*Region
 	loc        Location
+	ctx        *Context
 
 	block      *Block
 	prev, next *Operation
@@ -42,7 +43,7 @@ func (s *OperationState) AddAttr(name string, a Attribute) {
 // NewOperation creates a detached op from a state. Attributes that the op
 // declares (its inherent attributes) become properties, as in MLIR.
 func NewOperation(ctx *Context, s *OperationState) *Operation {
-	op := &Operation{name: s.Name, def: ctx.OpDef(s.Name), loc: s.Loc}
+	op := &Operation{name: s.Name, def: ctx.OpDef(s.Name), loc: s.Loc, ctx: ctx}
 	if op.loc == nil {
 		op.loc = ctx.UnknownLoc()
 	}
@@ -94,6 +95,10 @@ func (op *Operation) adoptRegion(r *Region) {
 
 // Name is the op's full name, e.g. "tensor.matmul".
 func (op *Operation) Name() string { return op.name }
+
+// Context is the context the op was created in; custom printers and the
+// printer's resource section need it, and the op is all they are given.
+func (op *Operation) Context() *Context { return op.ctx }
 
 // Def is the op's registered definition, or nil.
 func (op *Operation) Def() *OpDef { return op.def }
@@ -412,7 +417,7 @@ func (op *Operation) Clone(ctx *Context, m *Mapping) *Operation {
 }
 
 func (op *Operation) cloneShallow(m *Mapping) *Operation {
-	c := &Operation{name: op.name, def: op.def, attrs: op.attrs, props: op.props, loc: op.loc}
+	c := &Operation{name: op.name, def: op.def, attrs: op.attrs, props: op.props, loc: op.loc, ctx: op.ctx}
 	c.operands = make([]*OpOperand, len(op.operands))
 	for i, o := range op.operands {
 		oo := &OpOperand{value: m.Lookup(o.value), owner: c, index: i}
