@@ -1,0 +1,337 @@
+package ere
+
+type opcode uint8
+
+const (
+	opByte   opcode = iota // consume one byte in set
+	opSplit                // continue at x, then (lower priority) at y
+	opJump                 // continue at x
+	opSave                 // record the position in capture slot x
+	opAssert               // zero-width test of kind x
+	opMatch
+)
+
+type inst struct {
+	op   opcode
+	x, y int
+	set  *byteSet
+}
+
+// maxProgram bounds the size of an expanded program. Spencer would expand
+// nested counted repetitions without limit; no real pattern comes close, and
+// the bound keeps hostile patterns from exhausting memory.
+const maxProgram = 200000
+
+type program struct {
+	insts []inst
+	// nullable is true when the program can match the empty string, so a
+	// search cannot skip ahead to a byte of firstBytes.
+	nullable   bool
+	firstBytes byteSet
+}
+
+type compiler struct {
+	insts []inst
+	// expandBackrefs replaces each back-reference by a copy of its group,
+	// which yields the superset program Spencer's engine also uses to find
+	// candidate matches.
+	groups   map[int]*node
+	overflow bool
+}
+
+func compile(n *node, groups map[int]*node) (*program, bool) {
+	c := &compiler{groups: groups}
+	c.emit(n)
+	c.add(inst{op: opMatch})
+	if c.overflow {
+		return nil, false
+	}
+	p := &program{insts: c.insts}
+	p.nullable = nullable(n, groups, 0)
+	if !p.nullable {
+		firstBytes(n, groups, &p.firstBytes, 0)
+	}
+	return p, true
+}
+
+func (c *compiler) add(i inst) int {
+	if len(c.insts) >= maxProgram {
+		c.overflow = true
+		return len(c.insts)
+	}
+	c.insts = append(c.insts, i)
+	return len(c.insts) - 1
+}
+
+func (c *compiler) emit(n *node) {
+	if c.overflow {
+		return
+	}
+	switch n.kind {
+	case kindSet:
+		c.add(inst{op: opByte, set: n.set})
+	case kindEmpty:
+	case kindBOL, kindEOL, kindBOW, kindEOW:
+		c.add(inst{op: opAssert, x: int(n.kind)})
+	case kindCapture:
+		c.add(inst{op: opSave, x: 2 * n.index})
+		c.emit(n.subs[0])
+		c.add(inst{op: opSave, x: 2*n.index + 1})
+	case kindConcat:
+		for _, s := range n.subs {
+			c.emit(s)
+		}
+	case kindAlternate:
+		var jumps []int
+		for i, s := range n.subs {
+			if i == len(n.subs)-1 {
+				c.emit(s)
+				break
+			}
+			split := c.add(inst{op: opSplit})
+			c.setX(split, len(c.insts))
+			c.emit(s)
+			jumps = append(jumps, c.add(inst{op: opJump}))
+			c.setY(split, len(c.insts))
+		}
+		for _, j := range jumps {
+			c.setX(j, len(c.insts))
+		}
+	case kindRepeat:
+		c.emitRepeat(n)
+	case kindBackref:
+		// Only the superset program contains back-references; the
+		// backtracking matcher checks the real constraint.
+		c.emitUncaptured(c.groups[n.index].subs[0])
+	}
+}
+
+func (c *compiler) setX(at, x int) {
+	if at < len(c.insts) {
+		c.insts[at].x = x
+	}
+}
+
+func (c *compiler) setY(at, y int) {
+	if at < len(c.insts) {
+		c.insts[at].y = y
+	}
+}
+
+// emitUncaptured emits a copy of n whose groups do not record positions, so
+// the copy cannot disturb the captures of the original.
+func (c *compiler) emitUncaptured(n *node) {
+	c.emit(stripCaptures(n))
+}
+
+func stripCaptures(n *node) *node {
+	switch n.kind {
+	case kindCapture:
+		return stripCaptures(n.subs[0])
+	case kindConcat, kindAlternate, kindRepeat:
+		m := *n
+		m.subs = make([]*node, len(n.subs))
+		for i, s := range n.subs {
+			m.subs[i] = stripCaptures(s)
+		}
+		return &m
+	}
+	return n
+}
+
+func (c *compiler) emitRepeat(n *node) {
+	sub := n.subs[0]
+	for i := 0; i < n.min; i++ {
+		if i == n.min-1 && n.max < 0 {
+			// The last mandatory copy loops: sub+.
+			start := len(c.insts)
+			c.emit(sub)
+			c.add(inst{op: opSplit, x: start, y: len(c.insts) + 1})
+			return
+		}
+		c.emit(sub)
+	}
+	if n.max < 0 {
+		// sub*
+		split := c.add(inst{op: opSplit})
+		c.setX(split, len(c.insts))
+		c.emit(sub)
+		c.add(inst{op: opJump, x: split})
+		c.setY(split, len(c.insts))
+		return
+	}
+	// (sub(sub(...)?)?)? for the optional copies.
+	var splits []int
+	for i := n.min; i < n.max; i++ {
+		split := c.add(inst{op: opSplit})
+		c.setX(split, len(c.insts))
+		splits = append(splits, split)
+		c.emit(sub)
+	}
+	for _, s := range splits {
+		c.setY(s, len(c.insts))
+	}
+}
+
+// nullable reports whether n can match the empty string. depth guards
+// against back-references to groups that contain them.
+func nullable(n *node, groups map[int]*node, depth int) bool {
+	switch n.kind {
+	case kindSet:
+		return false
+	case kindCapture:
+		return nullable(n.subs[0], groups, depth)
+	case kindConcat:
+		for _, s := range n.subs {
+			if !nullable(s, groups, depth) {
+				return false
+			}
+		}
+		return true
+	case kindAlternate:
+		for _, s := range n.subs {
+			if nullable(s, groups, depth) {
+				return true
+			}
+		}
+		return false
+	case kindRepeat:
+		return n.min == 0 || nullable(n.subs[0], groups, depth)
+	case kindBackref:
+		if depth > 10 {
+			return true
+		}
+		return nullable(groups[n.index], groups, depth+1)
+	}
+	return true
+}
+
+// firstBytes adds to set every byte a non-empty match of n can start with.
+func firstBytes(n *node, groups map[int]*node, set *byteSet, depth int) {
+	switch n.kind {
+	case kindSet:
+		for i := range set {
+			set[i] |= n.set[i]
+		}
+	case kindCapture:
+		firstBytes(n.subs[0], groups, set, depth)
+	case kindConcat:
+		for _, s := range n.subs {
+			firstBytes(s, groups, set, depth)
+			if !nullable(s, groups, depth) {
+				return
+			}
+		}
+	case kindAlternate:
+		for _, s := range n.subs {
+			firstBytes(s, groups, set, depth)
+		}
+	case kindRepeat:
+		firstBytes(n.subs[0], groups, set, depth)
+	case kindBackref:
+		if depth > 10 {
+			for i := range set {
+				set[i] = ^uint64(0)
+			}
+			return
+		}
+		firstBytes(groups[n.index], groups, set, depth+1)
+	}
+}
+
+// canMatchNewline reports whether some byte set in n contains '\n'; if not,
+// every match lies within one line.
+func canMatchNewline(n *node) bool {
+	if n.kind == kindSet {
+		return n.set.has('\n')
+	}
+	for _, s := range n.subs {
+		if canMatchNewline(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// requiredLiteral returns the longest byte string that every match of n
+// contains, with fold set when its letters match either case.
+func requiredLiteral(n *node, fold bool) []byte {
+	best, _, _ := literalInfo(n, fold)
+	return best
+}
+
+// literalInfo returns the best required literal inside n and, when n always
+// matches exactly one string, that string (exact is true).
+func literalInfo(n *node, fold bool) (best []byte, whole []byte, exact bool) {
+	switch n.kind {
+	case kindSet:
+		if b, ok := literalByte(n.set, fold); ok {
+			return []byte{b}, []byte{b}, true
+		}
+		return nil, nil, false
+	case kindEmpty, kindBOL, kindEOL, kindBOW, kindEOW:
+		// Zero-width: the bytes on either side are still adjacent.
+		return nil, []byte{}, true
+	case kindCapture:
+		return literalInfo(n.subs[0], fold)
+	case kindConcat:
+		var run []byte
+		allExact := true
+		for _, s := range n.subs {
+			b, w, ok := literalInfo(s, fold)
+			if len(b) > len(best) {
+				best = b
+			}
+			if ok {
+				run = append(run, w...)
+				if len(run) > len(best) {
+					best = append([]byte(nil), run...)
+				}
+				continue
+			}
+			allExact = false
+			run = run[:0]
+		}
+		if allExact {
+			return best, best, true
+		}
+		return best, nil, false
+	case kindRepeat:
+		if n.min == 0 {
+			return nil, nil, false
+		}
+		b, w, ok := literalInfo(n.subs[0], fold)
+		if ok && n.min == n.max {
+			var all []byte
+			for i := 0; i < n.min; i++ {
+				all = append(all, w...)
+			}
+			return all, all, true
+		}
+		return b, nil, false
+	}
+	return nil, nil, false
+}
+
+// literalByte reports whether set matches exactly one byte, or with fold one
+// ASCII letter in both cases (returned in lower case).
+func literalByte(set *byteSet, fold bool) (byte, bool) {
+	switch set.count() {
+	case 1:
+		for i := 0; i < 256; i++ {
+			if set.has(byte(i)) {
+				return byte(i), !fold || !isAlpha(byte(i))
+			}
+		}
+	case 2:
+		if !fold {
+			return 0, false
+		}
+		for c := byte('a'); c <= 'z'; c++ {
+			if set.has(c) && set.has(c-'a'+'A') {
+				return c, true
+			}
+		}
+	}
+	return 0, false
+}
