@@ -1,0 +1,167 @@
+package tensor
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/ipuir/ipuir/dialects/tensor/eval"
+	"github.com/ipuir/ipuir/ir"
+)
+
+// DecomposeOps are the fused ops that Decompose rewrites into primitive ops.
+var DecomposeOps = []string{SoftmaxOp, LayerNormOp, GeluOp}
+
+// DecomposePatterns returns one rewrite pattern per fused op, for drivers
+// that apply patterns (the tensor-decompose pass). Each pattern leaves an
+// op that does not verify untouched.
+func DecomposePatterns() []ir.RewritePattern {
+	var out []ir.RewritePattern
+	for _, name := range DecomposeOps {
+		out = append(out, &ir.Pattern{
+			PatternName: "tensor.decompose-" + name[len(Name)+1:],
+			RootOp:      name,
+			Rewrite: func(op *ir.Operation, rw *ir.Rewriter) bool {
+				return decomposeOne(op, rw) == nil
+			},
+		})
+	}
+	return out
+}
+
+// Decompose rewrites every softmax, layer_norm and gelu nested in root into
+// primitive tensor ops and reports how many it rewrote. An op that does not
+// verify is an error, with the verifier's diagnostic.
+func Decompose(root *ir.Operation) (int, error) {
+	var todo []*ir.Operation
+	root.Walk(func(op *ir.Operation) ir.WalkResult {
+		for _, name := range DecomposeOps {
+			if op.Name() == name {
+				todo = append(todo, op)
+			}
+		}
+		return ir.WalkAdvance
+	})
+	rw := ir.NewRewriter(root.Context(), nil)
+	for _, op := range todo {
+		if err := decomposeOne(op, rw); err != nil {
+			return 0, err
+		}
+	}
+	return len(todo), nil
+}
+
+// decomposeOne replaces op with primitive ops. It verifies op first; after
+// that every op it builds is valid by construction, so a build failure is a
+// bug in this file.
+func decomposeOne(op *ir.Operation, rw *ir.Rewriter) error {
+	if d := ir.VerifyOne(op); d != nil {
+		return d
+	}
+	rw.SetInsertionPoint(op)
+	d := decomposer{rw: rw, loc: op.Loc()}
+	var out *ir.Value
+	switch op.Name() {
+	case SoftmaxOp:
+		axis, _ := opAttrs(op).int(AxisAttr)
+		out = d.softmax(op.Operand(0), axis)
+	case LayerNormOp:
+		eps, _ := opAttrs(op).float(EpsilonAttr)
+		out = d.layerNorm(op.Operand(0), op.Operand(1), op.Operand(2), eps)
+	case GeluOp:
+		out = d.gelu(op.Operand(0), op.Attr(ApproximateAttr) != nil)
+	default:
+		return fmt.Errorf("'%s' has no decomposition", op.Name())
+	}
+	rw.ReplaceOp(op, []*ir.Value{out})
+	return nil
+}
+
+// decomposer builds primitive ops at the rewriter's insertion point, all at
+// the location of the op being replaced.
+type decomposer struct {
+	rw  *ir.Rewriter
+	loc ir.Location
+}
+
+func (d decomposer) must(v *ir.Value, err error) *ir.Value {
+	if err != nil {
+		panic("BUG: tensor-decompose built an invalid op: " + err.Error())
+	}
+	return v
+}
+
+func (d decomposer) op(name string, operands []*ir.Value, attrs ...ir.NamedAttr) *ir.Value {
+	return d.must(Build(&d.rw.Builder, name, d.loc, operands, attrs...))
+}
+
+func (d decomposer) binary(name string, x, y *ir.Value) *ir.Value {
+	return d.op(name, []*ir.Value{x, y})
+}
+
+func (d decomposer) unary(name string, x *ir.Value) *ir.Value { return d.op(name, []*ir.Value{x}) }
+
+func (d decomposer) splat(like *ir.Value, v float64) *ir.Value {
+	return d.must(SplatConstant(&d.rw.Builder, d.loc, like.Type(), v))
+}
+
+func (d decomposer) reduce(name string, x *ir.Value, axis int) *ir.Value {
+	return d.op(name, []*ir.Value{x}, ir.NamedAttr{Name: AxesAttr, Value: I64Array(d.rw.Ctx, axis)})
+}
+
+// broadcastBack broadcasts a reduced value back to the type of full, the
+// reduced axis being axis.
+func (d decomposer) broadcastBack(reduced *ir.Value, full *ir.Value, axis int) *ir.Value {
+	rank := len(shapeOf(full.Type()))
+	var dims []int
+	for i := 0; i < rank; i++ {
+		if i != axis {
+			dims = append(dims, i)
+		}
+	}
+	return d.broadcast(reduced, full.Type(), dims)
+}
+
+func (d decomposer) broadcast(x *ir.Value, to ir.Type, dims []int) *ir.Value {
+	return d.must(BuildTyped(&d.rw.Builder, BroadcastOp, d.loc, to, []*ir.Value{x},
+		ir.NamedAttr{Name: DimensionsAttr, Value: I64Array(d.rw.Ctx, dims...)}))
+}
+
+// softmax: e = exp(x - broadcast(reduce_max(x))), e / broadcast(reduce_sum(e)).
+func (d decomposer) softmax(x *ir.Value, axis int) *ir.Value {
+	m := d.broadcastBack(d.reduce(ReduceMaxOp, x, axis), x, axis)
+	e := d.unary(ExpOp, d.binary(SubOp, x, m))
+	s := d.broadcastBack(d.reduce(ReduceSumOp, e, axis), x, axis)
+	return d.binary(DivOp, e, s)
+}
+
+// layerNorm over the last axis: mean and biased variance by reduce_sum and
+// division by the axis length (exact in every float type up to 2048, unlike
+// its reciprocal), then (x - mean)·rsqrt(var + eps)·scale + bias.
+func (d decomposer) layerNorm(x, scale, bias *ir.Value, eps float64) *ir.Value {
+	shape := shapeOf(x.Type())
+	last := len(shape) - 1
+	n := float64(shape[last])
+	sum := d.reduce(ReduceSumOp, x, last)
+	count := d.splat(sum, n)
+	mean := d.broadcastBack(d.binary(DivOp, sum, count), x, last)
+	centred := d.binary(SubOp, x, mean)
+	variance := d.binary(DivOp, d.reduce(ReduceSumOp, d.binary(MulOp, centred, centred), last), count)
+	inv := d.unary(RsqrtOp, d.binary(AddOp, variance, d.splat(variance, eps)))
+	normed := d.binary(MulOp, centred, d.broadcastBack(inv, x, last))
+	scaled := d.binary(MulOp, normed, d.broadcast(scale, x.Type(), []int{last}))
+	return d.binary(AddOp, scaled, d.broadcast(bias, x.Type(), []int{last}))
+}
+
+// gelu: x/2·(1 + erf(x/√2)), or x/2·(1 + tanh(√(2/π)·(x + 0.044715·x³))).
+func (d decomposer) gelu(x *ir.Value, approximate bool) *ir.Value {
+	var inner *ir.Value
+	if approximate {
+		cube := d.binary(MulOp, d.binary(MulOp, x, x), x)
+		poly := d.binary(AddOp, x, d.binary(MulOp, cube, d.splat(x, eval.GeluTanhCoefficient)))
+		inner = d.unary(TanhOp, d.binary(MulOp, poly, d.splat(x, math.Sqrt(2/math.Pi))))
+	} else {
+		inner = d.unary(ErfOp, d.binary(MulOp, x, d.splat(x, 1/math.Sqrt2)))
+	}
+	half := d.binary(MulOp, x, d.splat(x, 0.5))
+	return d.binary(MulOp, half, d.binary(AddOp, inner, d.splat(x, 1)))
+}

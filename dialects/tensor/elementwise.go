@@ -1,0 +1,223 @@
+package tensor
+
+import (
+	"fmt"
+
+	"github.com/ipuir/ipuir/dialects/tensor/eval"
+	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/numeric"
+)
+
+// Op names of this file.
+const (
+	AddOp     = "tensor.add"
+	SubOp     = "tensor.sub"
+	MulOp     = "tensor.mul"
+	DivOp     = "tensor.div"
+	MaxOp     = "tensor.max"
+	ExpOp     = "tensor.exp"
+	RsqrtOp   = "tensor.rsqrt"
+	TanhOp    = "tensor.tanh"
+	ErfOp     = "tensor.erf"
+	GeluOp    = "tensor.gelu"
+	ConvertOp = "tensor.convert"
+)
+
+// ApproximateAttr, a unit attribute on tensor.gelu, selects the tanh
+// approximation instead of the exact erf form.
+const ApproximateAttr = "approximate"
+
+func binarySpec(name string, op eval.BinaryOp, summary string, traits ir.Trait,
+	fold func(op *ir.Operation, operands []ir.Attribute) (ir.FoldResult, bool)) *opSpec {
+	short := name[len(Name)+1:]
+	return &opSpec{
+		def: &ir.OpDef{
+			Name:    name,
+			Summary: summary,
+			Description: "Elementwise on two operands of one type (no implicit broadcasting: use " +
+				"tensor.broadcast). Each element is computed in float64 and rounded once to the element type.",
+			Example:        fmt.Sprintf("%%2 = tensor.%s %%0, %%1 : tensor<4x8xf16>", short),
+			Operands:       []ir.ValueDef{{Name: "lhs", Type: FloatTensor}, {Name: "rhs", Type: FloatTensor}},
+			Results:        []ir.ValueDef{{Name: "result", Type: FloatTensor}},
+			Traits:         ir.TraitPure | ir.TraitSameOperandsAndResultType | traits,
+			AssemblyFormat: "$lhs `,` $rhs attr-dict `:` type($result)",
+		},
+		infer: sameAsOperand,
+		evaluate: func(_ *ir.Operation, args []*eval.Array) (*eval.Array, error) {
+			return eval.Binary(op, args[0], args[1])
+		},
+		fold:  fold,
+		splat: splatElementwise,
+	}
+}
+
+func unarySpec(name string, op eval.UnaryOp, summary string) *opSpec {
+	short := name[len(Name)+1:]
+	return &opSpec{
+		def: &ir.OpDef{
+			Name:           name,
+			Summary:        summary,
+			Description:    "Elementwise; each element is computed in float64 and rounded once to the element type.",
+			Example:        fmt.Sprintf("%%1 = tensor.%s %%0 : tensor<4x8xf16>", short),
+			Operands:       []ir.ValueDef{{Name: "input", Type: FloatTensor}},
+			Results:        []ir.ValueDef{{Name: "result", Type: FloatTensor}},
+			Traits:         ir.TraitPure | ir.TraitSameOperandsAndResultType,
+			AssemblyFormat: "$input attr-dict `:` type($result)",
+		},
+		infer: sameAsOperand,
+		evaluate: func(_ *ir.Operation, args []*eval.Array) (*eval.Array, error) {
+			return eval.Unary(op, args[0])
+		},
+		splat: splatElementwise,
+	}
+}
+
+// sameAsOperand infers the type of an elementwise op: its first operand's.
+func sameAsOperand(operands []ir.Type, _ attrLookup) (resultType, error) {
+	if len(operands) == 0 {
+		return resultType{}, fmt.Errorf("expected at least one operand")
+	}
+	if err := requireTensor(operands, 0); err != nil {
+		return resultType{}, err
+	}
+	return tensorResult(shapeOf(operands[0]), elemOf(operands[0])), nil
+}
+
+// requireTensor checks operand i against FloatTensor with the verifier's
+// wording, for inference that runs before verification.
+func requireTensor(operands []ir.Type, i int) error {
+	if i >= len(operands) {
+		return fmt.Errorf("expected %d operands, but found %d", i+1, len(operands))
+	}
+	if !FloatTensor.Accepts(operands[i]) {
+		return fmt.Errorf("operand #%d must be %s, but got %s", i, FloatTensor.Desc, typeStr(operands[i]))
+	}
+	return nil
+}
+
+func elementwiseSpecs() []*opSpec {
+	gelu := unarySpec(GeluOp, eval.Gelu, "Gaussian error linear unit: x·Φ(x).")
+	gelu.def.Description = "x/2·(1+erf(x/√2)), or with the `approximate` unit attribute the tanh form " +
+		"x/2·(1+tanh(√(2/π)·(x+0.044715·x³))); computed in float64 and rounded once per element."
+	gelu.def.Example = "%1 = tensor.gelu %0 {approximate} : tensor<729x4304xf16>"
+	gelu.def.Attributes = []ir.AttrDef{{Name: ApproximateAttr, Kind: ir.UnitAttrKind, Optional: true,
+		Doc: "use the tanh approximation"}}
+	gelu.evaluate = func(op *ir.Operation, args []*eval.Array) (*eval.Array, error) {
+		if op.Attr(ApproximateAttr) != nil {
+			return eval.Unary(eval.GeluTanh, args[0])
+		}
+		return eval.Unary(eval.Gelu, args[0])
+	}
+	return []*opSpec{
+		binarySpec(AddOp, eval.Add, "Elementwise addition.", ir.TraitCommutative, foldIdentity(0, true)),
+		binarySpec(SubOp, eval.Sub, "Elementwise subtraction.", 0, foldIdentity(0, false)),
+		binarySpec(MulOp, eval.Mul, "Elementwise multiplication.", ir.TraitCommutative, foldIdentity(1, true)),
+		binarySpec(DivOp, eval.Div, "Elementwise division.", 0, foldIdentity(1, false)),
+		binarySpec(MaxOp, eval.Max, "Elementwise maximum (NaN propagates; +0 is above -0).", ir.TraitCommutative, foldMaxSame),
+		unarySpec(ExpOp, eval.Exp, "Elementwise e^x."),
+		unarySpec(RsqrtOp, eval.Rsqrt, "Elementwise 1/√x."),
+		unarySpec(TanhOp, eval.Tanh, "Elementwise hyperbolic tangent."),
+		unarySpec(ErfOp, eval.Erf, "Elementwise error function."),
+		gelu,
+		convertSpec(),
+	}
+}
+
+// foldIdentity folds x∘c → x when c is a constant whose every element is
+// the identity value (and, for commutative ops, c∘x → x). For addition the
+// identity is zero of either sign: x + (+0) → x changes the sign of a -0
+// result, which the dialect, like ML compilers generally, treats as equal.
+func foldIdentity(identity float64, commutative bool) func(*ir.Operation, []ir.Attribute) (ir.FoldResult, bool) {
+	return func(op *ir.Operation, operands []ir.Attribute) (ir.FoldResult, bool) {
+		if len(operands) != 2 {
+			return ir.FoldResult{}, false
+		}
+		if isSplatOf(operands[1], identity) {
+			return ir.FoldResult{Value: op.Operand(0)}, true
+		}
+		if commutative && isSplatOf(operands[0], identity) {
+			return ir.FoldResult{Value: op.Operand(1)}, true
+		}
+		return ir.FoldResult{}, false
+	}
+}
+
+// foldMaxSame folds max(x, x) → x.
+func foldMaxSame(op *ir.Operation, _ []ir.Attribute) (ir.FoldResult, bool) {
+	if op.NumOperands() == 2 && op.Operand(0) == op.Operand(1) {
+		return ir.FoldResult{Value: op.Operand(0)}, true
+	}
+	return ir.FoldResult{}, false
+}
+
+// isSplatOf reports whether a is a float elements attribute whose elements
+// all equal v (-0 equals +0).
+func isSplatOf(a ir.Attribute, v float64) bool {
+	d, ok := a.(*ir.DenseElementsAttr)
+	if !ok || !ir.IsFloat(d.Typ.ElementType()) {
+		return false
+	}
+	if d.Splat {
+		return d.FloatAt(0) == v
+	}
+	n := d.NumElements()
+	if n > FoldElementLimit {
+		return false
+	}
+	for i := int64(0); i < n; i++ {
+		if d.FloatAt(i) != v {
+			return false
+		}
+	}
+	return true
+}
+
+func convertSpec() *opSpec {
+	return &opSpec{
+		def: &ir.OpDef{
+			Name:    ConvertOp,
+			Summary: "Converts elements to another float type (f16, bf16, f32, f64).",
+			Description: "The result has the operand's shape and its own element type; each element is " +
+				"rounded to nearest, ties to even. Converting to the same type folds away, and a chain " +
+				"of two conversions whose middle type loses nothing folds into one.",
+			Example:        "%1 = tensor.convert %0 : tensor<4x8xf32> -> tensor<4x8xf16>",
+			Operands:       []ir.ValueDef{{Name: "input", Type: FloatTensor}},
+			Results:        []ir.ValueDef{{Name: "result", Type: FloatTensor}},
+			Traits:         ir.TraitPure,
+			AssemblyFormat: "$input attr-dict `:` type($input) `->` type($result)",
+			Canonicalize:   []ir.RewritePattern{convertOfConvert},
+		},
+		check: func(op *ir.Operation) error {
+			in, out := op.Operand(0).Type(), op.Result(0).Type()
+			if !eval.SameShape(shapeOf(in), shapeOf(out)) {
+				return fmt.Errorf("operand type %s and result type %s have different shapes", typeStr(in), typeStr(out))
+			}
+			return nil
+		},
+		evaluate: func(op *ir.Operation, args []*eval.Array) (*eval.Array, error) {
+			k, _ := ElementKind(op.Result(0).Type())
+			return eval.Convert(args[0], k)
+		},
+		fold: func(op *ir.Operation, _ []ir.Attribute) (ir.FoldResult, bool) {
+			if sameShapeAndElement(op.Operand(0).Type(), op.Result(0).Type()) {
+				return ir.FoldResult{Value: op.Operand(0)}, true
+			}
+			return ir.FoldResult{}, false
+		},
+		splat: splatElementwise,
+	}
+}
+
+// losslessWidening reports whether every value of kind from is exactly
+// representable in kind to.
+func losslessWidening(from, to numeric.Kind) bool {
+	switch {
+	case from == to:
+		return true
+	case to == numeric.F64:
+		return true
+	case to == numeric.F32:
+		return from == numeric.F16 || from == numeric.BF16
+	}
+	return false
+}

@@ -1,0 +1,102 @@
+package tensor
+
+import (
+	"fmt"
+
+	"github.com/ipuir/ipuir/dialects/tensor/eval"
+	"github.com/ipuir/ipuir/ir"
+)
+
+// Evaluates reports whether Evaluate knows the op called name.
+func Evaluates(name string) bool { return specFor(name) != nil }
+
+// Evaluate computes the result of a tensor-dialect op from its operands'
+// values, with the kernels of package eval. It checks that the arrays match
+// the operand types and that the result matches the result type, so it is
+// safe on IR that was never verified. The reference interpreter and the
+// constant folder both evaluate through here.
+func Evaluate(op *ir.Operation, args []*eval.Array) (*eval.Array, error) {
+	s := specFor(op.Name())
+	if s == nil {
+		return nil, fmt.Errorf("'%s' is not an op of the tensor dialect", op.Name())
+	}
+	if op.NumResults() != 1 {
+		return nil, fmt.Errorf("'%s' has %d results, expected 1", op.Name(), op.NumResults())
+	}
+	if len(args) != op.NumOperands() {
+		return nil, fmt.Errorf("'%s' has %d operands, but %d values were given", op.Name(), op.NumOperands(), len(args))
+	}
+	for i, a := range args {
+		if err := a.Check(); err != nil {
+			return nil, fmt.Errorf("operand #%d: %w", i, err)
+		}
+		if !matchesType(a, op.Operand(i).Type()) {
+			return nil, fmt.Errorf("operand #%d is %s, but its type is %s", i, describe(a), typeStr(op.Operand(i).Type()))
+		}
+	}
+	out, err := s.evaluate(op, args)
+	if err != nil {
+		return nil, err
+	}
+	if !matchesType(out, op.Result(0).Type()) {
+		return nil, fmt.Errorf("computed %s, but the result type is %s", describe(out), typeStr(op.Result(0).Type()))
+	}
+	return out, nil
+}
+
+// matchesType reports whether a has t's shape and element kind; a scalar
+// type matches a rank-0 array.
+func matchesType(a *eval.Array, t ir.Type) bool {
+	k, ok := ElementKind(t)
+	if !ok || a.Kind != k {
+		return false
+	}
+	switch tt := t.(type) {
+	case *ir.FloatType:
+		return a.Rank() == 0
+	case *ir.RankedTensorType:
+		return ir.NumElements(tt.Dims) >= 0 && eval.SameShape(a.Shape, shapeOf(t))
+	}
+	return false
+}
+
+func describe(a *eval.Array) string { return "a value of type '" + a.TypeString() + "'" }
+
+// ArrayFromAttr decodes a constant: dense float elements of static shape,
+// or a float scalar.
+func ArrayFromAttr(a ir.Attribute) (*eval.Array, error) {
+	switch v := a.(type) {
+	case *ir.DenseElementsAttr:
+		if !isStaticFloatTensor(v.Typ) {
+			return nil, fmt.Errorf("constant of type %s is not a statically shaped tensor of f16, bf16, f32 or f64", typeStr(v.Typ))
+		}
+		k, _ := ElementKind(v.Typ)
+		shape := shapeOf(v.Typ)
+		if _, err := eval.NumElements(shape); err != nil {
+			return nil, err
+		}
+		return &eval.Array{Shape: shape, Kind: k, Data: v.Float64s()}, nil
+	case *ir.FloatAttr:
+		k, ok := kindOf(v.Typ)
+		if !ok {
+			return nil, fmt.Errorf("constant of type %s is not f16, bf16, f32 or f64", typeStr(v.Typ))
+		}
+		return &eval.Array{Kind: k, Data: []float64{v.Val}}, nil
+	}
+	return nil, fmt.Errorf("unsupported constant %s", ir.AttrString(a))
+}
+
+// AttrFromArray encodes a value of type t as a constant attribute: a float
+// attribute for a scalar type, dense elements for a tensor type.
+func AttrFromArray(ctx *ir.Context, t ir.Type, a *eval.Array) (ir.Attribute, error) {
+	if !matchesType(a, t) {
+		return nil, fmt.Errorf("%s does not have type %s", describe(a), typeStr(t))
+	}
+	switch tt := t.(type) {
+	case *ir.FloatType:
+		return ctx.FloatAttr(tt, a.Data[0]), nil
+	case *ir.RankedTensorType:
+		return ctx.DenseFloats(tt, a.Data), nil
+	}
+	return nil, fmt.Errorf("type %s cannot hold a constant", typeStr(t))
+}

@@ -1,0 +1,89 @@
+package tensor
+
+import (
+	"fmt"
+
+	"github.com/ipuir/ipuir/dialects/tensor/eval"
+	"github.com/ipuir/ipuir/ir"
+)
+
+// Op names of this file.
+const (
+	MatmulOp      = "tensor.matmul"
+	BatchMatmulOp = "tensor.batch_matmul"
+)
+
+const matmulSemantics = " Operands and result share one element type. f16, bf16 and f32 products " +
+	"accumulate in f32, f64 ones in f64, summing over k in increasing order and rounding the final " +
+	"sum once to the element type."
+
+func matmulSpecs() []*opSpec {
+	return []*opSpec{
+		{
+			def: &ir.OpDef{
+				Name:           MatmulOp,
+				Summary:        "Matrix product of an M×K and a K×N tensor.",
+				Description:    "result[i, j] = Σ_k lhs[i, k]·rhs[k, j]." + matmulSemantics,
+				Example:        "%2 = tensor.matmul %0, %1 : tensor<729x1152xf16>, tensor<1152x1152xf16> -> tensor<729x1152xf16>",
+				Operands:       []ir.ValueDef{{Name: "lhs", Type: FloatTensor}, {Name: "rhs", Type: FloatTensor}},
+				Results:        []ir.ValueDef{{Name: "result", Type: FloatTensor}},
+				Traits:         ir.TraitPure | ir.TraitSameOperandsAndResultElementType,
+				AssemblyFormat: "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)",
+			},
+			infer: func(operands []ir.Type, _ attrLookup) (resultType, error) {
+				return inferMatmul(operands, false)
+			},
+			evaluate: func(_ *ir.Operation, args []*eval.Array) (*eval.Array, error) {
+				return eval.MatMul(args[0], args[1])
+			},
+		},
+		{
+			def: &ir.OpDef{
+				Name:    BatchMatmulOp,
+				Summary: "Matrix products of matching matrices of two batches: B…×M×K times B…×K×N.",
+				Description: "The operands have one rank of at least 3 and equal leading (batch) dimensions; " +
+					"result[b…, i, j] = Σ_k lhs[b…, i, k]·rhs[b…, k, j]." + matmulSemantics,
+				Example:        "%2 = tensor.batch_matmul %0, %1 : tensor<16x729x72xf16>, tensor<16x72x729xf16> -> tensor<16x729x729xf16>",
+				Operands:       []ir.ValueDef{{Name: "lhs", Type: FloatTensor}, {Name: "rhs", Type: FloatTensor}},
+				Results:        []ir.ValueDef{{Name: "result", Type: FloatTensor}},
+				Traits:         ir.TraitPure | ir.TraitSameOperandsAndResultElementType,
+				AssemblyFormat: "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)",
+			},
+			infer: func(operands []ir.Type, _ attrLookup) (resultType, error) {
+				return inferMatmul(operands, true)
+			},
+			evaluate: func(_ *ir.Operation, args []*eval.Array) (*eval.Array, error) {
+				return eval.BatchMatMul(args[0], args[1])
+			},
+		},
+	}
+}
+
+func inferMatmul(operands []ir.Type, batched bool) (resultType, error) {
+	if err := requireTensor(operands, 0); err != nil {
+		return resultType{}, err
+	}
+	if err := requireTensor(operands, 1); err != nil {
+		return resultType{}, err
+	}
+	lhs, rhs := shapeOf(operands[0]), shapeOf(operands[1])
+	if e1, e2 := elemOf(operands[0]), elemOf(operands[1]); e1 != e2 {
+		return resultType{}, fmt.Errorf("operands have different element types: %s and %s", typeStr(e1), typeStr(e2))
+	}
+	if !batched && (len(lhs) != 2 || len(rhs) != 2) {
+		return resultType{}, fmt.Errorf("operands must have rank 2, but have ranks %d and %d", len(lhs), len(rhs))
+	}
+	if batched && (len(lhs) < 3 || len(lhs) != len(rhs)) {
+		return resultType{}, fmt.Errorf("operands must have one rank of at least 3, but have ranks %d and %d", len(lhs), len(rhs))
+	}
+	r := len(lhs)
+	batch := lhs[:r-2]
+	if !eval.SameShape(batch, rhs[:r-2]) {
+		return resultType{}, fmt.Errorf("batch dimensions differ: %s and %s", eval.ShapeString(batch), eval.ShapeString(rhs[:r-2]))
+	}
+	if lhs[r-1] != rhs[r-2] {
+		return resultType{}, fmt.Errorf("contracting dimensions differ: lhs has %d columns, rhs has %d rows", lhs[r-1], rhs[r-2])
+	}
+	shape := append(append([]int{}, batch...), lhs[r-2], rhs[r-1])
+	return tensorResult(shape, elemOf(operands[0])), nil
+}

@@ -1,0 +1,174 @@
+package tensor
+
+import (
+	"fmt"
+
+	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/numeric"
+)
+
+// kindOf maps an element type to the numeric kind the interpreter rounds
+// to; ok is false for element types the dialect does not compute on.
+func kindOf(t ir.Type) (numeric.Kind, bool) {
+	ft, ok := t.(*ir.FloatType)
+	if !ok {
+		return 0, false
+	}
+	switch ft.Kind {
+	case ir.F16:
+		return numeric.F16, true
+	case ir.BF16:
+		return numeric.BF16, true
+	case ir.F32:
+		return numeric.F32, true
+	case ir.F64:
+		return numeric.F64, true
+	}
+	return 0, false
+}
+
+// ElementKind returns the numeric kind of a supported scalar float type or
+// of the element type of a supported tensor type.
+func ElementKind(t ir.Type) (numeric.Kind, bool) { return kindOf(ir.ElementTypeOrSelf(t)) }
+
+// FloatType returns the IR float type of a numeric kind.
+func FloatType(ctx *ir.Context, k numeric.Kind) *ir.FloatType {
+	switch k {
+	case numeric.F16:
+		return ctx.F16()
+	case numeric.BF16:
+		return ctx.BF16()
+	case numeric.F32:
+		return ctx.F32()
+	case numeric.F64:
+		return ctx.F64()
+	}
+	panic(fmt.Sprintf("BUG: tensor: no float type for %v", k))
+}
+
+// isStaticFloatTensor accepts ranked tensors with static dimensions and an
+// element type the interpreter computes on; any encoding is allowed, so
+// that later stages may attach layouts.
+func isStaticFloatTensor(t ir.Type) bool {
+	rt, ok := t.(*ir.RankedTensorType)
+	if !ok {
+		return false
+	}
+	if _, ok := kindOf(rt.Elem); !ok {
+		return false
+	}
+	return ir.NumElements(rt.Dims) >= 0
+}
+
+// Type constraints of the dialect's operands and results.
+var (
+	FloatTensor = ir.TypeConstraint{
+		Desc: "statically shaped tensor of f16, bf16, f32 or f64 values",
+		Pred: isStaticFloatTensor,
+	}
+	FloatScalar = ir.TypeConstraint{
+		Desc: "f16, bf16, f32 or f64",
+		Pred: func(t ir.Type) bool { _, ok := kindOf(t); _, isFloat := t.(*ir.FloatType); return ok && isFloat },
+	}
+	FloatTensorOrScalar = ir.TypeConstraint{
+		Desc: "f16, bf16, f32 or f64, or a statically shaped tensor of them",
+		Pred: func(t ir.Type) bool { return isStaticFloatTensor(t) || FloatScalar.Accepts(t) },
+	}
+)
+
+// shapeOf returns the dimensions of a tensor type as ints (nil for a
+// scalar); the constraints above guarantee they are static.
+func shapeOf(t ir.Type) []int {
+	rt, ok := t.(*ir.RankedTensorType)
+	if !ok {
+		return nil
+	}
+	out := make([]int, len(rt.Dims))
+	for i, d := range rt.Dims {
+		out[i] = int(d)
+	}
+	return out
+}
+
+func dims64(shape []int) []int64 {
+	out := make([]int64, len(shape))
+	for i, d := range shape {
+		out[i] = int64(d)
+	}
+	return out
+}
+
+func elemOf(t ir.Type) ir.Type { return ir.ElementTypeOrSelf(t) }
+
+// sameShapeAndElement compares two types ignoring tensor encodings: the
+// dialect's ops define shapes and element types, not layouts.
+func sameShapeAndElement(a, b ir.Type) bool {
+	if a == b {
+		return true
+	}
+	ra, okA := a.(*ir.RankedTensorType)
+	rb, okB := b.(*ir.RankedTensorType)
+	if !okA || !okB || ra.Elem != rb.Elem || len(ra.Dims) != len(rb.Dims) {
+		return false
+	}
+	for i := range ra.Dims {
+		if ra.Dims[i] != rb.Dims[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// typeStr quotes a type as verifier messages do.
+func typeStr(t ir.Type) string { return "'" + ir.TypeString(t) + "'" }
+
+// resultType is an inferred result: a tensor shape and element type, or a
+// scalar. It is not an ir.Type because verification has no context to
+// unique one in; Type makes one when a context is at hand.
+type resultType struct {
+	Shape  []int
+	Elem   ir.Type
+	Scalar bool
+}
+
+func tensorResult(shape []int, elem ir.Type) resultType { return resultType{Shape: shape, Elem: elem} }
+
+// Type returns the result as an IR type of ctx (a tensor without encoding,
+// or the scalar type).
+func (r resultType) Type(ctx *ir.Context) ir.Type {
+	if r.Scalar {
+		return r.Elem
+	}
+	return ctx.Tensor(dims64(r.Shape), r.Elem)
+}
+
+// Matches reports whether t has the inferred shape and element type; a
+// tensor's encoding is not compared.
+func (r resultType) Matches(t ir.Type) bool {
+	if r.Scalar {
+		return t == r.Elem
+	}
+	rt, ok := t.(*ir.RankedTensorType)
+	if !ok || rt.Elem != r.Elem || len(rt.Dims) != len(r.Shape) {
+		return false
+	}
+	for i, d := range rt.Dims {
+		if d != int64(r.Shape[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// String spells the type as the IR does.
+func (r resultType) String() string {
+	if r.Scalar {
+		return ir.TypeString(r.Elem)
+	}
+	var p ir.AsmPrinter
+	p.WriteString("tensor<")
+	p.PrintShape(dims64(r.Shape))
+	p.PrintType(r.Elem)
+	p.WriteByte('>')
+	return p.String()
+}
