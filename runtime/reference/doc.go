@@ -1,0 +1,20 @@
+// Package reference is the reference interpreter: it evaluates a function
+// of the tensor dialect on the host, and is the numerical oracle that every
+// later lowering (the simulated device included) is compared against.
+//
+// A function is a func.func whose body is one block of tensor-dialect ops
+// ending in func.return. Run binds the inputs to the block arguments,
+// evaluates each op in order through tensor.Evaluate — the same code the
+// dialect's constant folder uses — and returns the returned values. Values
+// are eval.Arrays: float64 storage, each value rounded to its element type
+// after every op, so f16 and bf16 results are exact f16 and bf16 numbers.
+// The accumulation rules (f32 accumulation for f16, bf16 and f32 matmuls and
+// sums; fused softmax and layer_norm rounded once) are documented in package
+// dialects/tensor/eval.
+//
+// Around Run sit what the ipu-run tool needs: conversion between .npy
+// arrays and argument types (npy.go) and seeded input generation
+// (generate.go). Every problem with the function or the inputs is an
+// *ir.Diagnostic or a plain error naming the input; nothing panics on user
+// input.
+package reference
