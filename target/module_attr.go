@@ -1,0 +1,73 @@
+package target
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ipuir/ipuir/ir"
+)
+
+// ModuleAttr is the discardable attribute of a builtin.module that names
+// the machine it is compiled for, by registry name:
+//
+//	module attributes {ipu.target = "ipu21"} { ... }
+//
+// A plain string keeps the textual IR readable and lets mlir-opt parse it;
+// the description itself stays data in this package, looked up by name.
+const ModuleAttr = "ipu.target"
+
+// FromModule returns a fresh copy of the target named by the ipu.target
+// attribute of op, if op is a builtin.module, or of the nearest module
+// enclosing op, so that passes anchored on functions find it too. A module
+// without the attribute, an attribute that is not a string and an unknown
+// name are errors located at the module.
+func FromModule(op *ir.Operation) (*Target, error) {
+	module := op
+	for module != nil && module.Name() != ir.ModuleOpName {
+		module = module.ParentOp()
+	}
+	if module == nil {
+		return nil, op.EmitError("'%s' is not inside a builtin.module, so it has no %s attribute", op.Name(), ModuleAttr)
+	}
+	a := module.Attr(ModuleAttr)
+	if a == nil {
+		return nil, module.EmitOpError("has no '%s' attribute naming the target (set it in the module's attributes "+
+			"or pass --target=NAME; known targets: %s)", ModuleAttr, strings.Join(Names(), ", "))
+	}
+	s, ok := a.(*ir.StringAttr)
+	if !ok {
+		return nil, module.EmitOpError("attribute '%s' must be a string naming a target, but is %s", ModuleAttr, ir.AttrString(a))
+	}
+	t, err := Lookup(s.Val)
+	if err != nil {
+		return nil, module.EmitOpError("attribute '%s': %v", ModuleAttr, err)
+	}
+	return t, nil
+}
+
+// SetOnModule names the target of module, replacing any ipu.target
+// attribute already there: what `ipu-opt --target=NAME` does, so that a
+// command-line choice overrides the file. The name must be a known target.
+func SetOnModule(module *ir.Operation, name string) error {
+	if module.Name() != ir.ModuleOpName {
+		return module.EmitError("--target applies to a builtin.module, not '%s'", module.Name())
+	}
+	if _, err := Lookup(name); err != nil {
+		return fmt.Errorf("--target: %w", err)
+	}
+	module.SetAttr(module.Context(), ModuleAttr, module.Context().String(name))
+	return nil
+}
+
+// ShowTargets is what `ipu-opt --show-targets` prints: the table of all
+// built-in targets when name is empty, else every figure of the named one.
+func ShowTargets(name string) (string, error) {
+	if name == "" {
+		return Table(All()), nil
+	}
+	t, err := Lookup(name)
+	if err != nil {
+		return "", err
+	}
+	return t.Describe(), nil
+}
