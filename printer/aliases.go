@@ -1,0 +1,177 @@
+package printer
+
+import (
+	"sort"
+	"strconv"
+
+	"github.com/ipuir/ipuir/ir"
+)
+
+// AliasNamer is implemented by dialect types and attributes that want to
+// print through an alias (`!name = ...` or `#name = ...` at the top of the
+// file, `!name` where used), as MLIR's OpAsmDialectInterface::getAlias
+// offers. The name is sanitized and numbered (`#layout`, `#layout1`, ...).
+type AliasNamer interface {
+	AliasName() (string, bool)
+}
+
+// aliasEntry is one type, attribute or location seen by the dry run.
+type aliasEntry struct {
+	value      any // ir.Type or ir.Attribute
+	isType     bool
+	base       string // alias name before numbering; "" when none
+	depth      int    // 1 for an alias without aliased parts, more when nested
+	deferrable bool   // only used by op locations: may be defined at the end
+	children   []int
+}
+
+// aliasFrame gathers the children of the value being visited.
+type aliasFrame struct {
+	children []int
+	maxDepth int
+}
+
+// aliasCollector is the ir.AsmHook of the dry run: it records each value
+// the first time it would print, its alias name, and its nesting, as
+// MLIR's AliasInitializer does, and prints nothing.
+type aliasCollector struct {
+	entries    []*aliasEntry
+	index      map[any]int
+	stack      []*aliasFrame
+	deferrable bool // the visit under way started at an op location
+}
+
+func newAliasCollector() *aliasCollector {
+	return &aliasCollector{index: map[any]int{}, stack: []*aliasFrame{{}}}
+}
+
+func (c *aliasCollector) HookType(p *ir.AsmPrinter, t ir.Type) bool {
+	c.visit(t, true, func() { t.Print(p) })
+	return true
+}
+
+func (c *aliasCollector) HookAttr(p *ir.AsmPrinter, a ir.Attribute, elideType bool) bool {
+	c.visit(a, false, func() { p.PrintAttrDirect(a, elideType) })
+	return true
+}
+
+// visit records value (visiting its parts through print on first sight)
+// as a child of the value being visited.
+func (c *aliasCollector) visit(value any, isType bool, print func()) {
+	parent := c.stack[len(c.stack)-1]
+	if i, seen := c.index[value]; seen {
+		if !c.deferrable {
+			c.markNonDeferrable(i)
+		}
+		c.addChild(parent, i)
+		return
+	}
+	i := len(c.entries)
+	e := &aliasEntry{value: value, isType: isType}
+	if name, ok := aliasNameOf(value); ok && name != "" {
+		// Only aliased entries carry the deferral, so marking a value
+		// non-deferrable stops at parts without an alias, as in MLIR.
+		e.base = sanitizeIdentifier(name, "$_-", false)
+		e.depth = 1
+		e.deferrable = c.deferrable
+	}
+	c.entries = append(c.entries, e)
+	c.index[value] = i
+	frame := &aliasFrame{}
+	c.stack = append(c.stack, frame)
+	print()
+	c.stack = c.stack[:len(c.stack)-1]
+	e.children = frame.children
+	if frame.maxDepth > 0 {
+		e.depth = frame.maxDepth + 1
+	}
+	c.addChild(parent, i)
+}
+
+func (c *aliasCollector) addChild(f *aliasFrame, i int) {
+	f.children = append(f.children, i)
+	if d := c.entries[i].depth; d > f.maxDepth {
+		f.maxDepth = d
+	}
+}
+
+func (c *aliasCollector) markNonDeferrable(i int) {
+	e := c.entries[i]
+	if !e.deferrable {
+		return
+	}
+	e.deferrable = false
+	for _, ch := range e.children {
+		c.markNonDeferrable(ch)
+	}
+}
+
+// aliasNameOf is the builtin dialect's choice of alias (maps, sets,
+// locations, tuples of more than 16 types) or a dialect value's own.
+func aliasNameOf(v any) (string, bool) {
+	switch v := v.(type) {
+	case *ir.AffineMapAttr:
+		return "map", true
+	case *ir.IntegerSetAttr:
+		return "set", true
+	case ir.Location:
+		return "loc", true
+	case *ir.TupleType:
+		return "tuple", len(v.Types) > 16
+	case AliasNamer:
+		return v.AliasName()
+	}
+	return "", false
+}
+
+// aliasTable is the outcome: the name of each aliased value and the order
+// in which the definitions print.
+type aliasTable struct {
+	types    map[ir.Type]string
+	attrs    map[ir.Attribute]string
+	leading  []*aliasEntry // printed before the op
+	trailing []*aliasEntry // deferrable ones (op locations), printed after it
+	names    map[*aliasEntry]string
+}
+
+// table orders the aliases as MLIR does (by depth, types first, then name,
+// then first sight) and numbers repeated names.
+func (c *aliasCollector) table() *aliasTable {
+	t := &aliasTable{types: map[ir.Type]string{}, attrs: map[ir.Attribute]string{}, names: map[*aliasEntry]string{}}
+	var named []*aliasEntry
+	for _, e := range c.entries {
+		if e.base != "" {
+			named = append(named, e)
+		}
+	}
+	sort.SliceStable(named, func(i, j int) bool {
+		a, b := named[i], named[j]
+		if a.depth != b.depth {
+			return a.depth < b.depth
+		}
+		if a.isType != b.isType {
+			return a.isType
+		}
+		return a.base < b.base
+	})
+	counts := map[string]int{}
+	for _, e := range named {
+		name := e.base
+		if k := counts[e.base]; k > 0 {
+			name += strconv.Itoa(k)
+		}
+		counts[e.base]++
+		t.names[e] = name
+		if e.isType {
+			t.types[e.value.(ir.Type)] = name
+		} else {
+			t.attrs[e.value.(ir.Attribute)] = name
+		}
+		if e.deferrable {
+			t.trailing = append(t.trailing, e)
+		} else {
+			t.leading = append(t.leading, e)
+		}
+	}
+	return t
+}

@@ -1,0 +1,267 @@
+package printer
+
+import (
+	"sort"
+	"strconv"
+
+	"github.com/ipuir/ipuir/ir"
+)
+
+// valueID is how a value prints: a number (%3) or a name (%arg0, %f).
+type valueID struct {
+	num  int
+	name string // set for named values
+}
+
+type blockInfo struct {
+	name  string
+	order int // position in its region, for sorting predecessor lists
+}
+
+// scope holds the names in use in one region and, through parent, in the
+// regions around it: a name may be reused in a sibling region but not in
+// a nested one.
+type scope struct {
+	parent *scope
+	used   map[string]bool
+}
+
+func (s *scope) has(name string) bool {
+	for ; s != nil; s = s.parent {
+		if s.used[name] {
+			return true
+		}
+	}
+	return false
+}
+
+// names assigns every value and block under a root op the name it prints
+// with, in the order MLIR's SSANameState does: the root's results, then
+// regions depth first. Each region starts from the counters its parent
+// region reached (so siblings reuse numbers), except in unique mode.
+type names struct {
+	values map[*ir.Value]valueID
+	// groups lists the first result of each result group of ops whose
+	// results were named in groups (`%a, %b:2 = ...`).
+	groups map[*ir.Operation][]int
+	blocks map[*ir.Block]blockInfo
+
+	nextValue, nextArg, nextConflict int
+	cur                              *scope
+	custom                           bool // custom forms name results through AsmResultNames
+}
+
+func newNames(root *ir.Operation, custom, unique bool) *names {
+	n := &names{
+		values: map[*ir.Value]valueID{},
+		groups: map[*ir.Operation][]int{},
+		blocks: map[*ir.Block]blockInfo{},
+		custom: custom,
+	}
+	type pending struct {
+		region               *ir.Region
+		value, arg, conflict int
+		parent               *scope
+	}
+	top := &scope{}
+	n.cur = top
+	var stack []pending
+	for _, r := range root.Regions() {
+		stack = append(stack, pending{r, n.nextValue, n.nextArg, n.nextConflict, top})
+	}
+	n.numberOp(root)
+	for len(stack) > 0 {
+		p := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if !unique {
+			n.nextValue, n.nextArg, n.nextConflict = p.value, p.arg, p.conflict
+		}
+		n.cur = &scope{parent: p.parent}
+		n.numberRegion(p.region)
+		for _, b := range p.region.Blocks() {
+			for op := b.First(); op != nil; op = op.Next() {
+				for _, r := range op.Regions() {
+					stack = append(stack, pending{r, n.nextValue, n.nextArg, n.nextConflict, n.cur})
+				}
+			}
+		}
+	}
+	return n
+}
+
+func (n *names) numberRegion(r *ir.Region) {
+	for i, b := range r.Blocks() {
+		n.blocks[b] = blockInfo{name: "^bb" + strconv.Itoa(i), order: i}
+		entry := i == 0
+		for _, a := range b.Arguments() {
+			if entry {
+				n.setName(a, "arg"+strconv.Itoa(n.nextArg))
+				n.nextArg++
+			} else {
+				n.setName(a, "")
+			}
+		}
+		for op := b.First(); op != nil; op = op.Next() {
+			n.numberOp(op)
+		}
+	}
+}
+
+func (n *names) numberOp(op *ir.Operation) {
+	groups := []int{0}
+	if n.custom && op.Def() != nil && op.Def().AsmResultNames != nil {
+		for i, name := range op.Def().AsmResultNames(op) {
+			if name == "" || i >= op.NumResults() {
+				continue
+			}
+			n.setName(op.Result(i), name)
+			if i != 0 {
+				groups = append(groups, i)
+			}
+		}
+	}
+	if op.NumResults() == 0 {
+		return
+	}
+	if _, done := n.values[op.Result(0)]; !done {
+		n.values[op.Result(0)] = valueID{num: n.nextValue}
+		n.nextValue++
+	}
+	if len(groups) > 1 {
+		sort.Ints(groups)
+		n.groups[op] = groups
+	}
+}
+
+// setName numbers v ("" name) or gives it a unique form of name.
+func (n *names) setName(v *ir.Value, name string) {
+	if name == "" {
+		n.values[v] = valueID{num: n.nextValue}
+		n.nextValue++
+		return
+	}
+	name = sanitizeIdentifier(name, "$._-", true)
+	if n.cur.has(name) {
+		base := name + "_"
+		for {
+			name = base + strconv.Itoa(n.nextConflict)
+			n.nextConflict++
+			if !n.cur.has(name) {
+				break
+			}
+		}
+	}
+	if n.cur.used == nil {
+		n.cur.used = map[string]bool{}
+	}
+	n.cur.used[name] = true
+	n.values[v] = valueID{name: name}
+}
+
+// writeValue prints v's name, with `#k` for a result inside a group of
+// several when withResultNo is set.
+func (n *names) writeValue(p *ir.AsmPrinter, v *ir.Value, withResultNo bool) {
+	if v == nil {
+		p.WriteString("<<NULL VALUE>>")
+		return
+	}
+	lookup, resultNo := v, -1
+	if op := v.DefiningOp(); op != nil && op.NumResults() > 1 {
+		lookup, resultNo = n.resultGroup(op, v.Index())
+	}
+	id, ok := n.values[lookup]
+	if !ok {
+		p.WriteString("<<UNKNOWN SSA VALUE>>")
+		return
+	}
+	p.WriteByte('%')
+	if id.name != "" {
+		p.WriteString(id.name)
+	} else {
+		p.WriteInt(int64(id.num))
+	}
+	if resultNo >= 0 && withResultNo {
+		p.WriteByte('#')
+		p.WriteInt(int64(resultNo))
+	}
+}
+
+// resultGroup finds the head of the group holding result i of op and i's
+// number within it (-1 for a group of one).
+func (n *names) resultGroup(op *ir.Operation, i int) (*ir.Value, int) {
+	groups, ok := n.groups[op]
+	if !ok {
+		return op.Result(0), i
+	}
+	k := sort.SearchInts(groups, i+1) // first group starting after i
+	start := groups[k-1]
+	size := op.NumResults() - start
+	if k < len(groups) {
+		size = groups[k] - start
+	}
+	if size == 1 {
+		return op.Result(start), -1
+	}
+	return op.Result(start), i - start
+}
+
+func (n *names) blockName(b *ir.Block) string {
+	if info, ok := n.blocks[b]; ok {
+		return info.name
+	}
+	return "INVALIDBLOCK"
+}
+
+// sanitizeIdentifier makes name a valid identifier as MLIR does: a leading
+// digit gets a '_' prefix, a trailing digit a '_' suffix when not allowed,
+// spaces become '_' and other invalid bytes their hex code.
+func sanitizeIdentifier(name, punct string, allowTrailingDigit bool) string {
+	valid := func(c byte) bool {
+		return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || indexByte(punct, c)
+	}
+	copyName := func(prefix string) string {
+		out := []byte(prefix)
+		for i := 0; i < len(name); i++ {
+			c := name[i]
+			switch {
+			case valid(c):
+				out = append(out, c)
+			case c == ' ':
+				out = append(out, '_')
+			default:
+				out = append(out, []byte(upperHex(c))...)
+			}
+		}
+		return string(out)
+	}
+	isDigit := func(c byte) bool { return c >= '0' && c <= '9' }
+	if isDigit(name[0]) {
+		return copyName("_")
+	}
+	if !allowTrailingDigit && isDigit(name[len(name)-1]) {
+		return copyName("") + "_"
+	}
+	for i := 0; i < len(name); i++ {
+		if !valid(name[i]) {
+			return copyName("")
+		}
+	}
+	return name
+}
+
+func indexByte(s string, c byte) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			return true
+		}
+	}
+	return false
+}
+
+func upperHex(c byte) string {
+	const digits = "0123456789ABCDEF"
+	if c < 16 {
+		return string(digits[c])
+	}
+	return string([]byte{digits[c>>4], digits[c&15]})
+}

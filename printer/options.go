@@ -1,0 +1,30 @@
+package printer
+
+// Options select how IR prints; each field is an mlir-opt flag.
+type Options struct {
+	// Generic prints every op in the generic form (--mlir-print-op-generic).
+	Generic bool
+	// DebugInfo prints locations (--mlir-print-debuginfo): `loc(#locN)`
+	// after each op, with the #locN definitions at the end of the file.
+	DebugInfo bool
+	// PrettyDebugInfo prints locations in the readable, unparsable form
+	// (--mlir-pretty-debuginfo); it implies DebugInfo.
+	PrettyDebugInfo bool
+	// LocalScope prints without aliases and names values relative to the
+	// nearest isolated-from-above op (--mlir-print-local-scope).
+	LocalScope bool
+	// UniqueSSAIDs numbers values across the whole op instead of per
+	// region (--mlir-print-unique-ssa-ids); the generic form always does.
+	UniqueSSAIDs bool
+	// ElideElementsAttrsIfLarger, when positive, prints non-splat elements
+	// attributes with more elements as dense_resource<__elided__>
+	// (--mlir-elide-elementsattrs-if-larger).
+	ElideElementsAttrsIfLarger int
+	// SkipRegions prints every region as {...} (--mlir-print-skip-regions).
+	SkipRegions bool
+	// AssumeVerified skips the verification that otherwise decides between
+	// the custom and the generic form (--mlir-print-assume-verified).
+	AssumeVerified bool
+}
+
+func (o Options) debugInfo() bool { return o.DebugInfo || o.PrettyDebugInfo }
