@@ -1,0 +1,11 @@
+// Package examples holds example programs in ipuir's textual IR, starting
+// with the reference workload: the SigLIP attention block of the reference
+// compile log (729 tokens, hidden 1152, 16 heads of 72, f16) in the tensor
+// dialect, plus smaller variants of the same block for fast tests.
+//
+// The .ipuir files are generated so that the variants cannot drift apart;
+// edit gen/attention.go and run `go generate ./examples`. The files are
+// checked in, and gen's test fails when regenerating would change them.
+package examples
+
+//go:generate go run ./gen

@@ -1,0 +1,33 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// The checked-in examples are exactly what the generator writes.
+func TestExamplesAreUpToDate(t *testing.T) {
+	for _, v := range Variants {
+		want, err := v.Text()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(filepath.Join("..", v.File))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != want {
+			t.Errorf("%s is stale: run go generate ./examples", v.File)
+		}
+	}
+}
+
+func TestGeneratorRejectsBadVariants(t *testing.T) {
+	if _, err := (Attention{File: "x", Hidden: 10, Heads: 3, Elem: "f16"}).Text(); err == nil {
+		t.Error("accepted hidden 10 with 3 heads")
+	}
+	if _, err := (Attention{File: "x", Hidden: 8, Heads: 2, Elem: "i8"}).Text(); err == nil {
+		t.Error("accepted element type i8")
+	}
+}

@@ -1,0 +1,48 @@
+// Command gen writes the example programs of package examples into the
+// current directory (go generate runs it in examples/), or checks them with
+// -check.
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+func main() {
+	dir := flag.String("dir", ".", "directory to write the examples to")
+	check := flag.Bool("check", false, "report files that differ from what would be generated, write nothing")
+	flag.Parse()
+	if err := run(*dir, *check); err != nil {
+		fmt.Fprintln(os.Stderr, "gen:", err)
+		os.Exit(1)
+	}
+}
+
+func run(dir string, check bool) error {
+	stale := 0
+	for _, v := range Variants {
+		text, err := v.Text()
+		if err != nil {
+			return err
+		}
+		path := filepath.Join(dir, v.File)
+		if check {
+			old, err := os.ReadFile(path)
+			if err != nil || !bytes.Equal(old, []byte(text)) {
+				fmt.Fprintf(os.Stderr, "%s is stale: run go generate ./examples\n", path)
+				stale++
+			}
+			continue
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			return err
+		}
+	}
+	if stale > 0 {
+		return fmt.Errorf("%d stale files", stale)
+	}
+	return nil
+}
