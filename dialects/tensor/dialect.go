@@ -118,6 +118,7 @@ func verify(s *opSpec, op *ir.Operation) error {
 // Dialect returns a fresh declaration of the tensor dialect, ready to be
 // registered with a context.
 func Dialect() *ir.Dialect {
+	registerSyntax()
 	var ops []*ir.OpDef
 	for _, s := range newSpecs() {
 		ops = append(ops, s.def)

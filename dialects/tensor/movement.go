@@ -41,7 +41,7 @@ func transposeSpec() *opSpec {
 			Results:        []ir.ValueDef{{Name: "result", Type: FloatTensor}},
 			Attributes:     []ir.AttrDef{{Name: PermutationAttr, Kind: ir.DenseI64ArrayKind}},
 			Traits:         ir.TraitPure | ir.TraitSameOperandsAndResultElementType,
-			AssemblyFormat: "$input `permutation` `=` $permutation attr-dict `:` type($input) `->` type($result)",
+			AssemblyFormat: "$input `permutation` `=` custom<IndexList>($permutation) attr-dict `:` type($input) `->` type($result)",
 			Canonicalize:   []ir.RewritePattern{transposeOfTranspose},
 		},
 		infer: func(operands []ir.Type, attrs attrLookup) (resultType, error) {
@@ -138,7 +138,7 @@ func broadcastSpec() *opSpec {
 			Results:        []ir.ValueDef{{Name: "result", Type: FloatTensor}},
 			Attributes:     []ir.AttrDef{{Name: DimensionsAttr, Kind: ir.DenseI64ArrayKind}},
 			Traits:         ir.TraitPure | ir.TraitSameOperandsAndResultElementType,
-			AssemblyFormat: "$input `dimensions` `=` $dimensions attr-dict `:` type($input) `->` type($result)",
+			AssemblyFormat: "$input `dimensions` `=` custom<IndexList>($dimensions) attr-dict `:` type($input) `->` type($result)",
 		},
 		check: func(op *ir.Operation) error {
 			dims, err := opAttrs(op).ints(DimensionsAttr)
@@ -180,7 +180,7 @@ func sliceSpec() *opSpec {
 			Attributes: []ir.AttrDef{{Name: OffsetsAttr, Kind: ir.DenseI64ArrayKind},
 				{Name: SizesAttr, Kind: ir.DenseI64ArrayKind}, {Name: StridesAttr, Kind: ir.DenseI64ArrayKind}},
 			Traits: ir.TraitPure | ir.TraitSameOperandsAndResultElementType,
-			AssemblyFormat: "$input `offsets` `=` $offsets `sizes` `=` $sizes `strides` `=` $strides attr-dict " +
+			AssemblyFormat: "$input `offsets` `=` custom<IndexList>($offsets) `sizes` `=` custom<IndexList>($sizes) `strides` `=` custom<IndexList>($strides) attr-dict " +
 				"`:` type($input) `->` type($result)",
 		},
 		infer: func(operands []ir.Type, attrs attrLookup) (resultType, error) {
@@ -243,7 +243,7 @@ func concatSpec() *opSpec {
 			Results:        []ir.ValueDef{{Name: "result", Type: FloatTensor}},
 			Attributes:     []ir.AttrDef{{Name: AxisAttr, Kind: I64AttrKind}},
 			Traits:         ir.TraitPure | ir.TraitSameOperandsAndResultElementType,
-			AssemblyFormat: "$inputs `axis` `=` $axis attr-dict `:` type($inputs) `->` type($result)",
+			AssemblyFormat: "$inputs `axis` `=` custom<Index>($axis) attr-dict `:` type($inputs) `->` type($result)",
 		},
 		infer: inferConcat,
 		evaluate: func(op *ir.Operation, args []*eval.Array) (*eval.Array, error) {

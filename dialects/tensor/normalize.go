@@ -34,7 +34,7 @@ func normalizeSpecs() []*opSpec {
 				Results:        []ir.ValueDef{{Name: "result", Type: FloatTensor}},
 				Attributes:     []ir.AttrDef{{Name: AxisAttr, Kind: I64AttrKind, Doc: "the normalised axis"}},
 				Traits:         ir.TraitPure | ir.TraitSameOperandsAndResultType,
-				AssemblyFormat: "$input `axis` `=` $axis attr-dict `:` type($result)",
+				AssemblyFormat: "$input `axis` `=` custom<Index>($axis) attr-dict `:` type($result)",
 			},
 			infer: func(operands []ir.Type, attrs attrLookup) (resultType, error) {
 				if err := requireTensor(operands, 0); err != nil {
@@ -72,7 +72,7 @@ func normalizeSpecs() []*opSpec {
 				Results:    []ir.ValueDef{{Name: "result", Type: FloatTensor}},
 				Attributes: []ir.AttrDef{{Name: EpsilonAttr, Kind: F32AttrKind, Doc: "added to the variance"}},
 				Traits:     ir.TraitPure | ir.TraitSameOperandsAndResultElementType,
-				AssemblyFormat: "$input `,` $scale `,` $bias `epsilon` `=` $epsilon attr-dict `:` type($input) `,` " +
+				AssemblyFormat: "$input `,` $scale `,` $bias `epsilon` `=` custom<F32>($epsilon) attr-dict `:` type($input) `,` " +
 					"type($scale) `,` type($bias) `->` type($result)",
 			},
 			infer: inferLayerNorm,

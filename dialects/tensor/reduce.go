@@ -29,7 +29,7 @@ func reduceSpec(name string, kind eval.ReduceOp, summary, semantics string) *opS
 			Results:        []ir.ValueDef{{Name: "result", Type: FloatTensor}},
 			Attributes:     []ir.AttrDef{{Name: AxesAttr, Kind: ir.DenseI64ArrayKind, Doc: "the reduced axes"}},
 			Traits:         ir.TraitPure | ir.TraitSameOperandsAndResultElementType,
-			AssemblyFormat: "$input `axes` `=` $axes attr-dict `:` type($input) `->` type($result)",
+			AssemblyFormat: "$input `axes` `=` custom<IndexList>($axes) attr-dict `:` type($input) `->` type($result)",
 		},
 		infer: func(operands []ir.Type, attrs attrLookup) (resultType, error) {
 			if err := requireTensor(operands, 0); err != nil {

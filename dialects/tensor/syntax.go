@@ -1,0 +1,101 @@
+package tensor
+
+import (
+	"github.com/ipuir/ipuir/asmformat"
+	"github.com/ipuir/ipuir/ir"
+)
+
+// Custom directives of the dialect's assembly formats. They give the
+// attribute spellings MLIR's ODS gives attributes whose type is implied:
+// an i64 array as `[1, 0, 2]` (not `array<i64: 1, 0, 2>`), an i64 as `2`
+// (not `2 : i64`), an f32 as `9.99999997E-7` (not `... : f32`).
+const (
+	customIndexList = "IndexList"
+	customIndex     = "Index"
+	customF32       = "F32"
+)
+
+// registerSyntax makes the custom directives available to the formats of
+// the dialect. It may run any number of times (each registration replaces
+// the last with the same functions).
+func registerSyntax() {
+	asmformat.RegisterCustom(Name, customIndexList, asmformat.Custom{Print: printIndexList, Parse: parseIndexList})
+	asmformat.RegisterCustom(Name, customIndex, asmformat.Custom{Print: printIndex, Parse: parseIndex})
+	asmformat.RegisterCustom(Name, customF32, asmformat.Custom{Print: printF32, Parse: parseF32})
+}
+
+func printIndexList(p ir.OpAsmPrinter, _ *ir.Operation, args []*asmformat.Arg) {
+	a, ok := args[0].Attr.(*ir.DenseArrayAttr)
+	if !ok {
+		// Not an i64 array (the verifier will say so): print it in full so
+		// that the text still says what the IR holds.
+		p.PrintAttr(args[0].Attr)
+		return
+	}
+	p.WriteString("[")
+	for i, v := range a.Ints {
+		if i > 0 {
+			p.WriteString(", ")
+		}
+		p.Asm().WriteInt(v)
+	}
+	p.WriteString("]")
+}
+
+func parseIndexList(p ir.OpAsmParser, _ *ir.OperationState, args []*asmformat.Arg) error {
+	if err := p.ParsePunct("["); err != nil {
+		return err
+	}
+	var vals []int64
+	if !p.ParseOptionalPunct("]") {
+		for {
+			v, err := p.ParseInteger()
+			if err != nil {
+				return err
+			}
+			vals = append(vals, v)
+			if p.ParseOptionalPunct("]") {
+				break
+			}
+			if err := p.ParsePunct(","); err != nil {
+				return err
+			}
+		}
+	}
+	args[0].Attr = p.Context().DenseI64Array(vals...)
+	return nil
+}
+
+func printIndex(p ir.OpAsmPrinter, _ *ir.Operation, args []*asmformat.Arg) {
+	if !I64AttrKind.Pred(args[0].Attr) {
+		p.PrintAttr(args[0].Attr)
+		return
+	}
+	p.Asm().WriteInt(args[0].Attr.(*ir.IntegerAttr).Int)
+}
+
+func parseIndex(p ir.OpAsmParser, _ *ir.OperationState, args []*asmformat.Arg) error {
+	v, err := p.ParseInteger()
+	if err != nil {
+		return err
+	}
+	args[0].Attr = I64(p.Context(), int(v))
+	return nil
+}
+
+func printF32(p ir.OpAsmPrinter, _ *ir.Operation, args []*asmformat.Arg) {
+	if !F32AttrKind.Pred(args[0].Attr) {
+		p.PrintAttr(args[0].Attr)
+		return
+	}
+	p.PrintAttrWithoutType(args[0].Attr)
+}
+
+func parseF32(p ir.OpAsmParser, _ *ir.OperationState, args []*asmformat.Arg) error {
+	a, err := p.ParseAttribute(p.Context().F32())
+	if err != nil {
+		return err
+	}
+	args[0].Attr = a
+	return nil
+}
