@@ -1,0 +1,80 @@
+package tiled
+
+import (
+	"fmt"
+
+	"github.com/ipuir/ipuir/ir"
+)
+
+// Estimate is what the planner expects a matmul to cost on its busiest
+// tile, and the memory it needs there.
+type Estimate struct {
+	// Cycles = ComputeCycles + ExchangeCycles + ReductionCycles + SyncCycles.
+	Cycles int64
+	// ComputeCycles: AMP work (the target's matmul fit) and weight staging.
+	ComputeCycles int64
+	// ExchangeCycles: every exchange phase (operands in, partial sums
+	// across), with per-phase latency.
+	ExchangeCycles int64
+	// ReductionCycles: vector adds of partial sums and the final conversion.
+	ReductionCycles int64
+	// SyncCycles: one all-tile sync per superstep.
+	SyncCycles int64
+	// ExchangeWords: words the busiest tile receives over all phases.
+	ExchangeWords int64
+	// Peak bytes per memory kind on the busiest tile.
+	PeakStandardBytes    int64
+	PeakInterleavedBytes int64
+}
+
+var estimateFields = []string{"cycles", "compute_cycles", "exchange_cycles", "reduction_cycles", "sync_cycles",
+	"exchange_words", "peak_standard_bytes", "peak_interleaved_bytes"}
+
+func (e *Estimate) fields() []*int64 {
+	return []*int64{&e.Cycles, &e.ComputeCycles, &e.ExchangeCycles, &e.ReductionCycles, &e.SyncCycles,
+		&e.ExchangeWords, &e.PeakStandardBytes, &e.PeakInterleavedBytes}
+}
+
+// String is the attribute body.
+func (e *Estimate) String() string {
+	w := &fieldWriter{}
+	for i, v := range e.fields() {
+		w.int(estimateFields[i], *v)
+	}
+	return w.String()
+}
+
+// EstimateAttr is #tiled.estimate<cycles = ..., compute_cycles = ..., ...>,
+// recorded on a matmul next to its plan.
+type EstimateAttr struct{ Estimate Estimate }
+
+// NewEstimateAttr uniques e as an attribute.
+func NewEstimateAttr(ctx *ir.Context, e Estimate) *EstimateAttr {
+	return ir.UniqueAttr(ctx, &EstimateAttr{Estimate: e})
+}
+
+func (a *EstimateAttr) Print(p *ir.AsmPrinter) {
+	p.WriteString("#tiled.estimate<")
+	p.WriteString(a.Estimate.String())
+	p.WriteString(">")
+}
+
+func estimateFromSyntax(args *syntaxArgs) (Estimate, error) {
+	var e Estimate
+	f, err := newFieldSet("#tiled.estimate", args)
+	if err != nil {
+		return e, err
+	}
+	for i, v := range e.fields() {
+		if *v, err = f.int(estimateFields[i], 0, true); err != nil {
+			return e, err
+		}
+		if *v < 0 {
+			return e, fmt.Errorf("#tiled.estimate: field '%s' must not be negative, got %d", estimateFields[i], *v)
+		}
+	}
+	if sum := e.ComputeCycles + e.ExchangeCycles + e.ReductionCycles + e.SyncCycles; sum != e.Cycles {
+		return e, fmt.Errorf("#tiled.estimate: cycles %d is not the sum of its parts (%d)", e.Cycles, sum)
+	}
+	return e, f.done(estimateFields...)
+}

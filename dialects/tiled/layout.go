@@ -1,0 +1,210 @@
+package tiled
+
+import "slices"
+
+// OrderKind says how the elements of each shard are arranged in tile memory.
+type OrderKind uint8
+
+const (
+	// RowMajor: the shard is stored row major.
+	RowMajor OrderKind = iota + 1
+	// BlockMajor: the shard is stored as consecutive transposed-matrix
+	// blocks of RowBlock × ColumnBlock elements. A block's rows run along the
+	// tensor's last axis and its columns along the second-to-last, so a
+	// result computed in swapped orientation is stored without a transpose.
+	BlockMajor
+	// AmpLeft: the order the AMP unit streams its left operand in (rows).
+	AmpLeft
+	// AmpRight: the order the AMP unit loads its right operand (weight
+	// blocks) in.
+	AmpRight
+)
+
+// Order is a layout's element order within each shard.
+type Order struct {
+	Kind OrderKind
+	// RowBlock and ColumnBlock are the transposed-matrix block of BlockMajor;
+	// zero for the other kinds.
+	RowBlock, ColumnBlock int64
+}
+
+// Padding says what padding positions of a shard hold.
+type Padding uint8
+
+const (
+	// PaddingZero: padding holds zeros, so a reduction over a padded axis
+	// (the inner axis of a matmul) is unaffected.
+	PaddingZero Padding = iota + 1
+	// PaddingUndefined: padding holds whatever was there; cheaper, valid only
+	// where no one reads it as data.
+	PaddingUndefined
+)
+
+// AxisTiling describes how one axis is cut into partitions.
+type AxisTiling struct {
+	// FromEnd counts axes from the end: 1 is the last axis, 2 the one
+	// before it (the reference log's FromEnd(n)). Written as -n.
+	FromEnd int
+	// Partitions is how many shards the axis is cut into.
+	Partitions int64
+	// PaddingGroups splits the axis into equal groups padded separately
+	// (heads of an attention projection, say); Partitions is a multiple of it.
+	PaddingGroups int64
+	// BlockSize is the unit of distribution: partitions get whole blocks.
+	BlockSize int64
+	// PaddingMultiple is what each padding group's length is rounded up to;
+	// a multiple of BlockSize.
+	PaddingMultiple int64
+	// ShardPaddingMultiple is what each shard's physical size is rounded up
+	// to, so that a kernel reading whole groups (6 AMP rows, 16 inner
+	// elements) stays inside the shard.
+	ShardPaddingMultiple int64
+	Padding              Padding
+	// TileStride is the tile distance between consecutive partitions of this
+	// axis; 0 means derived: the span of the axes listed before it.
+	TileStride int64
+}
+
+// Tiling says how a tensor is spread over tiles.
+type Tiling struct {
+	// TileCount is the number of tiles the tensor is spread over; every
+	// shard's tile is below it.
+	TileCount int64
+	// Replicas is how many full copies of the tensor are stored.
+	Replicas int64
+	// ReplicaStride is the tile distance between copies; 0 means derived:
+	// the span of all partitioned axes. (Not in the reference log's
+	// TensorTiling; it lets both operands of a 3-D matmul grid be described,
+	// one of which is replicated along an inner grid dimension.)
+	ReplicaStride int64
+	// Axes lists the partitioned axes; axes not listed are whole in every
+	// shard. Tile strides derive in this order.
+	Axes []AxisTiling
+}
+
+// Layout is a tensor's distribution: order, tiling and memory class.
+type Layout struct {
+	Order  Order
+	Tiling Tiling
+	// MemoryClass names a class of the target (e.g. "Ipu21Standard").
+	MemoryClass string
+}
+
+// Default field values; the printer elides them.
+const (
+	defaultPaddingGroups        = 1
+	defaultBlockSize            = 1
+	defaultPaddingMultiple      = 1
+	defaultShardPaddingMultiple = 1
+	defaultReplicas             = 1
+)
+
+// NewAxis returns an axis tiling with every optional field at its default.
+func NewAxis(fromEnd int, partitions int64) AxisTiling {
+	return AxisTiling{
+		FromEnd:              fromEnd,
+		Partitions:           partitions,
+		PaddingGroups:        defaultPaddingGroups,
+		BlockSize:            defaultBlockSize,
+		PaddingMultiple:      defaultPaddingMultiple,
+		ShardPaddingMultiple: defaultShardPaddingMultiple,
+		Padding:              PaddingZero,
+	}
+}
+
+// Equal reports whether two layouts are the same in every field.
+func (l *Layout) Equal(o *Layout) bool {
+	return l.Order == o.Order && l.MemoryClass == o.MemoryClass && l.Tiling.TileCount == o.Tiling.TileCount &&
+		l.Tiling.Replicas == o.Tiling.Replicas && l.Tiling.ReplicaStride == o.Tiling.ReplicaStride &&
+		slices.Equal(l.Tiling.Axes, o.Tiling.Axes)
+}
+
+// SameDistribution reports whether two layouts put the same elements on the
+// same tiles: equal tilings apart from each shard's own storage (shard
+// padding and padding kind). Converting between two such layouts is a local
+// copy on each tile, never an exchange. Tile strides and the replica stride
+// are compared as resolved, so a derived stride equals the same stride
+// written out.
+func (l *Layout) SameDistribution(o *Layout) bool {
+	a, b := &l.Tiling, &o.Tiling
+	if a.TileCount != b.TileCount || a.Replicas != b.Replicas || len(a.Axes) != len(b.Axes) {
+		return false
+	}
+	sa, ra := a.resolvedStrides()
+	sb, rb := b.resolvedStrides()
+	if ra != rb || !slices.Equal(sa, sb) {
+		return false
+	}
+	for i := range a.Axes {
+		x, y := a.Axes[i], b.Axes[i]
+		if x.FromEnd != y.FromEnd || x.Partitions != y.Partitions || x.PaddingGroups != y.PaddingGroups ||
+			x.BlockSize != y.BlockSize || x.PaddingMultiple != y.PaddingMultiple {
+			return false
+		}
+	}
+	return true
+}
+
+// Axis returns the tiling of the axis fromEnd places from the end, if that
+// axis is partitioned.
+func (t *Tiling) Axis(fromEnd int) (AxisTiling, bool) {
+	for _, a := range t.Axes {
+		if a.FromEnd == fromEnd {
+			return a, true
+		}
+	}
+	return AxisTiling{}, false
+}
+
+// ShardsPerReplica is the product of the partitions of every listed axis.
+// It saturates rather than overflowing (the verifier rejects such counts).
+func (t *Tiling) ShardsPerReplica() int64 {
+	n := int64(1)
+	for _, a := range t.Axes {
+		n = satMul(n, a.Partitions)
+	}
+	return n
+}
+
+// resolvedStrides returns each axis's tile stride with derived strides
+// filled in, and the replica stride. A derived stride is the span of the
+// axes before it: one more than the largest tile offset they reach.
+func (t *Tiling) resolvedStrides() ([]int64, int64) {
+	strides := make([]int64, len(t.Axes))
+	span := int64(1)
+	for i, a := range t.Axes {
+		s := a.TileStride
+		if s == 0 {
+			s = span
+		}
+		strides[i] = s
+		span = satAdd(span, satMul(a.Partitions-1, s))
+	}
+	replica := t.ReplicaStride
+	if replica == 0 {
+		replica = span
+	}
+	return strides, replica
+}
+
+// satMul and satAdd are multiplication and addition of non-negative counts
+// that stick at a large sentinel instead of overflowing, so that limits
+// checks on fuzzed or hostile layouts stay meaningful.
+const saturated = int64(1) << 62
+
+func satMul(a, b int64) int64 {
+	if a <= 0 || b <= 0 {
+		return a * b
+	}
+	if a >= saturated/b {
+		return saturated
+	}
+	return a * b
+}
+
+func satAdd(a, b int64) int64 {
+	if a >= saturated-b {
+		return saturated
+	}
+	return a + b
+}

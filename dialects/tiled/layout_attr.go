@@ -1,0 +1,251 @@
+package tiled
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/ipuir/ipuir/ir"
+)
+
+// LayoutAttr is #tiled.layout<...>: a Layout as an attribute, usually the
+// encoding of a ranked tensor type. Its syntax names the fields as the
+// reference log does; fields at their default are left out when printed:
+//
+//	#tiled.layout<order = block_major<row_block = 384, column_block = 16>,
+//	  tile_count = 1380, replicas = 10,
+//	  axes = [{axis = -2, partitions = 46, block_size = 16, padding_multiple = 16, tile_stride = 1},
+//	          {axis = -1, partitions = 3, block_size = 384, padding_multiple = 384}],
+//	  memory_class = Ipu21Standard>
+//
+// order is row_major, block_major<row_block = R, column_block = C>,
+// amp<left> or amp<right>. An axis is written -n for the n-th from the end.
+// Optional fields and defaults: replicas 1, replica_stride derived,
+// padding_groups 1, block_size 1, padding_multiple 1,
+// shard_padding_multiple 1, padding zero (or undefined), tile_stride
+// derived.
+type LayoutAttr struct{ Layout Layout }
+
+// NewLayoutAttr uniques l as an attribute. The attribute keeps l; callers
+// must not change l's axes afterwards.
+func NewLayoutAttr(ctx *ir.Context, l Layout) *LayoutAttr {
+	l.Tiling.Axes = append([]AxisTiling(nil), l.Tiling.Axes...)
+	return ir.UniqueAttr(ctx, &LayoutAttr{Layout: l})
+}
+
+// Print writes the attribute in its canonical form.
+func (a *LayoutAttr) Print(p *ir.AsmPrinter) {
+	p.WriteString("#tiled.layout<")
+	p.WriteString(a.Layout.String())
+	p.WriteString(">")
+}
+
+// String is the attribute body without `#tiled.layout<` and `>`.
+func (l *Layout) String() string {
+	w := &fieldWriter{}
+	w.raw("order", l.Order.String())
+	w.int("tile_count", l.Tiling.TileCount)
+	if l.Tiling.Replicas != defaultReplicas {
+		w.int("replicas", l.Tiling.Replicas)
+	}
+	if l.Tiling.ReplicaStride != 0 {
+		w.int("replica_stride", l.Tiling.ReplicaStride)
+	}
+	axes := "["
+	for i, ax := range l.Tiling.Axes {
+		if i > 0 {
+			axes += ", "
+		}
+		axes += "{" + ax.String() + "}"
+	}
+	w.raw("axes", axes+"]")
+	w.raw("memory_class", l.MemoryClass)
+	return w.String()
+}
+
+// String writes the order as the layout syntax does.
+func (o Order) String() string {
+	switch o.Kind {
+	case RowMajor:
+		return "row_major"
+	case BlockMajor:
+		return fmt.Sprintf("block_major<row_block = %d, column_block = %d>", o.RowBlock, o.ColumnBlock)
+	case AmpLeft:
+		return "amp<left>"
+	case AmpRight:
+		return "amp<right>"
+	}
+	return "invalid"
+}
+
+// String writes the axis record's fields (without braces).
+func (a AxisTiling) String() string {
+	w := &fieldWriter{}
+	w.raw("axis", "-"+strconv.Itoa(a.FromEnd))
+	w.int("partitions", a.Partitions)
+	if a.PaddingGroups != defaultPaddingGroups {
+		w.int("padding_groups", a.PaddingGroups)
+	}
+	if a.BlockSize != defaultBlockSize {
+		w.int("block_size", a.BlockSize)
+	}
+	if a.PaddingMultiple != defaultPaddingMultiple {
+		w.int("padding_multiple", a.PaddingMultiple)
+	}
+	if a.ShardPaddingMultiple != defaultShardPaddingMultiple {
+		w.int("shard_padding_multiple", a.ShardPaddingMultiple)
+	}
+	if a.Padding == PaddingUndefined {
+		w.raw("padding", "undefined")
+	}
+	if a.TileStride != 0 {
+		w.int("tile_stride", a.TileStride)
+	}
+	return w.String()
+}
+
+// fieldWriter joins `name = value` pairs with commas.
+type fieldWriter struct{ buf []byte }
+
+func (w *fieldWriter) raw(name, value string) {
+	if len(w.buf) > 0 {
+		w.buf = append(w.buf, ", "...)
+	}
+	w.buf = append(w.buf, name...)
+	w.buf = append(w.buf, " = "...)
+	w.buf = append(w.buf, value...)
+}
+
+func (w *fieldWriter) int(name string, v int64) { w.raw(name, strconv.FormatInt(v, 10)) }
+
+func (w *fieldWriter) String() string { return string(w.buf) }
+
+var layoutFields = []string{"order", "tile_count", "replicas", "replica_stride", "axes", "memory_class"}
+var axisFields = []string{"axis", "partitions", "padding_groups", "block_size", "padding_multiple",
+	"shard_padding_multiple", "padding", "tile_stride"}
+
+// layoutFromSyntax builds a Layout from a parsed `layout<...>` body. It
+// checks the syntax and the ranges of single fields; whether the layout fits
+// a tensor and a target is the verifier's business (NewShardMap, Check).
+func layoutFromSyntax(args *syntaxArgs) (Layout, error) {
+	var l Layout
+	f, err := newFieldSet("#tiled.layout", args)
+	if err != nil {
+		return l, err
+	}
+	ov := f.take("order")
+	if ov == nil {
+		return l, fmt.Errorf("#tiled.layout: missing field 'order'")
+	}
+	if l.Order, err = orderFromSyntax(ov); err != nil {
+		return l, err
+	}
+	if l.Tiling.TileCount, err = f.positive("tile_count", 0, true); err != nil {
+		return l, err
+	}
+	if l.Tiling.Replicas, err = f.positive("replicas", defaultReplicas, false); err != nil {
+		return l, err
+	}
+	if f.has("replica_stride") {
+		if l.Tiling.ReplicaStride, err = f.positive("replica_stride", 0, false); err != nil {
+			return l, err
+		}
+	}
+	av := f.take("axes")
+	if av == nil {
+		return l, fmt.Errorf("#tiled.layout: missing field 'axes' (write axes = [] for a tensor stored whole on each tile)")
+	}
+	if av.List == nil {
+		return l, fmt.Errorf("#tiled.layout: field 'axes' must be a list of {...} records, got %s", describeValue(av))
+	}
+	for i, e := range av.List.Elems {
+		ax, err := axisFromSyntax(fmt.Sprintf("#tiled.layout: axes[%d]", i), e)
+		if err != nil {
+			return l, err
+		}
+		l.Tiling.Axes = append(l.Tiling.Axes, ax)
+	}
+	if l.MemoryClass, err = f.word("memory_class", true); err != nil {
+		return l, err
+	}
+	return l, f.done(layoutFields...)
+}
+
+func orderFromSyntax(v *syntaxValue) (Order, error) {
+	if v.Word == nil {
+		return Order{}, fmt.Errorf("#tiled.layout: field 'order' must be row_major, block_major<...>, amp<left> or amp<right>, got %s", describeValue(v))
+	}
+	w := v.Word
+	switch w.Name {
+	case "row_major":
+		if w.Args != nil {
+			return Order{}, fmt.Errorf("#tiled.layout: row_major takes no arguments")
+		}
+		return Order{Kind: RowMajor}, nil
+	case "block_major":
+		f, err := newFieldSet("#tiled.layout: block_major", w.Args)
+		if err != nil {
+			return Order{}, err
+		}
+		o := Order{Kind: BlockMajor}
+		if o.RowBlock, err = f.positive("row_block", 0, true); err != nil {
+			return Order{}, err
+		}
+		if o.ColumnBlock, err = f.positive("column_block", 0, true); err != nil {
+			return Order{}, err
+		}
+		return o, f.done("row_block", "column_block")
+	case "amp":
+		if w.Args == nil || len(w.Args.Items) != 1 || w.Args.Items[0].Key != "" || w.Args.Items[0].Value.Word == nil {
+			return Order{}, fmt.Errorf("#tiled.layout: amp order must be amp<left> or amp<right>")
+		}
+		switch w.Args.Items[0].Value.Word.Name {
+		case "left":
+			return Order{Kind: AmpLeft}, nil
+		case "right":
+			return Order{Kind: AmpRight}, nil
+		}
+		return Order{}, fmt.Errorf("#tiled.layout: amp order must be amp<left> or amp<right>, got amp<%s>", w.Args.Items[0].Value.Word.Name)
+	}
+	return Order{}, fmt.Errorf("#tiled.layout: unknown order '%s' (row_major, block_major<...>, amp<left>, amp<right>)", w.Name)
+}
+
+func axisFromSyntax(what string, v *syntaxValue) (AxisTiling, error) {
+	if v.Record == nil {
+		return AxisTiling{}, fmt.Errorf("%s: expected a {...} record, got %s", what, describeValue(v))
+	}
+	f, err := newFieldSet(what, v.Record)
+	if err != nil {
+		return AxisTiling{}, err
+	}
+	axis, err := f.int("axis", 0, true)
+	if err != nil {
+		return AxisTiling{}, err
+	}
+	if axis >= 0 || axis < -64 {
+		return AxisTiling{}, fmt.Errorf("%s: axis is counted from the end and written -1 (last) to -64, got %d", what, axis)
+	}
+	a := NewAxis(int(-axis), 0)
+	for _, p := range []struct {
+		name string
+		dst  *int64
+		def  int64
+	}{{"partitions", &a.Partitions, 0}, {"padding_groups", &a.PaddingGroups, defaultPaddingGroups},
+		{"block_size", &a.BlockSize, defaultBlockSize}, {"padding_multiple", &a.PaddingMultiple, defaultPaddingMultiple},
+		{"shard_padding_multiple", &a.ShardPaddingMultiple, defaultShardPaddingMultiple}} {
+		if *p.dst, err = f.positive(p.name, p.def, p.name == "partitions"); err != nil {
+			return AxisTiling{}, err
+		}
+	}
+	switch pad, err := f.word("padding", false, "zero", "undefined"); {
+	case err != nil:
+		return AxisTiling{}, err
+	case pad == "undefined":
+		a.Padding = PaddingUndefined
+	}
+	if f.has("tile_stride") {
+		if a.TileStride, err = f.positive("tile_stride", 0, false); err != nil {
+			return AxisTiling{}, err
+		}
+	}
+	return a, f.done(axisFields...)
+}

@@ -1,0 +1,364 @@
+package tiled
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/target"
+)
+
+// Op names of the dialect.
+const (
+	RelayoutOp = "tiled.relayout"
+	ShardOp    = "tiled.shard"
+	ViewOp     = "tiled.view"
+	MatmulOp   = "tiled.matmul"
+)
+
+// Attribute names of the dialect's ops.
+const (
+	TileAttrName     = "tile"
+	ExtentsAttrName  = "extents"
+	PlanAttrName     = "plan"
+	EstimateAttrName = "estimate"
+)
+
+var (
+	// LaidOutTensor accepts a statically shaped ranked tensor whose encoding
+	// is a #tiled.layout.
+	LaidOutTensor = ir.TypeConstraint{Desc: "statically shaped tensor with a #tiled.layout encoding", Pred: func(t ir.Type) bool {
+		_, ok := LayoutOf(t)
+		return ok && ir.NumElements(t.(*ir.RankedTensorType).Dims) >= 0
+	}}
+	// LocalTensor accepts a statically shaped ranked tensor without encoding:
+	// one tile's buffer.
+	LocalTensor = ir.TypeConstraint{Desc: "statically shaped tensor without encoding", Pred: func(t ir.Type) bool {
+		rt, ok := t.(*ir.RankedTensorType)
+		return ok && rt.Encoding == nil && ir.NumElements(rt.Dims) >= 0
+	}}
+	staticTensor = ir.TypeConstraint{Desc: "statically shaped tensor", Pred: func(t ir.Type) bool {
+		rt, ok := t.(*ir.RankedTensorType)
+		return ok && ir.NumElements(rt.Dims) >= 0
+	}}
+
+	i64AttrKind = ir.AttrKind{Desc: "64-bit signless integer attribute", Pred: func(a ir.Attribute) bool {
+		ia, ok := a.(*ir.IntegerAttr)
+		if !ok {
+			return false
+		}
+		it, ok := ia.Typ.(*ir.IntegerType)
+		return ok && it.Width == 64 && it.Signedness == ir.Signless
+	}}
+	extentsAttrKind  = ir.AttrKind{Desc: "#tiled.extents attribute", Pred: func(a ir.Attribute) bool { _, ok := a.(*ExtentsAttr); return ok }}
+	planAttrKind     = ir.AttrKind{Desc: "#tiled.gemm_plan attribute", Pred: func(a ir.Attribute) bool { _, ok := a.(*GemmPlanAttr); return ok }}
+	estimateAttrKind = ir.AttrKind{Desc: "#tiled.estimate attribute", Pred: func(a ir.Attribute) bool { _, ok := a.(*EstimateAttr); return ok }}
+)
+
+func ops() []*ir.OpDef {
+	return []*ir.OpDef{
+		{
+			Name:    RelayoutOp,
+			Summary: "Moves a tensor into a layout.",
+			Description: "The result holds the input's values in the result type's #tiled.layout. Between two " +
+				"layouts that put the same elements on the same tiles it is a local copy on each tile; " +
+				"otherwise it is an exchange. The input may have no layout (a model-level value entering " +
+				"the tiled program) or another one.",
+			Example:        "%1 = tiled.relayout %0 : tensor<729x1152xf16> -> tensor<729x1152xf16, #layout>",
+			Operands:       []ir.ValueDef{{Name: "input", Type: staticTensor}},
+			Results:        []ir.ValueDef{{Name: "result", Type: LaidOutTensor}},
+			Traits:         ir.TraitPure,
+			AssemblyFormat: "$input attr-dict `:` type($input) `->` type($result)",
+			Verify:         verifyRelayout,
+		},
+		{
+			Name:    ShardOp,
+			Summary: "One tile's shard of a laid-out tensor, as a local tensor.",
+			Description: "The result is the whole stored shard on `tile`, padding included: its shape is the " +
+				"shard's physical extent on each axis.",
+			Example:        "%s = tiled.shard %t tile 45 : tensor<1x729x1152xf16, #layout> -> tensor<1x16x384xf16>",
+			Operands:       []ir.ValueDef{{Name: "source", Type: LaidOutTensor}},
+			Results:        []ir.ValueDef{{Name: "result", Type: LocalTensor}},
+			Attributes:     []ir.AttrDef{{Name: TileAttrName, Kind: i64AttrKind, Doc: "the tile whose shard is taken"}},
+			Traits:         ir.TraitPure,
+			AssemblyFormat: "$source `tile` custom<Tile>($tile) attr-dict `:` type($source) `->` type($result)",
+			Verify:         verifyShard,
+		},
+		{
+			Name:    ViewOp,
+			Summary: "A region of the shard a tile stores, as a local tensor.",
+			Description: "The extents are in the tensor's positions, one [start, logical_end, physical_end] " +
+				"per axis; the result's shape is their physical sizes. Shard-view containment: the view " +
+				"must lie inside the shard stored on `tile` (start no earlier, logical and physical ends " +
+				"no later), or the op is rejected with `tensor view falls outside its storage shard`, the " +
+				"layout, the shard extents and the view extents.",
+			Example:        "%v = tiled.view %t tile 45 #tiled.extents<[0, 1, 1], [720, 729, 736], [0, 16, 16]> : tensor<1x729x1152xf16, #layout> -> tensor<1x16x16xf16>",
+			Operands:       []ir.ValueDef{{Name: "source", Type: LaidOutTensor}},
+			Results:        []ir.ValueDef{{Name: "result", Type: LocalTensor}},
+			Attributes:     []ir.AttrDef{{Name: TileAttrName, Kind: i64AttrKind, Doc: "the tile whose shard is viewed"}, {Name: ExtentsAttrName, Kind: extentsAttrKind}},
+			Traits:         ir.TraitPure,
+			AssemblyFormat: "$source `tile` custom<Tile>($tile) $extents attr-dict `:` type($source) `->` type($result)",
+			Verify:         verifyView,
+		},
+		{
+			Name:    MatmulOp,
+			Summary: "A matmul partitioned by a GEMM plan, on laid-out tensors.",
+			Description: "C = A·B (rank 2) or per batch entry (rank 3), with the plan's orientation, partitions, " +
+				"reduction and weight staging. The operands and the result must be in exactly the layouts " +
+				"the plan gives them (LayoutsForPlan), and the plan must be feasible on the module's " +
+				"target (ipu.target): every tile's AMP reads and writes inside its shards and its buffers " +
+				"fit its memory classes. `estimate` is the planner's cost estimate.",
+			Example: "%c = tiled.matmul %a, %b plan = #gemm_plan : tensor<729x1152xf16, #layout>, " +
+				"tensor<1152x1152xf16, #layout1> -> tensor<729x1152xf16, #layout2>",
+			Operands: []ir.ValueDef{{Name: "lhs", Type: LaidOutTensor}, {Name: "rhs", Type: LaidOutTensor}},
+			Results:  []ir.ValueDef{{Name: "result", Type: LaidOutTensor}},
+			Attributes: []ir.AttrDef{{Name: PlanAttrName, Kind: planAttrKind},
+				{Name: EstimateAttrName, Kind: estimateAttrKind, Optional: true}},
+			Traits:         ir.TraitPure,
+			AssemblyFormat: "$lhs `,` $rhs `plan` `=` $plan attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)",
+			Verify:         verifyMatmul,
+		},
+	}
+}
+
+// targetIfAny returns the module's target when the op sits in a module
+// naming one; layout checks that need a machine are skipped without it.
+func targetIfAny(op *ir.Operation) *target.Target {
+	for m := op.ParentOp(); m != nil; m = m.ParentOp() {
+		if m.Name() == ir.ModuleOpName {
+			if m.Attr(target.ModuleAttr) == nil {
+				return nil
+			}
+			t, err := target.FromModule(m)
+			if err != nil {
+				return nil
+			}
+			return t
+		}
+	}
+	return nil
+}
+
+// ElemTypeOf maps an IR element type to the target's element types.
+func ElemTypeOf(t ir.Type) (target.ElemType, error) {
+	switch et := ir.ElementTypeOrSelf(t).(type) {
+	case *ir.FloatType:
+		switch et.Kind {
+		case ir.F16:
+			return target.F16, nil
+		case ir.F32:
+			return target.F32, nil
+		}
+	case *ir.IntegerType:
+		if et.Signedness == ir.Signless {
+			switch et.Width {
+			case 1:
+				return target.I1, nil
+			case 8:
+				return target.I8, nil
+			case 16:
+				return target.I16, nil
+			case 32:
+				return target.I32, nil
+			}
+		}
+	}
+	return 0, fmt.Errorf("element type %s has no tile representation", ir.TypeString(ir.ElementTypeOrSelf(t)))
+}
+
+// CheckLayout checks that l is well formed for a tensor of type t and, when
+// tg is not nil, fits the target: the tile count within the target's, the
+// memory class one the target has, and the largest shard within that
+// class's capacity on its tile.
+func CheckLayout(l *Layout, t *ir.RankedTensorType, tg *target.Target) (*ShardMap, error) {
+	maxTiles := int64(0)
+	if tg != nil {
+		maxTiles = int64(tg.Tiles)
+	}
+	m, err := NewShardMap(l, t.Dims, maxTiles)
+	if err != nil || tg == nil {
+		return m, err
+	}
+	class, err := tg.ClassByName(l.MemoryClass)
+	if err != nil {
+		return nil, layoutErr("memory_class: %v", err)
+	}
+	elem, err := ElemTypeOf(t.Elem)
+	if err != nil {
+		return nil, err
+	}
+	bytes, err := tg.BytesFor(m.MaxShardElements(), elem)
+	if err != nil {
+		return nil, err
+	}
+	if err := tg.Fits(map[target.MemoryKind]int64{class.Kind: bytes}); err != nil {
+		return nil, layoutErr("the largest shard (%v of %v) does not fit its tile: %v", m.MaxShardShape(), elem, err)
+	}
+	return m, nil
+}
+
+// layoutOfValue checks the layout of an operand's type and returns its map.
+func layoutOfValue(op *ir.Operation, v *ir.Value, what string) (*ShardMap, error) {
+	t := v.Type().(*ir.RankedTensorType)
+	l, _ := LayoutOf(t)
+	m, err := CheckLayout(l, t, targetIfAny(op))
+	if err != nil {
+		return nil, fmt.Errorf("%s layout is not valid for %s: %v", what, ir.TypeString(t), err)
+	}
+	return m, nil
+}
+
+func sameShapeAndElement(a, b *ir.RankedTensorType) bool {
+	if a.Elem != b.Elem || len(a.Dims) != len(b.Dims) {
+		return false
+	}
+	for i := range a.Dims {
+		if a.Dims[i] != b.Dims[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func verifyRelayout(op *ir.Operation) error {
+	in := op.Operand(0).Type().(*ir.RankedTensorType)
+	out := op.Result(0).Type().(*ir.RankedTensorType)
+	if !sameShapeAndElement(in, out) {
+		return fmt.Errorf("result %s must have the input's shape and element type (%s)", ir.TypeString(out), ir.TypeString(in))
+	}
+	if _, ok := LayoutOf(in); ok {
+		if _, err := layoutOfValue(op, op.Operand(0), "input"); err != nil {
+			return err
+		}
+	}
+	_, err := layoutOfValue(op, op.Result(0), "result")
+	return err
+}
+
+func tileOf(op *ir.Operation) int64 { return op.Attr(TileAttrName).(*ir.IntegerAttr).Int }
+
+func verifyShard(op *ir.Operation) error {
+	m, err := layoutOfValue(op, op.Operand(0), "source")
+	if err != nil {
+		return err
+	}
+	tile := tileOf(op)
+	shard, ok := m.OnTile(tile)
+	if !ok {
+		return fmt.Errorf("tile %d holds no shard of the source (tile_count %d)", tile, m.Layout.Tiling.TileCount)
+	}
+	src := op.Operand(0).Type().(*ir.RankedTensorType)
+	out := op.Result(0).Type().(*ir.RankedTensorType)
+	want := make([]int64, len(shard.Extents))
+	for i, e := range shard.Extents {
+		want[i] = e.PhysicalSize()
+	}
+	if out.Elem != src.Elem || !equalDims(out.Dims, want) {
+		return fmt.Errorf("result %s must be the shard on tile %d: %s", ir.TypeString(out), tile,
+			ir.TypeString(&ir.RankedTensorType{Dims: want, Elem: src.Elem}))
+	}
+	return nil
+}
+
+func equalDims(a, b []int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func verifyView(op *ir.Operation) error {
+	m, err := layoutOfValue(op, op.Operand(0), "source")
+	if err != nil {
+		return err
+	}
+	ext := op.Attr(ExtentsAttrName).(*ExtentsAttr)
+	src := op.Operand(0).Type().(*ir.RankedTensorType)
+	out := op.Result(0).Type().(*ir.RankedTensorType)
+	if len(ext.Extents) != len(src.Dims) {
+		return fmt.Errorf("extents give %d axes but the source has rank %d", len(ext.Extents), len(src.Dims))
+	}
+	if out.Elem != src.Elem || !equalDims(out.Dims, ext.Shape()) {
+		return fmt.Errorf("result %s must have the extents' physical sizes %v and the source's element type", ir.TypeString(out), ext.Shape())
+	}
+	return m.CheckView(tileOf(op), ext.Extents)
+}
+
+// MatmulShapeOf reads a matmul's problem from its operand and result types:
+// rank 2, or rank 3 with one batch axis.
+func MatmulShapeOf(lhs, rhs, result ir.Type) (MatmulShape, error) {
+	a, okA := lhs.(*ir.RankedTensorType)
+	b, okB := rhs.(*ir.RankedTensorType)
+	c, okC := result.(*ir.RankedTensorType)
+	if !okA || !okB || !okC {
+		return MatmulShape{}, fmt.Errorf("operands and result must be ranked tensors")
+	}
+	r := len(a.Dims)
+	if (r != 2 && r != 3) || len(b.Dims) != r || len(c.Dims) != r {
+		return MatmulShape{}, fmt.Errorf("operands and result must all have rank 2, or rank 3 with one batch axis; got ranks %d, %d and %d",
+			len(a.Dims), len(b.Dims), len(c.Dims))
+	}
+	s := MatmulShape{Batched: r == 3, Batch: 1, M: a.Dims[r-2], K: a.Dims[r-1], N: b.Dims[r-1]}
+	if r == 3 {
+		s.Batch = a.Dims[0]
+		if b.Dims[0] != s.Batch || c.Dims[0] != s.Batch {
+			return MatmulShape{}, fmt.Errorf("batch sizes differ: %d, %d and %d", a.Dims[0], b.Dims[0], c.Dims[0])
+		}
+	}
+	if b.Dims[r-2] != s.K {
+		return MatmulShape{}, fmt.Errorf("contracting dimensions differ: lhs has %d columns, rhs has %d rows", s.K, b.Dims[r-2])
+	}
+	if c.Dims[r-2] != s.M || c.Dims[r-1] != s.N {
+		return MatmulShape{}, fmt.Errorf("result must be %dx%d, got %dx%d", s.M, s.N, c.Dims[r-2], c.Dims[r-1])
+	}
+	if a.Elem != b.Elem {
+		return MatmulShape{}, fmt.Errorf("operands have different element types: %s and %s", ir.TypeString(a.Elem), ir.TypeString(b.Elem))
+	}
+	var err error
+	if s.Elem, err = ElemTypeOf(a.Elem); err != nil {
+		return MatmulShape{}, err
+	}
+	if s.ResultElem, err = ElemTypeOf(c.Elem); err != nil {
+		return MatmulShape{}, err
+	}
+	return s, nil
+}
+
+func verifyMatmul(op *ir.Operation) error {
+	s, err := MatmulShapeOf(op.Operand(0).Type(), op.Operand(1).Type(), op.Result(0).Type())
+	if err != nil {
+		return err
+	}
+	tg, err := target.FromModule(op)
+	if err != nil {
+		var d *ir.Diagnostic
+		if errors.As(err, &d) {
+			return fmt.Errorf("needs the module's target to check its plan: %s", d.Message)
+		}
+		return err
+	}
+	plan := &op.Attr(PlanAttrName).(*GemmPlanAttr).Plan
+	ls, err := LayoutsForPlan(plan, s, tg)
+	if err != nil {
+		return fmt.Errorf("plan is not valid: %v", err)
+	}
+	for _, c := range []struct {
+		what string
+		v    *ir.Value
+		want *Layout
+	}{{"lhs", op.Operand(0), &ls.LHS}, {"rhs", op.Operand(1), &ls.RHS}, {"result", op.Result(0), &ls.Result}} {
+		got, _ := LayoutOf(c.v.Type())
+		if !got.Equal(c.want) {
+			return fmt.Errorf("%s layout #tiled.layout<%s> is not the one the plan gives it: #tiled.layout<%s>", c.what, got, c.want)
+		}
+	}
+	if _, err := VerifyPlan(plan, s, tg); err != nil {
+		return fmt.Errorf("plan is not feasible: %v", err)
+	}
+	return nil
+}

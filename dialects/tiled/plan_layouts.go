@@ -1,0 +1,236 @@
+package tiled
+
+import (
+	"fmt"
+
+	"github.com/ipuir/ipuir/target"
+)
+
+// MatmulShape is the problem a GEMM plan partitions: C[b,m,n] = A[b,m,k] ·
+// B[b,k,n], or without the batch axis when Batched is false (Batch is then 1).
+type MatmulShape struct {
+	Batched    bool
+	Batch      int64
+	M, K, N    int64
+	Elem       target.ElemType
+	ResultElem target.ElemType
+}
+
+// Shapes returns the tensor shapes of A, B and C.
+func (s MatmulShape) Shapes() (a, b, c []int64) {
+	if s.Batched {
+		return []int64{s.Batch, s.M, s.K}, []int64{s.Batch, s.K, s.N}, []int64{s.Batch, s.M, s.N}
+	}
+	return []int64{s.M, s.K}, []int64{s.K, s.N}, []int64{s.M, s.N}
+}
+
+// MACs is the number of multiply-accumulates of the problem.
+func (s MatmulShape) MACs() int64 { return satMul(satMul(satMul(s.Batch, s.M), s.K), s.N) }
+
+// AMP returns the problem in AMP terms for an orientation: the AMP's rows,
+// columns and inner size.
+func (s MatmulShape) AMP(o Orientation) (rows, cols, inner int64) {
+	if o == Swapped {
+		return s.N, s.M, s.K
+	}
+	return s.M, s.N, s.K
+}
+
+// Groups are the AMP's access granules on the target for an element type:
+// it streams rows in groups of Row, reduces Inner elements at a time and
+// writes Column result columns at a time.
+type Groups struct{ Row, Inner, Column int64 }
+
+// AMPGroups reads the groups from the target's matmul fit.
+func AMPGroups(t *target.Target, elem target.ElemType) (Groups, error) {
+	fit, ok := t.MatmulFitFor(elem)
+	if !ok {
+		return Groups{}, fmt.Errorf("target %s has no AMP matmul for %v", t.Name, elem)
+	}
+	return Groups{Row: int64(fit.RowGroup), Inner: int64(fit.InnerGroupBytes / elem.Bytes()), Column: int64(fit.ColumnGroup)}, nil
+}
+
+// PlanLayouts are the layouts a plan gives a matmul's operands and result,
+// with the tensor shapes they apply to.
+type PlanLayouts struct {
+	LHS, RHS, Result                Layout
+	LHSShape, RHSShape, ResultShape []int64
+}
+
+// gridStrides are the tile distances of the plan's grid dimensions. The grid
+// is laid out columns fastest, then inner, rows and batch, so that a result
+// whose columns are cut like a following matmul's inner axis lands where
+// that matmul wants its operand.
+type gridStrides struct{ col, inner, row, batch int64 }
+
+func (p *GemmPlan) strides() gridStrides {
+	g := gridStrides{col: 1, inner: p.ColumnPartitions}
+	g.row = satMul(g.inner, p.InnerPartitions)
+	g.batch = satMul(g.row, p.RowPartitions)
+	return g
+}
+
+// checkPlanFields checks a plan's fields on their own and against the
+// problem and target: counts positive, the grid within the tile count,
+// reduction pieces no more than inner tiles, partitions within what the
+// axes can be cut into, a weight memory class the target has.
+func (p *GemmPlan) check(s MatmulShape, t *target.Target, g Groups) error {
+	for f := planField(0); f < numPlanFields; f++ {
+		if v := p.intField(f); v != nil && *v < 1 {
+			return fmt.Errorf("%s must be at least 1, got %d", planFieldNames[f], *v)
+		}
+	}
+	if p.Orientation > Swapped || p.ReductionStaging > Pairwise || p.LocalWeightStaging > Staged {
+		return fmt.Errorf("plan has an invalid enumerated field")
+	}
+	if tiles := p.Tiles(); tiles > int64(t.Tiles) {
+		return fmt.Errorf("plan needs %d tiles (batch %d × rows %d × columns %d × inner %d) but target %s has %d",
+			tiles, p.BatchPartitions, p.RowPartitions, p.ColumnPartitions, p.InnerPartitions, t.Name, t.Tiles)
+	}
+	if pieces := satMul(p.ResultRowPartitions, p.ResultColumnPartitions); pieces > p.InnerPartitions {
+		return fmt.Errorf("result_row_partitions × result_column_partitions = %d exceeds inner_partitions %d: each piece of a reduced result needs its own inner tile",
+			pieces, p.InnerPartitions)
+	}
+	if !s.Batched && p.BatchPartitions != 1 {
+		return fmt.Errorf("batch_partitions is %d but the matmul has no batch axis", p.BatchPartitions)
+	}
+	rows, cols, inner := s.AMP(p.Orientation)
+	colBlocks := ceilDiv(cols, p.OutputColumnBlock)
+	for _, c := range []struct {
+		what  string
+		parts int64
+		limit int64
+		unit  string
+	}{
+		{"batch_partitions", p.BatchPartitions, s.Batch, "batch entries"},
+		{"row_partitions × result_row_partitions", satMul(p.RowPartitions, p.ResultRowPartitions), rows, "AMP rows"},
+		{"column_partitions × result_column_partitions", satMul(p.ColumnPartitions, p.ResultColumnPartitions), colBlocks,
+			fmt.Sprintf("column blocks of %d", p.OutputColumnBlock)},
+		{"inner_partitions", p.InnerPartitions, ceilDiv(inner, g.Inner), fmt.Sprintf("inner groups of %d", g.Inner)},
+	} {
+		if c.parts > c.limit {
+			return fmt.Errorf("%s = %d exceeds the %d %s", c.what, c.parts, c.limit, c.unit)
+		}
+	}
+	if _, err := t.ClassByName(p.WeightMemoryClass); err != nil {
+		return fmt.Errorf("weight_memory_class: %v", err)
+	}
+	return nil
+}
+
+// LayoutsForPlan derives the layouts a plan gives A, B and C. The rules,
+// in AMP terms (rows, columns, inner; see GemmPlan):
+//
+//   - rows: block 1, each shard padded to the AMP row group (6), so that
+//     whole row groups are read and written inside the shard;
+//   - inner: blocks of one inner group (16 f16), zero padded, so that partial
+//     groups add nothing;
+//   - columns: blocks of output_column_block;
+//   - batch: block 1.
+//
+// The AMP's left operand (A when Normal, B when Swapped) is in amp<left>
+// order in the target's standard class, replicated over column partitions;
+// the right operand (the "weights") in amp<right> order in
+// weight_memory_class, replicated over row partitions. The result is cut
+// into rows × result_row_partitions by columns × result_column_partitions,
+// row major when Normal and in transposed-matrix blocks when Swapped, in the
+// standard class. Every layout spans the plan's whole grid (tile_count =
+// Tiles()) with explicit strides.
+func LayoutsForPlan(p *GemmPlan, s MatmulShape, t *target.Target) (*PlanLayouts, error) {
+	g, err := AMPGroups(t, s.Elem)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.check(s, t, g); err != nil {
+		return nil, err
+	}
+	standard, err := t.Class(target.Standard)
+	if err != nil {
+		return nil, err
+	}
+	st := p.strides()
+	tiles := p.Tiles()
+
+	// Axis positions (from the end) of each AMP dimension in each tensor.
+	// A is [.., m, k], B [.., k, n], C [.., m, n].
+	aRows, aInner, bInner, bCols := 2, 1, 2, 1 // Normal: A rows = m, B cols = n
+	cRows, cCols := 2, 1
+	if p.Orientation == Swapped {
+		// AMP rows are n (B's axis -1, C's axis -1); AMP columns are m.
+		cRows, cCols = 1, 2
+	}
+	rowAxis := func(fromEnd int, parts int64) AxisTiling {
+		a := NewAxis(fromEnd, parts)
+		a.ShardPaddingMultiple = g.Row
+		return a
+	}
+	innerAxis := func(fromEnd int) AxisTiling {
+		a := NewAxis(fromEnd, p.InnerPartitions)
+		a.BlockSize, a.PaddingMultiple = g.Inner, g.Inner
+		a.TileStride = st.inner
+		return a
+	}
+	colAxis := func(fromEnd int, parts int64) AxisTiling {
+		a := NewAxis(fromEnd, parts)
+		a.BlockSize, a.PaddingMultiple = p.OutputColumnBlock, p.OutputColumnBlock
+		return a
+	}
+	batchAxis := func(stride int64) []AxisTiling {
+		if !s.Batched {
+			return nil
+		}
+		a := NewAxis(3, p.BatchPartitions)
+		a.TileStride = stride
+		return []AxisTiling{a}
+	}
+
+	// The AMP's left operand: rows × inner, replicated over columns.
+	leftRows := rowAxis(aRows, p.RowPartitions)
+	leftRows.TileStride = st.row
+	left := Layout{
+		Order: Order{Kind: AmpLeft},
+		Tiling: Tiling{TileCount: tiles, Replicas: p.ColumnPartitions, ReplicaStride: st.col,
+			Axes: append([]AxisTiling{leftRows, innerAxis(aInner)}, batchAxis(st.batch)...)},
+		MemoryClass: standard.Name,
+	}
+	// The right operand: inner × columns, replicated over rows.
+	rightCols := colAxis(bCols, p.ColumnPartitions)
+	rightCols.TileStride = st.col
+	right := Layout{
+		Order: Order{Kind: AmpRight},
+		Tiling: Tiling{TileCount: tiles, Replicas: p.RowPartitions, ReplicaStride: st.row,
+			Axes: append([]AxisTiling{innerAxis(bInner), rightCols}, batchAxis(st.batch)...)},
+		MemoryClass: p.WeightMemoryClass,
+	}
+	if p.Orientation == Swapped {
+		// Bᵀ is streamed: B's n axis (-1) carries the AMP rows and its k
+		// axis (-2) the inner dimension; Aᵀ is the right operand: A's m axis
+		// (-2) carries the columns and its k axis (-1) the inner dimension.
+		left.Tiling.Axes[0].FromEnd, left.Tiling.Axes[1].FromEnd = 1, 2
+		right.Tiling.Axes[0].FromEnd, right.Tiling.Axes[1].FromEnd = 1, 2
+	}
+
+	// The result: each cell's block cut into result pieces, densely mapped.
+	resCols := colAxis(cCols, satMul(p.ColumnPartitions, p.ResultColumnPartitions))
+	resCols.TileStride = 1
+	resRows := rowAxis(cRows, satMul(p.RowPartitions, p.ResultRowPartitions))
+	resRows.TileStride = resCols.Partitions
+	resBatchStride := satMul(resRows.TileStride, resRows.Partitions)
+	result := Layout{
+		Order:       Order{Kind: RowMajor},
+		Tiling:      Tiling{TileCount: tiles, Replicas: 1, Axes: append([]AxisTiling{resRows, resCols}, batchAxis(resBatchStride)...)},
+		MemoryClass: standard.Name,
+	}
+	if p.Orientation == Swapped {
+		result.Order = Order{Kind: BlockMajor, RowBlock: g.Row, ColumnBlock: p.OutputColumnBlock}
+	}
+
+	out := &PlanLayouts{Result: result}
+	out.LHSShape, out.RHSShape, out.ResultShape = s.Shapes()
+	if p.Orientation == Swapped {
+		out.LHS, out.RHS = right, left
+	} else {
+		out.LHS, out.RHS = left, right
+	}
+	return out, nil
+}

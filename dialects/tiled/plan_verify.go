@@ -1,0 +1,192 @@
+package tiled
+
+import (
+	"fmt"
+
+	"github.com/ipuir/ipuir/target"
+)
+
+// Buffer is one allocation a plan makes on every tile of its grid.
+type Buffer struct {
+	Name  string
+	Kind  target.MemoryKind
+	Bytes int64
+}
+
+// TileDims are the per-tile sizes a plan works on, in AMP terms: the largest
+// shard's rows, inner and columns as stored, its batch entries, and the
+// result piece each reducing tile owns.
+type TileDims struct {
+	Batch, Rows, Inner, Cols int64
+	PieceRows, PieceCols     int64
+	ResultRows, ResultCols   int64
+}
+
+// partialBytes is the size of one accumulator element: the AMP accumulates
+// in f32 whatever its operands, so partial sums travel as f32.
+const partialBytes = 4
+
+// PlanBuffers lists what every tile of a plan's grid holds while the matmul
+// runs: both operands' shards, the result (or, with inner partitions, the
+// f32 partial block, the reduction's receive buffer and the reduced piece),
+// and the interleaved staging buffer when weights are staged. The planner
+// calls it with analytic sizes; VerifyPlan with the shard maps' exact ones.
+func PlanBuffers(p *GemmPlan, d TileDims, s MatmulShape, g Groups, weightKind target.MemoryKind) []Buffer {
+	bpe, rbpe := int64(s.Elem.Bytes()), int64(s.ResultElem.Bytes())
+	bufs := []Buffer{
+		{"left operand shard", target.Standard, d.Batch * d.Rows * d.Inner * bpe},
+		{"right operand shard", weightKind, d.Batch * d.Inner * d.Cols * bpe},
+	}
+	if p.InnerPartitions == 1 {
+		bufs = append(bufs, Buffer{"result shard", target.Standard, d.Batch * d.ResultRows * d.ResultCols * rbpe})
+	} else {
+		block := d.Batch * d.Rows * d.Cols
+		piece := d.Batch * d.PieceRows * d.PieceCols
+		recv := p.InnerPartitions * piece
+		if p.ReductionStaging == Pairwise {
+			recv = max(ceilDiv(block, 2), piece)
+		}
+		bufs = append(bufs,
+			Buffer{"partial sums", target.Standard, block * partialBytes},
+			Buffer{"reduction receive buffer", target.Standard, recv * partialBytes},
+			Buffer{"reduced result piece", target.Standard, d.Batch * d.ResultRows * d.ResultCols * rbpe})
+	}
+	if p.LocalWeightStaging == Staged {
+		// Two column panels (inner × one column group), double buffered.
+		bufs = append(bufs, Buffer{"weight staging buffer", target.Interleaved, 2 * d.Inner * g.Column * bpe})
+	}
+	return bufs
+}
+
+// PlanCheck is a verified plan: its layouts, their shard maps, its buffers
+// and the bytes per memory kind on each tile.
+type PlanCheck struct {
+	Layouts          *PlanLayouts
+	LHS, RHS, Result *ShardMap
+	Dims             TileDims
+	Buffers          []Buffer
+	BytesPerKind     map[target.MemoryKind]int64
+	WeightKind       target.MemoryKind
+	// LeftMap and RightMap are LHS and RHS in AMP terms (swapped when the
+	// plan is).
+	LeftMap, RightMap *ShardMap
+}
+
+// VerifyPlan checks that a plan is feasible for a matmul on a target: its
+// fields make sense for the problem, its layouts are well formed, every
+// tile's AMP reads and writes stay inside its shards (the shard-view
+// containment rule), both operands' shards on a tile agree on the inner
+// positions, and each tile's buffers fit its memory classes. The error is
+// the first rule broken, with the verifier's own message.
+func VerifyPlan(p *GemmPlan, s MatmulShape, t *target.Target) (*PlanCheck, error) {
+	ls, err := LayoutsForPlan(p, s, t)
+	if err != nil {
+		return nil, err
+	}
+	g, _ := AMPGroups(t, s.Elem)
+	c := &PlanCheck{Layouts: ls}
+	maxTiles := int64(t.Tiles)
+	if c.LHS, err = NewShardMap(&ls.LHS, ls.LHSShape, maxTiles); err != nil {
+		return nil, fmt.Errorf("left operand layout: %v", err)
+	}
+	if c.RHS, err = NewShardMap(&ls.RHS, ls.RHSShape, maxTiles); err != nil {
+		return nil, fmt.Errorf("right operand layout: %v", err)
+	}
+	if c.Result, err = NewShardMap(&ls.Result, ls.ResultShape, maxTiles); err != nil {
+		return nil, fmt.Errorf("result layout: %v", err)
+	}
+	c.LeftMap, c.RightMap = c.LHS, c.RHS
+	if p.Orientation == Swapped {
+		c.LeftMap, c.RightMap = c.RHS, c.LHS
+	}
+	if err := c.checkTiles(p, g); err != nil {
+		return nil, err
+	}
+	weight, err := t.ClassByName(p.WeightMemoryClass)
+	if err != nil {
+		return nil, err
+	}
+	c.WeightKind = weight.Kind
+	c.Dims = c.tileDims(p)
+	c.Buffers = PlanBuffers(p, c.Dims, s, g, weight.Kind)
+	c.BytesPerKind = map[target.MemoryKind]int64{}
+	for _, b := range c.Buffers {
+		class, err := t.Class(b.Kind)
+		if err != nil {
+			return nil, err
+		}
+		c.BytesPerKind[b.Kind] += ceilDiv(b.Bytes, class.Alignment) * class.Alignment
+	}
+	if err := t.Fits(c.BytesPerKind); err != nil {
+		return nil, fmt.Errorf("plan does not fit tile memory: %v", err)
+	}
+	return c, nil
+}
+
+// checkTiles walks every tile of the grid and checks the AMP's views of its
+// shards and that the two operands meet on the same inner positions.
+func (c *PlanCheck) checkTiles(p *GemmPlan, g Groups) error {
+	// Axis positions of the AMP dimensions in the left, right and result
+	// tensors (see LayoutsForPlan).
+	leftGroups := map[int]int64{2: g.Row, 1: g.Inner}
+	rightGroups := map[int]int64{2: g.Inner, 1: g.Column}
+	resultGroups := map[int]int64{2: g.Row, 1: g.Column}
+	leftInnerAxis, rightInnerAxis := 1, 2
+	if p.Orientation == Swapped {
+		leftGroups = map[int]int64{1: g.Row, 2: g.Inner}
+		rightGroups = map[int]int64{1: g.Inner, 2: g.Column}
+		resultGroups = map[int]int64{1: g.Row, 2: g.Column}
+		leftInnerAxis, rightInnerAxis = 2, 1
+	}
+	for tile := int64(0); tile < p.Tiles(); tile++ {
+		left, okL := c.LeftMap.OnTile(tile)
+		right, okR := c.RightMap.OnTile(tile)
+		if !okL || !okR {
+			return fmt.Errorf("tile %d of the plan's grid holds no shard of an operand", tile)
+		}
+		if err := c.LeftMap.CheckView(tile, c.LeftMap.AccessView(left.Coords, leftGroups)); err != nil {
+			return fmt.Errorf("AMP left operand on tile %d: %v", tile, err)
+		}
+		if err := c.RightMap.CheckView(tile, c.RightMap.AccessView(right.Coords, rightGroups)); err != nil {
+			return fmt.Errorf("AMP right operand on tile %d: %v", tile, err)
+		}
+		li := left.Extents[len(left.Extents)-leftInnerAxis]
+		ri := right.Extents[len(right.Extents)-rightInnerAxis]
+		if li != ri || (len(left.Extents) == 3 && left.Extents[0] != right.Extents[0]) {
+			return fmt.Errorf("tile %d: the operands' shards disagree on the inner or batch positions (%v and %v)", tile, left.Extents, right.Extents)
+		}
+		if p.InnerPartitions == 1 {
+			res, ok := c.Result.OnTile(tile)
+			if !ok {
+				return fmt.Errorf("tile %d computes a result block but holds no result shard", tile)
+			}
+			if err := c.Result.CheckView(tile, c.Result.AccessView(res.Coords, resultGroups)); err != nil {
+				return fmt.Errorf("AMP result on tile %d: %v", tile, err)
+			}
+		}
+	}
+	return nil
+}
+
+// tileDims reads the largest stored shard sizes from the shard maps.
+func (c *PlanCheck) tileDims(p *GemmPlan) TileDims {
+	left := c.LeftMap.MaxShardShape()
+	right := c.RightMap.MaxShardShape()
+	res := c.Result.MaxShardShape()
+	n := len(left)
+	d := TileDims{Batch: 1}
+	if n == 3 {
+		d.Batch = left[0]
+	}
+	if p.Orientation == Swapped {
+		// Left is Bᵀ stored as B [.., k, n]; right is Aᵀ stored as A [.., m, k];
+		// the result is C [.., m, n] with AMP rows along n.
+		d.Rows, d.Inner, d.Cols = left[n-1], left[n-2], right[n-2]
+		d.ResultRows, d.ResultCols = res[n-1], res[n-2]
+	} else {
+		d.Rows, d.Inner, d.Cols = left[n-2], left[n-1], right[n-1]
+		d.ResultRows, d.ResultCols = res[n-2], res[n-1]
+	}
+	d.PieceRows, d.PieceCols = d.ResultRows, d.ResultCols
+	return d
+}
