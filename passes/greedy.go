@@ -1,0 +1,390 @@
+package passes
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/ipuir/ipuir/ir"
+)
+
+// GreedyConfig configures ApplyPatternsGreedily. Start from
+// DefaultGreedyConfig: the zero value allows no iteration at all.
+type GreedyConfig struct {
+	// MaxIterations bounds the sweeps over the IR; -1 for no limit.
+	MaxIterations int
+	// MaxNumRewrites bounds the pattern applications within one sweep; -1
+	// for no limit.
+	MaxNumRewrites int
+	// TopDown visits ops parents first and in order; otherwise children
+	// first (post-order), from the end of the list.
+	TopDown bool
+	// RegionSimplify cleans up the regions after each sweep.
+	RegionSimplify RegionSimplifyLevel
+	// Listener, when set, also hears of every change.
+	Listener ir.Listener
+}
+
+// DefaultGreedyConfig is canonicalize's default configuration.
+func DefaultGreedyConfig() GreedyConfig {
+	return GreedyConfig{MaxIterations: 10, MaxNumRewrites: -1, TopDown: true, RegionSimplify: RegionSimplifyNormal}
+}
+
+// GreedyResult says what ApplyPatternsGreedily did.
+type GreedyResult struct {
+	// Changed is true when the IR changed.
+	Changed bool
+	// Converged is true when the last sweep changed nothing.
+	Converged bool
+	// Iterations is the number of sweeps made.
+	Iterations int
+	// Rewrites counts pattern applications, folds and erasures of dead ops.
+	Rewrites int
+}
+
+// ApplyPatternsGreedily rewrites the ops inside op's regions (not op
+// itself) until nothing changes, in the manner of MLIR's greedy driver:
+// each sweep puts every op on a worklist (constants are merged and hoisted
+// first, see operationFolder) and takes ops off it one at a time; an op
+// that is pure and unused is erased, else the op's folder is tried with
+// the constant values of its operands (constant results are materialized
+// through the dialect's MaterializeConstant; commutative ops get their
+// constant operands moved last), else its patterns by decreasing benefit.
+// Ops a change touches go back on the worklist. A sweep is followed by
+// region simplification. When MaxIterations sweeps still change the IR the
+// result is not converged and the error, an *ir.Diagnostic at op, names
+// the patterns and folders that kept firing in the last sweep.
+func ApplyPatternsGreedily(op *ir.Operation, patterns *PatternSet, cfg GreedyConfig) (GreedyResult, error) {
+	ctx := op.Context()
+	d := &greedyDriver{ctx: ctx, root: op, patterns: patterns, cfg: cfg, index: map[*ir.Operation]int{}}
+	d.rw = ir.NewRewriter(ctx, d)
+	var res GreedyResult
+	changed := true
+	for changed {
+		if cfg.MaxIterations != -1 && res.Iterations >= cfg.MaxIterations {
+			break
+		}
+		res.Iterations++
+		d.fired = map[string]int{}
+		d.changed = false
+		d.folder = newOperationFolder(ctx, d.rw)
+		d.populate()
+		d.processWorklist()
+		if cfg.RegionSimplify != RegionSimplifyDisabled && simplifyRegions(d.rw, op.Regions()) {
+			d.changed = true
+			d.fired["(region simplification)"]++
+		}
+		changed = d.changed
+		res.Changed = res.Changed || changed || d.folder.moved
+		res.Rewrites += d.rewrites
+		d.rewrites = 0
+	}
+	res.Converged = !changed
+	if !res.Converged {
+		return res, op.EmitError("greedy pattern rewrite did not converge after %d iterations; still firing: %s",
+			res.Iterations, describeFired(d.fired))
+	}
+	return res, nil
+}
+
+// describeFired lists what fired, most often first.
+func describeFired(fired map[string]int) string {
+	names := make([]string, 0, len(fired))
+	for n := range fired {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		if fired[names[i]] != fired[names[j]] {
+			return fired[names[i]] > fired[names[j]]
+		}
+		return names[i] < names[j]
+	})
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = fmt.Sprintf("%s (%d)", n, fired[n])
+	}
+	return strings.Join(parts, ", ")
+}
+
+type greedyDriver struct {
+	ctx      *ir.Context
+	root     *ir.Operation
+	patterns *PatternSet
+	cfg      GreedyConfig
+	rw       *ir.Rewriter
+	folder   *operationFolder
+
+	// worklist is a stack; index maps an op to its slot so that an op is
+	// never listed twice and an erased op's slot can be cleared.
+	worklist []*ir.Operation
+	index    map[*ir.Operation]int
+
+	changed  bool
+	rewrites int
+	fired    map[string]int
+}
+
+func (d *greedyDriver) push(op *ir.Operation) {
+	if op == nil || op == d.root {
+		return
+	}
+	if _, ok := d.index[op]; ok {
+		return
+	}
+	d.index[op] = len(d.worklist)
+	d.worklist = append(d.worklist, op)
+}
+
+func (d *greedyDriver) pop() *ir.Operation {
+	for len(d.worklist) > 0 {
+		op := d.worklist[len(d.worklist)-1]
+		d.worklist = d.worklist[:len(d.worklist)-1]
+		if op != nil {
+			delete(d.index, op)
+			return op
+		}
+	}
+	return nil
+}
+
+func (d *greedyDriver) remove(op *ir.Operation) {
+	if i, ok := d.index[op]; ok {
+		d.worklist[i] = nil
+		delete(d.index, op)
+	}
+}
+
+// populate fills the worklist for a sweep.
+func (d *greedyDriver) populate() {
+	d.worklist = d.worklist[:0]
+	clear(d.index)
+	visit := func(o *ir.Operation) ir.WalkResult {
+		if constantValue(o) != nil && !d.folder.insertKnownConstant(o) {
+			d.changed = true
+			return ir.WalkSkip
+		}
+		d.push(o)
+		return ir.WalkAdvance
+	}
+	for _, r := range d.root.Regions() {
+		for _, b := range r.Blocks() {
+			for o := b.First(); o != nil; {
+				next := o.Next()
+				if d.cfg.TopDown {
+					o.Walk(visit)
+				} else {
+					o.WalkPost(func(x *ir.Operation) ir.WalkResult { visit(x); return ir.WalkAdvance })
+				}
+				o = next
+			}
+		}
+	}
+	if d.cfg.TopDown {
+		for i, j := 0, len(d.worklist)-1; i < j; i, j = i+1, j-1 {
+			d.worklist[i], d.worklist[j] = d.worklist[j], d.worklist[i]
+		}
+		for i, op := range d.worklist {
+			d.index[op] = i
+		}
+	}
+}
+
+// isTriviallyDead says whether op can go: pure, unused, and neither a
+// terminator nor a symbol.
+func isTriviallyDead(op *ir.Operation) bool {
+	return op.UseEmpty() && op.HasTrait(ir.TraitPure) && !op.HasTrait(ir.TraitTerminator) && !isSymbolOp(op)
+}
+
+// isSymbolOp says whether op defines a symbol: ops with the Symbol trait,
+// and modules that carry a name (MLIR's optional symbol).
+func isSymbolOp(op *ir.Operation) bool {
+	if op.HasTrait(ir.TraitSymbol) {
+		return true
+	}
+	_, named := ir.SymbolName(op)
+	return named && op.Name() == ir.ModuleOpName
+}
+
+func (d *greedyDriver) processWorklist() {
+	rewrites := 0
+	for d.cfg.MaxNumRewrites < 0 || rewrites < d.cfg.MaxNumRewrites {
+		op := d.pop()
+		if op == nil {
+			return
+		}
+		if isTriviallyDead(op) {
+			d.rw.EraseOp(op)
+			d.note("(erase dead op)")
+			continue
+		}
+		if d.tryFold(op) {
+			continue
+		}
+		for _, p := range d.patterns.forOp(op.Name()) {
+			if p.MatchAndRewrite(op, d.rw) {
+				rewrites++
+				d.note(p.Name())
+				break
+			}
+		}
+	}
+}
+
+func (d *greedyDriver) note(what string) {
+	d.changed = true
+	d.rewrites++
+	d.fired[what]++
+}
+
+// tryFold folds op: into existing values or constants that replace it, or
+// in place.
+func (d *greedyDriver) tryFold(op *ir.Operation) bool {
+	def := op.Def()
+	if def == nil || op.HasTrait(ir.TraitConstantLike) {
+		return false
+	}
+	operands := make([]ir.Attribute, op.NumOperands())
+	for i := range operands {
+		operands[i] = constantValue(op.Operand(i).DefiningOp())
+	}
+	if def.Fold != nil {
+		results, ok := def.Fold(op, operands)
+		if ok && len(results) == 0 {
+			d.rw.ModifyInPlace(op, func() {})
+			d.note("(fold) " + op.Name())
+			return true
+		}
+		if ok && len(results) == op.NumResults() && d.replaceWithFolded(op, results) {
+			d.note("(fold) " + op.Name())
+			return true
+		}
+	}
+	if op.HasTrait(ir.TraitCommutative) && moveConstantsLast(op, operands) {
+		d.rw.ModifyInPlace(op, func() {})
+		d.note("(fold) " + op.Name())
+		return true
+	}
+	return false
+}
+
+// replaceWithFolded replaces op by its fold results, materializing
+// constants before op. It fails, leaving the IR as it was, when a
+// constant cannot be materialized or the fold gave op's own results.
+func (d *greedyDriver) replaceWithFolded(op *ir.Operation, results []ir.FoldResult) bool {
+	self := true
+	for i, r := range results {
+		if r.Value != op.Result(i) {
+			self = false
+		}
+	}
+	if self {
+		return false
+	}
+	var created []*ir.Operation
+	vals := make([]*ir.Value, len(results))
+	for i, r := range results {
+		if r.Value != nil {
+			vals[i] = r.Value
+			continue
+		}
+		var c *ir.Operation
+		if mat := op.Def().Dialect().MaterializeConstant; mat != nil && r.Attr != nil {
+			d.rw.SetInsertionPoint(op)
+			c = mat(&d.rw.Builder, r.Attr, op.Result(i).Type(), op.Loc())
+		}
+		if c == nil {
+			for _, x := range created {
+				d.rw.EraseOp(x)
+			}
+			return false
+		}
+		created = append(created, c)
+		vals[i] = c.Result(0)
+	}
+	d.rw.ReplaceOp(op, vals)
+	return true
+}
+
+// moveConstantsLast moves the constant operands of a commutative op after
+// the others, keeping their relative order; it reports a change.
+func moveConstantsLast(op *ir.Operation, consts []ir.Attribute) bool {
+	if op.NumOperands() < 2 {
+		return false
+	}
+	vals := op.Operands()
+	var nonConst, isConst []*ir.Value
+	for i, v := range vals {
+		if consts[i] != nil {
+			isConst = append(isConst, v)
+		} else {
+			nonConst = append(nonConst, v)
+		}
+	}
+	reordered := append(nonConst, isConst...)
+	for i := range vals {
+		if vals[i] != reordered[i] {
+			op.SetOperands(reordered)
+			return true
+		}
+	}
+	return false
+}
+
+// ---- ir.Listener: keep the worklist current ----
+
+func (d *greedyDriver) OpInserted(op *ir.Operation) {
+	d.push(op)
+	if d.cfg.Listener != nil {
+		d.cfg.Listener.OpInserted(op)
+	}
+}
+
+func (d *greedyDriver) OpModified(op *ir.Operation) {
+	d.push(op)
+	if d.cfg.Listener != nil {
+		d.cfg.Listener.OpModified(op)
+	}
+}
+
+func (d *greedyDriver) OpReplaced(op *ir.Operation, with []*ir.Value) {
+	if d.cfg.Listener != nil {
+		d.cfg.Listener.OpReplaced(op, with)
+	}
+}
+
+// OpErased drops op from the worklist and queues the definers of its
+// operands that are left with at most one other user: they may now be
+// dead or simpler.
+func (d *greedyDriver) OpErased(op *ir.Operation) {
+	d.remove(op)
+	if d.folder != nil {
+		d.folder.notifyRemoval(op)
+	}
+	for i := 0; i < op.NumOperands(); i++ {
+		v := op.Operand(i)
+		def := v.DefiningOp()
+		if def == nil {
+			continue
+		}
+		var other *ir.Operation
+		many := false
+		v.UsesWhile(func(u *ir.OpOperand) bool {
+			user := u.Owner()
+			if user == op || user == other {
+				return true
+			}
+			if other == nil {
+				other = user
+				return true
+			}
+			many = true
+			return false
+		})
+		if !many {
+			d.push(def)
+		}
+	}
+	if d.cfg.Listener != nil {
+		d.cfg.Listener.OpErased(op)
+	}
+}
