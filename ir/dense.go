@@ -76,7 +76,7 @@ func (a *DenseElementsAttr) NumElements() int64 { return NumElements(a.Typ.Shape
 func (c *Context) Dense(t ShapedType, data []byte) *DenseElementsAttr {
 	size := ElementByteSize(t.ElementType())
 	n := NumElements(t.Shape())
-	splat := size > 0 && len(data) == size && n != 1
+	splat := size > 0 && len(data) == size // one element is a splat too, as in MLIR
 	if !splat && size > 0 && n > 1 && int64(len(data)) == n*int64(size) {
 		splat = true
 		for i := size; i < len(data); i += size {
@@ -389,7 +389,7 @@ func (a *DenseStringElementsAttr) Print(p *AsmPrinter) {
 // DenseStrings builds string elements; one value makes a splat, and equal
 // values fold to one.
 func (c *Context) DenseStrings(t ShapedType, vals []string) *DenseStringElementsAttr {
-	splat := len(vals) == 1 && NumElements(t.Shape()) != 1
+	splat := len(vals) == 1
 	if len(vals) > 1 {
 		splat = true
 		for _, v := range vals[1:] {
