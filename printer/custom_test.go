@@ -75,7 +75,7 @@ func buildCustom(x *irBuilder) *ir.Operation {
 
 // layoutType is a dialect type that asks for an alias, as dialects may.
 type layoutType struct {
-	rows int
+	rows  int
 	inner ir.Attribute // printed inside the type, possibly through an alias
 }
 
@@ -93,7 +93,7 @@ func (t *layoutType) AliasName() (string, bool) { return "layout", true }
 // tileAttr asks for an alias ending in a digit, which MLIR suffixes with _.
 type tileAttr struct{ n int }
 
-func (a *tileAttr) Print(p *ir.AsmPrinter)     { p.WriteString(fmt.Sprintf("#tst.tile<%d>", a.n)) }
+func (a *tileAttr) Print(p *ir.AsmPrinter)    { p.WriteString(fmt.Sprintf("#tst.tile<%d>", a.n)) }
 func (a *tileAttr) AliasName() (string, bool) { return "tile0", true }
 
 func buildDialectAlias(x *irBuilder) *ir.Operation {
