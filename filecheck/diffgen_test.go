@@ -446,3 +446,64 @@ func (g *generator) randomCase(i int) diffCase {
 	c.stdin = g.r.IntN(4) == 0
 	return c
 }
+
+// regexAtom returns a random piece of Spencer ERE over a small alphabet.
+func (g *generator) regexAtom(depth int, groups *int) string {
+	switch k := g.r.IntN(16); {
+	case k < 5:
+		return string("abc "[g.r.IntN(4)])
+	case k == 5:
+		return "."
+	case k == 6:
+		return g.pick([]string{"[ab]", "[^a]", "[a-c]", "[[:alpha:]]", "[[:space:]]", "[]a]", "[^]b]", "[a-]", `[\]`, "[[.a.]]", "[[=b=]]",
+			"[^[:space:]]", "[[:upper:]]", "[[:word:]]", "[[.space.]]", "[a-[.c.]]", "[é]", "é", "[^ab]"})
+	case k == 7:
+		return g.pick([]string{"^", "$", `\d`, `\.`, "{", "[[:<:]]", "[[:>:]]"})
+	case k == 8 && *groups > 0:
+		return fmt.Sprintf(`\%d`, 1+g.r.IntN(*groups))
+	case k < 12 && depth < 3:
+		inner := g.regex(depth+1, groups)
+		*groups++
+		return "(" + inner + ")"
+	case k < 14 && depth < 3:
+		return g.regex(depth+1, groups) + "|" + g.regex(depth+1, groups)
+	}
+	return string("ab"[g.r.IntN(2)])
+}
+
+func (g *generator) regex(depth int, groups *int) string {
+	var sb strings.Builder
+	n := 1 + g.r.IntN(3)
+	for i := 0; i < n; i++ {
+		sb.WriteString(g.regexAtom(depth, groups))
+		if g.r.IntN(3) == 0 {
+			sb.WriteString(g.pick([]string{"*", "+", "?", "{2}", "{1,2}", "{0,}", "{,1}", "**"}))
+		}
+	}
+	return sb.String()
+}
+
+// regexCase checks one random expression against a random text; -v and
+// --dump-input=always make FileCheck show the exact span it matched.
+func (g *generator) regexCase(i int) diffCase {
+	groups := 0
+	re := g.regex(0, &groups)
+	var in strings.Builder
+	for n := 3 + g.r.IntN(12); n > 0; n-- {
+		if g.r.IntN(20) == 0 {
+			in.WriteString(g.pick([]string{"é", "A", "B", "_", "\t"}))
+			continue
+		}
+		in.WriteByte("aabbc \n"[g.r.IntN(7)])
+	}
+	in.WriteByte('\n')
+	check := "CHECK: {{" + re + "}}\n"
+	if g.r.IntN(3) == 0 {
+		check = "CHECK: [[V:" + re + "]]\nCHECK: [[V]]\n"
+	}
+	args := []string{"-v", "--dump-input=always"}
+	if g.r.IntN(5) == 0 {
+		args = append(args, "--ignore-case")
+	}
+	return diffCase{name: fmt.Sprintf("regex%03d", i), check: check, input: in.String(), args: args}
+}

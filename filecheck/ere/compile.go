@@ -28,6 +28,11 @@ type program struct {
 	// search cannot skip ahead to a byte of firstBytes.
 	nullable   bool
 	firstBytes byteSet
+	// nbol and neol are the numbers of ^ and $ in the pattern.
+	nbol, neol int
+	// large is set when Spencer's engine would use its large-state
+	// automaton, which crosses any number of assertions at a position.
+	large bool
 }
 
 type compiler struct {
@@ -334,4 +339,69 @@ func literalByte(set *byteSet, fold bool) (byte, bool) {
 		}
 	}
 	return 0, false
+}
+
+// stripSize is the number of operations Spencer's regcomp emits for n. His
+// engine switches to another automaton above 64 states (including the two
+// end markers), and the two differ in how many zero-width assertions they
+// cross at one position; see machine.addThread.
+func stripSize(n *node, groups map[int]*node) int {
+	switch n.kind {
+	case kindEmpty:
+		return 0
+	case kindSet, kindBOL, kindEOL, kindBOW, kindEOW:
+		return 1
+	case kindCapture:
+		return 2 + stripSize(n.subs[0], groups)
+	case kindConcat:
+		total := 0
+		for _, s := range n.subs {
+			total += stripSize(s, groups)
+		}
+		return total
+	case kindAlternate:
+		total := 2 * len(n.subs)
+		for _, s := range n.subs {
+			total += stripSize(s, groups)
+		}
+		return total
+	case kindRepeat:
+		x := stripSize(n.subs[0], groups)
+		if n.star {
+			return x + 4
+		}
+		return repeatSize(x, n.min, n.max)
+	case kindBackref:
+		return 2 + stripSize(groups[n.index].subs[0], groups)
+	}
+	return 0
+}
+
+// repeatSize follows regcomp's repeat(), which expands x{from,to}
+// recursively; to < 0 means unbounded.
+func repeatSize(x, from, to int) int {
+	class := func(n int) int {
+		switch {
+		case n < 0:
+			return 3
+		case n <= 1:
+			return n
+		}
+		return 2
+	}
+	switch f, t := class(from), class(to); {
+	case f == 0 && t == 0:
+		return 0
+	case f == 0:
+		return 4 + repeatSize(x, 1, to)
+	case f == 1 && t == 1:
+		return x
+	case f == 1 && t == 2:
+		return x + 4 + repeatSize(x, 1, to-1)
+	case f == 1 && t == 3:
+		return x + 2
+	case t == 3:
+		return x + repeatSize(x, from-1, to)
+	}
+	return x + repeatSize(x, from-1, to-1)
 }

@@ -80,6 +80,9 @@ type node struct {
 	index    int
 	min, max int
 	subs     []*node
+	// star marks a repetition written `*`, which Spencer compiles
+	// differently from {0,} (see stripSize).
+	star bool
 }
 
 // byteSet is a set of byte values.
@@ -111,6 +114,9 @@ type parser struct {
 	err    ErrorCode
 	nsub   int
 	closed [10]bool // groups 1-9 whose ')' has been seen: back-references need it
+	// nbol and neol count the ^ and $ written in the pattern; Spencer's
+	// automaton crosses at most that many of them at one position.
+	nbol, neol int
 }
 
 func (p *parser) setErr(code ErrorCode) {
@@ -154,13 +160,13 @@ func (p *parser) eatTwo(a, b byte) bool {
 // peekIsDigit reports whether the next byte is a digit; past the end it is not.
 func (p *parser) peekIsDigit() bool { return p.more() && isDigit(p.peek()) }
 
-func parse(src string, flags Flags) (*node, int, error) {
+func parse(src string, flags Flags) (*node, *parser, error) {
 	p := &parser{src: src, flags: flags}
 	n := p.ere(-1)
 	if p.err != 0 {
-		return nil, 0, &Error{p.err}
+		return nil, nil, &Error{p.err}
 	}
-	return n, p.nsub, nil
+	return n, p, nil
 }
 
 // ere parses alternatives up to stop (-1 for the end of the pattern).
@@ -237,8 +243,10 @@ func (p *parser) ereExp() (n *node, emitted bool) {
 	case '^':
 		n = &node{kind: kindBOL}
 		wasCaret = true
+		p.nbol++
 	case '$':
 		n = &node{kind: kindEOL}
+		p.neol++
 	case '|':
 		p.setErr(ErrEmpty)
 		return nil, false
@@ -332,7 +340,7 @@ func (p *parser) ereExp() (n *node, emitted bool) {
 	if min == 1 && max == 1 {
 		return n, true
 	}
-	return &node{kind: kindRepeat, min: min, max: max, subs: []*node{n}}, true
+	return &node{kind: kindRepeat, min: min, max: max, subs: []*node{n}, star: c == '*'}, true
 }
 
 // seeRepetition reports whether a repetition operator follows; `{` counts

@@ -25,17 +25,19 @@ type Regexp struct {
 
 // Compile parses pattern in Spencer's ERE dialect.
 func Compile(pattern string, flags Flags) (*Regexp, error) {
-	ast, nsub, err := parse(pattern, flags)
+	ast, p, err := parse(pattern, flags)
 	if err != nil {
 		return nil, err
 	}
-	re := &Regexp{flags: flags, ast: ast, nsub: nsub, groups: map[int]*node{}}
+	re := &Regexp{flags: flags, ast: ast, nsub: p.nsub, groups: map[int]*node{}}
 	collectGroups(ast, re.groups)
 	re.backrefs = hasBackref(ast)
 	prog, ok := compile(ast, re.groups)
 	if !ok {
 		return nil, &Error{ErrSpace}
 	}
+	prog.nbol, prog.neol = p.nbol, p.neol
+	prog.large = 2+stripSize(ast, re.groups) > 64
 	re.prog = prog
 	fold := flags&IgnoreCase != 0
 	if !re.backrefs {
@@ -261,6 +263,9 @@ func lower(c byte) byte {
 // CountGroups validates pattern with default flags, as FileCheck does for
 // each {{regex}} piece, and returns its number of parenthesized groups.
 func CountGroups(pattern string) (int, error) {
-	_, nsub, err := parse(pattern, 0)
-	return nsub, err
+	_, p, err := parse(pattern, 0)
+	if err != nil {
+		return 0, err
+	}
+	return p.nsub, nil
 }

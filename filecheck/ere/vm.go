@@ -30,16 +30,25 @@ type thread struct {
 	pc    int
 	start int
 	caps  []int
+	// crossed and phase order zero-width assertions at one position the
+	// way Spencer's automaton steps through them: first ^ and $, at most
+	// as many as the pattern contains of those that hold here (crossed
+	// counts them), then at most one word boundary (phase 1).
+	crossed int
+	phase   int
 }
 
 // threadList is a sparse set of program counters, ordered by insertion.
+// seen records the zero-width states visited, per phase, while the list
+// is built for one position.
 type threadList struct {
 	sparse []uint32
 	dense  []thread
+	seen   sparseSet
 }
 
-func newThreadList(n int) *threadList {
-	return &threadList{sparse: make([]uint32, n), dense: make([]thread, 0, n)}
+func newThreadList(n, anchors int) *threadList {
+	return &threadList{sparse: make([]uint32, n), dense: make([]thread, 0, n), seen: newSparseSet(2 * n * (anchors + 1))}
 }
 
 func (l *threadList) contains(pc int) bool {
@@ -52,7 +61,32 @@ func (l *threadList) insert(t thread) {
 	l.dense = append(l.dense, t)
 }
 
-func (l *threadList) clear() { l.dense = l.dense[:0] }
+func (l *threadList) clear() {
+	l.dense = l.dense[:0]
+	l.seen.clear()
+}
+
+type sparseSet struct {
+	sparse []uint32
+	dense  []uint32
+}
+
+func newSparseSet(n int) sparseSet {
+	return sparseSet{sparse: make([]uint32, n), dense: make([]uint32, 0, n)}
+}
+
+// add inserts x and reports whether it was new.
+func (s *sparseSet) add(x int) bool {
+	i := s.sparse[x]
+	if int(i) < len(s.dense) && s.dense[i] == uint32(x) {
+		return false
+	}
+	s.sparse[x] = uint32(len(s.dense))
+	s.dense = append(s.dense, uint32(x))
+	return true
+}
+
+func (s *sparseSet) clear() { s.dense = s.dense[:0] }
 
 type machine struct {
 	prog    *program
@@ -68,31 +102,47 @@ type machine struct {
 
 func newMachine(p *program, newline bool, ncap int, withCaps bool) *machine {
 	n := len(p.insts)
-	return &machine{prog: p, newline: newline, clist: newThreadList(n), nlist: newThreadList(n),
+	anchors := p.nbol + p.neol
+	return &machine{prog: p, newline: newline, clist: newThreadList(n, anchors), nlist: newThreadList(n, anchors),
 		withCaps: withCaps, ncap: ncap}
 }
 
 // addThread follows the zero-width instructions from t at pos, adding the
 // reachable byte-consuming and match states to l in priority order.
 func (m *machine) addThread(l *threadList, t thread, pos int) {
+	anchors := m.prog.nbol + m.prog.neol
+	limit := 0
+	text := m.text
+	if pos == 0 || m.newline && text[pos-1] == '\n' {
+		limit += m.prog.nbol
+	}
+	if pos == len(text) || m.newline && text[pos] == '\n' {
+		limit += m.prog.neol
+	}
+	t.crossed, t.phase = 0, 0
 	m.stack = append(m.stack[:0], t)
 	for len(m.stack) > 0 {
 		t := m.stack[len(m.stack)-1]
 		m.stack = m.stack[:len(m.stack)-1]
 		for {
-			if l.contains(t.pc) {
+			in := &m.prog.insts[t.pc]
+			if in.op == opByte || in.op == opMatch {
+				if !l.contains(t.pc) {
+					l.insert(t)
+				}
 				break
 			}
-			in := &m.prog.insts[t.pc]
-			// Mark every visited state, including zero-width ones, so
-			// loops over empty bodies terminate.
-			l.insert(thread{pc: t.pc, start: -1})
+			// Zero-width states are visited once per phase, which also
+			// ends loops over empty bodies.
+			if !l.seen.add((t.pc*(anchors+1)+t.crossed)*2 + t.phase) {
+				break
+			}
 			switch in.op {
 			case opJump:
 				t.pc = in.x
 				continue
 			case opSplit:
-				m.stack = append(m.stack, thread{pc: in.y, start: t.start, caps: t.caps})
+				m.stack = append(m.stack, thread{pc: in.y, start: t.start, caps: t.caps, crossed: t.crossed, phase: t.phase})
 				t.pc = in.x
 				continue
 			case opSave:
@@ -105,15 +155,27 @@ func (m *machine) addThread(l *threadList, t thread, pos int) {
 				t.pc++
 				continue
 			case opAssert:
-				if !assertionHolds(nodeKind(in.x), m.text, pos, m.newline) {
+				kind := nodeKind(in.x)
+				if t.phase == 1 && !(m.prog.large && (kind == kindBOW || kind == kindEOW)) ||
+					!assertionHolds(kind, m.text, pos, m.newline) {
 					break
+				}
+				if kind == kindBOW || kind == kindEOW {
+					t.phase = 1
+				} else if m.prog.large {
+					// The large automaton steps with its state set
+					// aliased, so one step crosses any number.
+					if limit == 0 {
+						break
+					}
+				} else {
+					if t.crossed >= limit {
+						break
+					}
+					t.crossed++
 				}
 				t.pc++
 				continue
-			default:
-				// A consuming or match state: replace the marker with
-				// the live thread.
-				l.dense[len(l.dense)-1] = t
 			}
 			break
 		}
@@ -155,12 +217,10 @@ func (m *machine) search(text []byte, from int, anchored bool, endAt int) (start
 			if start >= 0 || anchored {
 				break
 			}
+			m.clist.clear()
 			continue
 		}
 		for _, t := range m.clist.dense {
-			if t.start < 0 {
-				continue // marker of a zero-width state
-			}
 			if start >= 0 && t.start > start {
 				continue
 			}
@@ -201,9 +261,6 @@ func (m *machine) matchEnds(text []byte, from int) []int {
 	m.addThread(m.clist, thread{pc: 0, start: from}, from)
 	for pos := from; pos <= len(text) && len(m.clist.dense) > 0; pos++ {
 		for _, t := range m.clist.dense {
-			if t.start < 0 {
-				continue
-			}
 			in := &m.prog.insts[t.pc]
 			switch in.op {
 			case opMatch:
