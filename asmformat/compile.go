@@ -331,11 +331,9 @@ func displayRef(r ref) string {
 }
 
 func (c *compiler) directive(d *syntaxDirective) (*element, error) {
-	switch d.Name {
+	switch d.name() {
 	case "attr-dict", "attr-dict-with-keyword":
-		if len(d.Args) > 0 || d.Custom != "" {
-			return nil, posError(d.Pos, "'%s' takes no arguments", d.Name)
-		}
+
 		if c.attrDict {
 			return nil, posError(d.Pos, "'attr-dict' appears twice")
 		}
@@ -343,13 +341,10 @@ func (c *compiler) directive(d *syntaxDirective) (*element, error) {
 			return nil, posError(d.Pos, "'attr-dict' cannot be inside an optional group")
 		}
 		c.attrDict = true
-		return &element{kind: elAttrDict, keyword: d.Name == "attr-dict-with-keyword"}, nil
+		return &element{kind: elAttrDict, keyword: d.name() == "attr-dict-with-keyword"}, nil
 	case "operands", "regions", "successors":
-		if len(d.Args) > 0 {
-			return nil, posError(d.Pos, "'%s' takes no arguments", d.Name)
-		}
 		r := map[string]ref{"operands": {kind: refAllOperands}, "regions": {kind: refAllRegions},
-			"successors": {kind: refSuccessors}}[d.Name]
+			"successors": {kind: refSuccessors}}[d.Bare]
 		if err := c.bind(d.Pos, r); err != nil {
 			return nil, err
 		}
@@ -384,7 +379,7 @@ func (c *compiler) directive(d *syntaxDirective) (*element, error) {
 	case "custom":
 		return c.customDirective(d)
 	}
-	return nil, posError(d.Pos, "unknown directive '%s'", d.Name)
+	return nil, posError(d.Pos, "unknown directive '%s'", d.name())
 }
 
 func varOf(a *syntaxArg) *syntaxVar {
@@ -397,7 +392,7 @@ func varOf(a *syntaxArg) *syntaxVar {
 // typeTarget resolves the argument of type(...) or functional-type and
 // records that those types are printed.
 func (c *compiler) typeTarget(a *syntaxArg) (ref, error) {
-	if a.Dir != nil && a.Dir.Name == "qualified" && len(a.Dir.Args) == 1 {
+	if a.Dir != nil && a.Dir.name() == "qualified" && len(a.Dir.Args) == 1 {
 		return c.typeTarget(a.Dir.Args[0])
 	}
 	if a.Var != nil {
@@ -416,10 +411,10 @@ func (c *compiler) typeTarget(a *syntaxArg) (ref, error) {
 		return r, nil
 	}
 	switch {
-	case a.Dir.Name == "operands" && len(a.Dir.Args) == 0:
+	case a.Dir.Bare == "operands":
 		c.allOperandsTyp = true
 		return ref{kind: refAllOperands, name: "operands"}, nil
-	case a.Dir.Name == "results" && len(a.Dir.Args) == 0:
+	case a.Dir.Bare == "results":
 		c.allResultsTyp = true
 		return ref{kind: refAllResults, name: "results"}, nil
 	}
@@ -437,7 +432,7 @@ func (c *compiler) customDirective(d *syntaxDirective) (*element, error) {
 	e := &element{kind: elCustom, text: d.Custom, custom: impl}
 	for _, a := range d.Args {
 		isRef := false
-		if a.Dir != nil && a.Dir.Name == "ref" {
+		if a.Dir != nil && a.Dir.name() == "ref" {
 			if len(a.Dir.Args) != 1 {
 				return nil, posError(a.Pos, "'ref' takes one argument")
 			}
@@ -453,7 +448,7 @@ func (c *compiler) customDirective(d *syntaxDirective) (*element, error) {
 }
 
 func (c *compiler) customArg(a *syntaxArg, isRef bool) (customArg, error) {
-	if a.Dir != nil && a.Dir.Name == "type" {
+	if a.Dir != nil && a.Dir.name() == "type" {
 		if len(a.Dir.Args) != 1 {
 			return customArg{}, posError(a.Pos, "'type' takes one argument")
 		}
@@ -467,7 +462,7 @@ func (c *compiler) customArg(a *syntaxArg, isRef bool) (customArg, error) {
 			return customArg{}, err
 		}
 	} else {
-		switch a.Dir.Name {
+		switch a.Dir.Bare {
 		case "operands":
 			r = ref{kind: refAllOperands, name: "operands"}
 		case "successors":

@@ -31,12 +31,25 @@ type syntaxGroup struct {
 	Optional bool          `parser:"@'?'?"`
 }
 
+// A directive either takes arguments (a name the grammar lists, so that
+// `attr-dict (...)?` reads as a directive followed by a group) or is a
+// bare word (attr-dict, operands, ...; unknown words are reported when
+// compiling).
 type syntaxDirective struct {
 	Pos    lexer.Position
-	Name   string       `parser:"@Ident"`
-	Custom string       `parser:"( '<' @Ident '>' )?"`
-	Args   []*syntaxArg `parser:"( '(' ( @@ ( ',' @@ )* )? ')' )?"`
+	Name   string       `parser:"( @('type' | 'functional-type' | 'qualified' | 'ref' | 'custom')"`
+	Custom string       `parser:"  ( '<' @Ident '>' )?"`
+	Args   []*syntaxArg `parser:"  '(' ( @@ ( ',' @@ )* )? ')'"`
+	Bare   string       `parser:"| @Ident )"`
 	Anchor bool         `parser:"@'^'?"`
+}
+
+// name is the directive's word, with or without arguments.
+func (d *syntaxDirective) name() string {
+	if d.Name != "" {
+		return d.Name
+	}
+	return d.Bare
 }
 
 type syntaxArg struct {
