@@ -1,0 +1,144 @@
+// Command ipu-run runs a function of an .ipuir file on inputs and writes or
+// summarises its outputs.
+//
+//	ipu-run --reference FILE.ipuir --function NAME --inputs a.npy,b.npy --outputs out0.npy
+//	ipu-run --reference FILE.ipuir --function NAME --generate gaussian:seed=1
+//	ipu-run --reference FILE.ipuir --generate gaussian:seed=1 --compare expected.npy --atol 2e-3
+//
+// FILE may be - for standard input.
+//
+// A run has three parts: load the module and prepare the inputs (common to
+// every mode), execute in the chosen mode, and deliver the outputs (write
+// .npy files, print a summary, or compare with expected outputs). Today the one mode is --reference, the
+// host reference interpreter; a device mode is another implementation of
+// the mode interface in its own file, chosen in selectMode.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/ipuir/ipuir/dialects/tensor/eval"
+	"github.com/ipuir/ipuir/ir"
+)
+
+// options are the command line.
+type options struct {
+	file      string
+	function  string
+	inputs    []string
+	outputs   []string
+	generate  string
+	reference bool
+	print     bool
+	compare   []string
+	atol      float64
+}
+
+// mode executes a loaded function on inputs.
+type mode interface {
+	// Name is how messages refer to the mode.
+	Name() string
+	// Run executes fn on inputs and returns its outputs.
+	Run(p *program, inputs []*eval.Array) ([]*eval.Array, error)
+}
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+// errReported marks a failure whose diagnostic was already printed.
+var errReported = errors.New("reported")
+
+func run(args []string, stdout, stderr io.Writer) int {
+	o, err := parseFlags(args, stderr)
+	if err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintf(stderr, "ipu-run: %v\n", err)
+		return 2
+	}
+	if err := execute(o, stdout, stderr); err != nil {
+		if !errors.Is(err, errReported) {
+			fmt.Fprintf(stderr, "ipu-run: %v\n", err)
+		}
+		return 1
+	}
+	return 0
+}
+
+func parseFlags(args []string, stderr io.Writer) (*options, error) {
+	o := &options{}
+	fs := pflag.NewFlagSet("ipu-run", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.BoolVar(&o.reference, "reference", false, "run on the host reference interpreter")
+	fs.StringVar(&o.function, "function", "", "the function to run (default: the module's only function)")
+	fs.StringSliceVar(&o.inputs, "inputs", nil, "comma-separated .npy files, one per function argument")
+	fs.StringSliceVar(&o.outputs, "outputs", nil, "comma-separated .npy files to write, one per result")
+	fs.StringVar(&o.generate, "generate", "", "generate the inputs: gaussian:seed=N[,mean=M][,stddev=S] or uniform:seed=N[,lo=L][,hi=H]")
+	fs.BoolVar(&o.print, "print", false, "print every output value (for small outputs)")
+	fs.StringSliceVar(&o.compare, "compare", nil, "comma-separated .npy files of expected outputs; report the maximum absolute error of each")
+	fs.Float64Var(&o.atol, "atol", 2e-3, "with --compare, the largest absolute error that passes")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: ipu-run --reference FILE.ipuir [--function NAME] (--inputs a.npy,... | --generate SPEC) [--outputs out.npy,...]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	switch fs.NArg() {
+	case 1:
+		o.file = fs.Arg(0)
+	case 0:
+		return nil, fmt.Errorf("no input file (usage: ipu-run --reference FILE.ipuir ...)")
+	default:
+		return nil, fmt.Errorf("one input file expected, got %s", strings.Join(fs.Args(), " "))
+	}
+	if o.atol < 0 || o.atol != o.atol {
+		return nil, fmt.Errorf("--atol must be a non-negative number")
+	}
+	if len(o.inputs) > 0 && o.generate != "" {
+		return nil, fmt.Errorf("give either --inputs or --generate, not both")
+	}
+	return o, nil
+}
+
+// selectMode returns the execution mode the flags choose.
+func selectMode(o *options) (mode, error) {
+	if o.reference {
+		return referenceMode{}, nil
+	}
+	return nil, fmt.Errorf("no execution mode: pass --reference (the device mode is not available yet)")
+}
+
+func execute(o *options, stdout, stderr io.Writer) error {
+	m, err := selectMode(o)
+	if err != nil {
+		return err
+	}
+	p, err := load(o.file, o.function, stderr)
+	if err != nil {
+		return err
+	}
+	inputs, err := p.inputs(o)
+	if err != nil {
+		return err
+	}
+	outputs, err := m.Run(p, inputs)
+	if err != nil {
+		var d *ir.Diagnostic
+		if errors.As(err, &d) {
+			fmt.Fprint(stderr, p.sources.Render(d))
+			return errReported
+		}
+		return fmt.Errorf("%s run: %w", m.Name(), err)
+	}
+	if err := deliver(o, p, outputs, stdout); err != nil {
+		return err
+	}
+	return compare(o, p, outputs, stdout)
+}

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ipuir/ipuir/runtime/npy"
+)
+
+const testProgram = `func.func @double(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tensor.add %x, %x : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+`
+
+const badProgram = `func.func @bad(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tensor.transpose %x permutation = [1] : tensor<4xf32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+`
+
+func runTool(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func writeFile(t *testing.T, name, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestReferenceRunWithFiles(t *testing.T) {
+	src := writeFile(t, "p.ipuir", testProgram)
+	in, _ := npy.FromFloat64s(npy.Float32, []int{4}, []float64{1, 2, 3, 4})
+	inPath := filepath.Join(t.TempDir(), "x.npy")
+	if err := npy.WriteFile(inPath, in); err != nil {
+		t.Fatal(err)
+	}
+	outPath := filepath.Join(t.TempDir(), "y.npy")
+	code, stdout, stderr := runTool(t, "--reference", src, "--function", "double", "--inputs", inPath, "--outputs", outPath)
+	if code != 0 || stdout != "" {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	out, err := npy.ReadFile(outPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := out.Float64s(); len(got) != 4 || got[0] != 2 || got[3] != 8 {
+		t.Fatalf("outputs %v", got)
+	}
+	code, stdout, _ = runTool(t, "--reference", src, "--function", "double", "--inputs", inPath, "--compare", outPath)
+	if code != 0 || !strings.Contains(stdout, "max abs error 0 against") || !strings.HasSuffix(stdout, "PASS\n") {
+		t.Fatalf("compare: exit %d, %s", code, stdout)
+	}
+	code, stdout, stderr = runTool(t, "--reference", src, "--function", "double", "--inputs", outPath, "--compare", outPath, "--atol", "1")
+	if code != 1 || !strings.Contains(stdout, "FAIL") || !strings.Contains(stderr, "1 output out of tolerance") {
+		t.Fatalf("failing compare: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
+
+func TestReferenceRunReportsErrors(t *testing.T) {
+	src := writeFile(t, "p.ipuir", testProgram)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--reference", writeFile(t, "bad.ipuir", badProgram), "--generate", "gaussian:seed=1"},
+			"bad.ipuir:2:8: error: 'tensor.transpose' op permutation [1] is not a permutation of 0..0: 1 is out of range"},
+		{[]string{"--reference", src, "--function", "double", "--generate", "gaussian:seed=x"}, `seed "x" is not an unsigned integer`},
+		{[]string{"--reference", writeFile(t, "broken.ipuir", "func.func @f( {"), "--generate", "gaussian:seed=1"}, "broken.ipuir:1:"},
+		{[]string{"--reference"}, "no input file"},
+		{[]string{"--reference", src, src}, "one input file expected"},
+		{[]string{"--reference", src, "--atol", "-1"}, "--atol must be a non-negative number"},
+	} {
+		code, _, stderr := runTool(t, tc.args...)
+		if code == 0 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr:\n%s\nwant %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/ipuir/ipuir/dialects/tensor"
+	"github.com/ipuir/ipuir/dialects/tensor/eval"
+	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/runtime/npy"
+	"github.com/ipuir/ipuir/runtime/reference"
+)
+
+// deliver writes the outputs to the --outputs files, or summarises them on
+// stdout (every value with --print).
+func deliver(o *options, p *program, outputs []*eval.Array, stdout io.Writer) error {
+	if len(o.outputs) > 0 {
+		if len(o.outputs) != len(outputs) {
+			return fmt.Errorf("@%s returns %s, but --outputs names %s", p.name, count(len(outputs), "result"), count(len(o.outputs), "file"))
+		}
+		for i, a := range outputs {
+			n, err := reference.ToNPY(a)
+			if err == nil {
+				err = npy.WriteFile(o.outputs[i], n)
+			}
+			if err != nil {
+				return fmt.Errorf("output #%d (%s): %w", i, o.outputs[i], err)
+			}
+		}
+	}
+	if len(o.outputs) == 0 || o.print {
+		for i, a := range outputs {
+			fmt.Fprintf(stdout, "output #%d: %s\n", i, summary(a))
+			if o.print {
+				fmt.Fprintln(stdout, values(a))
+			}
+		}
+	}
+	return nil
+}
+
+// summary is a line of statistics: type, min, max, mean, and the count of
+// non-finite values when there are any.
+func summary(a *eval.Array) string {
+	lo, hi, sum, bad := math.Inf(1), math.Inf(-1), 0.0, 0
+	for _, v := range a.Data {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			bad++
+			continue
+		}
+		lo, hi, sum = math.Min(lo, v), math.Max(hi, v), sum+v
+	}
+	s := a.TypeString()
+	if finite := len(a.Data) - bad; finite > 0 {
+		s += fmt.Sprintf(" min=%s max=%s mean=%s", num(lo), num(hi), num(sum/float64(finite)))
+	}
+	if bad > 0 {
+		s += fmt.Sprintf(" non-finite=%d", bad)
+	}
+	return s
+}
+
+func num(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
+
+// values prints the array as nested brackets, row major.
+func values(a *eval.Array) string {
+	var b strings.Builder
+	var rec func(shape []int, off int) int
+	rec = func(shape []int, off int) int {
+		if len(shape) == 0 {
+			b.WriteString(num(a.Data[off]))
+			return off + 1
+		}
+		b.WriteByte('[')
+		for i := 0; i < shape[0]; i++ {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			off = rec(shape[1:], off)
+		}
+		b.WriteByte(']')
+		return off
+	}
+	rec(a.Shape, 0)
+	return b.String()
+}
+
+// compare checks each output against the --compare file at its position
+// and prints one line per output; any error above --atol fails the run.
+func compare(o *options, p *program, outputs []*eval.Array, stdout io.Writer) error {
+	if len(o.compare) == 0 {
+		return nil
+	}
+	if len(o.compare) != len(outputs) {
+		return fmt.Errorf("@%s returns %s, but --compare names %s", p.name, count(len(outputs), "result"), count(len(o.compare), "file"))
+	}
+	failed := 0
+	for i, path := range o.compare {
+		n, err := npy.ReadFile(path)
+		if err != nil {
+			return fmt.Errorf("--compare #%d: %w", i, err)
+		}
+		want, err := reference.FromNPY(n, typeOf(p.ctx, outputs[i]))
+		if err != nil {
+			return fmt.Errorf("--compare #%d (%s): %w", i, path, err)
+		}
+		diff, err := eval.MaxAbsDiff(outputs[i], want)
+		if err != nil {
+			return fmt.Errorf("--compare #%d (%s): %w", i, path, err)
+		}
+		verdict := "PASS"
+		if !(diff <= o.atol) {
+			verdict = "FAIL"
+			failed++
+		}
+		fmt.Fprintf(stdout, "output #%d: max abs error %s against %s (atol %s): %s\n", i, num(diff), path, num(o.atol), verdict)
+	}
+	if failed > 0 {
+		return fmt.Errorf("%s out of tolerance", count(failed, "output"))
+	}
+	return nil
+}
+
+// typeOf is the IR type of a value: a tensor type, or the element type for
+// a scalar.
+func typeOf(ctx *ir.Context, a *eval.Array) ir.Type {
+	elem := tensor.FloatType(ctx, a.Kind)
+	if a.Rank() == 0 {
+		return elem
+	}
+	dims := make([]int64, len(a.Shape))
+	for i, d := range a.Shape {
+		dims[i] = int64(d)
+	}
+	return ctx.Tensor(dims, elem)
+}
