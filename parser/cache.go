@@ -1,0 +1,348 @@
+package parser
+
+import "github.com/ipuir/ipuir/ir"
+
+// A per-parse cache from the exact source text of a type, an attribute or
+// an attribute dictionary to the uniqued object it parsed to. Large files
+// repeat the same spellings (`(tensor<4x8xf16>) -> tensor<4x8xf16>`,
+// `{axis = 1 : i64}`) on every line, and uniquing through the context
+// (printing a key, locking, hashing) costs more than reading them. A byte
+// scanner predicts where the item at the current token ends; only when
+// that exact text was parsed before is the cached object reused and the
+// lexer moved past it.
+//
+// This is sound because a cached key is text the real parser consumed
+// entirely as one item, and parsing depends only on the text and on alias
+// definitions, which are never redefined. The scanner stops where the
+// lexer would (identifier and number characters are taken greedily), so
+// the real parser, given the same text, would stop at the same place;
+// the one construct that extends past a complete item, `!d.x` followed by
+// an adjacent `<`, is scanned as part of the item.
+
+// maxCachedSpan bounds the text kept as a key; longer items (large dense
+// literals) are rarely repeated and would double the memory they take.
+const maxCachedSpan = 1024
+
+type textCache struct {
+	types map[string]ir.Type
+	attrs map[string]ir.Attribute
+	dicts map[string]*ir.DictAttr
+}
+
+func newTextCache() textCache {
+	return textCache{types: map[string]ir.Type{}, attrs: map[string]ir.Attribute{}, dicts: map[string]*ir.DictAttr{}}
+}
+
+func (c *textCache) putType(text []byte, t ir.Type) {
+	if len(text) <= maxCachedSpan {
+		c.types[string(text)] = t
+	}
+}
+
+func (c *textCache) putAttr(text []byte, a ir.Attribute) {
+	if len(text) <= maxCachedSpan {
+		c.attrs[string(text)] = a
+	}
+}
+
+func (c *textCache) putDict(text []byte, d *ir.DictAttr) {
+	if len(text) <= maxCachedSpan {
+		c.dicts[string(text)] = d
+	}
+}
+
+// canUseCache: the scanners work on raw bytes from the current token, which
+// must be a real token.
+func (p *parser) canUseCache() bool { return p.tok.Kind != Error && p.tok.Kind != EOF }
+
+func (p *parser) cachedType() (ir.Type, bool) {
+	if !p.canUseCache() {
+		return nil, false
+	}
+	start := p.tok.Start
+	end := p.scanType(start)
+	if end <= start || end-start > maxCachedSpan {
+		return nil, false
+	}
+	t, ok := p.st.cache.types[string(p.src[start:end])]
+	if ok {
+		p.skipTo(end)
+	}
+	return t, ok
+}
+
+func (p *parser) cachedAttr() (ir.Attribute, bool) {
+	if !p.canUseCache() {
+		return nil, false
+	}
+	start := p.tok.Start
+	end := p.scanAttr(start)
+	if end <= start || end-start > maxCachedSpan {
+		return nil, false
+	}
+	a, ok := p.st.cache.attrs[string(p.src[start:end])]
+	if ok {
+		p.skipTo(end)
+	}
+	return a, ok
+}
+
+func (p *parser) cachedDict() (*ir.DictAttr, bool) {
+	if !p.canUseCache() || p.tok.Kind != LBrace {
+		return nil, false
+	}
+	start := p.tok.Start
+	end := p.scanBalanced(start)
+	if end <= start || end-start > maxCachedSpan {
+		return nil, false
+	}
+	d, ok := p.st.cache.dicts[string(p.src[start:end])]
+	if ok {
+		p.skipTo(end)
+	}
+	return d, ok
+}
+
+// skipTo moves the lexer past a cached item ending at end.
+func (p *parser) skipTo(end int) {
+	p.ResetTo(end)
+	p.prevEnd = end
+}
+
+func (p *parser) byteAt(i int) byte {
+	if i < len(p.src) {
+		return p.src[i]
+	}
+	return 0
+}
+
+func (p *parser) skipSpace(i int) int {
+	for i < len(p.src) {
+		switch p.src[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// scanIdent skips characters that continue a bare identifier.
+func (p *parser) scanIdent(i int) int {
+	for i < len(p.src) && charClass[p.src[i]]&clsIdent != 0 {
+		i++
+	}
+	return i
+}
+
+// scanSuffix skips characters that continue a prefixed identifier.
+func (p *parser) scanSuffix(i int) int {
+	for i < len(p.src) && charClass[p.src[i]]&clsSuffix != 0 {
+		i++
+	}
+	return i
+}
+
+// scanString skips a string literal starting at i; -1 if malformed.
+func (p *parser) scanString(i int) int {
+	src := p.src
+	for i++; i < len(src); i++ {
+		switch src[i] {
+		case '"':
+			return i + 1
+		case '\\':
+			i++
+		case '\n':
+			return -1
+		}
+	}
+	return -1
+}
+
+// scanBalanced skips a bracketed group starting at i (one of `(<[{`),
+// respecting strings and `->`; -1 if it does not close.
+func (p *parser) scanBalanced(i int) int {
+	src := p.src
+	depth := 0
+	for i < len(src) {
+		switch c := src[i]; c {
+		case '(', '<', '[', '{':
+			depth++
+		case ')', '>', ']', '}':
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+		case '-':
+			if p.byteAt(i+1) == '>' {
+				i++
+			}
+		case '"':
+			j := p.scanString(i)
+			if j < 0 {
+				return -1
+			}
+			i = j
+			continue
+		case '/':
+			return -1 // a comment inside: leave it to the parser
+		}
+		i++
+	}
+	return -1
+}
+
+// scanType predicts the end of the type starting at i; -1 if unsure.
+func (p *parser) scanType(i int) int {
+	switch c := p.byteAt(i); {
+	case c == '(':
+		j := p.scanBalanced(i)
+		if j < 0 {
+			return -1
+		}
+		j = p.skipSpace(j)
+		if p.byteAt(j) != '-' || p.byteAt(j+1) != '>' {
+			return -1
+		}
+		j = p.skipSpace(j + 2)
+		if p.byteAt(j) == '(' {
+			return p.scanBalanced(j)
+		}
+		return p.scanType(j)
+	case c == '!':
+		j := p.scanSuffix(i + 1)
+		if p.byteAt(j) == '<' {
+			return p.scanBalanced(j)
+		}
+		return j
+	case charClass[c]&clsAlpha != 0:
+		j := p.scanIdent(i)
+		switch string(p.src[i:j]) {
+		case "tensor", "memref", "vector", "complex", "tuple":
+			k := p.skipSpace(j)
+			if p.byteAt(k) != '<' {
+				return -1
+			}
+			return p.scanBalanced(k)
+		}
+		return j
+	}
+	return -1
+}
+
+// scanAttr predicts the end of the attribute starting at i, with its
+// `: type` suffix when one follows; -1 if unsure.
+func (p *parser) scanAttr(i int) int {
+	j := p.scanAttrPrimary(i)
+	if j < 0 {
+		return -1
+	}
+	if p.byteAt(i) == '@' {
+		return j // symbol references take no type
+	}
+	k := p.skipSpace(j)
+	if p.byteAt(k) == ':' && p.byteAt(k+1) != ':' {
+		return p.scanType(p.skipSpace(k + 1))
+	}
+	return j
+}
+
+func (p *parser) scanNumber(i int) int {
+	src := p.src
+	if p.byteAt(i) == '0' && p.byteAt(i+1) == 'x' && isHexDigit(p.byteAt(i+2)) {
+		i += 2
+		for i < len(src) && isHexDigit(src[i]) {
+			i++
+		}
+		return i
+	}
+	for i < len(src) && (isDigit(src[i]) || src[i] == '.') {
+		i++
+	}
+	if c := p.byteAt(i); c == 'e' || c == 'E' {
+		i++
+		if c := p.byteAt(i); c == '+' || c == '-' {
+			i++
+		}
+		for i < len(src) && isDigit(src[i]) {
+			i++
+		}
+	}
+	if charClass[p.byteAt(i)]&clsIdent != 0 {
+		return -1 // `0xi32`-like splits: leave them to the lexer
+	}
+	return i
+}
+
+func (p *parser) scanAttrPrimary(i int) int {
+	switch c := p.byteAt(i); {
+	case c == '"':
+		return p.scanString(i)
+	case c == '[' || c == '{':
+		return p.scanBalanced(i)
+	case c == '-':
+		j := p.skipSpace(i + 1)
+		if !isDigit(p.byteAt(j)) {
+			return -1
+		}
+		return p.scanNumber(j)
+	case isDigit(c):
+		return p.scanNumber(i)
+	case c == '#':
+		j := p.scanSuffix(i + 1)
+		if p.byteAt(j) == '<' {
+			return p.scanBalanced(j)
+		}
+		return j
+	case c == '@':
+		j := p.scanSymbol(i)
+		for j >= 0 {
+			k := p.skipSpace(j)
+			if p.byteAt(k) != ':' {
+				break
+			}
+			k = p.skipSpace(k + 1)
+			if p.byteAt(k) != ':' {
+				break
+			}
+			j = p.scanSymbol(p.skipSpace(k + 1))
+		}
+		return j
+	case charClass[c]&clsAlpha != 0:
+		j := p.scanIdent(i)
+		switch string(p.src[i:j]) {
+		case "dense", "sparse", "array", "affine_map", "affine_set", "strided", "dense_resource":
+			k := p.skipSpace(j)
+			if p.byteAt(k) != '<' {
+				return -1
+			}
+			return p.scanBalanced(k)
+		case "loc":
+			k := p.skipSpace(j)
+			if p.byteAt(k) != '(' {
+				return -1
+			}
+			return p.scanBalanced(k)
+		case "true", "false", "unit":
+			return j
+		case "distinct":
+			return -1
+		}
+		return p.scanType(i)
+	case c == '(' || c == '!':
+		return p.scanType(i)
+	}
+	return -1
+}
+
+// scanSymbol skips an @-identifier; -1 if malformed.
+func (p *parser) scanSymbol(i int) int {
+	if p.byteAt(i) != '@' {
+		return -1
+	}
+	if p.byteAt(i+1) == '"' {
+		return p.scanString(i + 1)
+	}
+	return p.scanIdent(i + 1)
+}

@@ -1,0 +1,157 @@
+package parser
+
+import (
+	"math"
+	"math/big"
+	"strconv"
+
+	"github.com/ipuir/ipuir/ir"
+)
+
+// Integer and float literals follow MLIR's rules: an integer literal is
+// decimal or `0x` hex and is checked against its type's width (signless
+// types accept the unsigned range too: `255 : i8` is -1); a float literal
+// needs a '.'; a hex integer written for a float type is its bit pattern.
+
+// parseUint parses digits in base 10 or 16 into a uint64.
+func parseUint(digits []byte, base uint64) (uint64, bool) {
+	if len(digits) == 0 {
+		return 0, false
+	}
+	var v uint64
+	for _, c := range digits {
+		var d uint64
+		switch {
+		case c >= '0' && c <= '9':
+			d = uint64(c - '0')
+		case base == 16 && c >= 'a' && c <= 'f':
+			d = uint64(c-'a') + 10
+		case base == 16 && c >= 'A' && c <= 'F':
+			d = uint64(c-'A') + 10
+		default:
+			return 0, false
+		}
+		if v > (math.MaxUint64-d)/base {
+			return 0, false
+		}
+		v = v*base + d
+	}
+	return v, true
+}
+
+// isHexLiteral reports whether an integer token is written `0x...`.
+func isHexLiteral(text []byte) bool { return len(text) > 1 && text[1] == 'x' }
+
+// intLiteralValue is the unsigned value of an integer token, of any size.
+func intLiteralValue(text []byte) *big.Int {
+	if isHexLiteral(text) {
+		if v, ok := parseUint(text[2:], 16); ok {
+			return new(big.Int).SetUint64(v)
+		}
+		v, _ := new(big.Int).SetString(string(text[2:]), 16)
+		return v
+	}
+	if v, ok := parseUint(text, 10); ok {
+		return new(big.Int).SetUint64(v)
+	}
+	v, _ := new(big.Int).SetString(string(text), 10)
+	return v
+}
+
+// uint64Token is the value of an integer token when it fits in 64 bits.
+func uint64Token(text []byte) (uint64, bool) {
+	if isHexLiteral(text) {
+		return parseUint(text[2:], 16)
+	}
+	return parseUint(text, 10)
+}
+
+// intWidth is the storage width of an integer or index type.
+func intWidth(t ir.Type) (width int, signed, unsigned bool) {
+	switch t := t.(type) {
+	case *ir.IndexType:
+		return 64, true, false
+	case *ir.IntegerType:
+		return t.Width, t.Signedness == ir.Signed, t.Signedness == ir.Unsigned
+	}
+	return 0, false, false
+}
+
+// buildInt checks an integer literal against type t and returns its value
+// (negated when negative), as MLIR's buildAttributeAPInt does; ok is false
+// when the literal does not fit.
+func buildInt(t ir.Type, negative bool, text []byte) (*big.Int, bool) {
+	width, signed, _ := intWidth(t)
+	// Fast path: small decimal or hex values.
+	if u, fits := uint64Token(text); fits && width >= 1 && width <= 64 {
+		return buildSmallInt(u, width, signed, negative)
+	}
+	v := intLiteralValue(text)
+	if v == nil {
+		return nil, false
+	}
+	if v.BitLen() > width {
+		return nil, false
+	}
+	if width == 0 {
+		return v, !negative
+	}
+	if negative {
+		// The negation must have its sign bit set in `width` bits: values in
+		// [1, 2^(width-1)]. (Like MLIR, `-0` is rejected.)
+		limit := new(big.Int).Lsh(big.NewInt(1), uint(width-1))
+		if v.Sign() == 0 || v.Cmp(limit) > 0 {
+			return nil, false
+		}
+		return v.Neg(v), true
+	}
+	if signed && v.BitLen() == width {
+		return nil, false
+	}
+	return v, true
+}
+
+func buildSmallInt(u uint64, width int, signed, negative bool) (*big.Int, bool) {
+	if width < 64 && u>>uint(width) != 0 {
+		return nil, false
+	}
+	top := uint64(1) << uint(width-1)
+	if negative {
+		if u == 0 || u > top {
+			return nil, false
+		}
+		if u == top && width == 64 {
+			return new(big.Int).Neg(new(big.Int).SetUint64(u)), true
+		}
+		return big.NewInt(-int64(u)), true
+	}
+	if signed && u&top != 0 {
+		return nil, false
+	}
+	return new(big.Int).SetUint64(u), true
+}
+
+// floatLiteral is the value of a float token, rounded to a double first as
+// MLIR does; overflow gives an infinity.
+func floatLiteral(text []byte) float64 {
+	v, err := strconv.ParseFloat(string(text), 64)
+	if err != nil {
+		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+			return v // ±Inf or 0
+		}
+	}
+	return v
+}
+
+// hexFloatBits decodes a hex integer literal as the bit pattern of a float
+// type; ok is false when it has more bits than the type.
+func hexFloatBits(text []byte, k ir.FloatKind) (float64, bool) {
+	v := intLiteralValue(text)
+	if v == nil || v.BitLen() > k.Width() {
+		return 0, false
+	}
+	if k == ir.F80 || k == ir.F128 {
+		return ir.FloatFromBitsBig(v, k), true
+	}
+	return ir.FloatFromBits(v.Uint64(), k), true
+}
