@@ -67,11 +67,6 @@ func (l attrLookup) ints(name string) ([]int, error) {
 	vals := a.(*ir.DenseArrayAttr).Ints
 	out := make([]int, len(vals))
 	for i, v := range vals {
-		// Values beyond int range are as wrong as any other out-of-range
-		// index; clamp them to something every check rejects.
-		if v < -1<<31 || v > 1<<31 {
-			v = -1 << 31
-		}
 		out[i] = int(v)
 	}
 	return out, nil
@@ -86,11 +81,7 @@ func (l attrLookup) int(name string) (int, error) {
 	if !I64AttrKind.Pred(a) {
 		return 0, fmt.Errorf("attribute '%s' failed to satisfy constraint: %s", name, I64AttrKind.Desc)
 	}
-	v := a.(*ir.IntegerAttr).Int
-	if v < -1<<31 || v > 1<<31 {
-		v = -1 << 31
-	}
-	return int(v), nil
+	return int(a.(*ir.IntegerAttr).Int), nil
 }
 
 // float reads a float attribute.

@@ -68,7 +68,7 @@ var (
 	}
 	FloatScalar = ir.TypeConstraint{
 		Desc: "f16, bf16, f32 or f64",
-		Pred: func(t ir.Type) bool { _, ok := kindOf(t); _, isFloat := t.(*ir.FloatType); return ok && isFloat },
+		Pred: func(t ir.Type) bool { _, ok := kindOf(t); return ok },
 	}
 	FloatTensorOrScalar = ir.TypeConstraint{
 		Desc: "f16, bf16, f32 or f64, or a statically shaped tensor of them",

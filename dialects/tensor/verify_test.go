@@ -205,3 +205,20 @@ func TestVerifierMessages(t *testing.T) {
 		})
 	}
 }
+
+// Huge attribute values are reported as written, without overflow.
+func TestVerifierHugeValues(t *testing.T) {
+	f := newFixture(t)
+	x := f.block.AddArgument(f.tensor(f.ctx.F32(), 4, 8), nil)
+	huge := int64(1) << 62
+	op := f.raw(SliceOp, f.tensor(f.ctx.F32(), 1, 1), []*ir.Value{x},
+		named(OffsetsAttr, f.ctx.DenseI64Array(0, huge)), named(SizesAttr, f.ctx.DenseI64Array(1, 1)),
+		named(StridesAttr, f.ctx.DenseI64Array(1, huge)))
+	wantVerifyError(t, op, "axis 1: slice of 1 elements from offset 4611686018427387904 with stride 4611686018427387904 runs past the dimension size 8")
+	op = f.raw(SliceOp, f.tensor(f.ctx.F32(), 1, 1), []*ir.Value{x},
+		named(OffsetsAttr, f.ctx.DenseI64Array(0, 0)), named(SizesAttr, f.ctx.DenseI64Array(1, huge)),
+		named(StridesAttr, f.ctx.DenseI64Array(1, huge)))
+	wantVerifyError(t, op, "axis 1: slice of 4611686018427387904 elements from offset 0 with stride 4611686018427387904 runs past the dimension size 8")
+	op = f.raw(SoftmaxOp, x.Type(), []*ir.Value{x}, named(AxisAttr, f.ctx.IntegerAttr(f.ctx.I(64), huge)))
+	wantVerifyError(t, op, "axis 4611686018427387904 is out of range for rank 2")
+}
