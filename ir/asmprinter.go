@@ -125,7 +125,9 @@ func (p *AsmPrinter) printAttrMayElideType(a Attribute) {
 			return
 		}
 	case *FloatAttr:
-		if a.Typ.Kind == F64 {
+		// A bit pattern reads back as an integer without its type, so it
+		// keeps the type (as in MLIR).
+		if a.Typ.Kind == F64 && !strings.HasPrefix(string(AppendFloat(nil, a.Val, F64)), "0x") {
 			p.PrintAttrWithoutType(a)
 			return
 		}

@@ -14,6 +14,7 @@ func TestBuiltinSpellingsMatchMLIR(t *testing.T) {
 		{c.String("a\n\"b\\"), `"a\0A\22b\\"`},
 		{c.SymbolRef(`a"b c`), `@"a\22b c"`},
 		{c.Array(c.IntegerAttr(i64, 1), c.FloatAttr(f64, 2), c.IntegerAttr(c.I(32), 3)), "[1, 2.000000e+00, 3 : i32]"},
+		{c.Array(c.FloatAttr(f64, 16777217)), "[0x4170000010000000 : f64]"},
 		{c.TypedString("s", c.None()), `"s"`},
 		{c.TypeAttr(c.MemRef([]int64{4}, c.F32(), nil, c.IntegerAttr(i64, 1))), "memref<4xf32, 1>"},
 		{c.TypeAttr(c.UnrankedMemRef(c.F32(), c.IntegerAttr(i64, 2))), "memref<*xf32, 2>"},
