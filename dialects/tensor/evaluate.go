@@ -75,6 +75,17 @@ func ArrayFromAttr(a ir.Attribute) (*eval.Array, error) {
 		if _, err := eval.NumElements(shape); err != nil {
 			return nil, err
 		}
+		if v.Splat {
+			// Decode the one value once: splats such as the attention
+			// block's 16×729×729 scale would otherwise decode millions.
+			n, _ := eval.NumElements(shape)
+			data := make([]float64, n)
+			x := v.FloatAt(0)
+			for i := range data {
+				data[i] = x
+			}
+			return &eval.Array{Shape: shape, Kind: k, Data: data}, nil
+		}
 		return &eval.Array{Shape: shape, Kind: k, Data: v.Float64s()}, nil
 	case *ir.FloatAttr:
 		k, ok := kindOf(v.Typ)

@@ -250,3 +250,25 @@ func TestMalformedArraysAreErrors(t *testing.T) {
 	_, err = New([]int{-1}, numeric.F32)
 	wantErr(t, err, "negative dimension")
 }
+
+// Rounding f32 sums straight to f16 or bf16 agrees with the float64 path
+// (numeric.Round), ties included.
+func TestRoundFromFloat32MatchesRound(t *testing.T) {
+	vals, _ := numeric.Gaussian(1<<16, 11, 0, 100)
+	src := make([]float32, 0, len(vals)+4)
+	for _, v := range vals {
+		src = append(src, float32(v))
+	}
+	// Exact ties: halfway between f16 neighbours 1 and 1+2^-10, and
+	// between bf16 neighbours 1 and 1+2^-7.
+	src = append(src, 1+0x1p-11, 1+3*0x1p-11, 1+0x1p-8, 1+3*0x1p-8)
+	for _, k := range []numeric.Kind{numeric.F16, numeric.BF16, numeric.F32} {
+		dst := make([]float64, len(src))
+		roundFromFloat32(dst, src, k)
+		for i, v := range src {
+			if want := numeric.Round(float64(v), k); dst[i] != want {
+				t.Fatalf("%v: %v rounds to %v, want %v", k, v, dst[i], want)
+			}
+		}
+	}
+}

@@ -64,10 +64,27 @@ func batchMatMul(a, b *Array, batch []int) (*Array, error) {
 	// accumulator; converting up front halves the memory traffic.
 	a32, b32, c32 := toFloat32(a.Data), toFloat32(b.Data), make([]float32, len(out.Data))
 	mulAll(p, a32, b32, c32)
-	for i, v := range c32 {
-		out.Data[i] = numeric.Round(float64(v), a.Kind)
-	}
+	roundFromFloat32(out.Data, c32, a.Kind)
 	return out, nil
+}
+
+// roundFromFloat32 rounds f32 sums to kind. Rounding a float32 to f16 or
+// bf16 directly is a single correct rounding, and cheaper than the
+// float64 path (which must round to odd first).
+func roundFromFloat32(dst []float64, src []float32, kind numeric.Kind) {
+	parallelFor(len(src), elementwiseGrain, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			v := src[i]
+			switch kind {
+			case numeric.F16:
+				dst[i] = numeric.F16ToFloat64(numeric.F16FromFloat32(v))
+			case numeric.BF16:
+				dst[i] = numeric.BF16ToFloat64(numeric.BF16FromFloat32(v))
+			default:
+				dst[i] = float64(v)
+			}
+		}
+	})
 }
 
 func toFloat32(xs []float64) []float32 {
