@@ -120,14 +120,15 @@ func (l *Layout) Equal(o *Layout) bool {
 }
 
 // SameDistribution reports whether two layouts put the same elements on the
-// same tiles: equal tilings apart from each shard's own storage (shard
-// padding and padding kind). Converting between two such layouts is a local
-// copy on each tile, never an exchange. Tile strides and the replica stride
-// are compared as resolved, so a derived stride equals the same stride
-// written out.
+// same tiles: equal tilings apart from each shard's own storage (order,
+// shard padding, padding kind, memory class) and the tile count, which only
+// bounds where shards may go. Converting between two such layouts is a
+// local copy on each tile, never an exchange. Tile strides and the replica
+// stride are compared as resolved, so a derived stride equals the same
+// stride written out.
 func (l *Layout) SameDistribution(o *Layout) bool {
 	a, b := &l.Tiling, &o.Tiling
-	if a.TileCount != b.TileCount || a.Replicas != b.Replicas || len(a.Axes) != len(b.Axes) {
+	if a.Replicas != b.Replicas || len(a.Axes) != len(b.Axes) {
 		return false
 	}
 	sa, ra := a.resolvedStrides()

@@ -103,6 +103,7 @@ func (p *GemmPlan) check(s MatmulShape, t *target.Target, g Groups) error {
 		unit  string
 	}{
 		{"batch_partitions", p.BatchPartitions, s.Batch, "batch entries"},
+		{"row_partitions", p.RowPartitions, ceilDiv(rows, g.Inner), fmt.Sprintf("row blocks of %d", g.Inner)},
 		{"row_partitions × result_row_partitions", satMul(p.RowPartitions, p.ResultRowPartitions), rows, "AMP rows"},
 		{"column_partitions × result_column_partitions", satMul(p.ColumnPartitions, p.ResultColumnPartitions), colBlocks,
 			fmt.Sprintf("column blocks of %d", p.OutputColumnBlock)},
@@ -121,8 +122,10 @@ func (p *GemmPlan) check(s MatmulShape, t *target.Target, g Groups) error {
 // LayoutsForPlan derives the layouts a plan gives A, B and C. The rules,
 // in AMP terms (rows, columns, inner; see GemmPlan):
 //
-//   - rows: block 1, each shard padded to the AMP row group (6), so that
-//     whole row groups are read and written inside the shard;
+//   - rows: blocks of one inner group (16 f16), so that a result's rows can
+//     be a later matmul's inner axis where they already are, each shard
+//     padded to the AMP row group (6) so that whole row groups are read and
+//     written inside it;
 //   - inner: blocks of one inner group (16 f16), zero padded, so that partial
 //     groups add nothing;
 //   - columns: blocks of output_column_block;
@@ -132,8 +135,9 @@ func (p *GemmPlan) check(s MatmulShape, t *target.Target, g Groups) error {
 // order in the target's standard class, replicated over column partitions;
 // the right operand (the "weights") in amp<right> order in
 // weight_memory_class, replicated over row partitions. The result is cut
-// into rows × result_row_partitions by columns × result_column_partitions,
-// row major when Normal and in transposed-matrix blocks when Swapped, in the
+// into rows × result_row_partitions by columns × result_column_partitions
+// (rows in single-row blocks when result_row_partitions > 1), row major
+// when Normal and in transposed-matrix blocks when Swapped, in the
 // standard class. Every layout spans the plan's whole grid (tile_count =
 // Tiles()) with explicit strides.
 func LayoutsForPlan(p *GemmPlan, s MatmulShape, t *target.Target) (*PlanLayouts, error) {
@@ -161,6 +165,7 @@ func LayoutsForPlan(p *GemmPlan, s MatmulShape, t *target.Target) (*PlanLayouts,
 	}
 	rowAxis := func(fromEnd int, parts int64) AxisTiling {
 		a := NewAxis(fromEnd, parts)
+		a.BlockSize, a.PaddingMultiple = g.Inner, g.Inner
 		a.ShardPaddingMultiple = g.Row
 		return a
 	}
@@ -214,6 +219,11 @@ func LayoutsForPlan(p *GemmPlan, s MatmulShape, t *target.Target) (*PlanLayouts,
 	resCols := colAxis(cCols, satMul(p.ColumnPartitions, p.ResultColumnPartitions))
 	resCols.TileStride = 1
 	resRows := rowAxis(cRows, satMul(p.RowPartitions, p.ResultRowPartitions))
+	if p.ResultRowPartitions > 1 {
+		// Pieces finer than a cell's rows are cut row by row, so that the
+		// reduction's pieces stay even.
+		resRows.BlockSize, resRows.PaddingMultiple = 1, 1
+	}
 	resRows.TileStride = resCols.Partitions
 	resBatchStride := satMul(resRows.TileStride, resRows.Partitions)
 	result := Layout{

@@ -2,7 +2,11 @@ package tiled
 
 import (
 	"errors"
+	"slices"
+	"strings"
 	"testing"
+
+	"github.com/ipuir/ipuir/ir"
 )
 
 // The reference compile log's three "tensor view falls outside its storage
@@ -92,5 +96,255 @@ func TestReferenceLogViewErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Shard arithmetic by hand: each case lists, for chosen partition indices,
+// the extents and tile the rule of shard.go gives.
+func TestShardArithmetic(t *testing.T) {
+	type want struct {
+		coords  []int64
+		replica int64
+		tile    int64
+		extents []Extent
+	}
+	cases := []struct {
+		name   string
+		tiling Tiling
+		shape  []int64
+		wants  []want
+	}{
+		{
+			name:   "even split, one axis",
+			tiling: Tiling{TileCount: 4, Replicas: 1, Axes: []AxisTiling{NewAxis(1, 4)}},
+			shape:  []int64{8},
+			wants: []want{
+				{[]int64{0}, 0, 0, []Extent{{0, 2, 2}}},
+				{[]int64{3}, 0, 3, []Extent{{6, 8, 8}}},
+			},
+		},
+		{
+			name: "uneven blocks: first partitions get one more",
+			// 10 rows in blocks of 2 = 5 blocks over 3 partitions: 2, 2, 1.
+			tiling: Tiling{TileCount: 3, Replicas: 1, Axes: []AxisTiling{axis(2, 3, 2)}},
+			shape:  []int64{10, 4},
+			wants: []want{
+				{[]int64{0}, 0, 0, []Extent{{0, 4, 4}, {0, 4, 4}}},
+				{[]int64{1}, 0, 1, []Extent{{4, 8, 8}, {0, 4, 4}}},
+				{[]int64{2}, 0, 2, []Extent{{8, 10, 10}, {0, 4, 4}}},
+			},
+		},
+		{
+			name: "padding multiple larger than the block",
+			// 729 padded to 768 (a multiple of 64) = 48 blocks of 16 over 5:
+			// 10, 10, 10, 9, 9 blocks; the last shard holds 729 - 608 = 121
+			// data rows and 23 rows of padding.
+			tiling: Tiling{TileCount: 5, Replicas: 1, Axes: []AxisTiling{{FromEnd: 1, Partitions: 5, PaddingGroups: 1,
+				BlockSize: 16, PaddingMultiple: 64, ShardPaddingMultiple: 1, Padding: PaddingZero}}},
+			shape: []int64{729},
+			wants: []want{
+				{[]int64{0}, 0, 0, []Extent{{0, 160, 160}}},
+				{[]int64{3}, 0, 3, []Extent{{480, 624, 624}}},
+				{[]int64{4}, 0, 4, []Extent{{624, 729, 768}}},
+			},
+		},
+		{
+			name: "a shard of padding only",
+			// 20 positions padded to 64 in blocks of 16: 4 blocks over 4;
+			// shards 2 and 3 hold no data: logical_end = start.
+			tiling: Tiling{TileCount: 4, Replicas: 1, Axes: []AxisTiling{{FromEnd: 1, Partitions: 4, PaddingGroups: 1,
+				BlockSize: 16, PaddingMultiple: 64, ShardPaddingMultiple: 1, Padding: PaddingZero}}},
+			shape: []int64{20},
+			wants: []want{
+				{[]int64{1}, 0, 1, []Extent{{16, 20, 32}}},
+				{[]int64{3}, 0, 3, []Extent{{48, 48, 64}}},
+			},
+		},
+		{
+			name: "shard padding multiple",
+			// 729 rows over 6 partitions of single rows: 122 ×3, 121 ×3;
+			// each shard stored padded to a multiple of 6 (the AMP row group).
+			tiling: Tiling{TileCount: 6, Replicas: 1, Axes: []AxisTiling{{FromEnd: 1, Partitions: 6, PaddingGroups: 1,
+				BlockSize: 1, PaddingMultiple: 1, ShardPaddingMultiple: 6, Padding: PaddingZero}}},
+			shape: []int64{729},
+			wants: []want{
+				{[]int64{0}, 0, 0, []Extent{{0, 122, 126}}},
+				{[]int64{5}, 0, 5, []Extent{{608, 729, 734}}},
+			},
+		},
+		{
+			name: "padding groups",
+			// 1152 = 16 heads of 72, each padded to 80 and cut in 2 blocks of
+			// 40: positions are in the padded axis (group g at g·80).
+			tiling: Tiling{TileCount: 32, Replicas: 1, Axes: []AxisTiling{{FromEnd: 1, Partitions: 32, PaddingGroups: 16,
+				BlockSize: 40, PaddingMultiple: 80, ShardPaddingMultiple: 1, Padding: PaddingZero}}},
+			shape: []int64{1152},
+			wants: []want{
+				{[]int64{0}, 0, 0, []Extent{{0, 40, 40}}},
+				{[]int64{1}, 0, 1, []Extent{{40, 72, 80}}},
+				{[]int64{3}, 0, 3, []Extent{{120, 152, 160}}},
+				{[]int64{31}, 0, 31, []Extent{{1240, 1272, 1280}}},
+			},
+		},
+		{
+			name: "replicas and derived strides",
+			// 2 × 3 shards per replica (first axis fastest), 4 replicas after
+			// one another: tile = i + 2j + 6r.
+			tiling: Tiling{TileCount: 24, Replicas: 4, Axes: []AxisTiling{NewAxis(2, 2), NewAxis(1, 3)}},
+			shape:  []int64{4, 9},
+			wants: []want{
+				{[]int64{1, 0}, 0, 1, []Extent{{2, 4, 4}, {0, 3, 3}}},
+				{[]int64{0, 2}, 0, 4, []Extent{{0, 2, 2}, {6, 9, 9}}},
+				{[]int64{1, 2}, 3, 23, []Extent{{2, 4, 4}, {6, 9, 9}}},
+			},
+		},
+		{
+			name: "explicit strides and replica stride interleave",
+			// Replicas next to each other: tile = 2i + 4j + r.
+			tiling: Tiling{TileCount: 16, Replicas: 2, ReplicaStride: 1,
+				Axes: []AxisTiling{{FromEnd: 2, Partitions: 2, PaddingGroups: 1, BlockSize: 1, PaddingMultiple: 1,
+					ShardPaddingMultiple: 1, Padding: PaddingZero, TileStride: 2}, {FromEnd: 1, Partitions: 4, PaddingGroups: 1,
+					BlockSize: 1, PaddingMultiple: 1, ShardPaddingMultiple: 1, Padding: PaddingZero, TileStride: 4}}},
+			shape: []int64{2, 8},
+			wants: []want{
+				{[]int64{1, 0}, 1, 3, []Extent{{1, 2, 2}, {0, 2, 2}}},
+				{[]int64{0, 3}, 0, 12, []Extent{{0, 1, 1}, {6, 8, 8}}},
+				{[]int64{1, 3}, 1, 15, []Extent{{1, 2, 2}, {6, 8, 8}}},
+			},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			l := Layout{Order: Order{Kind: RowMajor}, Tiling: c.tiling, MemoryClass: "Ipu21Standard"}
+			m, err := NewShardMap(&l, c.shape, 0)
+			if err != nil {
+				t.Fatalf("layout rejected: %v", err)
+			}
+			for _, w := range c.wants {
+				if got := m.Extents(w.coords); !slices.Equal(got, w.extents) {
+					t.Errorf("extents of %v = %v, want %v", w.coords, got, w.extents)
+				}
+				tile := m.Tile(w.coords, w.replica)
+				if tile != w.tile {
+					t.Errorf("tile of %v replica %d = %d, want %d", w.coords, w.replica, tile, w.tile)
+				}
+				s, ok := m.OnTile(tile)
+				if !ok || !slices.Equal(s.Coords, w.coords) || s.Replica != w.replica {
+					t.Errorf("OnTile(%d) = %+v, %v; want coords %v replica %d", tile, s, ok, w.coords, w.replica)
+				}
+			}
+		})
+	}
+}
+
+// Every shard of every replica is somewhere, shards of one replica cover
+// each data position exactly once, and no tile holds two shards.
+func TestShardsPartitionTheTensor(t *testing.T) {
+	for _, n := range []int64{1, 7, 16, 100, 729} {
+		for _, parts := range []int64{1, 2, 3, 5, 7} {
+			for _, block := range []int64{1, 2, 16} {
+				a := NewAxis(1, parts)
+				a.BlockSize, a.PaddingMultiple = block, block
+				l := Layout{Order: Order{Kind: RowMajor}, MemoryClass: "M",
+					Tiling: Tiling{TileCount: 2 * parts, Replicas: 2, Axes: []AxisTiling{a}}}
+				m, err := NewShardMap(&l, []int64{n}, 0)
+				if err != nil {
+					continue // more partitions than blocks: rejected, checked elsewhere
+				}
+				covered := make([]int, n)
+				for p := int64(0); p < parts; p++ {
+					e := m.Extents([]int64{p})[0]
+					if !e.WellFormed() {
+						t.Fatalf("n=%d parts=%d block=%d: shard %d extent %v malformed", n, parts, block, p, e)
+					}
+					for i := e.Start; i < e.LogicalEnd; i++ {
+						covered[i]++
+					}
+				}
+				for i, c := range covered {
+					if c != 1 {
+						t.Fatalf("n=%d parts=%d block=%d: position %d covered %d times", n, parts, block, i, c)
+					}
+				}
+				if got := int64(len(m.Tiles())); got != 2*parts {
+					t.Fatalf("n=%d parts=%d: %d tiles hold shards, want %d", n, parts, got, 2*parts)
+				}
+			}
+		}
+	}
+}
+
+func TestLayoutErrors(t *testing.T) {
+	row := Order{Kind: RowMajor}
+	cases := []struct {
+		name   string
+		layout Layout
+		shape  []int64
+		want   string
+	}{
+		{"axis out of range", Layout{Order: row, MemoryClass: "M", Tiling: Tiling{TileCount: 4, Replicas: 1,
+			Axes: []AxisTiling{NewAxis(3, 2)}}}, []int64{4, 4}, "axis -3 does not exist in a rank-2 tensor"},
+		{"too many partitions", Layout{Order: row, MemoryClass: "M", Tiling: Tiling{TileCount: 64, Replicas: 1,
+			Axes: []AxisTiling{axis(1, 50, 16)}}}, []int64{729}, "50 partitions per padding group but the group of 729 elements has only 46 blocks of 16"},
+		{"padding multiple not a multiple of the block", Layout{Order: row, MemoryClass: "M", Tiling: Tiling{TileCount: 4, Replicas: 1,
+			Axes: []AxisTiling{{FromEnd: 1, Partitions: 2, PaddingGroups: 1, BlockSize: 16, PaddingMultiple: 24, ShardPaddingMultiple: 1, Padding: PaddingZero}}}},
+			[]int64{64}, "padding_multiple 24 is not a multiple of block_size 16"},
+		{"groups do not divide the axis", Layout{Order: row, MemoryClass: "M", Tiling: Tiling{TileCount: 4, Replicas: 1,
+			Axes: []AxisTiling{{FromEnd: 1, Partitions: 3, PaddingGroups: 3, BlockSize: 1, PaddingMultiple: 1, ShardPaddingMultiple: 1, Padding: PaddingZero}}}},
+			[]int64{10}, "axis -1 of size 10 cannot be cut into 3 equal padding groups"},
+		{"more shards than tiles", Layout{Order: row, MemoryClass: "M", Tiling: Tiling{TileCount: 10, Replicas: 3,
+			Axes: []AxisTiling{NewAxis(1, 4)}}}, []int64{8}, "4 shards × 3 replicas need 12 tiles but tile_count is 10"},
+		{"two shards on one tile", Layout{Order: row, MemoryClass: "M", Tiling: Tiling{TileCount: 8, Replicas: 2, ReplicaStride: 1,
+			Axes: []AxisTiling{NewAxis(1, 4)}}}, []int64{8}, "both map to tile 1"},
+		{"tile beyond the count", Layout{Order: row, MemoryClass: "M", Tiling: Tiling{TileCount: 4, Replicas: 1,
+			Axes: []AxisTiling{{FromEnd: 1, Partitions: 2, PaddingGroups: 1, BlockSize: 1, PaddingMultiple: 1, ShardPaddingMultiple: 1, Padding: PaddingZero, TileStride: 5}}}},
+			[]int64{8}, "maps to tile 5, beyond tile_count 4"},
+		{"block-major blocks do not tile the shard", Layout{Order: Order{Kind: BlockMajor, RowBlock: 384, ColumnBlock: 16}, MemoryClass: "M",
+			Tiling: Tiling{TileCount: 4, Replicas: 1, Axes: []AxisTiling{axis(1, 4, 100)}}}, []int64{16, 400},
+			"block-major row_block 384 does not divide the physical shard size 100 of axis -1"},
+		{"dynamic axis", Layout{Order: row, MemoryClass: "M", Tiling: Tiling{TileCount: 4, Replicas: 1,
+			Axes: []AxisTiling{NewAxis(1, 2)}}}, []int64{ir.Dynamic}, "dynamic size"},
+		{"tile count beyond the machine", Layout{Order: row, MemoryClass: "M", Tiling: Tiling{TileCount: 1 << 20, Replicas: 1}},
+			[]int64{8}, "tile_count 1048576 exceeds the 65536 tiles available"},
+		{"huge sizes", Layout{Order: row, MemoryClass: "M", Tiling: Tiling{TileCount: 4, Replicas: 1,
+			Axes: []AxisTiling{{FromEnd: 1, Partitions: 2, PaddingGroups: 1, BlockSize: 1, PaddingMultiple: 1 << 62, ShardPaddingMultiple: 1, Padding: PaddingZero}}}},
+			[]int64{8}, "are not supported"},
+	}
+	for _, c := range cases {
+		_, err := NewShardMap(&c.layout, c.shape, 0)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want it to contain %q", c.name, err, c.want)
+		}
+	}
+}
+
+func TestViewChecks(t *testing.T) {
+	l := Layout{Order: Order{Kind: RowMajor}, MemoryClass: "M", Tiling: Tiling{TileCount: 4, Replicas: 1, Axes: []AxisTiling{axis(1, 4, 2)}}}
+	m, err := NewShardMap(&l, []int64{3, 7}, 0) // shards of axis -1: [0,2,2) [2,4,4) [4,6,6) [6,7,8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.CheckView(3, []Extent{{0, 3, 3}, {6, 7, 8}}); err != nil {
+		t.Errorf("the whole last shard is a valid view: %v", err)
+	}
+	if err := m.CheckView(3, []Extent{{1, 2, 2}, {7, 7, 8}}); err != nil {
+		t.Errorf("a padding-only corner is a valid view: %v", err)
+	}
+	for _, bad := range []struct {
+		tile int64
+		view []Extent
+		want string
+	}{
+		{3, []Extent{{0, 3, 3}, {6, 8, 8}}, ViewOutsideShardMessage}, // data past the tensor's end
+		{3, []Extent{{0, 3, 3}, {5, 7, 8}}, ViewOutsideShardMessage}, // starts in the previous shard
+		{0, []Extent{{0, 3, 3}, {0, 2, 3}}, ViewOutsideShardMessage}, // storage past the shard's
+		{4, []Extent{{0, 3, 3}, {0, 1, 1}}, "tile 4 holds no shard"},
+		{0, []Extent{{0, 3, 3}}, "view has 1 extents but the tensor has rank 2"},
+		{0, []Extent{{0, 3, 3}, {2, 1, 2}}, "not 0 ≤ start ≤ logical_end ≤ physical_end"},
+	} {
+		err := m.CheckView(bad.tile, bad.view)
+		if err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("view %v on tile %d: err = %v, want %q", bad.view, bad.tile, err, bad.want)
+		}
 	}
 }

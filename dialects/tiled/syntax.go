@@ -74,12 +74,18 @@ func parseBody(body string) (*syntaxBody, error) {
 	if err != nil {
 		var perr participle.Error
 		if errors.As(err, &perr) {
-			return nil, fmt.Errorf("at column %d of #tiled.%s: %s", perr.Position().Column, firstWord(text), perr.Message())
+			msg := grammarNames.Replace(perr.Message())
+			return nil, fmt.Errorf("at column %d of #tiled.%s: %s", perr.Position().Column, firstWord(text), msg)
 		}
 		return nil, err
 	}
 	return tree, nil
 }
+
+// grammarNames turns the grammar's node names in participle's messages into
+// words a user knows.
+var grammarNames = strings.NewReplacer("SyntaxValue", "a value", "SyntaxItem", "a field", "SyntaxWord", "a name",
+	"SyntaxArgs", "fields", "SyntaxList", "list elements", "SyntaxBody", "an attribute")
 
 func firstWord(s string) string {
 	end := strings.IndexFunc(s, func(r rune) bool { return r == '<' || r == ' ' })

@@ -1,0 +1,301 @@
+package plan
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/ipuir/ipuir/dialects/tiled"
+	"github.com/ipuir/ipuir/target"
+)
+
+// The cost of a plan is the time of its busiest tile through the supersteps
+// the plan implies, all of which every tile of the grid goes through alike:
+//
+//  1. operands in: one exchange phase (after a sync) in which each tile
+//     receives the shards of its non-resident operands that are not already
+//     distributed as the plan wants — words = bytes/4, one per cycle, plus
+//     the phase latency. Operands distributed alike but stored differently
+//     (order, padding, memory class) cost a local copy instead;
+//  2. compute: the target's matmul fit on the tile's block (batch × rows ×
+//     inner × columns, padded as the layouts pad), plus weight access:
+//     Assumption: the AMP loads weights with 128-bit loads, which only
+//     interleaved memory serves (target.MemoryClass.Loads128); from a class
+//     without them, direct access runs the fit's per-weight-block term
+//     (InnerColumnCycles) twice. Staged weights are instead copied into an
+//     interleaved buffer first, each byte loaded and stored once at the
+//     target's load/store rate;
+//  3. with inner partitions, partial sums (f32) cross the exchange to the
+//     tiles that own the reduced pieces of the result and are added there:
+//     Complete in one phase, in which each tile sends its whole partial block
+//     and each owner receives one piece from every inner partition; Pairwise
+//     by recursive halving in ⌈log2 inner⌉ phases of half the remaining
+//     block each, then a phase moving each reduced slice to its owner. The
+//     adds and the final conversion to the result type run on the vector
+//     unit (target.ElementwiseCycles on f32).
+//
+// Each exchange phase is preceded by one sync. Peak bytes are the plan's
+// buffers (tiled.PlanBuffers) on one tile.
+
+// problem is one matmul being planned: the target, its figures, and what is
+// known of the operands.
+type problem struct {
+	t        *target.Target
+	s        tiled.MatmulShape
+	g        tiled.Groups
+	bpe      int64
+	fit      target.MatmulFit
+	capacity map[target.MemoryKind]int64
+	classes  map[string]target.MemoryClass
+	lhs, rhs operandState
+}
+
+// operandState is what the planner knows of one operand.
+type operandState struct {
+	resident bool
+	// free marks an operand another matmul exchanges for this one (sibling
+	// scoring: see select.go).
+	free      bool
+	available []*tiled.Layout
+}
+
+func newProblem(t *target.Target, s tiled.MatmulShape) (*problem, error) {
+	g, err := tiled.AMPGroups(t, s.Elem)
+	if err != nil {
+		return nil, err
+	}
+	fit, _ := t.MatmulFitFor(s.Elem)
+	pr := &problem{t: t, s: s, g: g, bpe: int64(s.Elem.Bytes()), fit: fit,
+		capacity: map[target.MemoryKind]int64{}, classes: map[string]target.MemoryClass{}}
+	for _, c := range t.MemoryClasses {
+		pr.capacity[c.Kind] = c.Size()
+		pr.classes[c.Name] = c
+	}
+	return pr, nil
+}
+
+// tileShape is a plan's per-tile sizes: batch entries, AMP rows (data and
+// stored), inner and columns (stored), result piece (stored), and the
+// logical extents that exchange moves.
+type tileShape struct {
+	batch, rows, rowsStored, inner, cols int64
+	rowsData, innerData, colsData        int64
+	pieceRows, pieceCols                 int64
+	pieceRowsData, pieceColsData         int64
+}
+
+func (pr *problem) shape(p *tiled.GemmPlan) tileShape {
+	rows, cols, inner := pr.s.AMP(p.Orientation)
+	g := pr.g
+	kBlocks := ceilDiv(inner, g.Inner)
+	cBlocks := ceilDiv(cols, p.OutputColumnBlock)
+	rowBlocks := ceilDiv(rows, g.Inner)
+	sh := tileShape{
+		batch: ceilDiv(pr.s.Batch, p.BatchPartitions),
+		rows:  ceilDiv(rowBlocks, p.RowPartitions) * g.Inner,
+		inner: ceilDiv(kBlocks, p.InnerPartitions) * g.Inner,
+		cols:  ceilDiv(cBlocks, p.ColumnPartitions) * p.OutputColumnBlock,
+	}
+	sh.rowsStored = roundUp(sh.rows, g.Row)
+	sh.rowsData, sh.innerData, sh.colsData = min(sh.rows, rows), min(sh.inner, inner), min(sh.cols, cols)
+	pieceRows := sh.rows // the cell's rows, in blocks of g.Inner
+	if p.ResultRowPartitions > 1 {
+		pieceRows = ceilDiv(rows, p.RowPartitions*p.ResultRowPartitions) // single-row blocks
+	}
+	sh.pieceRows, sh.pieceRowsData = roundUp(pieceRows, g.Row), min(pieceRows, rows)
+	sh.pieceCols = ceilDiv(cBlocks, p.ColumnPartitions*p.ResultColumnPartitions) * p.OutputColumnBlock
+	sh.pieceColsData = min(sh.pieceCols, cols)
+	return sh
+}
+
+// validate checks what the cost model relies on; the planner only proposes
+// plans that pass, but pinned fields may not.
+func (pr *problem) validate(p *tiled.GemmPlan) error {
+	rows, cols, inner := pr.s.AMP(p.Orientation)
+	switch {
+	case p.BatchPartitions < 1 || p.RowPartitions < 1 || p.ColumnPartitions < 1 || p.InnerPartitions < 1 ||
+		p.ResultRowPartitions < 1 || p.ResultColumnPartitions < 1 || p.OutputColumnBlock < 1:
+		return fmt.Errorf("every partition count and the output column block must be at least 1")
+	case p.Tiles() > int64(pr.t.Tiles):
+		return fmt.Errorf("plan needs %d tiles but target %s has %d", p.Tiles(), pr.t.Name, pr.t.Tiles)
+	case !pr.s.Batched && p.BatchPartitions != 1:
+		return fmt.Errorf("batch_partitions is %d but the matmul has no batch axis", p.BatchPartitions)
+	case p.BatchPartitions > pr.s.Batch:
+		return fmt.Errorf("batch_partitions %d exceeds the batch of %d", p.BatchPartitions, pr.s.Batch)
+	case p.RowPartitions > ceilDiv(rows, pr.g.Inner):
+		return fmt.Errorf("row_partitions %d exceeds the %d row blocks of %d", p.RowPartitions, ceilDiv(rows, pr.g.Inner), pr.g.Inner)
+	case p.RowPartitions*p.ResultRowPartitions > rows:
+		return fmt.Errorf("row_partitions × result_row_partitions = %d exceeds the %d AMP rows", p.RowPartitions*p.ResultRowPartitions, rows)
+	case p.ColumnPartitions*p.ResultColumnPartitions > ceilDiv(cols, p.OutputColumnBlock):
+		return fmt.Errorf("column_partitions × result_column_partitions = %d exceeds the %d column blocks of %d",
+			p.ColumnPartitions*p.ResultColumnPartitions, ceilDiv(cols, p.OutputColumnBlock), p.OutputColumnBlock)
+	case p.InnerPartitions > ceilDiv(inner, pr.g.Inner):
+		return fmt.Errorf("inner_partitions %d exceeds the %d inner groups of %d", p.InnerPartitions, ceilDiv(inner, pr.g.Inner), pr.g.Inner)
+	case p.ResultRowPartitions*p.ResultColumnPartitions > p.InnerPartitions:
+		return fmt.Errorf("result_row_partitions × result_column_partitions = %d exceeds inner_partitions %d",
+			p.ResultRowPartitions*p.ResultColumnPartitions, p.InnerPartitions)
+	}
+	if _, ok := pr.classes[p.WeightMemoryClass]; !ok {
+		return fmt.Errorf("target %s has no memory class %q", pr.t.Name, p.WeightMemoryClass)
+	}
+	return nil
+}
+
+// inputExchange returns the words the busiest tile receives to get its
+// operands and the cycles of local copies for operands distributed alike
+// but stored differently. layouts is nil unless an operand has available
+// layouts, in which case it is the plan's layouts.
+func (pr *problem) inputExchange(p *tiled.GemmPlan, sh tileShape, layouts *tiled.PlanLayouts) (words, copyCycles int64) {
+	leftElems := sh.batch * sh.rowsData * sh.innerData
+	rightElems := sh.batch * sh.innerData * sh.colsData
+	lhsElems, rhsElems := leftElems, rightElems
+	if p.Orientation == tiled.Swapped {
+		lhsElems, rhsElems = rightElems, leftElems
+	}
+	for _, o := range []struct {
+		st    *operandState
+		elems int64
+		want  func() *tiled.Layout
+	}{
+		{&pr.lhs, lhsElems, func() *tiled.Layout { return &layouts.LHS }},
+		{&pr.rhs, rhsElems, func() *tiled.Layout { return &layouts.RHS }},
+	} {
+		if o.st.resident || o.st.free {
+			continue
+		}
+		moved := true
+		for _, have := range o.st.available {
+			want := o.want()
+			if have.SameDistribution(want) {
+				moved = false
+				if !have.Equal(want) {
+					c, _ := pr.t.ElementwiseCycles(o.elems, pr.s.Elem, target.Simple)
+					copyCycles += c
+				}
+				break
+			}
+		}
+		if moved {
+			words += ceilDiv(o.elems*pr.bpe, int64(pr.t.ExchangeWordBytes))
+		}
+	}
+	return words, copyCycles
+}
+
+// needLayouts reports whether costing needs the plan's layouts (to compare
+// with available ones).
+func (pr *problem) needLayouts() bool {
+	return (!pr.lhs.resident && !pr.lhs.free && len(pr.lhs.available) > 0) ||
+		(!pr.rhs.resident && !pr.rhs.free && len(pr.rhs.available) > 0)
+}
+
+// lowerBound is a bound on the cost of every plan that shares p's
+// orientation, partitions and output column block, whatever its result
+// pieces, memory classes and stagings: the AMP work at full weight speed,
+// the operand exchange, and for inner partitions at least one phase moving
+// each tile's partial block.
+func (pr *problem) lowerBound(p *tiled.GemmPlan, layouts *tiled.PlanLayouts) int64 {
+	sh := pr.shape(p)
+	compute, _ := pr.t.BatchMatmulCycles(int(sh.batch), int(sh.rows), int(sh.inner), int(sh.cols), pr.s.Elem)
+	words, _ := pr.inputExchange(p, sh, layouts)
+	lb := compute + pr.phase(words)
+	if p.InnerPartitions > 1 {
+		lb += pr.phase(sh.batch * sh.rowsData * sh.colsData)
+	}
+	return lb
+}
+
+// phase is the cost of one exchange phase moving words on the busiest tile,
+// with the sync before it; nothing to move costs nothing.
+func (pr *problem) phase(words int64) int64 {
+	if words == 0 {
+		return 0
+	}
+	c, _ := pr.t.ExchangePhaseCycles(words)
+	return c + int64(pr.t.SyncCycles)
+}
+
+// estimate costs a valid plan. It returns the estimate and whether the
+// plan's buffers fit the tile's memory classes.
+func (pr *problem) estimate(p *tiled.GemmPlan, layouts *tiled.PlanLayouts) (tiled.Estimate, bool) {
+	t := pr.t
+	sh := pr.shape(p)
+	var e tiled.Estimate
+	var phases []int64
+
+	words, copies := pr.inputExchange(p, sh, layouts)
+	if words > 0 {
+		phases = append(phases, words)
+	}
+	e.ComputeCycles, _ = t.BatchMatmulCycles(int(sh.batch), int(sh.rows), int(sh.inner), int(sh.cols), pr.s.Elem)
+	e.ComputeCycles += copies
+	weights := pr.classes[p.WeightMemoryClass]
+	switch {
+	case p.LocalWeightStaging == tiled.Staged:
+		bytes := sh.batch * sh.inner * sh.cols * pr.bpe
+		e.ComputeCycles += ceilDiv(2*bytes, int64(t.LoadStoreBytesPerCycle))
+	case !weights.Loads128:
+		blocks := ceilDiv(sh.inner, pr.g.Inner) * ceilDiv(sh.cols, int64(pr.fit.ColumnGroup))
+		e.ComputeCycles += sh.batch * int64(pr.fit.InnerColumnCycles) * blocks
+	}
+
+	if kp := p.InnerPartitions; kp > 1 {
+		block := sh.batch * sh.rowsData * sh.colsData
+		piece := sh.batch * sh.pieceRowsData * sh.pieceColsData
+		if p.ReductionStaging == tiled.Complete {
+			phases = append(phases, max(block, kp*piece))
+			adds, _ := t.ElementwiseCycles((kp-1)*piece, target.F32, target.Simple)
+			e.ReductionCycles += adds
+		} else {
+			rounds := ceilLog2(kp)
+			left := block
+			for i := int64(0); i < rounds; i++ {
+				half := ceilDiv(left, 2)
+				phases = append(phases, half)
+				adds, _ := t.ElementwiseCycles(half, target.F32, target.Simple)
+				e.ReductionCycles += adds
+				left = half
+			}
+			phases = append(phases, max(left, piece))
+		}
+		convert, _ := t.ElementwiseCycles(piece, target.F32, target.Simple)
+		e.ReductionCycles += convert
+	}
+	for _, w := range phases {
+		c, _ := t.ExchangePhaseCycles(w)
+		e.ExchangeCycles += c
+		e.ExchangeWords += w
+		e.SyncCycles += int64(t.SyncCycles)
+	}
+	e.Cycles = e.ComputeCycles + e.ExchangeCycles + e.ReductionCycles + e.SyncCycles
+
+	dims := tiled.TileDims{Batch: sh.batch, Rows: sh.rowsStored, Inner: sh.inner, Cols: sh.cols,
+		PieceRows: sh.pieceRows, PieceCols: sh.pieceCols, ResultRows: sh.pieceRows, ResultCols: sh.pieceCols}
+	bytes := map[target.MemoryKind]int64{}
+	for _, b := range tiled.PlanBuffers(p, dims, pr.s, pr.g, weights.Kind) {
+		bytes[b.Kind] += b.Bytes
+	}
+	e.PeakStandardBytes, e.PeakInterleavedBytes = bytes[target.Standard], bytes[target.Interleaved]
+	fits := true
+	for k, n := range bytes {
+		if n > pr.capacity[k] {
+			fits = false
+		}
+	}
+	return e, fits
+}
+
+func ceilDiv(a, b int64) int64 {
+	if a <= 0 {
+		return 0
+	}
+	return (a-1)/b + 1
+}
+
+func roundUp(a, m int64) int64 { return ceilDiv(a, m) * m }
+
+func ceilLog2(x int64) int64 {
+	if x <= 1 {
+		return 0
+	}
+	return int64(bits.Len64(uint64(x - 1)))
+}

@@ -1,0 +1,62 @@
+package plan
+
+import (
+	"log/slog"
+
+	"github.com/ipuir/ipuir/dialects/tiled"
+)
+
+// Operand says where a matmul operand comes from.
+type Operand struct {
+	// Resident operands (weights, constants) are placed on their tiles at
+	// load time in whatever layout the plan gives them: no exchange.
+	Resident bool
+	// Value names the data: operands with the same Value hold the same
+	// elements, so a layout one matmul exchanged it into (or produced it in)
+	// serves the others. The pass gives a matmul's result and the values
+	// layout-preserving ops derive from it (elementwise, softmax) one Value.
+	// Negative values are never shared.
+	Value int
+}
+
+// Matmul is one matmul of a program.
+type Matmul struct {
+	// Name identifies the matmul in log lines (the IR's SSA name).
+	Name     string
+	Shape    tiled.MatmulShape
+	LHS, RHS Operand
+	// Result is the Value of the result.
+	Result int
+	// Constraint pins fields of the plan; nil for none.
+	Constraint *tiled.GemmConstraint
+}
+
+// Program is the matmuls of a function in program order.
+type Program struct {
+	Matmuls []Matmul
+}
+
+// Options tune the planner.
+type Options struct {
+	// Finalists is how many of the cheapest candidates are kept for
+	// verification (the K of "the best K"); at least 1.
+	Finalists int
+	// Logger receives the planner's structured lines; nil discards them.
+	Logger *slog.Logger
+}
+
+// DefaultFinalists is the number of finalists kept when Options does not
+// say: enough to survive a few infeasible ones (the reference log rejected
+// three of four), few enough that verifying them is cheap.
+const DefaultFinalists = 4
+
+// Choice is the plan chosen for one matmul.
+type Choice struct {
+	Name     string
+	Plan     tiled.GemmPlan
+	Estimate tiled.Estimate
+	Layouts  *tiled.PlanLayouts
+	// Candidates counts the plans costed, Pruned those cut by a lower bound
+	// before costing, Rejected the finalists the verifier refused.
+	Candidates, Pruned, Rejected int
+}

@@ -1,0 +1,377 @@
+package plan
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+
+	"github.com/ipuir/ipuir/dialects/tiled"
+	"github.com/ipuir/ipuir/target"
+)
+
+// PlanProgram chooses a plan for every matmul of prog, in program order.
+//
+// Matmuls planned earlier inform later ones: the result of each is
+// available in its result layout, and each non-resident operand in the
+// layout it was exchanged into. Matmuls that share a non-resident operand
+// and a shape with later unplanned ones (Q, K and V reading x) are chosen
+// jointly: a candidate scores its own cost plus, for each sibling, its cost
+// with the shared operand already in place, so the first picks a layout
+// good for all; each sibling is still planned on its own afterwards.
+func PlanProgram(prog Program, t *target.Target, opts Options) ([]Choice, error) {
+	if opts.Finalists < 1 {
+		opts.Finalists = DefaultFinalists
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(discard{})
+	}
+	available := map[int][]*tiled.Layout{}
+	choices := make([]Choice, len(prog.Matmuls))
+	for i := range prog.Matmuls {
+		m := &prog.Matmuls[i]
+		pr, err := newProblem(t, m.Shape)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", m.Name, err)
+		}
+		pr.lhs = operandState{resident: m.LHS.Resident, available: availableFor(available, m.LHS)}
+		pr.rhs = operandState{resident: m.RHS.Resident, available: availableFor(available, m.RHS)}
+		shared := siblings(prog, i)
+		sel := &selector{pr: pr, m: m, index: i, opts: opts, log: log, siblings: len(shared.of)}
+		if len(shared.of) > 0 {
+			sel.shared = []*operandState{&pr.lhs, &pr.rhs}[shared.which]
+		}
+		c, err := sel.choose()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", m.Name, err)
+		}
+		choices[i] = c
+		record(available, m.Result, &c.Layouts.Result)
+		if !m.LHS.Resident {
+			record(available, m.LHS.Value, &c.Layouts.LHS)
+		}
+		if !m.RHS.Resident {
+			record(available, m.RHS.Value, &c.Layouts.RHS)
+		}
+	}
+	return choices, nil
+}
+
+func availableFor(av map[int][]*tiled.Layout, o Operand) []*tiled.Layout {
+	if o.Resident || o.Value < 0 {
+		return nil
+	}
+	return av[o.Value]
+}
+
+func record(av map[int][]*tiled.Layout, value int, l *tiled.Layout) {
+	if value < 0 {
+		return
+	}
+	for _, have := range av[value] {
+		if have.SameDistribution(l) {
+			return
+		}
+	}
+	av[value] = append(av[value], l)
+}
+
+// siblingSet is the later matmuls that share an operand with one.
+type siblingSet struct {
+	which int // the shared operand: 0 for LHS, 1 for RHS
+	of    []int
+}
+
+func siblings(prog Program, i int) siblingSet {
+	m := &prog.Matmuls[i]
+	for which, o := range []Operand{m.LHS, m.RHS} {
+		if o.Resident || o.Value < 0 {
+			continue
+		}
+		var of []int
+		for j := i + 1; j < len(prog.Matmuls); j++ {
+			n := &prog.Matmuls[j]
+			other := []Operand{n.LHS, n.RHS}[which]
+			if other.Value == o.Value && !other.Resident && n.Shape == m.Shape && sameConstraint(n.Constraint, m.Constraint) {
+				of = append(of, j)
+			}
+		}
+		if len(of) > 0 {
+			return siblingSet{which: which, of: of}
+		}
+	}
+	return siblingSet{}
+}
+
+func sameConstraint(a, b *tiled.GemmConstraint) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.String() == b.String()
+}
+
+// finalist is a costed candidate.
+type finalist struct {
+	plan  tiled.GemmPlan
+	est   tiled.Estimate
+	score int64
+}
+
+// selector plans one matmul.
+type selector struct {
+	pr       *problem
+	m        *Matmul
+	index    int
+	opts     Options
+	log      *slog.Logger
+	siblings int
+	shared   *operandState
+
+	best        []finalist // sorted by score, at most opts.Finalists
+	costed      int
+	pruned      int
+	unfit       int
+	firstReject string
+}
+
+// score costs p; with siblings, adds their cost with the shared operand in
+// place. ok is false when p does not fit tile memory.
+func (s *selector) score(p *tiled.GemmPlan) (finalist, bool) {
+	var layouts *tiled.PlanLayouts
+	if s.pr.needLayouts() {
+		var err error
+		if layouts, err = tiled.LayoutsForPlan(p, s.pr.s, s.pr.t); err != nil {
+			s.reject(err)
+			return finalist{}, false
+		}
+	}
+	est, fits := s.pr.estimate(p, layouts)
+	if !fits {
+		s.unfit++
+		return finalist{}, false
+	}
+	f := finalist{plan: *p, est: est, score: est.Cycles}
+	if s.shared != nil && s.siblings > 0 {
+		s.shared.free = true
+		other, _ := s.pr.estimate(p, layouts)
+		s.shared.free = false
+		f.score += int64(s.siblings) * other.Cycles
+	}
+	return f, true
+}
+
+func (s *selector) bound(p *tiled.GemmPlan) int64 {
+	var layouts *tiled.PlanLayouts
+	if s.pr.needLayouts() {
+		layouts, _ = tiled.LayoutsForPlan(p, s.pr.s, s.pr.t)
+		if layouts == nil {
+			return 0 // let score report why
+		}
+	}
+	lb := s.pr.lowerBound(p, layouts)
+	if s.shared != nil && s.siblings > 0 {
+		s.shared.free = true
+		lb += int64(s.siblings) * s.pr.lowerBound(p, layouts)
+		s.shared.free = false
+	}
+	return lb
+}
+
+func (s *selector) reject(err error) {
+	if s.firstReject == "" {
+		s.firstReject = err.Error()
+	}
+}
+
+// keep inserts f among the best finalists (stable: earlier candidates win
+// ties, so the choice does not depend on anything but the enumeration).
+func (s *selector) keep(f finalist) {
+	k := s.opts.Finalists
+	if len(s.best) == k && f.score >= s.best[k-1].score {
+		return
+	}
+	i, _ := slices.BinarySearchFunc(s.best, f.score, func(a finalist, score int64) int {
+		if a.score <= score {
+			return -1
+		}
+		return 1
+	})
+	s.best = slices.Insert(s.best, i, f)
+	if len(s.best) > k {
+		s.best = s.best[:k]
+	}
+}
+
+// threshold is the score a candidate must beat to become a finalist.
+func (s *selector) threshold() int64 {
+	if len(s.best) < s.opts.Finalists {
+		return 1<<63 - 1
+	}
+	return s.best[len(s.best)-1].score
+}
+
+// enumerate costs every candidate that survives the lower bound.
+func (s *selector) enumerate() {
+	pr, c := s.pr, s.m.Constraint
+	t := pr.t
+	tiles := int64(t.Tiles)
+	extra := partitionsOf(pr.lhs.available, pr.rhs.available)
+	orientations := []tiled.Orientation{tiled.Normal, tiled.Swapped}
+	if c != nil && c.IsPinned("orientation") {
+		orientations = []tiled.Orientation{c.Values.Orientation}
+	}
+	blocks := []int64{pr.g.Column, 2 * pr.g.Column, 4 * pr.g.Column}
+	blocks = pinnedOr(c, "output_column_block", blocks)
+	batches := pinnedOr(c, "batch_partitions", withExtra(representatives(pr.s.Batch, tiles), extra, pr.s.Batch))
+	weights := weightChoices(t, c)
+	stagings := []tiled.ReductionStaging{tiled.Complete, tiled.Pairwise}
+	if c != nil && c.IsPinned("reduction_staging") {
+		stagings = []tiled.ReductionStaging{c.Values.ReductionStaging}
+	}
+	pinnedRows, rowsPinned := int64(0), false
+	if c != nil {
+		pinnedRows, rowsPinned = c.PinnedInt("row_partitions")
+	}
+
+	for _, o := range orientations {
+		rows, cols, inner := pr.s.AMP(o)
+		kBlocks, rowBlocks := ceilDiv(inner, pr.g.Inner), ceilDiv(rows, pr.g.Inner)
+		rowSet := withExtra(representatives(rowBlocks, tiles), extra, rowBlocks)
+		if rowsPinned {
+			rowSet = []int64{pinnedRows}
+		}
+		innerSet := pinnedOr(c, "inner_partitions", withExtra(representatives(kBlocks, tiles), extra, kBlocks))
+		for _, ocb := range blocks {
+			cBlocks := ceilDiv(cols, max(ocb, 1))
+			colSet := pinnedOr(c, "column_partitions", withExtra(representatives(cBlocks, tiles), extra, cBlocks))
+			for _, bp := range batches {
+				for _, r := range rowSet {
+					for _, cp := range colSet {
+						for _, kp := range innerSet {
+							s.cell(o, ocb, bp, r, cp, kp, weights, stagings)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// cell costs the variants of one grid: result pieces, weight placement,
+// reduction staging.
+func (s *selector) cell(o tiled.Orientation, ocb, bp, r, cp, kp int64, weights []weightChoice, stagings []tiled.ReductionStaging) {
+	pr, c := s.pr, s.m.Constraint
+	base := tiled.GemmPlan{Orientation: o, BatchPartitions: bp, RowPartitions: r, ColumnPartitions: cp,
+		InnerPartitions: kp, ResultRowPartitions: 1, ResultColumnPartitions: 1, OutputColumnBlock: ocb,
+		WeightMemoryClass: weights[0].class, ReductionStaging: tiled.Complete, LocalWeightStaging: weights[0].staging}
+	if err := pr.validate(&base); err != nil {
+		if c != nil && !c.Empty() {
+			s.reject(err) // only pinned values can make a grid invalid
+		}
+		return
+	}
+	if s.bound(&base) >= s.threshold() {
+		s.pruned++
+		return
+	}
+	rows, cols, _ := pr.s.AMP(o)
+	cellRows := ceilDiv(ceilDiv(rows, pr.g.Inner), r)
+	cellCols := ceilDiv(ceilDiv(cols, ocb), cp)
+	staged := stagings
+	if kp == 1 {
+		staged = stagings[:1]
+	}
+	for _, pieces := range resultPieces(kp, cellRows, cellCols, c) {
+		for _, w := range weights {
+			for _, rs := range staged {
+				p := base
+				p.ResultRowPartitions, p.ResultColumnPartitions = pieces[0], pieces[1]
+				p.WeightMemoryClass, p.LocalWeightStaging = w.class, w.staging
+				p.ReductionStaging = rs
+				if c != nil && !c.Matches(&p) {
+					continue
+				}
+				if err := pr.validate(&p); err != nil {
+					s.reject(err)
+					continue
+				}
+				s.costed++
+				if f, ok := s.score(&p); ok {
+					s.keep(f)
+				}
+			}
+		}
+	}
+}
+
+// choose enumerates, logs the finalists, verifies them in order and returns
+// the first feasible one.
+func (s *selector) choose() (Choice, error) {
+	s.enumerate()
+	name := s.m.Name
+	c := s.m.Constraint
+	if c != nil && !c.Empty() {
+		shown := *c
+		shown.SourceOperation = int64(s.index)
+		s.log.Info("applied GEMM plan constraint", "operation", name, "source_operation", s.index,
+			"matching_plans", s.costed, "constraint", shown.DebugString())
+	}
+	if len(s.best) == 0 {
+		return Choice{}, s.noCandidate()
+	}
+	for i, f := range s.best {
+		attrs := []any{"operation", name, "finalist", i, "estimated_cycles", f.est.Cycles,
+			"estimated_exchange_cycles", f.est.ExchangeCycles, "exchange_words", f.est.ExchangeWords,
+			"peak_standard_bytes", f.est.PeakStandardBytes, "peak_interleaved_bytes", f.est.PeakInterleavedBytes,
+			"peak_total_bytes", f.est.PeakStandardBytes + f.est.PeakInterleavedBytes}
+		if s.siblings > 0 {
+			attrs = append(attrs, "joint_cycles", f.score, "sharing_matmuls", s.siblings+1)
+		}
+		s.log.Info("retained operator-plan finalist", append(attrs, "plan", f.plan.DebugString())...)
+	}
+	var reasons []string
+	for i, f := range s.best {
+		chk, err := tiled.VerifyPlan(&f.plan, s.pr.s, s.pr.t)
+		if err != nil {
+			s.log.Info("rejected infeasible operator-plan finalist", "operation", name, "finalist", i, "error", err.Error())
+			reasons = append(reasons, fmt.Sprintf("finalist %d (%s): %v", i, f.plan.String(), err))
+			continue
+		}
+		s.log.Info("selected operator-plan finalist", "operation", name, "selected", i,
+			"estimated_cycles", f.est.Cycles, "candidates", s.costed, "pruned", s.pruned, "rejected", len(reasons),
+			"plan", f.plan.DebugString())
+		return Choice{Name: name, Plan: f.plan, Estimate: f.est, Layouts: chk.Layouts,
+			Candidates: s.costed, Pruned: s.pruned, Rejected: len(reasons)}, nil
+	}
+	what := "all finalists are infeasible"
+	if c != nil && !c.Empty() {
+		what = fmt.Sprintf("every finalist satisfying %s is infeasible", c.DebugString())
+	}
+	return Choice{}, fmt.Errorf("%s:\n  %s", what, strings.Join(reasons, "\n  "))
+}
+
+// noCandidate explains why no candidate was kept.
+func (s *selector) noCandidate() error {
+	c := s.m.Constraint
+	subject := "no plan"
+	if c != nil && !c.Empty() {
+		subject = "no plan satisfying " + c.DebugString()
+	}
+	switch {
+	case s.firstReject != "":
+		return fmt.Errorf("%s is valid: %s", subject, s.firstReject)
+	case s.unfit > 0:
+		return fmt.Errorf("%s fits the tile memory of target %s (%d candidates costed, all too large)", subject, s.pr.t.Name, s.unfit)
+	}
+	return fmt.Errorf("%s exists for this matmul on target %s", subject, s.pr.t.Name)
+}
+
+// discard is a slog handler that drops every record.
+type discard struct{}
+
+func (discard) Enabled(context.Context, slog.Level) bool  { return false }
+func (discard) Handle(context.Context, slog.Record) error { return nil }
+func (d discard) WithAttrs([]slog.Attr) slog.Handler      { return d }
+func (d discard) WithGroup(string) slog.Handler           { return d }
