@@ -78,7 +78,8 @@ func TestDifferentialAgainstFileCheck19(t *testing.T) {
 		len(cases), agreeCode, agreeFirst, agreeAll)
 }
 
-// differentialCases returns the hand-written cases and 600 generated ones,
+// differentialCases returns the hand-written cases, 600 generated check
+// files and 300 generated regular expressions,
 // the same on every run.
 func differentialCases() []diffCase {
 	var cases []diffCase
@@ -89,6 +90,9 @@ func differentialCases() []diffCase {
 	g := &generator{r: rand.New(rand.NewPCG(19, 4))}
 	for i := 0; i < 600; i++ {
 		cases = append(cases, g.randomCase(i))
+	}
+	for i := 0; i < 300; i++ {
+		cases = append(cases, g.regexCase(i))
 	}
 	return cases
 }

@@ -17,13 +17,19 @@ type matchResult struct {
 // regexCache keeps the expressions built from substituted patterns; the
 // same values recur, e.g. for CHECK-COUNT and CHECK-DAG retries.
 type regexCache struct {
-	entries map[string]*ere.Regexp
+	entries map[cacheKey]*ere.Regexp
+}
+
+type cacheKey struct {
+	src   string
+	flags ere.Flags
 }
 
 const regexCacheLimit = 4096
 
 func (c *regexCache) compile(src string, flags ere.Flags) (*ere.Regexp, error) {
-	if re, ok := c.entries[src]; ok {
+	key := cacheKey{src, flags}
+	if re, ok := c.entries[key]; ok {
 		return re, nil
 	}
 	re, err := ere.Compile(src, flags)
@@ -31,9 +37,9 @@ func (c *regexCache) compile(src string, flags ere.Flags) (*ere.Regexp, error) {
 		return nil, err
 	}
 	if c.entries == nil || len(c.entries) >= regexCacheLimit {
-		c.entries = map[string]*ere.Regexp{}
+		c.entries = map[cacheKey]*ere.Regexp{}
 	}
-	c.entries[src] = re
+	c.entries[key] = re
 	return re, nil
 }
 
@@ -91,15 +97,15 @@ func (p *pattern) match(input *sourceBuffer, start, end int, cache *regexCache) 
 			out = append(out, p.regex[last:]...)
 			src = string(out)
 		}
+		// The same expressions recur across directives (one per
+		// function of a test, say), so they share one cache.
 		var err error
-		if len(p.subs) > 0 {
-			re, err = cache.compile(src, flags)
-		} else {
-			re, err = ere.Compile(src, flags)
-			p.compiled = re
-		}
+		re, err = cache.compile(src, flags)
 		if err != nil {
 			return matchResult{}
+		}
+		if len(p.subs) == 0 {
+			p.compiled = re
 		}
 	}
 

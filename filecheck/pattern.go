@@ -3,6 +3,7 @@ package filecheck
 import (
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/ipuir/ipuir/filecheck/ere"
 )
@@ -46,8 +47,28 @@ type substitution struct {
 }
 
 func newPattern(ctx *context, typ checkType, line int, hasLine bool) *pattern {
-	return &pattern{ctx: ctx, typ: typ, lineNumber: line, hasLine: hasLine,
-		varDefs: map[string]int{}, numDefs: map[string]numericDef{}}
+	return &pattern{ctx: ctx, typ: typ, lineNumber: line, hasLine: hasLine}
+}
+
+type groupCount struct {
+	n   int
+	err error
+}
+
+// groupCounts remembers the validity and group count of regex pieces: check
+// files repeat the same few ({{[0-9]+}}, {{.*}}) thousands of times.
+var groupCounts sync.Map
+
+func countGroups(src string) (int, error) {
+	if v, ok := groupCounts.Load(src); ok {
+		g := v.(groupCount)
+		return g.n, g.err
+	}
+	n, err := ere.CountGroups(src)
+	if len(src) < 256 {
+		groupCounts.Store(src, groupCount{n, err})
+	}
+	return n, err
 }
 
 // hasVariable reports what FileCheck forbids on CHECK-LABEL lines: string
@@ -100,7 +121,7 @@ func (p *pattern) parse(w io.Writer, text ref, prefix string, opts *Options) *pa
 	}
 	curParen := 1
 	addRegex := func(rs ref) bool {
-		n, err := ere.CountGroups(rs.str())
+		n, err := countGroups(rs.str())
 		if err != nil {
 			printMessage(w, rs.loc(), kindError, "invalid regex: "+err.Error())
 			return false
@@ -254,16 +275,22 @@ func (p *pattern) parseSubstitutionBlock(w io.Writer, text *ref, re *[]byte, cur
 		*re = append(*re, '(')
 		substIndex++
 		if isNumBlock {
+			if p.numDefs == nil {
+				p.numDefs = map[string]numericDef{}
+			}
 			p.numDefs[defName] = numericDef{v: defined, group: *curParen}
 			p.ctx.numericVars[defName] = defined
 		} else {
+			if p.varDefs == nil {
+				p.varDefs = map[string]int{}
+			}
 			p.varDefs[defName] = *curParen
 			p.ctx.definedVars[defName] = true
 		}
 		*curParen++
 	}
 	if wildcard != "" {
-		n, _ := ere.CountGroups(wildcard)
+		n, _ := countGroups(wildcard)
 		*re = append(*re, wildcard...)
 		*curParen += n
 	} else if hasMatchRegex && !matchRegex.empty() {

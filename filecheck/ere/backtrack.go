@@ -19,7 +19,7 @@ type backtracker struct {
 
 func (re *Regexp) findWithBackrefs(text []byte) []int {
 	m := re.machine(false)
-	defer re.machines.Put(m)
+	defer re.release(m)
 	for from := 0; from <= len(text); {
 		start, _, _ := m.search(text, from, false, -1)
 		if start < 0 {

@@ -1,5 +1,7 @@
 package ere
 
+import "unsafe"
+
 type opcode uint8
 
 const (
@@ -33,6 +35,10 @@ type program struct {
 	// large is set when Spencer's engine would use its large-state
 	// automaton, which crosses any number of assertions at a position.
 	large bool
+	// closures lists, for programs without assertions, the consuming
+	// states reachable from each state through jumps, splits and saves,
+	// in priority order: the Pike VM's closure without a stack.
+	closures [][]int32
 }
 
 type compiler struct {
@@ -52,6 +58,7 @@ func compile(n *node, groups map[int]*node) (*program, bool) {
 		return nil, false
 	}
 	p := &program{insts: c.insts}
+	p.closures = closures(p.insts)
 	p.nullable = nullable(n, groups, 0)
 	if !p.nullable {
 		firstBytes(n, groups, &p.firstBytes, 0)
@@ -259,68 +266,87 @@ func canMatchNewline(n *node) bool {
 }
 
 // requiredLiteral returns the longest byte string that every match of n
-// contains, with fold set when its letters match either case.
+// contains: the longest run of single bytes in its top-level sequence,
+// looking through groups and fixed repetitions. With fold, letters that
+// match either case count, in lower case.
 func requiredLiteral(n *node, fold bool) []byte {
-	best, _, _ := literalInfo(n, fold)
+	var best, run []byte
+	flush := func() {
+		if len(run) > len(best) {
+			best = append(best[:0], run...)
+		}
+		run = run[:0]
+	}
+	var walk func(n *node)
+	walk = func(n *node) {
+		switch n.kind {
+		case kindSet:
+			if b, ok := literalByte(n.set, fold); ok {
+				run = append(run, b)
+				return
+			}
+			flush()
+		case kindEmpty, kindBOL, kindEOL, kindBOW, kindEOW:
+			// Zero-width: the bytes on either side stay adjacent.
+		case kindCapture:
+			walk(n.subs[0])
+		case kindConcat:
+			for _, s := range n.subs {
+				walk(s)
+			}
+		case kindRepeat:
+			if n.min == n.max && n.min <= 16 && isLiteral(n.subs[0], fold) {
+				for i := 0; i < n.min; i++ {
+					walk(n.subs[0])
+				}
+				return
+			}
+			flush()
+			if n.min > 0 {
+				// The body occurs at least once, on its own.
+				if inner := requiredLiteral(n.subs[0], fold); len(inner) > len(best) {
+					best = inner
+				}
+			}
+		default:
+			flush()
+		}
+	}
+	walk(n)
+	flush()
 	return best
 }
 
-// literalInfo returns the best required literal inside n and, when n always
-// matches exactly one string, that string (exact is true).
-func literalInfo(n *node, fold bool) (best []byte, whole []byte, exact bool) {
+// isLiteral reports whether n always matches the same byte string.
+func isLiteral(n *node, fold bool) bool {
 	switch n.kind {
 	case kindSet:
-		if b, ok := literalByte(n.set, fold); ok {
-			return []byte{b}, []byte{b}, true
-		}
-		return nil, nil, false
+		_, ok := literalByte(n.set, fold)
+		return ok
 	case kindEmpty, kindBOL, kindEOL, kindBOW, kindEOW:
-		// Zero-width: the bytes on either side are still adjacent.
-		return nil, []byte{}, true
-	case kindCapture:
-		return literalInfo(n.subs[0], fold)
-	case kindConcat:
-		var run []byte
-		allExact := true
+		return true
+	case kindCapture, kindConcat:
 		for _, s := range n.subs {
-			b, w, ok := literalInfo(s, fold)
-			if len(b) > len(best) {
-				best = b
+			if !isLiteral(s, fold) {
+				return false
 			}
-			if ok {
-				run = append(run, w...)
-				if len(run) > len(best) {
-					best = append([]byte(nil), run...)
-				}
-				continue
-			}
-			allExact = false
-			run = run[:0]
 		}
-		if allExact {
-			return best, best, true
-		}
-		return best, nil, false
+		return true
 	case kindRepeat:
-		if n.min == 0 {
-			return nil, nil, false
-		}
-		b, w, ok := literalInfo(n.subs[0], fold)
-		if ok && n.min == n.max {
-			var all []byte
-			for i := 0; i < n.min; i++ {
-				all = append(all, w...)
-			}
-			return all, all, true
-		}
-		return b, nil, false
+		return n.min == n.max && isLiteral(n.subs[0], fold)
 	}
-	return nil, nil, false
+	return false
 }
 
 // literalByte reports whether set matches exactly one byte, or with fold one
 // ASCII letter in both cases (returned in lower case).
 func literalByte(set *byteSet, fold bool) (byte, bool) {
+	if !fold {
+		// Ordinary characters use the shared singleton sets.
+		if i := (uintptr(unsafe.Pointer(set)) - uintptr(unsafe.Pointer(&singleSets[0]))) / unsafe.Sizeof(byteSet{}); i < 256 && set == &singleSets[i] {
+			return byte(i), true
+		}
+	}
 	switch set.count() {
 	case 1:
 		for i := 0; i < 256; i++ {
@@ -404,4 +430,54 @@ func repeatSize(x, from, to int) int {
 		return x + repeatSize(x, from-1, to)
 	}
 	return x + repeatSize(x, from-1, to-1)
+}
+
+// closures precomputes the epsilon closures of a program without
+// assertions; with assertions they depend on the position, and it returns
+// nil.
+func closures(insts []inst) [][]int32 {
+	for _, in := range insts {
+		if in.op == opAssert {
+			return nil
+		}
+	}
+	out := make([][]int32, len(insts))
+	seen := make([]int, len(insts))
+	for i := range seen {
+		seen[i] = -1
+	}
+	var stack []int
+	var backing []int32
+	for start := range insts {
+		// Threads only ever start at 0 and after a consumed byte.
+		if start != 0 && insts[start-1].op != opByte {
+			continue
+		}
+		first := len(backing)
+		stack = append(stack[:0], start)
+		for len(stack) > 0 {
+			pc := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			for seen[pc] != start {
+				seen[pc] = start
+				in := &insts[pc]
+				switch in.op {
+				case opJump:
+					pc = in.x
+					continue
+				case opSplit:
+					stack = append(stack, in.y)
+					pc = in.x
+					continue
+				case opSave:
+					pc++
+					continue
+				}
+				backing = append(backing, int32(pc))
+				break
+			}
+		}
+		out[start] = backing[first:len(backing):len(backing)]
+	}
+	return out
 }

@@ -366,13 +366,26 @@ func (p *parser) count() int {
 	return count
 }
 
-func (p *parser) ordinary(c byte) *node {
-	set := &byteSet{}
-	set.add(c)
-	if p.flags&IgnoreCase != 0 && isAlpha(c) {
-		set.add(otherCase(c))
+// singleSets and foldedSets are shared read-only sets for ordinary
+// characters, which are most of any pattern.
+var singleSets, foldedSets [256]byteSet
+
+func init() {
+	for i := 0; i < 256; i++ {
+		c := byte(i)
+		singleSets[i].add(c)
+		foldedSets[i].add(c)
+		if isAlpha(c) {
+			foldedSets[i].add(otherCase(c))
+		}
 	}
-	return &node{kind: kindSet, set: set}
+}
+
+func (p *parser) ordinary(c byte) *node {
+	if p.flags&IgnoreCase != 0 {
+		return &node{kind: kindSet, set: &foldedSets[c]}
+	}
+	return &node{kind: kindSet, set: &singleSets[c]}
 }
 
 func (p *parser) bracket() *node {

@@ -20,7 +20,6 @@ type Regexp struct {
 	// singleLine is set when no match can contain a newline, so candidate
 	// literals need only the line around them searched.
 	singleLine bool
-	machines   sync.Pool
 }
 
 // Compile parses pattern in Spencer's ERE dialect.
@@ -106,14 +105,25 @@ func expandForAnalysis(n *node, groups map[int]*node, depth int) *node {
 	return &m
 }
 
+// machines holds matching workspaces. They are shared by all expressions:
+// FileCheck builds a new expression for each substituted pattern, and
+// allocating fresh thread lists each time would dominate the run time.
+var machines sync.Pool
+
 func (re *Regexp) machine(withCaps bool) *machine {
-	ncap := 2 * (re.nsub + 1)
-	if v := re.machines.Get(); v != nil {
-		m := v.(*machine)
-		m.withCaps = withCaps
-		return m
+	var m *machine
+	if v := machines.Get(); v != nil {
+		m = v.(*machine)
+	} else {
+		m = &machine{clist: &threadList{}, nlist: &threadList{}}
 	}
-	return newMachine(re.prog, re.flags&Newline != 0, ncap, withCaps)
+	m.reset(re.prog, re.flags&Newline != 0, 2*(re.nsub+1), withCaps)
+	return m
+}
+
+func (re *Regexp) release(m *machine) {
+	m.text = nil
+	machines.Put(m)
 }
 
 // FindIndex returns the leftmost-longest match in text as {start, end}, or
@@ -174,7 +184,7 @@ func (re *Regexp) find(text []byte, wantCaps bool) []int {
 // provides context for assertions only.
 func (re *Regexp) findIn(text []byte, from int, wantCaps bool) []int {
 	m := re.machine(false)
-	defer re.machines.Put(m)
+	defer re.release(m)
 	start, end, _ := m.search(text, from, false, -1)
 	if start < 0 {
 		return nil

@@ -47,8 +47,17 @@ type threadList struct {
 	seen   sparseSet
 }
 
-func newThreadList(n, anchors int) *threadList {
-	return &threadList{sparse: make([]uint32, n), dense: make([]thread, 0, n), seen: newSparseSet(2 * n * (anchors + 1))}
+// reset makes the list empty and able to hold n states with the given
+// number of anchors, reusing its memory when it is large enough. Sparse
+// arrays need no clearing: membership is checked against the dense part.
+func (l *threadList) reset(n, anchors int) {
+	if cap(l.sparse) < n {
+		l.sparse = make([]uint32, n)
+		l.dense = make([]thread, 0, n)
+	}
+	l.sparse = l.sparse[:n]
+	l.dense = l.dense[:0]
+	l.seen.reset(2 * n * (anchors + 1))
 }
 
 func (l *threadList) contains(pc int) bool {
@@ -71,8 +80,13 @@ type sparseSet struct {
 	dense  []uint32
 }
 
-func newSparseSet(n int) sparseSet {
-	return sparseSet{sparse: make([]uint32, n), dense: make([]uint32, 0, n)}
+func (s *sparseSet) reset(n int) {
+	if cap(s.sparse) < n {
+		s.sparse = make([]uint32, n)
+		s.dense = make([]uint32, 0, n)
+	}
+	s.sparse = s.sparse[:n]
+	s.dense = s.dense[:0]
 }
 
 // add inserts x and reports whether it was new.
@@ -98,18 +112,27 @@ type machine struct {
 	// withCaps makes threads carry capture slots (ncap of them).
 	withCaps bool
 	ncap     int
+	fast     [2]fastList
 }
 
-func newMachine(p *program, newline bool, ncap int, withCaps bool) *machine {
-	n := len(p.insts)
-	anchors := p.nbol + p.neol
-	return &machine{prog: p, newline: newline, clist: newThreadList(n, anchors), nlist: newThreadList(n, anchors),
-		withCaps: withCaps, ncap: ncap}
+func (m *machine) reset(p *program, newline bool, ncap int, withCaps bool) {
+	m.prog, m.newline, m.ncap, m.withCaps = p, newline, ncap, withCaps
+	n, anchors := len(p.insts), p.nbol+p.neol
+	m.clist.reset(n, anchors)
+	m.nlist.reset(n, anchors)
 }
 
 // addThread follows the zero-width instructions from t at pos, adding the
 // reachable byte-consuming and match states to l in priority order.
 func (m *machine) addThread(l *threadList, t thread, pos int) {
+	if m.prog.closures != nil && !m.withCaps {
+		for _, pc := range m.prog.closures[t.pc] {
+			if !l.contains(int(pc)) {
+				l.insert(thread{pc: int(pc), start: t.start})
+			}
+		}
+		return
+	}
 	anchors := m.prog.nbol + m.prog.neol
 	limit := 0
 	text := m.text
@@ -182,11 +205,92 @@ func (m *machine) addThread(l *threadList, t thread, pos int) {
 	}
 }
 
+// fastList is a thread list for searchFast: program counters and start
+// positions in parallel arrays.
+type fastList struct {
+	sparse []uint32
+	pcs    []int32
+	starts []int
+}
+
+func (l *fastList) reset(n int) {
+	if cap(l.sparse) < n {
+		l.sparse = make([]uint32, n)
+		l.pcs = make([]int32, 0, n)
+		l.starts = make([]int, 0, n)
+	}
+	l.sparse = l.sparse[:n]
+	l.pcs = l.pcs[:0]
+	l.starts = l.starts[:0]
+}
+
+// add inserts the closure of pc for a thread started at start.
+func (l *fastList) add(closure []int32, start int) {
+	for _, pc := range closure {
+		i := l.sparse[pc]
+		if int(i) < len(l.pcs) && l.pcs[i] == pc {
+			continue
+		}
+		l.sparse[pc] = uint32(len(l.pcs))
+		l.pcs = append(l.pcs, pc)
+		l.starts = append(l.starts, start)
+	}
+}
+
+// searchFast is search for the common case: no assertions (so closures
+// are precomputed), no captures, unanchored.
+func (m *machine) searchFast(text []byte, from int) (start, end int) {
+	p := m.prog
+	clist, nlist := &m.fast[0], &m.fast[1]
+	clist.reset(len(p.insts))
+	nlist.reset(len(p.insts))
+	start, end = -1, -1
+	for pos := from; pos <= len(text); pos++ {
+		if start < 0 {
+			if len(clist.pcs) == 0 && !p.nullable {
+				for pos < len(text) && !p.firstBytes.has(text[pos]) {
+					pos++
+				}
+				if pos == len(text) {
+					break
+				}
+			}
+			clist.add(p.closures[0], pos)
+		} else if len(clist.pcs) == 0 {
+			break
+		}
+		for i, pc := range clist.pcs {
+			ts := clist.starts[i]
+			if start >= 0 && ts > start {
+				continue
+			}
+			in := &p.insts[pc]
+			if in.op == opMatch {
+				if start < 0 || ts < start || ts == start && pos > end {
+					start, end = ts, pos
+				}
+				continue
+			}
+			if pos < len(text) && in.set.has(text[pos]) {
+				nlist.add(p.closures[pc+1], ts)
+			}
+		}
+		clist, nlist = nlist, clist
+		nlist.pcs = nlist.pcs[:0]
+		nlist.starts = nlist.starts[:0]
+	}
+	return start, end
+}
+
 // search returns the leftmost-longest match starting at or after from.
 // With anchored set, only a match starting at from is considered. With
 // endAt >= 0 the caller knows the match ends there and wants the captures of
 // the highest-priority thread that ends exactly there.
 func (m *machine) search(text []byte, from int, anchored bool, endAt int) (start, end int, caps []int) {
+	if m.prog.closures != nil && !m.withCaps && !anchored && endAt < 0 {
+		start, end = m.searchFast(text, from)
+		return start, end, nil
+	}
 	m.text = text
 	m.clist.clear()
 	m.nlist.clear()
