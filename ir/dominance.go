@@ -156,11 +156,13 @@ func dominatesUse(cache domCache, v *Value, user *Operation) (string, bool) {
 		}
 		return "op in a child region", false
 	}
-	if v.owner != nil && v.owner == anc {
-		return "op in a parent region", false
-	}
+	// Graph regions have no dominance: even an op's own results are
+	// visible inside its regions (mlir-opt accepts that too).
 	if IsGraphRegion(r) {
 		return "", true
+	}
+	if v.owner != nil && v.owner == anc {
+		return "op in a parent region", false
 	}
 	if anc.block == defBlock {
 		if v.owner == nil {

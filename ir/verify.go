@@ -1,6 +1,9 @@
 package ir
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Verify checks op and everything nested in it, in a fixed order:
 //  1. structure: block ownership, terminators, successors;
@@ -214,6 +217,23 @@ func countDesc(defs []ValueDef) string {
 	return fmt.Sprintf("%d", min)
 }
 
+// countMismatch words a wrong operand or result count as ODS-generated
+// verifiers do ("requires one result", "expected 2 operands, but found 1").
+func countMismatch(defs []ValueDef, what string, found int) string {
+	desc := countDesc(defs)
+	switch {
+	case desc == "0":
+		return "requires zero " + what + "s"
+	case desc == "1" && what == "operand":
+		return "requires a single operand"
+	case desc == "1":
+		return "requires one result"
+	case what == "result" && !strings.HasPrefix(desc, "at least"):
+		return fmt.Sprintf("requires %s results", desc)
+	}
+	return fmt.Sprintf("expected %s %ss, but found %d", desc, what, found)
+}
+
 func plural(n int, word string) string {
 	if n == 1 {
 		return word
@@ -228,7 +248,7 @@ func verifyValueGroups(op *Operation, what string, defs []ValueDef, vals []*Valu
 	}
 	sizes, ok := groupSizes(defs, len(vals), seg)
 	if !ok {
-		return opErr(op, "expected %s %s, but found %d", countDesc(defs), plural(2, what), len(vals))
+		return opErr(op, "%s", countMismatch(defs, what, len(vals)))
 	}
 	i := 0
 	for g, d := range defs {
@@ -268,7 +288,7 @@ func verifyDeclared(op *Operation) *Diagnostic {
 	}
 	variadicRegions := len(def.Regions) > 0 && def.Regions[len(def.Regions)-1].Variadic
 	if (!variadicRegions && len(op.regions) != len(def.Regions)) || (variadicRegions && len(op.regions) < len(def.Regions)-1) {
-		return opErr(op, "requires %d %s", len(def.Regions), plural(len(def.Regions), "region"))
+		return opErr(op, "requires %s", countWord(len(def.Regions), "region"))
 	}
 	for i, r := range op.regions {
 		if i < len(def.Regions) && def.Regions[i].SingleBlock && len(r.blocks) > 1 || def.Traits&TraitSingleBlock != 0 && len(r.blocks) > 1 {
@@ -276,7 +296,7 @@ func verifyDeclared(op *Operation) *Diagnostic {
 		}
 	}
 	if def.Successors >= 0 && len(op.successors) != def.Successors {
-		return opErr(op, "requires %d %s", def.Successors, plural(def.Successors, "successor"))
+		return opErr(op, "requires %d successors but found %d", def.Successors, len(op.successors))
 	}
 	if def.Traits&TraitSameOperandsAndResultType != 0 {
 		var first Type
@@ -330,6 +350,17 @@ func verifyDeclared(op *Operation) *Diagnostic {
 		}
 	}
 	return nil
+}
+
+// countWord spells counts as ODS messages do: "zero regions", "one region", "2 regions".
+func countWord(n int, word string) string {
+	switch n {
+	case 0:
+		return "zero " + word + "s"
+	case 1:
+		return "one " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
 
 func joinQuoted(s []string) string {
