@@ -234,13 +234,6 @@ func countMismatch(defs []ValueDef, what string, found int) string {
 	return fmt.Sprintf("expected %s %ss, but found %d", desc, what, found)
 }
 
-func plural(n int, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
-}
-
 func verifyValueGroups(op *Operation, what string, defs []ValueDef, vals []*Value, segAttr string) *Diagnostic {
 	var seg *DenseArrayAttr
 	if s, ok := op.Attr(segAttr).(*DenseArrayAttr); ok {
