@@ -123,23 +123,37 @@ func (l *Layout) Equal(o *Layout) bool {
 // same tiles: equal tilings apart from each shard's own storage (order,
 // shard padding, padding kind, memory class) and the tile count, which only
 // bounds where shards may go. Converting between two such layouts is a
-// local copy on each tile, never an exchange. Tile strides and the replica
-// stride are compared as resolved, so a derived stride equals the same
-// stride written out.
+// local copy on each tile, never an exchange. Axes are matched by position
+// in the tensor, not by their place in the list; an axis cut into one
+// partition is the same as one not listed; strides are compared as
+// resolved, and the replica stride only when there are replicas.
 func (l *Layout) SameDistribution(o *Layout) bool {
 	a, b := &l.Tiling, &o.Tiling
-	if a.Replicas != b.Replicas || len(a.Axes) != len(b.Axes) {
+	if a.Replicas != b.Replicas {
 		return false
 	}
 	sa, ra := a.resolvedStrides()
 	sb, rb := b.resolvedStrides()
-	if ra != rb || !slices.Equal(sa, sb) {
+	if a.Replicas > 1 && ra != rb {
 		return false
 	}
-	for i := range a.Axes {
-		x, y := a.Axes[i], b.Axes[i]
-		if x.FromEnd != y.FromEnd || x.Partitions != y.Partitions || x.PaddingGroups != y.PaddingGroups ||
-			x.BlockSize != y.BlockSize || x.PaddingMultiple != y.PaddingMultiple {
+	cut := func(t *Tiling, strides []int64) map[int]AxisTiling {
+		m := map[int]AxisTiling{}
+		for i, x := range t.Axes {
+			if x.Partitions > 1 {
+				x.TileStride = strides[i]
+				x.ShardPaddingMultiple, x.Padding = 0, 0
+				m[x.FromEnd] = x
+			}
+		}
+		return m
+	}
+	ca, cb := cut(a, sa), cut(b, sb)
+	if len(ca) != len(cb) {
+		return false
+	}
+	for k, x := range ca {
+		if y, ok := cb[k]; !ok || x != y {
 			return false
 		}
 	}

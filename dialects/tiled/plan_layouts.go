@@ -2,6 +2,7 @@ package tiled
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/ipuir/ipuir/target"
 )
@@ -97,23 +98,32 @@ func (p *GemmPlan) check(s MatmulShape, t *target.Target, g Groups) error {
 	rows, cols, inner := s.AMP(p.Orientation)
 	colBlocks := ceilDiv(cols, p.OutputColumnBlock)
 	for _, c := range []struct {
-		what  string
-		parts int64
-		limit int64
-		unit  string
+		what         string
+		parts, limit int64
+		unit         string
+		unitSize     int64
 	}{
-		{"batch_partitions", p.BatchPartitions, s.Batch, "batch entries"},
-		{"row_partitions", p.RowPartitions, ceilDiv(rows, g.Inner), fmt.Sprintf("row blocks of %d", g.Inner)},
-		{"row_partitions × result_row_partitions", satMul(p.RowPartitions, p.ResultRowPartitions), rows, "AMP rows"},
+		{"batch_partitions", p.BatchPartitions, s.Batch, "batch entries", 0},
+		{"row_partitions", p.RowPartitions, ceilDiv(rows, g.Inner), "row blocks of", g.Inner},
+		{"row_partitions × result_row_partitions", satMul(p.RowPartitions, p.ResultRowPartitions), rows, "AMP rows", 0},
 		{"column_partitions × result_column_partitions", satMul(p.ColumnPartitions, p.ResultColumnPartitions), colBlocks,
-			fmt.Sprintf("column blocks of %d", p.OutputColumnBlock)},
-		{"inner_partitions", p.InnerPartitions, ceilDiv(inner, g.Inner), fmt.Sprintf("inner groups of %d", g.Inner)},
+			"column blocks of", p.OutputColumnBlock},
+		{"inner_partitions", p.InnerPartitions, ceilDiv(inner, g.Inner), "inner groups of", g.Inner},
 	} {
 		if c.parts > c.limit {
-			return fmt.Errorf("%s = %d exceeds the %d %s", c.what, c.parts, c.limit, c.unit)
+			unit := c.unit
+			if c.unitSize > 0 {
+				unit += " " + strconv.FormatInt(c.unitSize, 10)
+			}
+			return fmt.Errorf("%s = %d exceeds the %d %s", c.what, c.parts, c.limit, unit)
 		}
 	}
-	if _, err := t.ClassByName(p.WeightMemoryClass); err != nil {
+	known := false
+	for _, c := range t.MemoryClasses {
+		known = known || c.Name == p.WeightMemoryClass
+	}
+	if !known {
+		_, err := t.ClassByName(p.WeightMemoryClass)
 		return fmt.Errorf("weight_memory_class: %v", err)
 	}
 	return nil
@@ -152,6 +162,7 @@ func LayoutsForPlan(p *GemmPlan, s MatmulShape, t *target.Target) (*PlanLayouts,
 	if err != nil {
 		return nil, err
 	}
+	// Every layout below gets its own axes slice: callers keep them.
 	st := p.strides()
 	tiles := p.Tiles()
 

@@ -26,17 +26,17 @@ type TileDims struct {
 // in f32 whatever its operands, so partial sums travel as f32.
 const partialBytes = 4
 
-// PlanBuffers lists what every tile of a plan's grid holds while the matmul
-// runs: both operands' shards, the result (or, with inner partitions, the
-// f32 partial block, the reduction's receive buffer and the reduced piece),
-// and the interleaved staging buffer when weights are staged. The planner
-// calls it with analytic sizes; VerifyPlan with the shard maps' exact ones.
-func PlanBuffers(p *GemmPlan, d TileDims, s MatmulShape, g Groups, weightKind target.MemoryKind) []Buffer {
+// PlanBuffers appends to bufs what every tile of a plan's grid holds while
+// the matmul runs: both operands' shards, the result (or, with inner
+// partitions, the f32 partial block, the reduction's receive buffer and the
+// reduced piece), and the interleaved staging buffer when weights are
+// staged. The planner calls it with analytic sizes (reusing bufs across
+// candidates); VerifyPlan with the shard maps' exact ones.
+func PlanBuffers(bufs []Buffer, p *GemmPlan, d TileDims, s MatmulShape, g Groups, weightKind target.MemoryKind) []Buffer {
 	bpe, rbpe := int64(s.Elem.Bytes()), int64(s.ResultElem.Bytes())
-	bufs := []Buffer{
-		{"left operand shard", target.Standard, d.Batch * d.Rows * d.Inner * bpe},
-		{"right operand shard", weightKind, d.Batch * d.Inner * d.Cols * bpe},
-	}
+	bufs = append(bufs,
+		Buffer{"left operand shard", target.Standard, d.Batch * d.Rows * d.Inner * bpe},
+		Buffer{"right operand shard", weightKind, d.Batch * d.Inner * d.Cols * bpe})
 	if p.InnerPartitions == 1 {
 		bufs = append(bufs, Buffer{"result shard", target.Standard, d.Batch * d.ResultRows * d.ResultCols * rbpe})
 	} else {
@@ -108,7 +108,7 @@ func VerifyPlan(p *GemmPlan, s MatmulShape, t *target.Target) (*PlanCheck, error
 	}
 	c.WeightKind = weight.Kind
 	c.Dims = c.tileDims(p)
-	c.Buffers = PlanBuffers(p, c.Dims, s, g, weight.Kind)
+	c.Buffers = PlanBuffers(nil, p, c.Dims, s, g, weight.Kind)
 	c.BytesPerKind = map[target.MemoryKind]int64{}
 	for _, b := range c.Buffers {
 		class, err := t.Class(b.Kind)

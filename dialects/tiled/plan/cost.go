@@ -47,6 +47,10 @@ type problem struct {
 	capacity map[target.MemoryKind]int64
 	classes  map[string]target.MemoryClass
 	lhs, rhs operandState
+	// layouts caches grid layouts by grid (see selector.gridLayouts); the
+	// lookahead shares one cache among the plannings of a consumer.
+	layouts map[tiled.GemmPlan]*tiled.PlanLayouts
+	buffers []tiled.Buffer // reused by estimate
 }
 
 // operandState is what the planner knows of one operand.
@@ -270,17 +274,16 @@ func (pr *problem) estimate(p *tiled.GemmPlan, layouts *tiled.PlanLayouts) (tile
 
 	dims := tiled.TileDims{Batch: sh.batch, Rows: sh.rowsStored, Inner: sh.inner, Cols: sh.cols,
 		PieceRows: sh.pieceRows, PieceCols: sh.pieceCols, ResultRows: sh.pieceRows, ResultCols: sh.pieceCols}
-	bytes := map[target.MemoryKind]int64{}
-	for _, b := range tiled.PlanBuffers(p, dims, pr.s, pr.g, weights.Kind) {
-		bytes[b.Kind] += b.Bytes
-	}
-	e.PeakStandardBytes, e.PeakInterleavedBytes = bytes[target.Standard], bytes[target.Interleaved]
-	fits := true
-	for k, n := range bytes {
-		if n > pr.capacity[k] {
-			fits = false
+	pr.buffers = tiled.PlanBuffers(pr.buffers[:0], p, dims, pr.s, pr.g, weights.Kind)
+	for _, b := range pr.buffers {
+		switch b.Kind {
+		case target.Standard:
+			e.PeakStandardBytes += b.Bytes
+		case target.Interleaved:
+			e.PeakInterleavedBytes += b.Bytes
 		}
 	}
+	fits := e.PeakStandardBytes <= pr.capacity[target.Standard] && e.PeakInterleavedBytes <= pr.capacity[target.Interleaved]
 	return e, fits
 }
 

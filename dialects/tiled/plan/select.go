@@ -29,6 +29,10 @@ func PlanProgram(prog Program, t *target.Target, opts Options) ([]Choice, error)
 		log = slog.New(discard{})
 	}
 	available := map[int][]*tiled.Layout{}
+	caches := make([]map[tiled.GemmPlan]*tiled.PlanLayouts, len(prog.Matmuls))
+	for i := range caches {
+		caches[i] = map[tiled.GemmPlan]*tiled.PlanLayouts{}
+	}
 	choices := make([]Choice, len(prog.Matmuls))
 	for i := range prog.Matmuls {
 		m := &prog.Matmuls[i]
@@ -38,14 +42,23 @@ func PlanProgram(prog Program, t *target.Target, opts Options) ([]Choice, error)
 		}
 		pr.lhs = operandState{resident: m.LHS.Resident, available: availableFor(available, m.LHS)}
 		pr.rhs = operandState{resident: m.RHS.Resident, available: availableFor(available, m.RHS)}
+		pr.layouts = caches[i]
 		shared := siblings(prog, i)
 		sel := &selector{pr: pr, m: m, index: i, opts: opts, log: log, siblings: len(shared.of)}
 		if len(shared.of) > 0 {
 			sel.shared = []*operandState{&pr.lhs, &pr.rhs}[shared.which]
 		}
-		c, err := sel.choose()
+		if err := sel.finalists(); err != nil {
+			return nil, fmt.Errorf("%s: %v", m.Name, err)
+		}
+		feasible, err := sel.verify()
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", m.Name, err)
+		}
+		c := sel.choice(feasible[0])
+		if j := consumerOf(prog, i); j >= 0 && len(feasible) > 1 {
+			pick, total := lookahead(prog, i, j, feasible, available, caches[j], t, opts)
+			c = sel.choice(feasible[pick], "consumer", prog.Matmuls[j].Name, "with_consumer_cycles", total)
 		}
 		choices[i] = c
 		record(available, m.Result, &c.Layouts.Result)
@@ -57,6 +70,76 @@ func PlanProgram(prog Program, t *target.Target, opts Options) ([]Choice, error)
 		}
 	}
 	return choices, nil
+}
+
+// consumerOf returns the first later matmul that reads matmul i's result
+// (through layout-preserving ops), or -1.
+func consumerOf(prog Program, i int) int {
+	v := prog.Matmuls[i].Result
+	if v < 0 {
+		return -1
+	}
+	for j := i + 1; j < len(prog.Matmuls); j++ {
+		n := &prog.Matmuls[j]
+		if (!n.LHS.Resident && n.LHS.Value == v) || (!n.RHS.Resident && n.RHS.Value == v) {
+			return j
+		}
+	}
+	return -1
+}
+
+// lookahead picks, among the feasible finalists of matmul i, the one whose
+// cost plus its consumer j's best cost (given i's result where that
+// finalist leaves it) is least: a producer and its consumer agree on the
+// layout between them when that pays. Finalists whose results are
+// distributed alike leave the consumer the same choice, so each
+// distribution is tried once. It returns the finalist's index in feasible
+// and the joint cost.
+func lookahead(prog Program, i, j int, feasible []verified, available map[int][]*tiled.Layout,
+	cache map[tiled.GemmPlan]*tiled.PlanLayouts, t *target.Target, opts Options) (int, int64) {
+	pick, best := 0, int64(-1)
+	var tried []*tiled.Layout
+	for k, v := range feasible {
+		res := &v.check.Layouts.Result
+		if slices.ContainsFunc(tried, res.SameDistribution) {
+			continue
+		}
+		tried = append(tried, res)
+		av := map[int][]*tiled.Layout{}
+		for key, ls := range available {
+			av[key] = slices.Clone(ls)
+		}
+		record(av, prog.Matmuls[i].Result, res)
+		consumer, ok := bestCost(prog.Matmuls[j], av, cache, t, opts)
+		if !ok {
+			continue
+		}
+		if total := v.f.score + consumer; best < 0 || total < best {
+			pick, best = k, total
+		}
+	}
+	return pick, best
+}
+
+// bestCost plans m quietly and returns the cost of its best feasible plan.
+func bestCost(m Matmul, available map[int][]*tiled.Layout, cache map[tiled.GemmPlan]*tiled.PlanLayouts,
+	t *target.Target, opts Options) (int64, bool) {
+	pr, err := newProblem(t, m.Shape)
+	if err != nil {
+		return 0, false
+	}
+	pr.layouts = cache
+	pr.lhs = operandState{resident: m.LHS.Resident, available: availableFor(available, m.LHS)}
+	pr.rhs = operandState{resident: m.RHS.Resident, available: availableFor(available, m.RHS)}
+	sel := &selector{pr: pr, m: &m, opts: opts, log: slog.New(discard{})}
+	if sel.finalists() != nil {
+		return 0, false
+	}
+	feasible, err := sel.verify()
+	if err != nil {
+		return 0, false
+	}
+	return feasible[0].f.est.Cycles, true
 }
 
 func availableFor(av map[int][]*tiled.Layout, o Operand) []*tiled.Layout {
@@ -133,20 +216,14 @@ type selector struct {
 	costed      int
 	pruned      int
 	unfit       int
+	rejected    int
 	firstReject string
 }
 
 // score costs p; with siblings, adds their cost with the shared operand in
-// place. ok is false when p does not fit tile memory.
-func (s *selector) score(p *tiled.GemmPlan) (finalist, bool) {
-	var layouts *tiled.PlanLayouts
-	if s.pr.needLayouts() {
-		var err error
-		if layouts, err = tiled.LayoutsForPlan(p, s.pr.s, s.pr.t); err != nil {
-			s.reject(err)
-			return finalist{}, false
-		}
-	}
+// place. ok is false when p does not fit tile memory. layouts are p's
+// operand layouts when an operand has available ones (see gridLayouts).
+func (s *selector) score(p *tiled.GemmPlan, layouts *tiled.PlanLayouts) (finalist, bool) {
 	est, fits := s.pr.estimate(p, layouts)
 	if !fits {
 		s.unfit++
@@ -162,14 +239,25 @@ func (s *selector) score(p *tiled.GemmPlan) (finalist, bool) {
 	return f, true
 }
 
-func (s *selector) bound(p *tiled.GemmPlan) int64 {
-	var layouts *tiled.PlanLayouts
-	if s.pr.needLayouts() {
-		layouts, _ = tiled.LayoutsForPlan(p, s.pr.s, s.pr.t)
-		if layouts == nil {
-			return 0 // let score report why
-		}
+// gridLayouts returns the operand layouts of a grid when costing needs them
+// (an operand has available layouts to compare with), else nil. Operand
+// layouts do not depend on a plan's result pieces, memory classes or
+// stagings, so one computation serves every variant of the grid.
+func (s *selector) gridLayouts(p *tiled.GemmPlan) (*tiled.PlanLayouts, error) {
+	if !s.pr.needLayouts() {
+		return nil, nil
 	}
+	if l, ok := s.pr.layouts[*p]; ok {
+		return l, nil
+	}
+	l, err := tiled.LayoutsForPlan(p, s.pr.s, s.pr.t)
+	if err == nil && s.pr.layouts != nil {
+		s.pr.layouts[*p] = l
+	}
+	return l, err
+}
+
+func (s *selector) bound(p *tiled.GemmPlan, layouts *tiled.PlanLayouts) int64 {
 	lb := s.pr.lowerBound(p, layouts)
 	if s.shared != nil && s.siblings > 0 {
 		s.shared.free = true
@@ -272,7 +360,12 @@ func (s *selector) cell(o tiled.Orientation, ocb, bp, r, cp, kp int64, weights [
 		}
 		return
 	}
-	if s.bound(&base) >= s.threshold() {
+	layouts, err := s.gridLayouts(&base)
+	if err != nil {
+		s.reject(err)
+		return
+	}
+	if s.bound(&base, layouts) >= s.threshold() {
 		s.pruned++
 		return
 	}
@@ -298,7 +391,7 @@ func (s *selector) cell(o tiled.Orientation, ocb, bp, r, cp, kp int64, weights [
 					continue
 				}
 				s.costed++
-				if f, ok := s.score(&p); ok {
+				if f, ok := s.score(&p, layouts); ok {
 					s.keep(f)
 				}
 			}
@@ -306,23 +399,28 @@ func (s *selector) cell(o tiled.Orientation, ocb, bp, r, cp, kp int64, weights [
 	}
 }
 
-// choose enumerates, logs the finalists, verifies them in order and returns
-// the first feasible one.
-func (s *selector) choose() (Choice, error) {
+// verified is a finalist that passed tiled.VerifyPlan.
+type verified struct {
+	index int // its place among the finalists
+	f     finalist
+	check *tiled.PlanCheck
+}
+
+// finalists enumerates and logs the constraint and the retained finalists.
+func (s *selector) finalists() error {
 	s.enumerate()
-	name := s.m.Name
 	c := s.m.Constraint
 	if c != nil && !c.Empty() {
 		shown := *c
 		shown.SourceOperation = int64(s.index)
-		s.log.Info("applied GEMM plan constraint", "operation", name, "source_operation", s.index,
+		s.log.Info("applied GEMM plan constraint", "operation", s.m.Name, "source_operation", s.index,
 			"matching_plans", s.costed, "constraint", shown.DebugString())
 	}
 	if len(s.best) == 0 {
-		return Choice{}, s.noCandidate()
+		return s.noCandidate()
 	}
 	for i, f := range s.best {
-		attrs := []any{"operation", name, "finalist", i, "estimated_cycles", f.est.Cycles,
+		attrs := []any{"operation", s.m.Name, "finalist", i, "estimated_cycles", f.est.Cycles,
 			"estimated_exchange_cycles", f.est.ExchangeCycles, "exchange_words", f.est.ExchangeWords,
 			"peak_standard_bytes", f.est.PeakStandardBytes, "peak_interleaved_bytes", f.est.PeakInterleavedBytes,
 			"peak_total_bytes", f.est.PeakStandardBytes + f.est.PeakInterleavedBytes}
@@ -331,25 +429,41 @@ func (s *selector) choose() (Choice, error) {
 		}
 		s.log.Info("retained operator-plan finalist", append(attrs, "plan", f.plan.DebugString())...)
 	}
+	return nil
+}
+
+// verify checks the finalists in order and returns the feasible ones; it
+// fails, with every finalist's reason, when none is.
+func (s *selector) verify() ([]verified, error) {
+	var ok []verified
 	var reasons []string
 	for i, f := range s.best {
 		chk, err := tiled.VerifyPlan(&f.plan, s.pr.s, s.pr.t)
 		if err != nil {
-			s.log.Info("rejected infeasible operator-plan finalist", "operation", name, "finalist", i, "error", err.Error())
+			s.log.Info("rejected infeasible operator-plan finalist", "operation", s.m.Name, "finalist", i, "error", err.Error())
 			reasons = append(reasons, fmt.Sprintf("finalist %d (%s): %v", i, f.plan.String(), err))
 			continue
 		}
-		s.log.Info("selected operator-plan finalist", "operation", name, "selected", i,
-			"estimated_cycles", f.est.Cycles, "candidates", s.costed, "pruned", s.pruned, "rejected", len(reasons),
-			"plan", f.plan.DebugString())
-		return Choice{Name: name, Plan: f.plan, Estimate: f.est, Layouts: chk.Layouts,
-			Candidates: s.costed, Pruned: s.pruned, Rejected: len(reasons)}, nil
+		ok = append(ok, verified{index: i, f: f, check: chk})
+	}
+	if len(ok) > 0 {
+		s.rejected = len(reasons)
+		return ok, nil
 	}
 	what := "all finalists are infeasible"
-	if c != nil && !c.Empty() {
+	if c := s.m.Constraint; c != nil && !c.Empty() {
 		what = fmt.Sprintf("every finalist satisfying %s is infeasible", c.DebugString())
 	}
-	return Choice{}, fmt.Errorf("%s:\n  %s", what, strings.Join(reasons, "\n  "))
+	return nil, fmt.Errorf("%s:\n  %s", what, strings.Join(reasons, "\n  "))
+}
+
+// choice makes the Choice of a verified finalist and logs the selection.
+func (s *selector) choice(v verified, extra ...any) Choice {
+	attrs := []any{"operation", s.m.Name, "selected", v.index, "estimated_cycles", v.f.est.Cycles,
+		"candidates", s.costed, "pruned", s.pruned, "rejected", s.rejected}
+	s.log.Info("selected operator-plan finalist", append(append(attrs, extra...), "plan", v.f.plan.DebugString())...)
+	return Choice{Name: s.m.Name, Plan: v.f.plan, Estimate: v.f.est, Layouts: v.check.Layouts,
+		Candidates: s.costed, Pruned: s.pruned, Rejected: s.rejected}
 }
 
 // noCandidate explains why no candidate was kept.
