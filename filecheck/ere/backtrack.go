@@ -6,28 +6,29 @@ package ere
 // the syntax tree decides whether the real expression matches exactly that
 // span. The first start with a confirmed end wins: leftmost, then longest.
 
-// backtrackBudget bounds the work spent confirming one candidate start;
-// pathological expressions give up on it rather than run for ever.
+// backtrackBudget bounds the backtracking work of one search; a
+// pathological expression then reports no match rather than run for ever.
 const backtrackBudget = 1 << 22
 
 type backtracker struct {
 	text    []byte
 	newline bool
 	caps    []int
-	steps   int
+	steps   *int
 }
 
 func (re *Regexp) findWithBackrefs(text []byte) []int {
 	m := re.machine(false)
 	defer re.release(m)
-	for from := 0; from <= len(text); {
+	steps := 0
+	for from := 0; from <= len(text) && steps <= backtrackBudget; {
 		start, _, _ := m.search(text, from, false, -1)
 		if start < 0 {
 			return nil
 		}
 		ends := m.matchEnds(text, start)
 		for i := len(ends) - 1; i >= 0; i-- {
-			b := &backtracker{text: text, newline: re.flags&Newline != 0, caps: make([]int, 2*(re.nsub+1))}
+			b := &backtracker{text: text, newline: re.flags&Newline != 0, caps: make([]int, 2*(re.nsub+1)), steps: &steps}
 			for j := range b.caps {
 				b.caps[j] = -1
 			}
@@ -45,8 +46,8 @@ func (re *Regexp) findWithBackrefs(text []byte) []int {
 // match tries n at pos and calls k with each end position, in priority
 // order, until k accepts one.
 func (b *backtracker) match(n *node, pos int, k func(int) bool) bool {
-	b.steps++
-	if b.steps > backtrackBudget {
+	*b.steps++
+	if *b.steps > backtrackBudget {
 		return false
 	}
 	switch n.kind {
