@@ -12,7 +12,7 @@ import (
 func FuzzFind(f *testing.F) {
 	for _, seed := range []struct {
 		pattern, text string
-		flags     uint8
+		flags         uint8
 	}{
 		{"a|ab", "xab", 1},
 		{`(a+)b\1`, "aabaa", 1},
