@@ -142,13 +142,15 @@ func (s *SourceMgr) Line(name string, line int) (string, bool) {
 // source line with a caret under the column, then the notes.
 func (s *SourceMgr) Render(d *Diagnostic) string {
 	var b strings.Builder
-	s.render(&b, d)
+	s.render(&b, d, true)
 	return b.String()
 }
 
-func (s *SourceMgr) render(b *strings.Builder, d *Diagnostic) {
+// render writes d; notes located where their diagnostic is skip the
+// source line, as LLVM's SourceMgr handler does.
+func (s *SourceMgr) render(b *strings.Builder, d *Diagnostic, showLine bool) {
 	file := writeHeader(b, d)
-	if file != nil {
+	if file != nil && showLine {
 		if line, ok := s.Line(file.File, file.Line); ok {
 			expanded, caretCol := expandTabs(line, file.Col)
 			b.WriteString(expanded)
@@ -158,10 +160,10 @@ func (s *SourceMgr) render(b *strings.Builder, d *Diagnostic) {
 		}
 	}
 	if cs, ok := d.Loc.(*CallSiteLoc); ok {
-		s.render(b, &Diagnostic{Severity: SeverityNote, Loc: cs.Caller, Message: "called from"})
+		s.render(b, &Diagnostic{Severity: SeverityNote, Loc: cs.Caller, Message: "called from"}, true)
 	}
 	for _, n := range d.Notes {
-		s.render(b, n)
+		s.render(b, n, n.Loc != d.Loc)
 	}
 }
 

@@ -1,0 +1,22 @@
+package main
+
+import (
+	funcd "github.com/ipuir/ipuir/dialects/func"
+	"github.com/ipuir/ipuir/dialects/tensor"
+	"github.com/ipuir/ipuir/dialects/tiled"
+	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/passes"
+)
+
+// dialectRegistrations lists the dialects ipu-opt knows, lowest level last.
+var dialectRegistrations = []func(*ir.Context) error{
+	funcd.Register,
+	tensor.Register,
+	tiled.Register,
+}
+
+// passRegistrations lists the groups of passes ipu-opt knows.
+var passRegistrations = []func(*passes.Registry) error{
+	passes.RegisterBuiltinPasses,
+	passes.RegisterTensorPasses,
+}
