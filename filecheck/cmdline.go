@@ -63,7 +63,13 @@ func newFlags() *flags {
 // -vv) through pflag, which reads "-abc" as three short flags.
 func normalizeArgs(set *pflag.FlagSet, args []string) []string {
 	out := make([]string, 0, len(args))
+	args = append([]string(nil), args...)
+	skip := false
 	for i, a := range args {
+		if skip {
+			skip = false
+			continue
+		}
 		if a == "--" {
 			return append(out, args[i:]...)
 		}
@@ -79,6 +85,16 @@ func normalizeArgs(set *pflag.FlagSet, args []string) []string {
 			}
 			if f := set.Lookup(name); f != nil && name != "v" {
 				a = "-" + a
+			}
+		}
+		// A value given as the next argument is taken whatever it looks
+		// like, as LLVM's option parser does (--implicit-check-not -x).
+		if strings.HasPrefix(a, "--") && !strings.Contains(a, "=") && i+1 < len(args) {
+			if f := set.Lookup(a[2:]); f != nil && f.Value.Type() != "bool" {
+				out = append(out, a+"="+args[i+1])
+				args[i+1] = ""
+				skip = true
+				continue
 			}
 		}
 		out = append(out, a)
@@ -169,6 +185,13 @@ func Main(args []string, env Env) int {
 		all = append(all, splitCommandLine(env)...)
 	}
 	all = append(all, args[1:]...)
+	for _, a := range all {
+		if a == "-D" {
+			// LLVM's -D takes its value only attached (-DVAR=VALUE).
+			fmt.Fprintf(stderr, "%s: for the -D option: requires a value!\n", args[0])
+			return 1
+		}
+	}
 	if err := f.set.Parse(normalizeArgs(f.set, all)); err != nil {
 		fmt.Fprintf(stderr, "filecheck: %v\n", err)
 		return 1
