@@ -53,7 +53,9 @@ func (c *textCache) putDict(text []byte, d *ir.DictAttr) {
 
 // canUseCache: the scanners work on raw bytes from the current token, which
 // must be a real token.
-func (p *parser) canUseCache() bool { return p.tok.Kind != Error && p.tok.Kind != EOF }
+func (p *parser) canUseCache() bool {
+	return !p.st.noCache && p.tok.Kind != Error && p.tok.Kind != EOF
+}
 
 func (p *parser) cachedType() (ir.Type, bool) {
 	if !p.canUseCache() {
@@ -104,10 +106,7 @@ func (p *parser) cachedDict() (*ir.DictAttr, bool) {
 }
 
 // skipTo moves the lexer past a cached item ending at end.
-func (p *parser) skipTo(end int) {
-	p.ResetTo(end)
-	p.prevEnd = end
-}
+func (p *parser) skipTo(end int) { p.ResetTo(end) }
 
 func (p *parser) byteAt(i int) byte {
 	if i < len(p.src) {

@@ -58,12 +58,13 @@ func (l *Lexer) Source() []byte { return l.src }
 func (l *Lexer) Err() (string, Token) { return l.errMsg, l.errTok }
 
 // ResetTo restarts lexing at offset, which must not lie before the current
-// token, and makes the token found there current.
+// token, and makes the token found there current. What lies before offset
+// counts as consumed.
 func (l *Lexer) ResetTo(offset int) {
 	if offset < l.tok.Start {
 		panic("BUG: lexer reset backwards")
 	}
-	l.prevEnd = l.tok.Start
+	l.prevEnd = offset
 	if l.tok.Kind == Error {
 		// The error position need not lie on the current line; recount.
 		l.line, l.lineStart = 1, 0

@@ -42,9 +42,10 @@ type state struct {
 	typeAliases map[string]ir.Type
 	attrAliases map[string]ir.Attribute
 
-	cache textCache
-	ops   map[string]*opInfo // interned op names
-	names map[string]string  // interned attribute names and strings
+	cache   textCache
+	noCache bool               // tests compare parses with and without the cache
+	ops     map[string]*opInfo // interned op names
+	names   map[string]string  // interned attribute names and strings
 
 	values       map[string]ssaEntry
 	scopes       []*regionScope
@@ -103,6 +104,10 @@ func (p *parser) is(kw string) bool {
 // in an implicit module located at FILE:0:0. It runs no verifier. Errors are
 // *ir.Diagnostic located at the offending token, with MLIR's messages.
 func ParseSourceString(ctx *ir.Context, src []byte, cfg Config) (*ir.Operation, error) {
+	return parseSource(ctx, src, cfg, false)
+}
+
+func parseSource(ctx *ir.Context, src []byte, cfg Config, noCache bool) (*ir.Operation, error) {
 	if cfg.SourceMgr != nil {
 		buf := src
 		if cfg.LineOffset > 0 {
@@ -112,6 +117,7 @@ func ParseSourceString(ctx *ir.Context, src []byte, cfg Config) (*ir.Operation, 
 		cfg.SourceMgr.Add(cfg.Filename, buf)
 	}
 	st := newState()
+	st.noCache = noCache
 	p := newParser(ctx, src, cfg.Filename, cfg.LineOffset, st)
 	defer activate(ctx, st)()
 

@@ -1,0 +1,266 @@
+// Command ipu-parse-bench measures parse, verify and print of a large
+// generic-form file against mlir-opt-19, for the "within 2x of mlir-opt"
+// aim of DESIGN.md:
+//
+//	ipu-parse-bench [-size 30] [-file path] [-mlir-opt mlir-opt-19] [-gogc 100] [-runs 3]
+//
+// It generates a deterministic file of -size MB (see gen.go) unless -file
+// names an existing one, then runs our pipeline and
+// `mlir-opt-19 --mlir-disable-threading --allow-unregistered-dialect
+// --mlir-print-op-generic` on it, each in a child process so that peak
+// resident memory (rusage maxrss) belongs to that pipeline alone, and
+// prints a table of times, MB/s, peak RSS and ratios. Our child reports
+// each phase's wall time; mlir-opt's --mlir-timing reports its Parser
+// (parse and verify) and Output phases. The run with the least CPU time
+// (user+system, which other processes on the machine disturb less than
+// wall time) of -runs counts; phase times are wall times within it.
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"regexp"
+	"runtime/debug"
+	"strconv"
+	"syscall"
+	"time"
+
+	funcd "github.com/ipuir/ipuir/dialects/func"
+	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/parser"
+	"github.com/ipuir/ipuir/printer"
+)
+
+func main() {
+	size := flag.Float64("size", 30, "size of the generated file in MB")
+	file := flag.String("file", "", "input file (generated when missing; default: a temporary file)")
+	mlirOpt := flag.String("mlir-opt", "mlir-opt-19", "mlir-opt binary to compare against (empty: skip)")
+	gogc := flag.Int("gogc", 100, "GOGC of our child process")
+	runs := flag.Int("runs", 3, "runs of each pipeline; the fastest counts")
+	child := flag.String("child", "", "internal: run our pipeline on this file and report JSON")
+	flag.Parse()
+
+	if *child != "" {
+		debug.SetGCPercent(*gogc)
+		if err := runChild(*child); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
+	}
+	if err := run(*size, *file, *mlirOpt, *gogc, *runs); err != nil {
+		fmt.Fprintln(os.Stderr, "ipu-parse-bench:", err)
+		os.Exit(1)
+	}
+}
+
+// phases is what the child reports.
+type phases struct {
+	Bytes                 int64
+	Ops                   int
+	Parse, Verify, Output float64 // seconds
+}
+
+func runChild(path string) error {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	ctx := ir.NewContext()
+	ctx.AllowUnregisteredDialects = true
+	if err := funcd.Register(ctx); err != nil {
+		return err
+	}
+	t0 := time.Now()
+	m, err := parser.ParseSourceString(ctx, src, parser.Config{Filename: path})
+	if err != nil {
+		return err
+	}
+	t1 := time.Now()
+	if d := ir.Verify(m); d != nil {
+		return d
+	}
+	t2 := time.Now()
+	if err := printer.Print(io.Discard, m, printer.Options{Generic: true}); err != nil {
+		return err
+	}
+	t3 := time.Now()
+	ops := 0
+	m.Walk(func(*ir.Operation) ir.WalkResult { ops++; return ir.WalkAdvance })
+	return json.NewEncoder(os.Stdout).Encode(phases{
+		Bytes: int64(len(src)), Ops: ops,
+		Parse: t1.Sub(t0).Seconds(), Verify: t2.Sub(t1).Seconds(), Output: t3.Sub(t2).Seconds(),
+	})
+}
+
+// result of one pipeline run.
+type result struct {
+	phases
+	wall   float64
+	cpu    float64 // user+system seconds
+	maxRSS int64   // bytes
+}
+
+func run(sizeMB float64, path, mlirOpt string, gogc, runs int) error {
+	if path == "" {
+		f, err := os.CreateTemp("", "ipu-parse-bench-*.mlir")
+		if err != nil {
+			return err
+		}
+		path = f.Name()
+		f.Close()
+		defer os.Remove(path)
+		if err := writeGenerated(path, sizeMB); err != nil {
+			return err
+		}
+	} else if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		if err := writeGenerated(path, sizeMB); err != nil {
+			return err
+		}
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	ours, err := best(runs, func() (result, error) {
+		return measure(exec.Command(self, "-child", path, "-gogc", strconv.Itoa(gogc)), parseOurs)
+	})
+	if err != nil {
+		return fmt.Errorf("our pipeline: %w", err)
+	}
+	var theirs *result
+	if mlirOpt != "" {
+		if _, err := exec.LookPath(mlirOpt); err == nil {
+			r, err := best(runs, func() (result, error) {
+				return measure(exec.Command(mlirOpt, "--mlir-disable-threading", "--allow-unregistered-dialect",
+					"--mlir-print-op-generic", "--mlir-timing", "--mlir-timing-display=list", path, "-o", "/dev/null"), parseMLIRTiming)
+			})
+			if err != nil {
+				return fmt.Errorf("%s: %w", mlirOpt, err)
+			}
+			theirs = &r
+		} else {
+			fmt.Printf("(%s not found: no comparison)\n", mlirOpt)
+		}
+	}
+	report(os.Stdout, path, gogc, ours, theirs)
+	return nil
+}
+
+func writeGenerated(path string, sizeMB float64) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := generate(f, int64(sizeMB*(1<<20)), 1); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func best(runs int, f func() (result, error)) (result, error) {
+	var b result
+	for i := 0; i < max(runs, 1); i++ {
+		r, err := f()
+		if err != nil {
+			return r, err
+		}
+		if i == 0 || r.cpu < b.cpu {
+			b = r
+		}
+	}
+	return b, nil
+}
+
+// measure runs cmd, timing it and reading its peak RSS; parse extracts the
+// phase times from its output.
+func measure(cmd *exec.Cmd, parse func(stdout, stderr []byte) (phases, error)) (result, error) {
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	t0 := time.Now()
+	if err := cmd.Run(); err != nil {
+		return result{}, fmt.Errorf("%v: %s", err, stderr.Bytes())
+	}
+	wall := time.Since(t0).Seconds()
+	ph, err := parse(stdout.Bytes(), stderr.Bytes())
+	if err != nil {
+		return result{}, err
+	}
+	r := result{phases: ph, wall: wall}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		r.maxRSS = ru.Maxrss * 1024 // Linux reports kilobytes
+		r.cpu = time.Duration(syscall.TimevalToNsec(ru.Utime) + syscall.TimevalToNsec(ru.Stime)).Seconds()
+	}
+	return r, nil
+}
+
+func parseOurs(stdout, _ []byte) (phases, error) {
+	var ph phases
+	err := json.Unmarshal(stdout, &ph)
+	return ph, err
+}
+
+var timingLine = regexp.MustCompile(`(?m)^\s*([0-9.]+)\s+\(\s*[0-9.]+%\)\s+(Parser|Output)\s*$`)
+
+// parseMLIRTiming reads the Parser and Output lines of --mlir-timing.
+func parseMLIRTiming(_, stderr []byte) (phases, error) {
+	var ph phases
+	found := 0
+	for _, m := range timingLine.FindAllSubmatch(stderr, -1) {
+		v, _ := strconv.ParseFloat(string(m[1]), 64)
+		switch string(m[2]) {
+		case "Parser":
+			ph.Parse = v
+		case "Output":
+			ph.Output = v
+		}
+		found++
+	}
+	if found < 2 {
+		return ph, fmt.Errorf("no --mlir-timing report in: %s", stderr)
+	}
+	return ph, nil
+}
+
+func report(w io.Writer, path string, gogc int, ours result, theirs *result) {
+	mb := float64(ours.Bytes) / (1 << 20)
+	rate := func(sec float64) string {
+		if sec <= 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%.1f MB/s", mb/sec)
+	}
+	fmt.Fprintf(w, "input: %s, %.1f MB, %d ops (ours: GOGC=%d)\n\n", path, mb, ours.Ops, gogc)
+	fmt.Fprintf(w, "%-22s %12s %12s %12s %12s %8s\n", "phase", "ours (s)", "ours", "mlir-opt (s)", "mlir-opt", "ratio")
+	row := func(name string, o, m float64, haveM bool) {
+		if !haveM {
+			fmt.Fprintf(w, "%-22s %12.3f %12s %12s %12s %8s\n", name, o, rate(o), "-", "-", "-")
+			return
+		}
+		fmt.Fprintf(w, "%-22s %12.3f %12s %12.3f %12s %7.2fx\n", name, o, rate(o), m, rate(m), o/m)
+	}
+	have := theirs != nil
+	var m result
+	if have {
+		m = *theirs
+	}
+	row("parse", ours.Parse, 0, false)
+	row("verify", ours.Verify, 0, false)
+	row("parse+verify", ours.Parse+ours.Verify, m.Parse, have)
+	row("print (generic)", ours.Output, m.Output, have)
+	row("whole run (wall)", ours.wall, m.wall, have)
+	row("whole run (CPU)", ours.cpu, m.cpu, have)
+	if have {
+		fmt.Fprintf(w, "%-22s %10.0f MB %12s %10.0f MB %12s %7.2fx\n", "peak RSS",
+			float64(ours.maxRSS)/(1<<20), "", float64(m.maxRSS)/(1<<20), "", float64(ours.maxRSS)/float64(m.maxRSS))
+	} else {
+		fmt.Fprintf(w, "%-22s %10.0f MB\n", "peak RSS", float64(ours.maxRSS)/(1<<20))
+	}
+}
