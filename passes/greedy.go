@@ -205,9 +205,20 @@ func isSymbolOp(op *ir.Operation) bool {
 	return named && op.Name() == ir.ModuleOpName
 }
 
+// sweepBudget bounds the work of one sweep when MaxNumRewrites does not:
+// patterns that undo each other, or one that keeps changing an op in
+// place, would otherwise cycle within a sweep forever. Ending the sweep
+// early leaves the decision to MaxIterations and its report.
+func sweepBudget(ops int) int { return max(16*ops, 1<<14) }
+
 func (d *greedyDriver) processWorklist() {
 	rewrites := 0
+	budget := sweepBudget(len(d.worklist))
 	for d.cfg.MaxNumRewrites < 0 || rewrites < d.cfg.MaxNumRewrites {
+		if d.rewrites >= budget {
+			d.changed = true
+			return
+		}
 		op := d.pop()
 		if op == nil {
 			return

@@ -3,7 +3,6 @@ package passes
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/printer"
 )
 
 // IRPrintOptions selects the IR dumps of --mlir-print-ir-*.
@@ -53,7 +53,7 @@ func (o *IRPrintOptions) printAfter(p Pass) bool {
 // irPrinter carries out the dumps.
 type irPrinter struct {
 	opts  IRPrintOptions
-	print func(io.Writer, *ir.Operation) error
+	flags printer.Options
 	top   *ir.Operation
 
 	mu       sync.Mutex
@@ -99,7 +99,7 @@ func (ip *irPrinter) dump(f *frame, op *ir.Operation, what, passName string) {
 	}
 	var buf bytes.Buffer
 	buf.WriteString("// -----// IR Dump " + what + " //----- //\n")
-	if err := ip.print(&buf, printed); err != nil {
+	if err := printOp(&buf, printed, ip.flags); err != nil {
 		f.emit(ir.Errorf(op.Loc(), "failed to print the IR: %v", err))
 		return
 	}
@@ -156,9 +156,7 @@ func (ip *irPrinter) treePath(op *ir.Operation, passName string) string {
 // `'func.func' operation: @f`, or `'builtin.module' operation`.
 func describeOp(op *ir.Operation) string {
 	if s, ok := op.Attr(ir.SymbolAttrName).(*ir.StringAttr); ok {
-		var p ir.AsmPrinter
-		p.PrintSymbolName(s.Val)
-		return fmt.Sprintf("'%s' operation: %s", op.Name(), p.String())
+		return fmt.Sprintf("'%s' operation: @%s", op.Name(), s.Val) // unquoted, as MLIR writes it
 	}
 	return fmt.Sprintf("'%s' operation", op.Name())
 }

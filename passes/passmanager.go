@@ -27,10 +27,11 @@ type Options struct {
 	PrintIR IRPrintOptions
 	// IROutput receives IR dumps; os.Stderr when nil.
 	IROutput io.Writer
-	// PrintOp prints an op for dumps and crash reproducers. The tool
-	// supplies it so that its printing flags (generic form, debug info)
-	// apply; nil prints with the printer's defaults.
-	PrintOp func(w io.Writer, op *ir.Operation) error
+	// Printing holds the printer flags (generic form, debug info, ...) of
+	// IR dumps and crash reproducers. As in mlir-opt, an op that is not at
+	// the top prints with local scope, which also lets dumps of sibling
+	// functions print while other goroutines change their neighbours.
+	Printing printer.Options
 	// Timing, when set, receives a timer per pass and nested pipeline
 	// (--mlir-timing); the tool prints its Report.
 	Timing *Timing
@@ -40,6 +41,12 @@ type Options struct {
 	// LocalReproducer narrows the reproducer to the failing pass and the
 	// IR just before it (--mlir-pass-pipeline-local-reproducer).
 	LocalReproducer bool
+}
+
+// printOp prints op as dumps and reproducers show it.
+func printOp(w io.Writer, op *ir.Operation, flags printer.Options) error {
+	flags.LocalScope = flags.LocalScope || op.Block() != nil
+	return printer.Print(w, op, flags)
 }
 
 // DefaultOptions are the options of a plain mlir-opt run: threads on,
@@ -115,7 +122,7 @@ func (pm *PassManager) Run(op *ir.Operation) error {
 		}
 	}
 	if o.PrintIR.enabled() {
-		r.printer = &irPrinter{opts: o.PrintIR, print: o.PrintOp, top: op}
+		r.printer = &irPrinter{opts: o.PrintIR, flags: o.Printing, top: op}
 	}
 	var snapshot *ir.Operation
 	if o.CrashReproducer != "" && !o.LocalReproducer {
@@ -153,9 +160,6 @@ func (pm *PassManager) check(op *ir.Operation) *ir.Diagnostic {
 	}
 	if o.PrintIR.ModuleScope && o.PrintIR.enabled() && !o.DisableThreading {
 		return ir.Errorf(nil, "IR print for module scope can't be setup on a pass-manager without disabling multi-threading first.")
-	}
-	if o.PrintOp == nil {
-		o.PrintOp = func(w io.Writer, op *ir.Operation) error { return printer.Print(w, op, printer.Options{}) }
 	}
 	return nil
 }

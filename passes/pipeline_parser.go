@@ -62,6 +62,8 @@ func parseElements(text string) ([]element, error) {
 			break
 		}
 		advance := func(n int) { rest = rest[n:]; pos += n }
+		// mlir-opt skips blanks after a closing brace or parenthesis.
+		skipBlanks := func() { advance(len(rest) - len(strings.TrimLeft(rest, " \t\n"))) }
 		advance(i)
 		sep := rest[0]
 		if sep == '{' {
@@ -82,6 +84,7 @@ func parseElements(text string) ([]element, error) {
 			}
 			(*cur)[len(*cur)-1].options = rest[:closeAt]
 			advance(closeAt + 1)
+			skipBlanks()
 			if rest == "" {
 				break
 			}
@@ -101,6 +104,7 @@ func parseElements(text string) ([]element, error) {
 				return nil, &syntaxError{pos - 1, "encountered extra closing ')' creating unbalanced parentheses while parsing pipeline"}
 			}
 			stack = stack[:len(stack)-1]
+			skipBlanks()
 		}
 		if rest == "" {
 			break

@@ -60,7 +60,7 @@ func (pm *PassManager) writeReproducer(top *ir.Operation, failures []*failure, s
 		reproIR = snapshot
 	}
 	var buf bytes.Buffer
-	err := o.PrintOp(&buf, reproIR)
+	err := printOp(&buf, reproIR, o.Printing)
 	if err == nil {
 		for bytes.HasSuffix(buf.Bytes(), []byte("\n")) {
 			buf.Truncate(buf.Len() - 1)

@@ -17,7 +17,7 @@ import (
 
 // Register adds the test passes to r.
 func Register(r *passes.Registry) error {
-	for _, p := range []passes.Pass{&Failure{}, &CreateInvalidIR{}, &Crash{}, &Remarks{}, &OptionsPass{}, &Legalize{}} {
+	for _, p := range []passes.Pass{&TestFailurePass{}, &TestCreateInvalidIRPass{}, &TestCrashPass{}, &TestRemarksPass{}, &TestOptionsPass{}, &TestLegalizePass{}} {
 		if err := r.Register(p); err != nil {
 			return err
 		}
@@ -25,26 +25,26 @@ func Register(r *passes.Registry) error {
 	return nil
 }
 
-// Failure fails on every op it runs on.
-type Failure struct{}
+// TestFailurePass fails on every op it runs on.
+type TestFailurePass struct{}
 
-func (*Failure) Name() string    { return "test-pass-failure" }
-func (*Failure) Summary() string { return "Test a pass in the pass manager that always fails" }
-func (*Failure) Anchor() string  { return "" }
-func (*Failure) Run(*ir.Operation, *passes.PassContext) error {
+func (*TestFailurePass) Name() string    { return "test-pass-failure" }
+func (*TestFailurePass) Summary() string { return "Test a pass in the pass manager that always fails" }
+func (*TestFailurePass) Anchor() string  { return "" }
+func (*TestFailurePass) Run(*ir.Operation, *passes.PassContext) error {
 	return errors.New("test-pass-failure failed as asked")
 }
 
-// CreateInvalidIR adds a test.constant without its value to the first
+// TestCreateInvalidIRPass adds a test.constant without its value to the first
 // block of the op's first region, which the verifier rejects.
-type CreateInvalidIR struct{}
+type TestCreateInvalidIRPass struct{}
 
-func (*CreateInvalidIR) Name() string { return "test-pass-create-invalid-ir" }
-func (*CreateInvalidIR) Summary() string {
+func (*TestCreateInvalidIRPass) Name() string { return "test-pass-create-invalid-ir" }
+func (*TestCreateInvalidIRPass) Summary() string {
 	return "Test pass that adds an invalid operation in a function body"
 }
-func (*CreateInvalidIR) Anchor() string { return "" }
-func (*CreateInvalidIR) Run(op *ir.Operation, pc *passes.PassContext) error {
+func (*TestCreateInvalidIRPass) Anchor() string { return "" }
+func (*TestCreateInvalidIRPass) Run(op *ir.Operation, pc *passes.PassContext) error {
 	if op.NumRegions() == 0 || op.Region(0).Empty() {
 		return nil
 	}
@@ -54,26 +54,26 @@ func (*CreateInvalidIR) Run(op *ir.Operation, pc *passes.PassContext) error {
 	return nil
 }
 
-// Crash panics, as a pass with a bug would.
-type Crash struct{}
+// TestCrashPass panics, as a pass with a bug would.
+type TestCrashPass struct{}
 
-func (*Crash) Name() string    { return "test-pass-crash" }
-func (*Crash) Summary() string { return "Test a pass in the pass manager that always crashes" }
-func (*Crash) Anchor() string  { return "" }
-func (*Crash) Run(*ir.Operation, *passes.PassContext) error {
+func (*TestCrashPass) Name() string    { return "test-pass-crash" }
+func (*TestCrashPass) Summary() string { return "Test a pass in the pass manager that always crashes" }
+func (*TestCrashPass) Anchor() string  { return "" }
+func (*TestCrashPass) Run(*ir.Operation, *passes.PassContext) error {
 	panic("BUG: test-pass-crash crashed as asked")
 }
 
-// Remarks emits a remark naming each op it runs on, so that tests can see
+// TestRemarksPass emits a remark naming each op it runs on, so that tests can see
 // that diagnostics of parallel runs arrive in IR order.
-type Remarks struct {
+type TestRemarksPass struct {
 	Visited passes.Statistic `statistic:"num-visited" help:"Number of ops visited"`
 }
 
-func (*Remarks) Name() string    { return "test-remarks" }
-func (*Remarks) Summary() string { return "Emit a remark on each op the pass runs on" }
-func (*Remarks) Anchor() string  { return "" }
-func (r *Remarks) Run(op *ir.Operation, pc *passes.PassContext) error {
+func (*TestRemarksPass) Name() string    { return "test-remarks" }
+func (*TestRemarksPass) Summary() string { return "Emit a remark on each op the pass runs on" }
+func (*TestRemarksPass) Anchor() string  { return "" }
+func (r *TestRemarksPass) Run(op *ir.Operation, pc *passes.PassContext) error {
 	r.Visited.Inc()
 	name := ""
 	if s, ok := ir.SymbolName(op); ok {
@@ -102,8 +102,8 @@ func (*Choice) Choices() []passes.Choice {
 	return []passes.Choice{{Value: "zero", Help: "Example zero value"}, {Value: "one", Help: "Example one value"}}
 }
 
-// OptionsPass has an option of every kind and does nothing.
-type OptionsPass struct {
+// TestOptionsPass has an option of every kind and does nothing.
+type TestOptionsPass struct {
 	Flag    bool     `pass:"flag" help:"Example boolean option"`
 	Count   int      `pass:"count" help:"Example integer option" default:"4"`
 	Small   int32    `pass:"small" help:"Example 32-bit integer option"`
@@ -115,24 +115,24 @@ type OptionsPass struct {
 	Enum    Choice   `pass:"enum" help:"Example enum option" default:"zero"`
 }
 
-func (*OptionsPass) Name() string                                 { return "test-options" }
-func (*OptionsPass) Summary() string                              { return "Test pass with options of every kind" }
-func (*OptionsPass) Anchor() string                               { return "" }
-func (*OptionsPass) Run(*ir.Operation, *passes.PassContext) error { return nil }
+func (*TestOptionsPass) Name() string                                 { return "test-options" }
+func (*TestOptionsPass) Summary() string                              { return "Test pass with options of every kind" }
+func (*TestOptionsPass) Anchor() string                               { return "" }
+func (*TestOptionsPass) Run(*ir.Operation, *passes.PassContext) error { return nil }
 
-// Legalize runs a dialect conversion on the test dialect: index-typed
+// TestLegalizePass runs a dialect conversion on the test dialect: index-typed
 // test.add becomes i64-typed test.add (index converts to i64), test.neg x
 // becomes test.sub 0, x, and test.flip is illegal with no pattern, so
 // that its presence makes the conversion fail.
-type Legalize struct {
+type TestLegalizePass struct {
 	Full bool `pass:"full" help:"Run a full conversion: every op must end legal"`
 }
 
-func (*Legalize) Name() string    { return "test-legalize" }
-func (*Legalize) Summary() string { return "Test the dialect conversion framework on the test dialect" }
-func (*Legalize) Anchor() string  { return "" }
+func (*TestLegalizePass) Name() string    { return "test-legalize" }
+func (*TestLegalizePass) Summary() string { return "Test the dialect conversion framework on the test dialect" }
+func (*TestLegalizePass) Anchor() string  { return "" }
 
-func (l *Legalize) Run(op *ir.Operation, pc *passes.PassContext) error {
+func (l *TestLegalizePass) Run(op *ir.Operation, pc *passes.PassContext) error {
 	ctx := pc.Context()
 	tc := &passes.TypeConverter{}
 	tc.AddConversion(func(t ir.Type) (ir.Type, bool) { return t, true })

@@ -1,0 +1,262 @@
+package passes_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/passes"
+	"github.com/ipuir/ipuir/passes/testdialect"
+)
+
+// canonicalize runs the greedy driver with the registered patterns on
+// the fixture's module.
+func (f *fixture) canonicalize(t *testing.T, cfg passes.GreedyConfig) passes.GreedyResult {
+	t.Helper()
+	f.verify(t)
+	res, err := passes.ApplyPatternsGreedily(f.module, passes.CanonicalizationPatterns(f.ctx), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.verify(t)
+	return res
+}
+
+func TestGreedyFoldsToFixpoint(t *testing.T) {
+	f := newFixture()
+	a := f.fn("f", "", 1)
+	// ((a - a) + 2) * (3 + 4) - 14 folds to 0 in steps: each fold exposes the next.
+	x := f.sub(f.mul(f.add(f.sub(a[0], a[0]), f.c(2)), f.add(f.c(3), f.c(4))), f.c(14))
+	f.ret(x)
+	res := f.canonicalize(t, passes.DefaultGreedyConfig())
+	if !res.Changed || !res.Converged {
+		t.Errorf("result %+v", res)
+	}
+	checkLines(t, show(t, f.module), `
+module {
+  "test.func"() <{sym_name = "f"}> ({
+  ^bb0(%arg0: i32):
+    %0 = "test.constant"() <{value = 0 : i32}> : () -> i32
+    "test.return"(%0) : (i32) -> ()
+  }) : () -> ()
+}`)
+}
+
+func TestGreedyBottomUpReachesTheSameFixpoint(t *testing.T) {
+	for _, topDown := range []bool{true, false} {
+		f := newFixture()
+		a := f.fn("f", "", 1)
+		f.ret(f.neg(f.neg(f.add(f.mul(a[0], f.c(1)), f.c(0)))))
+		cfg := passes.DefaultGreedyConfig()
+		cfg.TopDown = topDown
+		f.canonicalize(t, cfg)
+		checkLines(t, show(t, f.module), `
+module {
+  "test.func"() <{sym_name = "f"}> ({
+  ^bb0(%arg0: i32):
+    "test.return"(%arg0) : (i32) -> ()
+  }) : () -> ()
+}`)
+	}
+}
+
+func TestGreedyErasesDeadPureOpsOnly(t *testing.T) {
+	f := newFixture()
+	a := f.fn("f", "", 1)
+	f.add(a[0], a[0])     // dead
+	s := f.source()       // side effects: stays although unused
+	f.mul(s, f.neg(a[0])) // dead, and so is its operand then
+	f.ret()
+	res := f.canonicalize(t, passes.DefaultGreedyConfig())
+	if res.Rewrites < 3 {
+		t.Errorf("rewrites %d", res.Rewrites)
+	}
+	checkLines(t, show(t, f.module), `
+module {
+  "test.func"() <{sym_name = "f"}> ({
+  ^bb0(%arg0: i32):
+    %0 = "test.source"() : () -> i32
+    "test.return"() : () -> ()
+  }) : () -> ()
+}`)
+}
+
+func TestGreedyHoistsAndMergesConstants(t *testing.T) {
+	f := newFixture()
+	a := f.fn("f", "", 1)
+	x := f.add(a[0], f.c(5))
+	scope := f.b.Create(&ir.OperationState{Name: testdialect.Scope, NumRegions: 1})
+	saved := f.b.InsertionBlock()
+	f.b.CreateBlock(scope.Region(0), nil, nil)
+	f.use(f.mul(x, f.c(5)), f.c(7))
+	f.b.SetInsertionPointToEnd(saved)
+	f.use(f.c(7))
+	f.ret(x)
+	f.canonicalize(t, passes.DefaultGreedyConfig())
+	checkLines(t, show(t, f.module), `
+module {
+  "test.func"() <{sym_name = "f"}> ({
+  ^bb0(%arg0: i32):
+    %0 = "test.constant"() <{value = 7 : i32}> : () -> i32
+    %1 = "test.constant"() <{value = 5 : i32}> : () -> i32
+    %2 = "test.add"(%arg0, %1) : (i32, i32) -> i32
+    "test.scope"() ({
+      %3 = "test.mul"(%2, %1) : (i32, i32) -> i32
+      "test.use"(%3, %0) : (i32, i32) -> ()
+    }) : () -> ()
+    "test.use"(%0) : (i32) -> ()
+    "test.return"(%2) : (i32) -> ()
+  }) : () -> ()
+}`)
+	// Hoisted and merged constants lose their location, as in MLIR.
+	first := f.module.Region(0).Front().First().Region(0).Front().First()
+	if _, ok := first.Loc().(*ir.UnknownLoc); !ok {
+		t.Errorf("hoisted constant at %s", ir.AttrString(first.Loc()))
+	}
+}
+
+func TestGreedyMovesConstantsOfCommutativeOpsLast(t *testing.T) {
+	f := newFixture()
+	a := f.fn("f", "", 1)
+	f.ret(f.mul(f.c(3), a[0]))
+	f.canonicalize(t, passes.DefaultGreedyConfig())
+	if got := show(t, f.module); !strings.Contains(got, `"test.mul"(%arg0, %0)`) {
+		t.Errorf("constant not moved last:\n%s", got)
+	}
+}
+
+func TestGreedyReportsNonConvergence(t *testing.T) {
+	f := newFixture()
+	f.fn("f", "", 0)
+	f.b.Create(&ir.OperationState{Name: testdialect.Flip, Attrs: []ir.NamedAttr{{Name: "state", Value: f.ctx.Bool(false)}}})
+	f.ret()
+	cfg := passes.DefaultGreedyConfig()
+	cfg.MaxIterations = 3
+	res, err := passes.ApplyPatternsGreedily(f.module, passes.CanonicalizationPatterns(f.ctx), cfg)
+	if err == nil {
+		t.Fatal("no error")
+	}
+	if res.Converged || res.Iterations != 3 || !res.Changed {
+		t.Errorf("result %+v", res)
+	}
+	want := "test.ipuir:1:1: error: greedy pattern rewrite did not converge after 3 iterations; still firing: test.flip-state ("
+	if !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("got  %s\nwant %s", err, want)
+	}
+}
+
+func TestGreedyMaxNumRewrites(t *testing.T) {
+	f := newFixture()
+	a := f.fn("f", "", 1)
+	f.ret(f.neg(f.neg(f.neg(f.neg(a[0])))))
+	cfg := passes.DefaultGreedyConfig()
+	cfg.MaxNumRewrites = 1
+	res := f.canonicalize(t, cfg)
+	if !res.Converged || res.Iterations < 3 {
+		t.Errorf("one rewrite per sweep should take several sweeps: %+v", res)
+	}
+	if got := show(t, f.module); !strings.Contains(got, `"test.return"(%arg0)`) {
+		t.Errorf("not simplified:\n%s", got)
+	}
+	cfg.MaxIterations = 1
+	f2 := newFixture()
+	a2 := f2.fn("f", "", 1)
+	f2.ret(f2.neg(f2.neg(f2.neg(f2.neg(a2[0])))))
+	if _, err := passes.ApplyPatternsGreedily(f2.module, passes.CanonicalizationPatterns(f2.ctx), cfg); err == nil ||
+		!strings.Contains(err.Error(), "did not converge after 1 iterations; still firing: ") ||
+		!strings.Contains(err.Error(), "test.neg-neg (1)") {
+		t.Errorf("got %v", err)
+	}
+}
+
+func TestGreedyPatternBenefitOrder(t *testing.T) {
+	var tried []string
+	mk := func(name string, benefit int, apply bool) ir.RewritePattern {
+		return &ir.Pattern{PatternName: name, RootOp: testdialect.Use, PatternBenefit: benefit,
+			Rewrite: func(op *ir.Operation, rw *ir.Rewriter) bool {
+				tried = append(tried, name)
+				if apply {
+					rw.EraseOp(op)
+				}
+				return apply
+			}}
+	}
+	f := newFixture()
+	f.fn("f", "", 0)
+	f.use()
+	f.ret()
+	set := passes.NewPatternSet(mk("low", 1, true), mk("high", 5, false), mk("mid", 3, false),
+		&ir.Pattern{PatternName: "any", PatternBenefit: 4, Rewrite: func(op *ir.Operation, rw *ir.Rewriter) bool {
+			if op.Name() == testdialect.Use {
+				tried = append(tried, "any")
+			}
+			return false
+		}})
+	if _, err := passes.ApplyPatternsGreedily(f.module, set, passes.DefaultGreedyConfig()); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(tried, ","); got != "high,any,mid,low" {
+		t.Errorf("tried %s", got)
+	}
+	if set.Len() != 4 || len(set.Filter(nil, []string{"low"}).All()) != 3 || len(set.Filter([]string{"low"}, nil).All()) != 1 {
+		t.Error("filter")
+	}
+}
+
+// recorder is a listener that logs changes.
+type recorder struct{ log []string }
+
+func (r *recorder) OpInserted(op *ir.Operation) { r.log = append(r.log, "insert "+op.Name()) }
+func (r *recorder) OpErased(op *ir.Operation)   { r.log = append(r.log, "erase "+op.Name()) }
+func (r *recorder) OpModified(op *ir.Operation) { r.log = append(r.log, "modify "+op.Name()) }
+func (r *recorder) OpReplaced(op *ir.Operation, _ []*ir.Value) {
+	r.log = append(r.log, "replace "+op.Name())
+}
+
+func TestGreedyListener(t *testing.T) {
+	f := newFixture()
+	f.fn("f", "", 0)
+	f.ret(f.add(f.c(1), f.c(2)))
+	rec := &recorder{}
+	cfg := passes.DefaultGreedyConfig()
+	cfg.Listener = rec
+	f.canonicalize(t, cfg)
+	got := strings.Join(rec.log, "; ")
+	for _, want := range []string{"insert test.constant", "replace test.add", "erase test.add", "modify test.return", "erase test.constant"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("listener missed %q: %s", want, got)
+		}
+	}
+}
+
+func TestGreedyWithoutMaterializer(t *testing.T) {
+	// A dialect that cannot materialize constants keeps the op it would
+	// fold to a constant.
+	ctx := ir.NewContext()
+	ctx.MustRegisterDialect(&ir.Dialect{Name: "nomat", Ops: []*ir.OpDef{
+		{Name: "nomat.c", Attributes: []ir.AttrDef{{Name: "value", Kind: ir.TypedAttrKind}},
+			Results: []ir.ValueDef{{Name: "r", Type: ir.AnyType}}, Traits: ir.TraitPure | ir.TraitConstantLike},
+		{Name: "nomat.twice", Operands: []ir.ValueDef{{Name: "x", Type: ir.AnyType}}, Results: []ir.ValueDef{{Name: "r", Type: ir.AnyType}},
+			Traits: ir.TraitPure,
+			Fold: func(op *ir.Operation, c []ir.Attribute) ([]ir.FoldResult, bool) {
+				if v, ok := c[0].(*ir.IntegerAttr); ok {
+					return []ir.FoldResult{{Attr: op.Context().IntegerAttr(v.Typ, 2*v.Int)}}, true
+				}
+				return nil, false
+			}},
+		{Name: "nomat.use", Operands: []ir.ValueDef{{Name: "x", Type: ir.AnyType}}},
+	}})
+	m := ir.NewModule(ctx, nil)
+	b := ir.NewBuilder(ctx)
+	b.SetInsertionPointToEnd(ir.ModuleBody(m))
+	c := b.Create(&ir.OperationState{Name: "nomat.c", ResultTypes: []ir.Type{ctx.I(8)}, Attrs: []ir.NamedAttr{{Name: "value", Value: ctx.IntegerAttr(ctx.I(8), 3)}}})
+	tw := b.Create(&ir.OperationState{Name: "nomat.twice", Operands: c.Results(), ResultTypes: []ir.Type{ctx.I(8)}})
+	b.Create(&ir.OperationState{Name: "nomat.use", Operands: tw.Results()})
+	res, err := passes.ApplyPatternsGreedily(m, passes.NewPatternSet(), passes.DefaultGreedyConfig())
+	if err != nil || res.Changed {
+		t.Errorf("res %+v err %v", res, err)
+	}
+	if ir.ModuleBody(m).NumOps() != 3 {
+		t.Errorf("ops changed: %d", ir.ModuleBody(m).NumOps())
+	}
+}
