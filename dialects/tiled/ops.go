@@ -92,12 +92,12 @@ func ops() []*ir.OpDef {
 				"must lie inside the shard stored on `tile` (start no earlier, logical and physical ends " +
 				"no later), or the op is rejected with `tensor view falls outside its storage shard`, the " +
 				"layout, the shard extents and the view extents.",
-			Example:        "%v = tiled.view %t tile 45 #tiled.extents<[0, 1, 1], [720, 729, 736], [0, 16, 16]> : tensor<1x729x1152xf16, #layout> -> tensor<1x16x16xf16>",
+			Example:        "%v = tiled.view %t tile 45 extents [[0, 1, 1], [720, 729, 736], [0, 16, 16]] : tensor<1x729x1152xf16, #layout> -> tensor<1x16x16xf16>",
 			Operands:       []ir.ValueDef{{Name: "source", Type: LaidOutTensor}},
 			Results:        []ir.ValueDef{{Name: "result", Type: LocalTensor}},
 			Attributes:     []ir.AttrDef{{Name: TileAttrName, Kind: i64AttrKind, Doc: "the tile whose shard is viewed"}, {Name: ExtentsAttrName, Kind: extentsAttrKind}},
 			Traits:         ir.TraitPure,
-			AssemblyFormat: "$source `tile` custom<Tile>($tile) $extents attr-dict `:` type($source) `->` type($result)",
+			AssemblyFormat: "$source `tile` custom<Tile>($tile) `extents` custom<Extents>($extents) attr-dict `:` type($source) `->` type($result)",
 			Verify:         verifyView,
 		},
 		{
@@ -108,14 +108,16 @@ func ops() []*ir.OpDef {
 				"the plan gives them (LayoutsForPlan), and the plan must be feasible on the module's " +
 				"target (ipu.target): every tile's AMP reads and writes inside its shards and its buffers " +
 				"fit its memory classes. `estimate` is the planner's cost estimate.",
-			Example: "%c = tiled.matmul %a, %b plan = #gemm_plan : tensor<729x1152xf16, #layout>, " +
+			Example: "%c = tiled.matmul %a, %b {plan = #gemm_plan} : tensor<729x1152xf16, #layout>, " +
 				"tensor<1152x1152xf16, #layout1> -> tensor<729x1152xf16, #layout2>",
 			Operands: []ir.ValueDef{{Name: "lhs", Type: LaidOutTensor}, {Name: "rhs", Type: LaidOutTensor}},
 			Results:  []ir.ValueDef{{Name: "result", Type: LaidOutTensor}},
 			Attributes: []ir.AttrDef{{Name: PlanAttrName, Kind: planAttrKind},
 				{Name: EstimateAttrName, Kind: estimateAttrKind, Optional: true}},
-			Traits:         ir.TraitPure,
-			AssemblyFormat: "$lhs `,` $rhs `plan` `=` $plan attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)",
+			Traits: ir.TraitPure,
+			// The plan sits in the attribute dictionary: a dialect attribute
+			// followed by `:` would read the type as its own.
+			AssemblyFormat: "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)",
 			Verify:         verifyMatmul,
 		},
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/target"
 )
 
 // The reference compile log's three "tensor view falls outside its storage
@@ -345,6 +346,31 @@ func TestViewChecks(t *testing.T) {
 		err := m.CheckView(bad.tile, bad.view)
 		if err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("view %v on tile %d: err = %v, want %q", bad.view, bad.tile, err, bad.want)
+		}
+	}
+}
+
+func TestDefaultLayout(t *testing.T) {
+	tg, _ := target.Lookup("ipu21")
+	for _, c := range []struct {
+		shape []int64
+		want  string
+	}{
+		{[]int64{729, 1152}, "order = row_major, tile_count = 1458, axes = [{axis = -2, partitions = 729}, {axis = -1, partitions = 2}], memory_class = Ipu21Standard"},
+		{[]int64{16, 729, 72}, "order = row_major, tile_count = 1472, axes = [{axis = -3, partitions = 16}, {axis = -2, partitions = 92}], memory_class = Ipu21Standard"},
+		{[]int64{1, 8}, "order = row_major, tile_count = 8, axes = [{axis = -1, partitions = 8}], memory_class = Ipu21Standard"},
+		{[]int64{}, "order = row_major, tile_count = 1, axes = [], memory_class = Ipu21Standard"},
+		{[]int64{0, 5}, "order = row_major, tile_count = 5, axes = [{axis = -1, partitions = 5}], memory_class = Ipu21Standard"},
+	} {
+		l, err := DefaultLayout(c.shape, tg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := l.String(); got != c.want {
+			t.Errorf("DefaultLayout(%v) = %s, want %s", c.shape, got, c.want)
+		}
+		if _, err := NewShardMap(&l, c.shape, int64(tg.Tiles)); err != nil {
+			t.Errorf("DefaultLayout(%v) is not valid: %v", c.shape, err)
 		}
 	}
 }

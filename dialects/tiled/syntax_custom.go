@@ -5,15 +5,24 @@ import (
 	"github.com/ipuir/ipuir/ir"
 )
 
-// customTile is the `custom<Tile>($tile)` directive: a tile number written
-// as a bare integer (`tile 45`), not `45 : i64`, as ODS writes attributes
-// whose type is implied.
-const customTile = "Tile"
+// Custom directives of the dialect's assembly formats:
+//
+//   - custom<Tile>($tile): a tile number as a bare integer (`tile 45`), not
+//     `45 : i64`, as ODS writes attributes whose type is implied;
+//   - custom<Extents>($extents): a view's extents as a list of
+//     [start, logical_end, physical_end] triples. Written as a
+//     #tiled.extents attribute right before the `:` of the type, the `: type`
+//     would be read as the attribute's own type.
+const (
+	customTile    = "Tile"
+	customExtents = "Extents"
+)
 
 // registerSyntax makes the dialect's custom directives available to its
 // assembly formats; it may run any number of times.
 func registerSyntax() {
 	asmformat.RegisterCustom(Name, customTile, asmformat.Custom{Print: printTile, Parse: parseTile})
+	asmformat.RegisterCustom(Name, customExtents, asmformat.Custom{Print: printExtents, Parse: parseExtents})
 }
 
 func printTile(p ir.OpAsmPrinter, _ *ir.Operation, args []*asmformat.Arg) {
@@ -31,5 +40,67 @@ func parseTile(p ir.OpAsmParser, _ *ir.OperationState, args []*asmformat.Arg) er
 		return err
 	}
 	args[0].Attr = p.Context().IntegerAttr(p.Context().I(64), v)
+	return nil
+}
+
+func printExtents(p ir.OpAsmPrinter, _ *ir.Operation, args []*asmformat.Arg) {
+	ext, ok := args[0].Attr.(*ExtentsAttr)
+	if !ok {
+		p.PrintAttr(args[0].Attr)
+		return
+	}
+	p.WriteString("[")
+	for i, e := range ext.Extents {
+		if i > 0 {
+			p.WriteString(", ")
+		}
+		p.WriteString("[")
+		p.Asm().WriteInt(e.Start)
+		p.WriteString(", ")
+		p.Asm().WriteInt(e.LogicalEnd)
+		p.WriteString(", ")
+		p.Asm().WriteInt(e.PhysicalEnd)
+		p.WriteString("]")
+	}
+	p.WriteString("]")
+}
+
+func parseExtents(p ir.OpAsmParser, _ *ir.OperationState, args []*asmformat.Arg) error {
+	if err := p.ParsePunct("["); err != nil {
+		return err
+	}
+	var ext []Extent
+	for !p.ParseOptionalPunct("]") {
+		if len(ext) > 0 {
+			if err := p.ParsePunct(","); err != nil {
+				return err
+			}
+		}
+		if err := p.ParsePunct("["); err != nil {
+			return err
+		}
+		var n [3]int64
+		for i := range n {
+			if i > 0 {
+				if err := p.ParsePunct(","); err != nil {
+					return err
+				}
+			}
+			v, err := p.ParseInteger()
+			if err != nil {
+				return err
+			}
+			n[i] = v
+		}
+		if err := p.ParsePunct("]"); err != nil {
+			return err
+		}
+		e := Extent{n[0], n[1], n[2]}
+		if !e.WellFormed() {
+			return p.Errorf("extent of axis %d must satisfy 0 ≤ start ≤ logical_end ≤ physical_end, got [%d, %d, %d]", len(ext), n[0], n[1], n[2])
+		}
+		ext = append(ext, e)
+	}
+	args[0].Attr = NewExtentsAttr(p.Context(), ext)
 	return nil
 }

@@ -19,4 +19,5 @@ var dialectRegistrations = []func(*ir.Context) error{
 var passRegistrations = []func(*passes.Registry) error{
 	passes.RegisterBuiltinPasses,
 	passes.RegisterTensorPasses,
+	passes.RegisterTiledPasses,
 }

@@ -55,10 +55,12 @@ func PlanProgram(prog Program, t *target.Target, opts Options) ([]Choice, error)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", m.Name, err)
 		}
-		c := sel.choice(feasible[0])
+		var c Choice
 		if j := consumerOf(prog, i); j >= 0 && len(feasible) > 1 {
 			pick, total := lookahead(prog, i, j, feasible, available, caches[j], t, opts)
 			c = sel.choice(feasible[pick], "consumer", prog.Matmuls[j].Name, "with_consumer_cycles", total)
+		} else {
+			c = sel.choice(feasible[0])
 		}
 		choices[i] = c
 		record(available, m.Result, &c.Layouts.Result)

@@ -1,0 +1,29 @@
+package tiled
+
+import "github.com/ipuir/ipuir/target"
+
+// DefaultLayout is the layout of a tensor no plan asks anything of
+// (elementwise intermediates, reshaped and transposed values, host inputs):
+// row major in the standard class, spread over as many tiles as its shape
+// allows by cutting axes front to back, each into as many partitions as its
+// size and the tiles left allow. A 729×1152 tensor on 1,472 tiles is cut
+// 729 × 2; a 16×729×72 one 16 × 92. Spreading a tensor thin keeps every
+// tile's share of an exchange into or out of it small.
+func DefaultLayout(shape []int64, t *target.Target) (Layout, error) {
+	standard, err := t.Class(target.Standard)
+	if err != nil {
+		return Layout{}, err
+	}
+	l := Layout{Order: Order{Kind: RowMajor}, MemoryClass: standard.Name, Tiling: Tiling{TileCount: 1, Replicas: 1}}
+	remaining := int64(t.Tiles)
+	for axis, n := range shape {
+		p := min(n, remaining)
+		if p <= 1 {
+			continue
+		}
+		l.Tiling.Axes = append(l.Tiling.Axes, NewAxis(len(shape)-axis, p))
+		l.Tiling.TileCount *= p
+		remaining /= p
+	}
+	return l, nil
+}
