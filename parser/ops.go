@@ -213,13 +213,19 @@ func (p *parser) parseGenericOperation(blk *ir.Block) (*ir.Operation, error) {
 		}
 		return nil, p.errorAt(typeTok, "expected %d operand type%s but had %d", len(uses), s, len(fn.Inputs))
 	}
-	operands := make([]*ir.Value, len(uses))
+	// NewOperation copies operands and successors, so one scratch slice and
+	// one state serve every op (nothing is parsed between here and there).
+	operands := st.operandVals[:0]
 	for i, u := range uses {
-		if operands[i], err = p.resolveUse(u, fn.Inputs[i]); err != nil {
+		v, err := p.resolveUse(u, fn.Inputs[i])
+		if err != nil {
 			return nil, err
 		}
+		operands = append(operands, v)
 	}
-	state := ir.OperationState{
+	st.operandVals = operands
+	state := &st.opState
+	*state = ir.OperationState{
 		Name:        info.name,
 		Operands:    operands,
 		ResultTypes: fn.Results,
@@ -233,7 +239,7 @@ func (p *parser) parseGenericOperation(blk *ir.Block) (*ir.Operation, error) {
 	if !p.is("loc") {
 		state.Loc = p.tokLoc(nameTok)
 	}
-	op := ir.NewOperation(p.ctx, &state)
+	op := ir.NewOperation(p.ctx, state)
 	if attrs != nil && info.def == nil {
 		op.SetAttrs(attrs)
 	}

@@ -55,7 +55,9 @@ type state struct {
 	locMarkers   map[ir.Location]int // placeholder location -> deferredLocs index
 
 	defaultDialects []string
-	operands        []useRef // stack of operands awaiting resolution
+	operands        []useRef    // stack of operands awaiting resolution
+	operandVals     []*ir.Value // scratch for resolved operands
+	opState         ir.OperationState
 	succs           []*ir.Block
 	results         []resultGroup
 }
