@@ -4,8 +4,10 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseJoinsContinuationsAndReadsConditions(t *testing.T) {
@@ -101,7 +103,7 @@ func TestRunStatuses(t *testing.T) {
 		{"no run lines\n", Fail},
 	}
 	for i, c := range cases {
-		path := filepath.Join(dir, "t"+itoa(i)+".ipuir")
+		path := filepath.Join(dir, "t"+strconv.Itoa(i)+".ipuir")
 		if err := os.WriteFile(path, []byte(c.src), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -127,6 +129,16 @@ func TestRunTranscriptNamesFailingLine(t *testing.T) {
 	}
 }
 
+func TestTimeoutKillsPipelines(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.ipuir")
+	os.WriteFile(path, []byte("// RUN: sleep 30 | cat\n"), 0o644)
+	test, _ := ParseFile(path, "t")
+	r := (&Config{Timeout: 200 * time.Millisecond}).Run(test)
+	if r.Status != Fail || !strings.Contains(r.Output, "timed out") || r.Duration > 10*time.Second {
+		t.Errorf("status %v after %v:\n%s", r.Status, r.Duration, r.Output)
+	}
+}
+
 func TestDiscoverSkipsInputs(t *testing.T) {
 	dir := t.TempDir()
 	for _, f := range []string{"a.ipuir", "b.mlir", "c.txt", "sub/d.ipuir", "Inputs/e.ipuir"} {
@@ -147,5 +159,3 @@ func TestDiscoverSkipsInputs(t *testing.T) {
 		t.Errorf("Discover = %q, want %q", rel, want)
 	}
 }
-
-func itoa(i int) string { return strings.TrimSpace(strings.Repeat(" ", 0) + string(rune('a'+i))) }

@@ -171,6 +171,8 @@ func (c *Config) runCommands(t *Test, tmpDir string) (bool, string) {
 		cmd := exec.CommandContext(ctx, "bash", "-o", "pipefail", "-c", notFunction+command)
 		cmd.Dir = tmpDir
 		cmd.Env = env
+		killTreeOnCancel(cmd)
+		cmd.WaitDelay = 5 * time.Second
 		var out bytes.Buffer
 		cmd.Stdout = &out
 		cmd.Stderr = &out
