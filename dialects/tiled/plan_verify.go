@@ -123,45 +123,59 @@ func VerifyPlan(p *GemmPlan, s MatmulShape, t *target.Target) (*PlanCheck, error
 	return c, nil
 }
 
-// checkTiles walks every tile of the grid and checks the AMP's views of its
-// shards and that the two operands meet on the same inner positions.
+// checkTiles checks the AMP's views of every shard (replicas are alike, so
+// one of each), then walks every tile of the grid: it must hold a shard of
+// both operands, meeting on the same inner and batch positions, and, when
+// the AMP writes the result in place, a shard of the result.
 func (c *PlanCheck) checkTiles(p *GemmPlan, g Groups) error {
 	// Axis positions of the AMP dimensions in the left, right and result
 	// tensors (see LayoutsForPlan).
 	leftGroups := map[int]int64{2: g.Row, 1: g.Inner}
 	rightGroups := map[int]int64{2: g.Inner, 1: g.Column}
 	resultGroups := map[int]int64{2: g.Row, 1: g.Column}
-	leftInnerAxis, rightInnerAxis := 1, 2
+	leftInner, rightInner := 1, 2
 	if p.Orientation == Swapped {
 		leftGroups = map[int]int64{1: g.Row, 2: g.Inner}
 		rightGroups = map[int]int64{1: g.Inner, 2: g.Column}
 		resultGroups = map[int]int64{1: g.Row, 2: g.Column}
-		leftInnerAxis, rightInnerAxis = 2, 1
+		leftInner, rightInner = 2, 1
 	}
+	maps := []struct {
+		what   string
+		m      *ShardMap
+		groups map[int]int64
+	}{{"AMP left operand", c.LeftMap, leftGroups}, {"AMP right operand", c.RightMap, rightGroups}}
+	if p.InnerPartitions == 1 {
+		maps = append(maps, struct {
+			what   string
+			m      *ShardMap
+			groups map[int]int64
+		}{"AMP result", c.Result, resultGroups})
+	}
+	for _, x := range maps {
+		coords := make([]int64, len(x.m.splits))
+		for shard := int64(0); shard < x.m.NumShards(); shard++ {
+			x.m.coordsOf(shard, coords)
+			tile := x.m.Tile(coords, 0)
+			if err := x.m.CheckView(tile, x.m.AccessView(coords, x.groups)); err != nil {
+				return fmt.Errorf("%s on tile %d: %v", x.what, tile, err)
+			}
+		}
+	}
+	batched := len(c.LeftMap.Shape) == 3
 	for tile := int64(0); tile < p.Tiles(); tile++ {
-		left, okL := c.LeftMap.OnTile(tile)
-		right, okR := c.RightMap.OnTile(tile)
+		ls, okL := c.LeftMap.shardOnTile(tile)
+		rs, okR := c.RightMap.shardOnTile(tile)
 		if !okL || !okR {
 			return fmt.Errorf("tile %d of the plan's grid holds no shard of an operand", tile)
 		}
-		if err := c.LeftMap.CheckView(tile, c.LeftMap.AccessView(left.Coords, leftGroups)); err != nil {
-			return fmt.Errorf("AMP left operand on tile %d: %v", tile, err)
-		}
-		if err := c.RightMap.CheckView(tile, c.RightMap.AccessView(right.Coords, rightGroups)); err != nil {
-			return fmt.Errorf("AMP right operand on tile %d: %v", tile, err)
-		}
-		li := left.Extents[len(left.Extents)-leftInnerAxis]
-		ri := right.Extents[len(right.Extents)-rightInnerAxis]
-		if li != ri || (len(left.Extents) == 3 && left.Extents[0] != right.Extents[0]) {
-			return fmt.Errorf("tile %d: the operands' shards disagree on the inner or batch positions (%v and %v)", tile, left.Extents, right.Extents)
+		li, ri := c.LeftMap.axisExtent(ls, leftInner), c.RightMap.axisExtent(rs, rightInner)
+		if li != ri || (batched && c.LeftMap.axisExtent(ls, 3) != c.RightMap.axisExtent(rs, 3)) {
+			return fmt.Errorf("tile %d: the operands' shards disagree on the inner or batch positions (%v and %v)", tile, li, ri)
 		}
 		if p.InnerPartitions == 1 {
-			res, ok := c.Result.OnTile(tile)
-			if !ok {
+			if _, ok := c.Result.shardOnTile(tile); !ok {
 				return fmt.Errorf("tile %d computes a result block but holds no result shard", tile)
-			}
-			if err := c.Result.CheckView(tile, c.Result.AccessView(res.Coords, resultGroups)); err != nil {
-				return fmt.Errorf("AMP result on tile %d: %v", tile, err)
 			}
 		}
 	}

@@ -355,6 +355,29 @@ func (m *ShardMap) tileOf(coords []int64, replica int64) int64 {
 	return tile
 }
 
+// shardOnTile returns the linear index of the shard on tile, without
+// allocating.
+func (m *ShardMap) shardOnTile(tile int64) (int64, bool) {
+	if tile < 0 || tile >= int64(len(m.owner)) || m.owner[tile] < 0 {
+		return 0, false
+	}
+	return m.owner[tile] / m.Layout.Tiling.Replicas, true
+}
+
+// axisExtent returns the extent, along the axis fromEnd places from the end,
+// of the shard with the given linear index, without allocating.
+func (m *ShardMap) axisExtent(shard int64, fromEnd int) Extent {
+	for i := range m.splits {
+		s := &m.splits[i]
+		if s.tiling.FromEnd == fromEnd {
+			return s.extent(shard % s.tiling.Partitions)
+		}
+		shard /= s.tiling.Partitions
+	}
+	n := m.Shape[len(m.Shape)-fromEnd]
+	return Extent{0, n, n}
+}
+
 // NumShards is the number of distinct shards (one replica's worth).
 func (m *ShardMap) NumShards() int64 { return m.Layout.Tiling.ShardsPerReplica() }
 

@@ -111,6 +111,19 @@ func (pr *problem) shape(p *tiled.GemmPlan) tileShape {
 	return sh
 }
 
+// valid is validate without the message, for the enumeration's hot loop.
+func (pr *problem) valid(p *tiled.GemmPlan) bool {
+	rows, cols, inner := pr.s.AMP(p.Orientation)
+	g := pr.g
+	_, known := pr.classes[p.WeightMemoryClass]
+	return known && p.BatchPartitions >= 1 && p.RowPartitions >= 1 && p.ColumnPartitions >= 1 && p.InnerPartitions >= 1 &&
+		p.ResultRowPartitions >= 1 && p.ResultColumnPartitions >= 1 && p.OutputColumnBlock >= 1 &&
+		p.Tiles() <= int64(pr.t.Tiles) && (pr.s.Batched || p.BatchPartitions == 1) && p.BatchPartitions <= pr.s.Batch &&
+		p.RowPartitions <= ceilDiv(rows, g.Inner) && p.RowPartitions*p.ResultRowPartitions <= rows &&
+		p.ColumnPartitions*p.ResultColumnPartitions <= ceilDiv(cols, p.OutputColumnBlock) &&
+		p.InnerPartitions <= ceilDiv(inner, g.Inner) && p.ResultRowPartitions*p.ResultColumnPartitions <= p.InnerPartitions
+}
+
 // validate checks what the cost model relies on; the planner only proposes
 // plans that pass, but pinned fields may not.
 func (pr *problem) validate(p *tiled.GemmPlan) error {

@@ -300,3 +300,25 @@ func TestRepresentatives(t *testing.T) {
 		}
 	}
 }
+
+// The enumeration's fast validity test agrees with the one that explains.
+func TestValidAgreesWithValidate(t *testing.T) {
+	tg := mustTarget(t, "ipu21")
+	rng := rand.New(rand.NewPCG(3, 4))
+	for trial := 0; trial < 5000; trial++ {
+		s := tiled.MatmulShape{Batched: rng.IntN(2) == 0, M: 1 + rng.Int64N(300), K: 1 + rng.Int64N(300), N: 1 + rng.Int64N(300),
+			Elem: target.F16, ResultElem: target.F16}
+		s.Batch = 1
+		if s.Batched {
+			s.Batch = 1 + rng.Int64N(20)
+		}
+		pr, _ := newProblem(tg, s)
+		pick := func(n int64) int64 { return rng.Int64N(n) } // 0 included: invalid counts too
+		p := tiled.GemmPlan{Orientation: tiled.Orientation(rng.IntN(2)), BatchPartitions: pick(25), RowPartitions: pick(40),
+			ColumnPartitions: pick(40), InnerPartitions: pick(40), ResultRowPartitions: pick(5), ResultColumnPartitions: pick(5),
+			OutputColumnBlock: 16 * (1 + pick(3)), WeightMemoryClass: []string{"Ipu21Interleaved", "Ipu21Standard", "Elsewhere"}[rng.IntN(3)]}
+		if got, want := pr.valid(&p), pr.validate(&p) == nil; got != want {
+			t.Fatalf("%+v %s: valid = %v, validate = %v", s, p.String(), got, pr.validate(&p))
+		}
+	}
+}

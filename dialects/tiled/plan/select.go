@@ -356,9 +356,9 @@ func (s *selector) cell(o tiled.Orientation, ocb, bp, r, cp, kp int64, weights [
 	base := tiled.GemmPlan{Orientation: o, BatchPartitions: bp, RowPartitions: r, ColumnPartitions: cp,
 		InnerPartitions: kp, ResultRowPartitions: 1, ResultColumnPartitions: 1, OutputColumnBlock: ocb,
 		WeightMemoryClass: weights[0].class, ReductionStaging: tiled.Complete, LocalWeightStaging: weights[0].staging}
-	if err := pr.validate(&base); err != nil {
-		if c != nil && !c.Empty() {
-			s.reject(err) // only pinned values can make a grid invalid
+	if !pr.valid(&base) {
+		if c != nil && !c.Empty() && s.firstReject == "" {
+			s.reject(pr.validate(&base)) // only pinned values can make a grid invalid
 		}
 		return
 	}
@@ -388,8 +388,10 @@ func (s *selector) cell(o tiled.Orientation, ocb, bp, r, cp, kp int64, weights [
 				if c != nil && !c.Matches(&p) {
 					continue
 				}
-				if err := pr.validate(&p); err != nil {
-					s.reject(err)
+				if !pr.valid(&p) {
+					if s.firstReject == "" {
+						s.reject(pr.validate(&p))
+					}
 					continue
 				}
 				s.costed++
