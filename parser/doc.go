@@ -10,8 +10,11 @@
 //
 // Entry points: ParseSourceString for a file (no verifier runs; callers
 // run ir.Verify), ParseType and ParseAttribute for one item. Dialects read
-// their attribute and type bodies with BodyParser (which sees the aliases
-// of the file being parsed) over the exported Lexer.
+// their attribute and type bodies either with BodyParser, a small
+// hand-written reader over the exported Lexer, or with Grammar, a
+// participle grammar they declare as structs whose TypeRef and AttrRef
+// leaves are read by the builtin parsers; both see the aliases of the file
+// being parsed and report errors at their place in the file.
 //
 // # Structure, and why
 //
@@ -35,11 +38,12 @@
 //     attribute or attribute dictionary to its uniqued object, because a
 //     large file spells the same types on every line and uniquing through
 //     the context costs more than reading them;
-//   - affine.go, resources.go: participle, the project's grammar engine, for
-//     the parts that are our own small languages and are not hot: affine
-//     map and integer set expressions, and the file metadata section. Their
-//     tokens come from the hand-written lexer through participle_lexer.go,
-//     so they see MLIR's token boundaries and report file positions.
+//   - affine.go, resources.go, grammar.go: participle, the project's grammar
+//     engine, for the parts that are our own small languages and are not
+//     hot: affine map and integer set expressions, the file metadata
+//     section, and dialect body grammars. Their tokens come from the
+//     hand-written lexer through participle_lexer.go, so they see MLIR's
+//     token boundaries and report file positions.
 //
 // On the benchmark file of tools/ipu-parse-bench (30 MB, 193 k ops) this
 // parser runs at several times mlir-opt-19's parse speed per CPU second;
