@@ -1,6 +1,7 @@
 package filecheck
 
 import (
+	"bytes"
 	"sort"
 	"strings"
 )
@@ -148,7 +149,7 @@ func (c *checker) printFuzzyMatch(p *pattern, start, end int) {
 			continue
 		}
 		prefix := buf[i:min(len(buf), i+len(example))]
-		if nl := indexByte(prefix, '\n'); nl >= 0 {
+		if nl := bytes.IndexByte(prefix, '\n'); nl >= 0 {
 			prefix = prefix[:nl]
 		}
 		quality := float64(editDistance(prefix, example)) + float64(linesForward)/100
@@ -160,13 +161,4 @@ func (c *checker) printFuzzyMatch(p *pattern, start, end int) {
 		c.processMatchResult(matchFuzzy, p.loc, p.typ, start+best, start+best, false)
 		printMessage(c.w, location{c.input, start + best}, kindNote, "possible intended match here")
 	}
-}
-
-func indexByte(b []byte, c byte) int {
-	for i, x := range b {
-		if x == c {
-			return i
-		}
-	}
-	return -1
 }

@@ -14,11 +14,12 @@
 //   - match.go and check.go match patterns against the input: CHECK-LABEL
 //     regions, CHECK-DAG groups, CHECK-NOT ranges, CHECK-NEXT/SAME/EMPTY line
 //     rules, CHECK-COUNT;
-//   - source.go and report.go print SourceMgr-style diagnostics, dump.go the
-//     --dump-input annotations.
+//   - source.go prints SourceMgr-style diagnostics, diag.go records the
+//     annotations that dump.go draws for --dump-input;
+//   - cmdline.go is the filecheck command's option handling (Main).
 //
 // Regular expressions use package ere, a byte-oriented engine for the
 // Henry Spencer dialect FileCheck is built with.
 //
-// Run is the entry point used by the filecheck command.
+// Run checks an input in memory; Main is the whole command.
 package filecheck

@@ -1,6 +1,8 @@
 package filecheck
 
 import (
+	"bytes"
+
 	"github.com/ipuir/ipuir/filecheck/ere"
 )
 
@@ -55,7 +57,7 @@ func (p *pattern) match(input *sourceBuffer, start, end int, cache *regexCache) 
 		if p.ignoreCase {
 			i = ere.IndexFold(window, p.fixed)
 		} else {
-			i = indexBytes(window, p.fixed)
+			i = bytes.Index(window, p.fixed)
 		}
 		if i < 0 {
 			return matchResult{}

@@ -46,17 +46,10 @@ func (b *sourceBuffer) lineCol(off int) (line, col int) {
 	return line, off - b.lineStarts[line-1] + 1
 }
 
-// lineStartOffset returns the offset where 1-based line begins.
-func (b *sourceBuffer) lineStartOffset(line int) int {
-	b.lineCol(0)
-	return b.lineStarts[line-1]
-}
-
 type diagKind int
 
 const (
 	kindError diagKind = iota
-	kindWarning
 	kindRemark
 	kindNote
 )
@@ -65,8 +58,6 @@ func (k diagKind) label() string {
 	switch k {
 	case kindError:
 		return "error: "
-	case kindWarning:
-		return "warning: "
 	case kindRemark:
 		return "remark: "
 	}

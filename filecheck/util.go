@@ -1,13 +1,8 @@
 package filecheck
 
-import (
-	"bytes"
-	"math/big"
-)
+import "math/big"
 
 func bigInt(n int) *big.Int { return big.NewInt(int64(n)) }
-
-func indexBytes(s, sub []byte) int { return bytes.Index(s, sub) }
 
 // writeEscaped appends s escaped like raw_ostream::write_escaped: backslash,
 // tab, newline and quote get C escapes, other unprintable bytes octal ones.
