@@ -19,9 +19,9 @@ const Name = "tensor"
 type opSpec struct {
 	def *ir.OpDef
 	// infer computes the result type from operand types and attributes.
-	// Nil for ops whose result type is free (convert, reshape); check
-	// then verifies them. It sees types before verification, so it checks
-	// what it relies on.
+	// Nil for ops whose result type is free (convert, reshape, broadcast,
+	// splat); check then verifies them. It sees types before verification,
+	// so it checks what it relies on.
 	infer func(operands []ir.Type, attrs attrLookup) (resultType, error)
 	// check verifies what infer cannot (may be nil).
 	check func(op *ir.Operation) error

@@ -38,6 +38,7 @@ type options struct {
 	print     bool
 	compare   []string
 	atol      float64
+	verbose   bool
 }
 
 // mode executes a loaded function on inputs.
@@ -83,6 +84,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.print, "print", false, "print every output value (for small outputs)")
 	fs.StringSliceVar(&o.compare, "compare", nil, "comma-separated .npy files of expected outputs; report the maximum absolute error of each")
 	fs.Float64Var(&o.atol, "atol", 2e-3, "with --compare, the largest absolute error that passes")
+	fs.BoolVarP(&o.verbose, "verbose", "v", false, "log each phase (load, inputs, run, outputs) with its time to stderr")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: ipu-run --reference FILE.ipuir [--function NAME] (--inputs a.npy,... | --generate SPEC) [--outputs out.npy,...]")
 		fs.PrintDefaults()
@@ -120,15 +122,22 @@ func execute(o *options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	log := newPhaseLog(o.verbose, stderr)
+	done := log.start("load")
 	p, err := load(o.file, o.function, stderr)
+	done(err)
 	if err != nil {
 		return err
 	}
+	done = log.start("inputs")
 	inputs, err := p.inputs(o)
+	done(err)
 	if err != nil {
 		return err
 	}
+	done = log.start(m.Name())
 	outputs, err := m.Run(p, inputs)
+	done(err)
 	if err != nil {
 		var d *ir.Diagnostic
 		if errors.As(err, &d) {
@@ -137,8 +146,11 @@ func execute(o *options, stdout, stderr io.Writer) error {
 		}
 		return fmt.Errorf("%s run: %w", m.Name(), err)
 	}
-	if err := deliver(o, p, outputs, stdout); err != nil {
-		return err
+	done = log.start("outputs")
+	err = deliver(o, p, outputs, stdout)
+	if err == nil {
+		err = compare(o, p, outputs, stdout)
 	}
-	return compare(o, p, outputs, stdout)
+	done(err)
+	return err
 }

@@ -87,3 +87,19 @@ func TestReferenceRunReportsErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestVerbosePhaseLog(t *testing.T) {
+	src := writeFile(t, "p.ipuir", testProgram)
+	code, stdout, stderr := runTool(t, "-v", "--reference", src, "--generate", "uniform:seed=1")
+	if code != 0 || !strings.HasPrefix(stdout, "output #0: tensor<4xf32> min=") {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, phase := range []string{"load", "inputs", "reference", "outputs"} {
+		if !strings.Contains(stderr, "phase="+phase+" elapsed_ms=") {
+			t.Errorf("no line for phase %s in\n%s", phase, stderr)
+		}
+	}
+	if strings.Contains(stderr, "success=false") {
+		t.Errorf("a phase failed:\n%s", stderr)
+	}
+}
