@@ -3,6 +3,7 @@ package passes
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,7 +12,6 @@ import (
 	"sync"
 
 	"github.com/ipuir/ipuir/ir"
-	"github.com/ipuir/ipuir/printer"
 )
 
 // IRPrintOptions selects the IR dumps of --mlir-print-ir-*.
@@ -53,7 +53,7 @@ func (o *IRPrintOptions) printAfter(p Pass) bool {
 // irPrinter carries out the dumps.
 type irPrinter struct {
 	opts  IRPrintOptions
-	flags printer.Options
+	print func(io.Writer, *ir.Operation) error
 	top   *ir.Operation
 
 	mu       sync.Mutex
@@ -99,7 +99,7 @@ func (ip *irPrinter) dump(f *frame, op *ir.Operation, what, passName string) {
 	}
 	var buf bytes.Buffer
 	buf.WriteString("// -----// IR Dump " + what + " //----- //\n")
-	if err := printOp(&buf, printed, ip.flags); err != nil {
+	if err := ip.print(&buf, printed); err != nil {
 		f.emit(ir.Errorf(op.Loc(), "failed to print the IR: %v", err))
 		return
 	}

@@ -32,6 +32,12 @@ type Options struct {
 	// the top prints with local scope, which also lets dumps of sibling
 	// functions print while other goroutines change their neighbours.
 	Printing printer.Options
+	// PrintOp, when set, prints instead of the printer with Printing. The
+	// pass manager calls it from several goroutines at once for sibling
+	// ops, so for an op inside a block it must read nothing outside that
+	// op: print it with local scope, as printer.Options.LocalScope does
+	// and as mlir-opt prints its dumps.
+	PrintOp func(w io.Writer, op *ir.Operation) error
 	// Timing, when set, receives a timer per pass and nested pipeline
 	// (--mlir-timing); the tool prints its Report.
 	Timing *Timing
@@ -43,10 +49,18 @@ type Options struct {
 	LocalReproducer bool
 }
 
-// printOp prints op as dumps and reproducers show it.
-func printOp(w io.Writer, op *ir.Operation, flags printer.Options) error {
-	flags.LocalScope = flags.LocalScope || op.Block() != nil
-	return printer.Print(w, op, flags)
+// printFunc returns how dumps and reproducers print an op: PrintOp, or
+// the printer with Printing and local scope for ops inside a block.
+func (o *Options) printFunc() func(io.Writer, *ir.Operation) error {
+	if o.PrintOp != nil {
+		return o.PrintOp
+	}
+	flags := o.Printing
+	return func(w io.Writer, op *ir.Operation) error {
+		f := flags
+		f.LocalScope = f.LocalScope || op.Block() != nil
+		return printer.Print(w, op, f)
+	}
 }
 
 // DefaultOptions are the options of a plain mlir-opt run: threads on,
@@ -122,7 +136,7 @@ func (pm *PassManager) Run(op *ir.Operation) error {
 		}
 	}
 	if o.PrintIR.enabled() {
-		r.printer = &irPrinter{opts: o.PrintIR, flags: o.Printing, top: op}
+		r.printer = &irPrinter{opts: o.PrintIR, print: o.printFunc(), top: op}
 	}
 	var snapshot *ir.Operation
 	if o.CrashReproducer != "" && !o.LocalReproducer {
@@ -173,9 +187,11 @@ func (r *runner) node(parent *timerNode, name string) *timerNode {
 }
 
 // runPipeline runs pm's entries on op in order. Consecutive nested
-// pipelines run as one parallel section: each child op goes through every
-// nested pipeline that matches it, in order, which is what running them
-// one after the other does, since each touches only the op it runs on.
+// pipelines with named anchors run as one parallel section: each child op
+// goes through every one that matches it, in order, which is what running
+// them one after the other does, since each touches only the op it runs
+// on, and what MLIR does when it merges adjacent pipelines. An any()
+// pipeline runs as a section of its own, as MLIR does not merge it.
 func (r *runner) runPipeline(pm *OpPassManager, op *ir.Operation, f *frame, node *timerNode, anchors []string) bool {
 	am := newAnalysisManager(op)
 	am.tm = r.timing
@@ -187,9 +203,11 @@ func (r *runner) runPipeline(pm *OpPassManager, op *ir.Operation, f *frame, node
 			i++
 			continue
 		}
-		j := i
-		for j < len(pm.items) && pm.items[j].nested != nil {
-			j++
+		j := i + 1
+		if pm.items[i].nested.anchor != AnyOp {
+			for j < len(pm.items) && pm.items[j].nested != nil && pm.items[j].nested.anchor != AnyOp {
+				j++
+			}
 		}
 		if !r.runNested(pm.items[i:j], op, f, node, anchors) {
 			return false
@@ -305,7 +323,7 @@ func (r *runner) runPass(p Pass, op *ir.Operation, f *frame, node *timerNode, an
 	}
 	if r.opts.VerifyEach {
 		if d := ir.Verify(op); d != nil {
-			d.AttachNote(op.Loc(), "the IR is invalid after running pass '%s' on %s", p.Name(), describeOp(op))
+			d.AttachNote(nil, "the IR is invalid after running pass '%s' on %s", p.Name(), describeOp(op))
 			f.errors = append(f.errors, d)
 			f.failures = append(f.failures, &failure{p, op, anchors, snapshot})
 			return false
@@ -330,7 +348,8 @@ func (r *runner) call(p Pass, op *ir.Operation, pc *PassContext) (err error) {
 
 // failureDiag is the error reported for a failed pass: the pass's own
 // diagnostic, or its error located at op, with a note naming the pass and
-// the op.
+// the op. The note shares the error's location, so that a
+// --verify-diagnostics test can expect it on the same line.
 func failureDiag(err error, p Pass, op *ir.Operation) *ir.Diagnostic {
 	var d *ir.Diagnostic
 	if errors.As(err, &d) {
@@ -343,7 +362,7 @@ func failureDiag(err error, p Pass, op *ir.Operation) *ir.Diagnostic {
 	if d.Op == nil {
 		d.Op = op
 	}
-	return d.AttachNote(op.Loc(), "while running pass '%s' on %s", p.Name(), describeOp(op))
+	return d.AttachNote(nil, "while running pass '%s' on %s", p.Name(), describeOp(op))
 }
 
 // String describes a failure for reproducer notes: `CSE` on 'func.func' operation: @f.

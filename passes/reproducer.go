@@ -60,7 +60,7 @@ func (pm *PassManager) writeReproducer(top *ir.Operation, failures []*failure, s
 		reproIR = snapshot
 	}
 	var buf bytes.Buffer
-	err := printOp(&buf, reproIR, o.Printing)
+	err := o.printFunc()(&buf, reproIR)
 	if err == nil {
 		for bytes.HasSuffix(buf.Bytes(), []byte("\n")) {
 			buf.Truncate(buf.Len() - 1)

@@ -128,9 +128,11 @@ type TestLegalizePass struct {
 	Full bool `pass:"full" help:"Run a full conversion: every op must end legal"`
 }
 
-func (*TestLegalizePass) Name() string    { return "test-legalize" }
-func (*TestLegalizePass) Summary() string { return "Test the dialect conversion framework on the test dialect" }
-func (*TestLegalizePass) Anchor() string  { return "" }
+func (*TestLegalizePass) Name() string { return "test-legalize" }
+func (*TestLegalizePass) Summary() string {
+	return "Test the dialect conversion framework on the test dialect"
+}
+func (*TestLegalizePass) Anchor() string { return "" }
 
 func (l *TestLegalizePass) Run(op *ir.Operation, pc *passes.PassContext) error {
 	ctx := pc.Context()
