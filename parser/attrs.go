@@ -2,7 +2,6 @@ package parser
 
 import (
 	"math"
-	"math/big"
 
 	"github.com/ipuir/ipuir/ir"
 )
@@ -485,6 +484,3 @@ func (p *parser) floatElement(lit Token, neg bool, ft *ir.FloatType) (float64, e
 	}
 	return 0, p.errorAt(lit, "expected integer or floating point literal")
 }
-
-// bigFits reports whether v fits an int64.
-func bigFits(v *big.Int) bool { return v.IsInt64() }

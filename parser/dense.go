@@ -13,10 +13,16 @@ import (
 // The literal is read first as tokens (MLIR's TensorLiteralParser) and
 // converted once the type after it is known.
 
-// maxDenseBytes bounds the data of one elements attribute, so a short
-// input with a huge element type (`tensor<4000xi16777215>`) fails instead
-// of allocating gigabytes.
-const maxDenseBytes = 256 << 20
+// maxDenseBytes bounds the data of one elements attribute written as a
+// literal list, so a short input with a huge element type
+// (`tensor<4000xi16777215>`) fails instead of allocating gigabytes; wide
+// elements, which cost far more data than text, have a lower bound. (Hex
+// data is bounded by the input itself.)
+const (
+	maxDenseBytes     = 256 << 20
+	maxWideDenseBytes = 16 << 20
+	wideElementBytes  = 16
+)
 
 type literalElem struct {
 	tok Token
@@ -230,8 +236,12 @@ func (p *parser) literalAttr(lit *tensorLiteral, st ir.ShapedType, loc Token) (i
 		return nil, p.errorAt(loc, "parsed %d elements, but type ('%s') expected %d elements", count, ir.TypeString(st), n*parts)
 	}
 	size := int64(ir.ElementByteSize(scalar))
-	if count*size > maxDenseBytes {
-		return nil, p.errorAt(loc, "elements data of %d bytes exceeds the parser's limit of %d bytes", count*size, maxDenseBytes)
+	limit := int64(maxDenseBytes)
+	if size > wideElementBytes {
+		limit = maxWideDenseBytes
+	}
+	if count*size > limit {
+		return nil, p.errorAt(loc, "elements data of %d bytes exceeds the parser's limit of %d bytes", count*size, limit)
 	}
 	data := make([]byte, count*size)
 	for i, e := range lit.elems {

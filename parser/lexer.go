@@ -124,7 +124,6 @@ var charClass = func() (t [256]uint8) {
 	return
 }()
 
-func isIdentChar(c byte) bool { return charClass[c]&clsIdent != 0 }
 func isHexDigit(c byte) bool  { return charClass[c]&clsHex != 0 }
 func isDigit(c byte) bool     { return c >= '0' && c <= '9' }
 
