@@ -2,6 +2,7 @@ package passes
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -56,7 +57,7 @@ type GreedyResult struct {
 // the patterns and folders that kept firing in the last sweep.
 func ApplyPatternsGreedily(op *ir.Operation, patterns *PatternSet, cfg GreedyConfig) (GreedyResult, error) {
 	ctx := op.Context()
-	d := &greedyDriver{ctx: ctx, root: op, patterns: patterns, cfg: cfg, index: map[*ir.Operation]int{}}
+	d := &greedyDriver{ctx: ctx, root: op, patterns: patterns, cfg: cfg}
 	d.rw = ir.NewRewriter(ctx, d)
 	var res GreedyResult
 	changed := true
@@ -66,6 +67,7 @@ func ApplyPatternsGreedily(op *ir.Operation, patterns *PatternSet, cfg GreedyCon
 		}
 		res.Iterations++
 		d.fired = map[string]int{}
+		d.folded = map[string]int{}
 		d.changed = false
 		d.folder = newOperationFolder(ctx, d.rw)
 		d.populate()
@@ -81,6 +83,9 @@ func ApplyPatternsGreedily(op *ir.Operation, patterns *PatternSet, cfg GreedyCon
 	}
 	res.Converged = !changed
 	if !res.Converged {
+		for name, n := range d.folded {
+			d.fired["(fold) "+name] += n
+		}
 		return res, op.EmitError("greedy pattern rewrite did not converge after %d iterations; still firing: %s",
 			res.Iterations, describeFired(d.fired))
 	}
@@ -114,24 +119,32 @@ type greedyDriver struct {
 	rw       *ir.Rewriter
 	folder   *operationFolder
 
-	// worklist is a stack; index maps an op to its slot so that an op is
-	// never listed twice and an erased op's slot can be cleared.
+	// worklist is a stack of ops to visit. An op may be listed more than
+	// once (visiting it again finds nothing to do), and an erased op is
+	// recognised by being no longer inside root and skipped: this spares
+	// the map from op to slot that deduplication would need, the main cost
+	// of a sweep over a million ops.
 	worklist []*ir.Operation
-	index    map[*ir.Operation]int
 
 	changed  bool
 	rewrites int
-	fired    map[string]int
+	// fired counts what changed the IR in the current sweep, for the
+	// non-convergence report: patterns by name, folds by op name.
+	fired  map[string]int
+	folded map[string]int
+	// scratch holds the constant operands handed to a folder.
+	scratch []ir.Attribute
 }
 
 func (d *greedyDriver) push(op *ir.Operation) {
 	if op == nil || op == d.root {
 		return
 	}
-	if _, ok := d.index[op]; ok {
+	// Skip an op listed last already: a pattern that touches an op
+	// several times lists it once.
+	if n := len(d.worklist); n > 0 && d.worklist[n-1] == op {
 		return
 	}
-	d.index[op] = len(d.worklist)
 	d.worklist = append(d.worklist, op)
 }
 
@@ -139,25 +152,17 @@ func (d *greedyDriver) pop() *ir.Operation {
 	for len(d.worklist) > 0 {
 		op := d.worklist[len(d.worklist)-1]
 		d.worklist = d.worklist[:len(d.worklist)-1]
-		if op != nil {
-			delete(d.index, op)
+		if op.Block() != nil && d.root.IsAncestor(op) {
 			return op
 		}
 	}
 	return nil
 }
 
-func (d *greedyDriver) remove(op *ir.Operation) {
-	if i, ok := d.index[op]; ok {
-		d.worklist[i] = nil
-		delete(d.index, op)
-	}
-}
-
 // populate fills the worklist for a sweep.
 func (d *greedyDriver) populate() {
+	clear(d.worklist)
 	d.worklist = d.worklist[:0]
-	clear(d.index)
 	visit := func(o *ir.Operation) ir.WalkResult {
 		if constantValue(o) != nil && !d.folder.insertKnownConstant(o) {
 			d.changed = true
@@ -180,12 +185,7 @@ func (d *greedyDriver) populate() {
 		}
 	}
 	if d.cfg.TopDown {
-		for i, j := 0, len(d.worklist)-1; i < j; i, j = i+1, j-1 {
-			d.worklist[i], d.worklist[j] = d.worklist[j], d.worklist[i]
-		}
-		for i, op := range d.worklist {
-			d.index[op] = i
-		}
+		slices.Reverse(d.worklist)
 	}
 }
 
@@ -247,6 +247,12 @@ func (d *greedyDriver) note(what string) {
 	d.fired[what]++
 }
 
+func (d *greedyDriver) noteFold(op *ir.Operation) {
+	d.changed = true
+	d.rewrites++
+	d.folded[op.Name()]++
+}
+
 // tryFold folds op: into existing values or constants that replace it, or
 // in place.
 func (d *greedyDriver) tryFold(op *ir.Operation) bool {
@@ -254,25 +260,27 @@ func (d *greedyDriver) tryFold(op *ir.Operation) bool {
 	if def == nil || op.HasTrait(ir.TraitConstantLike) {
 		return false
 	}
-	operands := make([]ir.Attribute, op.NumOperands())
-	for i := range operands {
-		operands[i] = constantValue(op.Operand(i).DefiningOp())
+	// Folders must not keep the operand slice: it is reused.
+	operands := d.scratch[:0]
+	for i := 0; i < op.NumOperands(); i++ {
+		operands = append(operands, constantValue(op.Operand(i).DefiningOp()))
 	}
+	d.scratch = operands
 	if def.Fold != nil {
 		results, ok := def.Fold(op, operands)
 		if ok && len(results) == 0 {
 			d.rw.ModifyInPlace(op, func() {})
-			d.note("(fold) " + op.Name())
+			d.noteFold(op)
 			return true
 		}
 		if ok && len(results) == op.NumResults() && d.replaceWithFolded(op, results) {
-			d.note("(fold) " + op.Name())
+			d.noteFold(op)
 			return true
 		}
 	}
 	if op.HasTrait(ir.TraitCommutative) && moveConstantsLast(op, operands) {
 		d.rw.ModifyInPlace(op, func() {})
-		d.note("(fold) " + op.Name())
+		d.noteFold(op)
 		return true
 	}
 	return false
@@ -363,11 +371,10 @@ func (d *greedyDriver) OpReplaced(op *ir.Operation, with []*ir.Value) {
 	}
 }
 
-// OpErased drops op from the worklist and queues the definers of its
-// operands that are left with at most one other user: they may now be
-// dead or simpler.
+// OpErased queues the definers of op's operands that are left with at
+// most one other user: they may now be dead or simpler. (op itself leaves
+// the worklist when popped: it has no block.)
 func (d *greedyDriver) OpErased(op *ir.Operation) {
-	d.remove(op)
 	if d.folder != nil {
 		d.folder.notifyRemoval(op)
 	}
