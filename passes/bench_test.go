@@ -89,4 +89,3 @@ func BenchmarkParallelFunctions(b *testing.B) {
 		})
 	}
 }
-
