@@ -328,3 +328,15 @@ type statValue struct {
 	name, help string
 	value      uint64
 }
+
+// CheckPassNames checks that every name is a registered pass, as mlir-opt
+// checks the names given to --mlir-print-ir-before and -after; flag names
+// the option in the message.
+func (r *Registry) CheckPassNames(flag string, names []string) error {
+	for _, n := range names {
+		if r.passes[n] == nil {
+			return fmt.Errorf("for the --%s option: Cannot find option named '%s'!", flag, n)
+		}
+	}
+	return nil
+}

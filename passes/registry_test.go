@@ -175,3 +175,14 @@ func TestListPasses(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckPassNames(t *testing.T) {
+	r := newRegistry(t)
+	if err := r.CheckPassNames("mlir-print-ir-before", []string{"cse", "canonicalize"}); err != nil {
+		t.Error(err)
+	}
+	err := r.CheckPassNames("mlir-print-ir-before", []string{"cse", "nope"})
+	if err == nil || err.Error() != "for the --mlir-print-ir-before option: Cannot find option named 'nope'!" {
+		t.Errorf("got %v", err)
+	}
+}
