@@ -323,7 +323,7 @@ func (r *runner) runPass(p Pass, op *ir.Operation, f *frame, node *timerNode, an
 	}
 	if r.opts.VerifyEach {
 		if d := ir.Verify(op); d != nil {
-			d.AttachNote(nil, "the IR is invalid after running pass '%s' on %s", p.Name(), describeOp(op))
+			d.AttachNote(op.Loc(), "the IR is invalid after running pass '%s' on %s", p.Name(), describeOp(op))
 			f.errors = append(f.errors, d)
 			f.failures = append(f.failures, &failure{p, op, anchors, snapshot})
 			return false
@@ -348,8 +348,7 @@ func (r *runner) call(p Pass, op *ir.Operation, pc *PassContext) (err error) {
 
 // failureDiag is the error reported for a failed pass: the pass's own
 // diagnostic, or its error located at op, with a note naming the pass and
-// the op. The note shares the error's location, so that a
-// --verify-diagnostics test can expect it on the same line.
+// the op. The note is located at the op, which is what it names.
 func failureDiag(err error, p Pass, op *ir.Operation) *ir.Diagnostic {
 	var d *ir.Diagnostic
 	if errors.As(err, &d) {
@@ -362,7 +361,7 @@ func failureDiag(err error, p Pass, op *ir.Operation) *ir.Diagnostic {
 	if d.Op == nil {
 		d.Op = op
 	}
-	return d.AttachNote(nil, "while running pass '%s' on %s", p.Name(), describeOp(op))
+	return d.AttachNote(op.Loc(), "while running pass '%s' on %s", p.Name(), describeOp(op))
 }
 
 // String describes a failure for reproducer notes: `CSE` on 'func.func' operation: @f.
