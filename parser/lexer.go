@@ -124,8 +124,8 @@ var charClass = func() (t [256]uint8) {
 	return
 }()
 
-func isHexDigit(c byte) bool  { return charClass[c]&clsHex != 0 }
-func isDigit(c byte) bool     { return c >= '0' && c <= '9' }
+func isHexDigit(c byte) bool { return charClass[c]&clsHex != 0 }
+func isDigit(c byte) bool    { return c >= '0' && c <= '9' }
 
 // at returns the byte at i, or 0 past the end (MLIR's buffers end in NUL).
 func (l *Lexer) at(i int) byte {

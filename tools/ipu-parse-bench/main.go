@@ -65,6 +65,7 @@ type phases struct {
 	Bytes                 int64
 	Ops                   int
 	Parse, Verify, Output float64 // seconds
+	ParsePeakRSS          int64   // bytes, VmHWM before printing (ours only)
 }
 
 func runChild(path string) error {
@@ -87,6 +88,7 @@ func runChild(path string) error {
 		return d
 	}
 	t2 := time.Now()
+	hwm := vmHWM()
 	if err := printer.Print(io.Discard, m, printer.Options{Generic: true}); err != nil {
 		return err
 	}
@@ -96,7 +98,22 @@ func runChild(path string) error {
 	return json.NewEncoder(os.Stdout).Encode(phases{
 		Bytes: int64(len(src)), Ops: ops,
 		Parse: t1.Sub(t0).Seconds(), Verify: t2.Sub(t1).Seconds(), Output: t3.Sub(t2).Seconds(),
+		ParsePeakRSS: hwm,
 	})
+}
+
+// vmHWM is the process's peak resident memory so far (Linux), or 0.
+func vmHWM() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	m := regexp.MustCompile(`(?m)^VmHWM:\s+(\d+) kB`).FindSubmatch(b)
+	if m == nil {
+		return 0
+	}
+	kb, _ := strconv.ParseInt(string(m[1]), 10, 64)
+	return kb * 1024
 }
 
 // result of one pipeline run.
@@ -257,6 +274,9 @@ func report(w io.Writer, path string, gogc int, ours result, theirs *result) {
 	row("print (generic)", ours.Output, m.Output, have)
 	row("whole run (wall)", ours.wall, m.wall, have)
 	row("whole run (CPU)", ours.cpu, m.cpu, have)
+	if ours.ParsePeakRSS > 0 {
+		fmt.Fprintf(w, "%-22s %10.0f MB\n", "peak RSS parse+verify", float64(ours.ParsePeakRSS)/(1<<20))
+	}
 	if have {
 		fmt.Fprintf(w, "%-22s %10.0f MB %12s %10.0f MB %12s %7.2fx\n", "peak RSS",
 			float64(ours.maxRSS)/(1<<20), "", float64(m.maxRSS)/(1<<20), "", float64(ours.maxRSS)/float64(m.maxRSS))
