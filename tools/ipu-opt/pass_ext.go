@@ -205,4 +205,3 @@ func (e *passExtension) Process(ctx *ir.Context, module *ir.Operation, in *optma
 	}
 	return nil
 }
-
