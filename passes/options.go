@@ -107,6 +107,9 @@ func argTypeDesc(t reflect.Type) string {
 // setOption parses text into v, a settable field. hasValue is false for
 // `name` written without `=`.
 func setOption(opt *OptionInfo, v reflect.Value, text string, hasValue bool) error {
+	if !balanced(text) {
+		return fmt.Errorf("for the --%s option: '%s' has an unbalanced quote or brace", opt.Name, text)
+	}
 	if p, ok := v.Addr().Interface().(OptionValue); ok {
 		if !hasValue {
 			return fmt.Errorf("for the --%s option: requires a value!", opt.Name)
@@ -220,14 +223,33 @@ func splitList(s string) []string {
 	return append(out, unwrapValue(s[start:]))
 }
 
-// unwrapValue trims a value and drops one pair of enclosing quotes or
-// braces, as MLIR's option parser does for values longer than two bytes.
+// unwrapValue trims a value and drops one pair of quotes or braces that
+// encloses all of it, as MLIR's option parser does for values longer than
+// two bytes (MLIR looks only at the first and last byte, which would also
+// strip `{a},{b}`; here the pair must match).
 func unwrapValue(s string) string {
 	s = strings.TrimSpace(s)
-	if len(s) > 2 {
-		for _, p := range [][2]byte{{'\'', '\''}, {'"', '"'}, {'{', '}'}} {
-			if s[0] == p[0] && s[len(s)-1] == p[1] {
-				return strings.TrimSpace(s[1 : len(s)-1])
+	if len(s) <= 2 {
+		return s
+	}
+	switch s[0] {
+	case '\'', '"':
+		if strings.IndexByte(s[1:], s[0]) == len(s)-2 {
+			return strings.TrimSpace(s[1 : len(s)-1])
+		}
+	case '{':
+		depth := 0
+		for i := 0; i < len(s); i++ {
+			switch s[i] {
+			case '{':
+				depth++
+			case '}':
+				if depth--; depth == 0 {
+					if i == len(s)-1 {
+						return strings.TrimSpace(s[1 : len(s)-1])
+					}
+					return s
+				}
 			}
 		}
 	}
@@ -264,18 +286,40 @@ func formatOption(v reflect.Value) string {
 	panic("BUG: unsupported option kind " + v.Kind().String())
 }
 
-// escapeOptionString wraps a string in braces when a space comes before
-// any quote or brace, so that it reads back as one value (MLIR does the
-// same).
+// escapeOptionString wraps a string in braces when it would not read back
+// as itself: it holds a space or a comma (which would split it), or starts
+// with a quote or a brace (which would be stripped). MLIR wraps strings
+// with spaces the same way.
 func escapeOptionString(s string) string {
-	space := strings.IndexByte(s, ' ')
-	if space < 0 {
-		return s
+	if strings.ContainsAny(s, " ,") || (s != "" && strings.ContainsRune("{'\"", rune(s[0]))) {
+		return "{" + s + "}"
 	}
-	if esc := strings.IndexAny(s, "{'\""); esc >= 0 && esc < space {
-		return s
+	return s
+}
+
+// balanced reports whether quotes close and braces match in an option
+// value, which is what lets it print back in braces and read back the same.
+func balanced(s string) bool {
+	depth := 0
+	var quote byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '{':
+			depth++
+		case c == '}':
+			if depth--; depth < 0 {
+				return false
+			}
+		}
 	}
-	return "{" + s + "}"
+	return quote == 0 && depth == 0
 }
 
 // optionArg is one `name=value` of an option string.

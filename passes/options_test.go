@@ -34,6 +34,10 @@ func TestOptionParsing(t *testing.T) {
 		{"count", "", "for the --count option: requires a value!"},
 		{"list=1,x", "", "for the --list option: 'x' value invalid for long argument!"},
 		{"nope=1", "", "<Pass-Options-Parser>: no such option nope"},
+		{`string="`, "", `for the --string option: '"' has an unbalanced quote or brace`},
+		{"string-list={a,b", "", "for the --string-list option: '{a,b' has an unbalanced quote or brace"},
+		{"string={'a'}", "count=4 enum=zero flag=false  ratio=0.5 small=0 string={'a'}  unsigned=0", ""},
+		{"string-list={'a,b',c}", "count=4 enum=zero flag=false  ratio=0.5 small=0 string= string-list={a,b},c unsigned=0", ""},
 	}
 	for _, tc := range tests {
 		p := passes.WithDefaults(&testpasses.TestOptionsPass{})

@@ -464,3 +464,12 @@ func TestAnalysisCache(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseReproducer: no input panics.
+func FuzzParseReproducer(f *testing.F) {
+	f.Add([]byte("module {}\n{-#\n  external_resources: {\n    mlir_reproducer: {\n      pipeline: \"builtin.module(cse)\",\n      disable_threading: false,\n      verify_each: true\n    }\n  }\n#-}\n"))
+	f.Add([]byte(`{-# external_resources: { mlir_reproducer: { pipeline: "\22\5C", a: {b: {}} } } #-}`))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		passes.ParseReproducer(src)
+	})
+}

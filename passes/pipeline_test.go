@@ -183,3 +183,29 @@ func TestAddPassAnchors(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// FuzzParsePipeline: no input panics, and what parses prints back to a
+// pipeline that parses to the same text.
+func FuzzParsePipeline(f *testing.F) {
+	for _, s := range []string{
+		"builtin.module(func.func(canonicalize{max-iterations=3},cse),symbol-dce)",
+		"any(cse)", "builtin.module(cse{a=1})", "builtin.module(canonicalize{enable-patterns={a,b} disable-patterns=\"x y\"})",
+		"builtin.module(func.func(cse)))", "x((((", "b(c{{{}}})", "builtin.module(test-options{list=1,2 string-list='a b',c enum=one})",
+	} {
+		f.Add(s)
+	}
+	reg := newRegistry(f)
+	f.Fuzz(func(t *testing.T, text string) {
+		pm, err := reg.ParsePipeline(text)
+		if err != nil {
+			return
+		}
+		again, err := reg.ParsePipeline(pm.String())
+		if err != nil {
+			t.Fatalf("%q printed as %q, which does not parse: %v", text, pm, err)
+		}
+		if again.String() != pm.String() {
+			t.Fatalf("%q printed as %q, which reads back as %q", text, pm, again)
+		}
+	})
+}

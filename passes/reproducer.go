@@ -128,12 +128,12 @@ func ParseReproducer(src []byte) (ReproducerConfig, error) {
 	if start < 0 {
 		return cfg, fmt.Errorf("no '{-#' resource block holding a reproducer")
 	}
-	end := strings.Index(text[start:], "#-}")
-	if end < 0 {
+	body, _, ok := strings.Cut(text[start+3:], "#-}")
+	if !ok {
 		return cfg, fmt.Errorf("unterminated '{-#' resource block")
 	}
-	body := &resourceLexer{s: text[start+3 : start+end]}
-	top, err := body.parseEntries()
+	lex := &resourceLexer{s: body}
+	top, err := lex.parseEntries()
 	if err != nil {
 		return cfg, fmt.Errorf("in the resource block: %v", err)
 	}
@@ -163,9 +163,14 @@ func ParseReproducer(src []byte) (ReproducerConfig, error) {
 // resourceLexer reads the `key: value, ...` entries of a resource block,
 // where a value is a string, true, false, or a braced group of entries.
 type resourceLexer struct {
-	s   string
-	pos int
+	s     string
+	pos   int
+	depth int
 }
+
+// maxResourceDepth bounds the nesting of groups, so that hostile input
+// fails instead of recursing without end.
+const maxResourceDepth = 64
 
 func (l *resourceLexer) skipSpace() {
 	for l.pos < len(l.s) {
@@ -238,6 +243,10 @@ func (l *resourceLexer) parseValue() (any, error) {
 	case l.s[l.pos] == '"':
 		return l.parseString()
 	case l.s[l.pos] == '{':
+		if l.depth++; l.depth > maxResourceDepth {
+			return nil, fmt.Errorf("groups nested too deeply")
+		}
+		defer func() { l.depth-- }()
 		l.pos++
 		m, err := l.parseEntries()
 		if err != nil {
