@@ -32,11 +32,11 @@ type Options struct {
 	// the top prints with local scope, which also lets dumps of sibling
 	// functions print while other goroutines change their neighbours.
 	Printing printer.Options
-	// PrintOp, when set, prints instead of the printer with Printing. The
-	// pass manager calls it from several goroutines at once for sibling
-	// ops, so for an op inside a block it must read nothing outside that
-	// op: print it with local scope, as printer.Options.LocalScope does
-	// and as mlir-opt prints its dumps.
+	// PrintOp, when set, prints instead of the printer with Printing. A
+	// tool's printer may read outside the op it prints, so IR dumps with
+	// it run the pipeline on one goroutine; with Printing they run in
+	// parallel (nested ops print with local scope, which reads nothing
+	// outside them).
 	PrintOp func(w io.Writer, op *ir.Operation) error
 	// Timing, when set, receives a timer per pass and nested pipeline
 	// (--mlir-timing); the tool prints its Report.
@@ -127,7 +127,11 @@ func (pm *PassManager) Run(op *ir.Operation) error {
 	}
 	r := &runner{ctx: pm.ctx, opts: o, timing: o.Timing, recover: o.CrashReproducer != "",
 		localRepro: o.CrashReproducer != "" && o.LocalReproducer}
-	if !o.DisableThreading {
+	// A tool's own printer may read outside the op it prints (names and
+	// verification from the module down): with dumps requested it would
+	// race with passes on sibling ops, so the run keeps to one goroutine.
+	sequential := o.DisableThreading || (o.PrintOp != nil && o.PrintIR.enabled())
+	if !sequential {
 		if n := runtime.GOMAXPROCS(0) - 1; n > 0 {
 			r.tokens = make(chan struct{}, n)
 		}

@@ -2,11 +2,14 @@ package passes_test
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/passes"
@@ -472,4 +475,40 @@ func FuzzParseReproducer(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src []byte) {
 		passes.ParseReproducer(src)
 	})
+}
+
+// TestCustomPrinterRunsAlone: a tool's printer may read the whole module,
+// so with it the dumps never overlap passes on other functions.
+func TestCustomPrinterRunsAlone(t *testing.T) {
+	f := manyFuncs(16)
+	var inFlight, maxInFlight, calls int32
+	var mu sync.Mutex
+	opts := passes.DefaultOptions()
+	opts.PrintIR.AfterAll = true
+	opts.IROutput = io.Discard
+	opts.PrintOp = func(w io.Writer, op *ir.Operation) error {
+		mu.Lock()
+		inFlight++
+		calls++
+		maxInFlight = max(maxInFlight, inFlight)
+		mu.Unlock()
+		time.Sleep(time.Millisecond)
+		fmt.Fprintf(w, "%s\n", op.Name())
+		mu.Lock()
+		inFlight--
+		mu.Unlock()
+		return nil
+	}
+	opts.Timing = passes.NewTiming()
+	if err := f.run(t, "builtin.module(test.func(cse))", opts); err != nil {
+		t.Fatal(err)
+	}
+	if calls != 16 || maxInFlight != 1 {
+		t.Errorf("%d calls, %d at once", calls, maxInFlight)
+	}
+	var b strings.Builder
+	opts.Timing.Report(&b, passes.TimingTree)
+	if strings.Contains(b.String(), "User Time") {
+		t.Error("a sequential run reports user time")
+	}
 }
