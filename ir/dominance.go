@@ -107,19 +107,45 @@ func ancestorIn(op *Operation, r *Region) *Operation {
 	return nil
 }
 
-type domCache map[*Region]*DominanceInfo
+// domCache holds what a dominance check computes once per region or block:
+// dominator trees, and each block's op positions so that "defined earlier
+// in the block" is a comparison rather than a walk (a walk per use makes
+// long blocks quadratic).
+type domCache struct {
+	trees map[*Region]*DominanceInfo
+	order map[*Block]map[*Operation]int
+}
 
-func (c domCache) get(r *Region) *DominanceInfo {
-	if di, ok := c[r]; ok {
+func newDomCache() *domCache {
+	return &domCache{trees: map[*Region]*DominanceInfo{}, order: map[*Block]map[*Operation]int{}}
+}
+
+func (c *domCache) get(r *Region) *DominanceInfo {
+	if di, ok := c.trees[r]; ok {
 		return di
 	}
 	di := NewDominanceInfo(r)
-	c[r] = di
+	c.trees[r] = di
 	return di
 }
 
+// before reports whether a comes before b in their common block.
+func (c *domCache) before(a, b *Operation) bool {
+	pos, ok := c.order[a.block]
+	if !ok {
+		pos = map[*Operation]int{}
+		i := 0
+		for o := a.block.first; o != nil; o = o.next {
+			pos[o] = i
+			i++
+		}
+		c.order[a.block] = pos
+	}
+	return pos[a] < pos[b]
+}
+
 func verifyDominance(top *Operation) *Diagnostic {
-	cache := domCache{}
+	cache := newDomCache()
 	var fail *Diagnostic
 	top.Walk(func(op *Operation) WalkResult {
 		for i, v := range op.Operands() {
@@ -143,7 +169,7 @@ func itoa(i int) string {
 
 // dominatesUse reports whether v is available at user; when it is not,
 // it says where v is defined relative to user.
-func dominatesUse(cache domCache, v *Value, user *Operation) (string, bool) {
+func dominatesUse(cache *domCache, v *Value, user *Operation) (string, bool) {
 	defBlock := v.OwnerBlock()
 	if defBlock == nil || defBlock.parent == nil {
 		return "op detached from the IR", false
@@ -168,7 +194,7 @@ func dominatesUse(cache domCache, v *Value, user *Operation) (string, bool) {
 		if v.owner == nil {
 			return "", true
 		}
-		if v.owner.IsBeforeInBlock(anc) {
+		if cache.before(v.owner, anc) {
 			return "", true
 		}
 		if !cache.get(r).Reachable(defBlock) {
