@@ -144,7 +144,9 @@ func (e *passExtension) options(in *optmain.Input) passes.Options {
 		ModuleScope: e.printModuleScope, TreeDir: e.printTreeDir,
 	}
 	o.IROutput = in.Stderr
-	o.PrintOp = in.Print
+	// The printer flags rather than a print function: the pass manager then
+	// prints IR dumps from each goroutine without serialising the pipeline.
+	o.Printing = in.Printing
 	o.CrashReproducer = e.crashRepro
 	o.LocalReproducer = e.localRepro
 	if e.timing {

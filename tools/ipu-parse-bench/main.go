@@ -3,6 +3,7 @@
 // aim of DESIGN.md:
 //
 //	ipu-parse-bench [-size 30] [-file path] [-mlir-opt mlir-opt-19] [-gogc 100] [-runs 3]
+//	ipu-parse-bench -file path [-cpuprofile cpu.out] [-memprofile mem.out]
 //
 // It generates a deterministic file of -size MB (see gen.go) unless -file
 // names an existing one, then runs our pipeline and
@@ -26,7 +27,9 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"strconv"
 	"syscall"
 	"time"
@@ -44,12 +47,34 @@ func main() {
 	gogc := flag.Int("gogc", 100, "GOGC of our child process")
 	runs := flag.Int("runs", 3, "runs of each pipeline; the fastest counts")
 	child := flag.String("child", "", "internal: run our pipeline on this file and report JSON")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of our pipeline (one run) to this file and exit")
+	memProfile := flag.String("memprofile", "", "write an allocation profile of our pipeline (one run) to this file and exit")
 	flag.Parse()
 
 	if *child != "" {
 		debug.SetGCPercent(*gogc)
-		if err := runChild(*child); err != nil {
+		if err := runChild(*child, *cpuProfile, *memProfile); err != nil {
 			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *cpuProfile != "" || *memProfile != "" {
+		// Profiling runs our pipeline once, in this process.
+		path := *file
+		if path == "" {
+			fmt.Fprintln(os.Stderr, "ipu-parse-bench: -cpuprofile and -memprofile need -file")
+			os.Exit(2)
+		}
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			if err := writeGenerated(path, *size); err != nil {
+				fmt.Fprintln(os.Stderr, "ipu-parse-bench:", err)
+				os.Exit(1)
+			}
+		}
+		debug.SetGCPercent(*gogc)
+		if err := runChild(path, *cpuProfile, *memProfile); err != nil {
+			fmt.Fprintln(os.Stderr, "ipu-parse-bench:", err)
 			os.Exit(1)
 		}
 		return
@@ -68,10 +93,30 @@ type phases struct {
 	ParsePeakRSS          int64   // bytes, VmHWM before printing (ours only)
 }
 
-func runChild(path string) error {
+func runChild(path, cpuProfile, memProfile string) error {
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return err
+	}
+	if cpuProfile != "" {
+		f, err := os.Create(cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	if memProfile != "" {
+		runtime.MemProfileRate = 64 << 10
+		defer func() {
+			if f, err := os.Create(memProfile); err == nil {
+				pprof.Lookup("allocs").WriteTo(f, 0)
+				f.Close()
+			}
+		}()
 	}
 	ctx := ir.NewContext()
 	ctx.AllowUnregisteredDialects = true

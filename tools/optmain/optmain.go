@@ -64,6 +64,9 @@ type Input struct {
 	Stderr io.Writer
 	// Print prints an op with the tool's printing flags.
 	Print func(w io.Writer, op *ir.Operation) error
+	// Printing is those flags, for extensions that print by themselves
+	// (in parallel, say).
+	Printing printer.Options
 }
 
 // ErrReported marks a failure whose diagnostics were already emitted.
@@ -334,7 +337,7 @@ func (t *Tool) compileChunk(o *options, ctx *ir.Context, fileName string, sm *ir
 		return false
 	}
 	popts := printer.Options{Generic: o.generic, DebugInfo: o.debugInfo}
-	in := &Input{File: fileName, Source: []byte(c.text), Stderr: stderr,
+	in := &Input{File: fileName, Source: []byte(c.text), Stderr: stderr, Printing: popts,
 		Print: func(w io.Writer, op *ir.Operation) error { return printer.Print(w, op, popts) }}
 	for _, e := range t.Extensions {
 		if err := e.Process(ctx, module, in); err != nil {
