@@ -20,4 +20,14 @@
 // not a sequence of directives (func.func's signature). Verifier messages
 // follow MLIR's wording where MLIR has the same op, so that diagnostics
 // read the same as mlir-opt's.
+//
+// Typed accessors are hand-written helpers (tensor's Operand/Attr helpers,
+// tiled's plan accessors), not generated code. An OpDef already names its
+// operands and attributes, so a generic accessor (op.Attr(name)) plus a few
+// typed helpers per dialect is all the passes need; generated accessor
+// files would double every declaration and add a regeneration step to CI
+// for little gain at this size. The reference documentation, by contrast,
+// is generated (tools/ipu-dialect-doc writes docs/dialects/*.md, and a
+// test fails when it is stale), since prose that restates declarations
+// drifts.
 package dialects
