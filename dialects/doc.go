@@ -21,10 +21,11 @@
 // follow MLIR's wording where MLIR has the same op, so that diagnostics
 // read the same as mlir-opt's.
 //
-// Typed accessors are hand-written helpers (tensor's Operand/Attr helpers,
-// tiled's plan accessors), not generated code. An OpDef already names its
-// operands and attributes, so a generic accessor (op.Attr(name)) plus a few
-// typed helpers per dialect is all the passes need; generated accessor
+// Typed access is hand-written, not generated: builders (tensor.Build,
+// tensor.Constant) and typed attribute constructors and readers
+// (tiled.NewGemmPlanAttr). An OpDef already names its operands and
+// attributes, so the generic accessors (op.Operand(i), op.Attr(name)) plus
+// a few typed helpers per dialect are all the passes need; generated accessor
 // files would double every declaration and add a regeneration step to CI
 // for little gain at this size. The reference documentation, by contrast,
 // is generated (tools/ipu-dialect-doc writes docs/dialects/*.md, and a
