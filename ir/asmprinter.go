@@ -1,6 +1,7 @@
 package ir
 
 import (
+	"io"
 	"strconv"
 	"strings"
 )
@@ -8,8 +9,16 @@ import (
 // AsmPrinter accumulates textual IR. Types and attributes print themselves
 // through it; the printer package wraps it with op-level printing and fills
 // in the alias tables so that nested references print as `#map` or `!t`.
+//
+// With an output set (SetOutput) it streams: the printer package hands the
+// buffered text to the writer between ops (FlushIfLarge), so that printing
+// a large module needs memory for one chunk of text, not the whole file.
 type AsmPrinter struct {
 	buf []byte
+
+	out     io.Writer
+	err     error // the first error of out
+	flushed int   // bytes handed to out so far
 
 	// AttrAliases and TypeAliases name attributes and types that should
 	// print by alias (without the leading '#' or '!').
@@ -31,17 +40,56 @@ type AsmHook interface {
 	HookAttr(p *AsmPrinter, a Attribute, elideType bool) bool
 }
 
-// String returns what has been printed so far.
+// String returns what has been printed (since the last flush, when
+// streaming).
 func (p *AsmPrinter) String() string { return string(p.buf) }
 
-// Bytes returns what has been printed so far; the slice is the printer's own.
+// Bytes returns what has been printed (since the last flush, when
+// streaming); the slice is the printer's own.
 func (p *AsmPrinter) Bytes() []byte { return p.buf }
 
 // Reset empties the buffer and keeps the alias tables.
 func (p *AsmPrinter) Reset() { p.buf = p.buf[:0] }
 
-// Len is the number of bytes printed so far.
-func (p *AsmPrinter) Len() int { return len(p.buf) }
+// Len is the number of bytes printed so far, flushed ones included.
+func (p *AsmPrinter) Len() int { return p.flushed + len(p.buf) }
+
+// flushThreshold is the buffered size at which FlushIfLarge writes: large
+// enough that writes are few, small enough to stay in cache.
+const flushThreshold = 64 << 10
+
+// SetOutput makes p stream to w: Flush and FlushIfLarge hand w what has
+// been printed. Text already handed over can no longer be read back
+// (Bytes, String), so callers flush only between complete items.
+func (p *AsmPrinter) SetOutput(w io.Writer) {
+	p.out = w
+	if cap(p.buf) < flushThreshold+flushThreshold/4 {
+		p.buf = append(make([]byte, 0, flushThreshold+flushThreshold/4), p.buf...)
+	}
+}
+
+// FlushIfLarge writes the buffer to the output once it holds at least
+// flushThreshold bytes; it does nothing without an output.
+func (p *AsmPrinter) FlushIfLarge() {
+	if p.out != nil && len(p.buf) >= flushThreshold {
+		p.Flush()
+	}
+}
+
+// Flush writes the buffer to the output and empties it; it returns the
+// first error the output reported (later output is dropped). Without an
+// output it does nothing.
+func (p *AsmPrinter) Flush() error {
+	if p.out == nil {
+		return nil
+	}
+	if p.err == nil && len(p.buf) > 0 {
+		_, p.err = p.out.Write(p.buf)
+	}
+	p.flushed += len(p.buf)
+	p.buf = p.buf[:0]
+	return p.err
+}
 
 func (p *AsmPrinter) WriteString(s string) { p.buf = append(p.buf, s...) }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -245,7 +246,7 @@ func (a *DenseElementsAttr) printWithoutType(p *AsmPrinter) {
 		a.printElem(p, 0)
 	case n > DenseHexThreshold:
 		p.WriteString(`"0x`)
-		p.WriteString(strings.ToUpper(hexOf(a.HexData())))
+		p.buf = appendUpperHex(p.buf, a.HexData())
 		p.WriteByte('"')
 	case n == 0:
 		// MLIR prints no elements at all for an empty shape.
@@ -257,8 +258,13 @@ func (a *DenseElementsAttr) printWithoutType(p *AsmPrinter) {
 }
 
 func (a *DenseElementsAttr) printNested(p *AsmPrinter, shape []int64, idx *int64) {
+	d, _ := denseElemOf(a.Typ.ElementType())
+	a.printNestedOf(p, d, shape, idx)
+}
+
+func (a *DenseElementsAttr) printNestedOf(p *AsmPrinter, d denseElem, shape []int64, idx *int64) {
 	if len(shape) == 0 {
-		a.printElem(p, *idx)
+		a.printElemOf(p, d, *idx)
 		*idx++
 		return
 	}
@@ -267,38 +273,74 @@ func (a *DenseElementsAttr) printNested(p *AsmPrinter, shape []int64, idx *int64
 		if i > 0 {
 			p.WriteString(", ")
 		}
-		a.printNested(p, shape[1:], idx)
+		a.printNestedOf(p, d, shape[1:], idx)
 	}
 	p.WriteByte(']')
 }
 
 func (a *DenseElementsAttr) printElem(p *AsmPrinter, i int64) {
 	d, _ := denseElemOf(a.Typ.ElementType())
-	b := a.elemAt(i)
-	part := func(b []byte) {
-		if d.float != nil {
-			p.buf = AppendFloat(p.buf, decodeFloat(b, d.float.Kind), d.float.Kind)
-			return
-		}
-		if it, ok := d.integer.(*IntegerType); ok && it.Width == 1 {
-			if b[0] != 0 {
-				p.WriteString("true")
-			} else {
-				p.WriteString("false")
-			}
-			return
-		}
-		p.WriteString(decodeInt(b, d.integer).String())
+	a.printElemOf(p, d, i)
+}
+
+// printElemOf prints element i (0 for a splat) of element kind d.
+func (a *DenseElementsAttr) printElemOf(p *AsmPrinter, d denseElem, i int64) {
+	size := int64(d.bytes)
+	if d.complex {
+		size *= 2
 	}
+	if a.Splat {
+		i = 0
+	}
+	b := a.Data[i*size : (i+1)*size]
 	if d.complex {
 		p.WriteByte('(')
-		part(b[:d.bytes])
+		d.printPart(p, b[:d.bytes])
 		p.WriteByte(',')
-		part(b[d.bytes:])
+		d.printPart(p, b[d.bytes:])
 		p.WriteByte(')')
 		return
 	}
-	part(b)
+	d.printPart(p, b)
+}
+
+// printPart prints one scalar (a whole element, or half of a complex one).
+func (d denseElem) printPart(p *AsmPrinter, b []byte) {
+	if d.float != nil {
+		p.buf = AppendFloat(p.buf, decodeFloat(b, d.float.Kind), d.float.Kind)
+		return
+	}
+	it, isInt := d.integer.(*IntegerType)
+	if isInt && it.Width == 1 {
+		if b[0] != 0 {
+			p.WriteString("true")
+		} else {
+			p.WriteString("false")
+		}
+		return
+	}
+	if len(b) > 8 {
+		p.WriteString(decodeInt(b, d.integer).String())
+		return
+	}
+	// Up to 64 bits: widen the stored bytes by the type's signedness.
+	var raw uint64
+	for k := len(b) - 1; k >= 0; k-- {
+		raw = raw<<8 | uint64(b[k])
+	}
+	width := 64
+	if isInt {
+		width = it.Width
+	}
+	if width < 64 {
+		raw &= 1<<width - 1
+	}
+	if isInt && it.Signedness == Unsigned {
+		p.WriteUint(raw)
+		return
+	}
+	shift := 64 - width
+	p.WriteInt(int64(raw<<shift) >> shift)
 }
 
 // HexData is the data in MLIR's hex-string encoding: i1 elements
@@ -322,14 +364,14 @@ func (a *DenseElementsAttr) HexData() []byte {
 	return a.Data
 }
 
-func hexOf(b []byte) string {
-	const digits = "0123456789abcdef"
-	out := make([]byte, 2*len(b))
-	for i, x := range b {
-		out[2*i] = digits[x>>4]
-		out[2*i+1] = digits[x&15]
+// appendUpperHex appends data as upper-case hex digits, two per byte.
+func appendUpperHex(b, data []byte) []byte {
+	const digits = "0123456789ABCDEF"
+	b = slices.Grow(b, 2*len(data))
+	for _, x := range data {
+		b = append(b, digits[x>>4], digits[x&15])
 	}
-	return string(out)
+	return b
 }
 
 func (a *DenseElementsAttr) Print(p *AsmPrinter) {
@@ -416,11 +458,13 @@ func (a *SparseElementsAttr) Type() Type { return a.Typ }
 func (a *SparseElementsAttr) printWithoutType(p *AsmPrinter) {
 	p.WriteString("sparse<")
 	if a.Indices.NumElements() > 0 || a.valuesLen() > 0 {
+		start := len(p.buf)
 		p.PrintAttrWithoutType(a.Indices)
-		trimDense(p)
+		trimDense(p, start)
 		p.WriteString(", ")
+		start = len(p.buf)
 		p.PrintAttrWithoutType(a.Values)
-		trimDense(p)
+		trimDense(p, start)
 	}
 	p.WriteByte('>')
 }
@@ -435,15 +479,15 @@ func (a *SparseElementsAttr) valuesLen() int64 {
 	return 0
 }
 
-// trimDense rewrites the `dense<X>` just printed as `X`.
-func trimDense(p *AsmPrinter) {
-	s := string(p.buf)
-	i := strings.LastIndex(s, "dense<")
-	if i < 0 {
-		return
+// trimDense rewrites the `dense<X>` printed from start on as `X`.
+func trimDense(p *AsmPrinter, start int) {
+	const prefix = "dense<"
+	printed := p.buf[start:]
+	if !strings.HasPrefix(string(printed), prefix) || printed[len(printed)-1] != '>' {
+		return // an alias or an elided value
 	}
-	inner := s[i+len("dense<") : len(s)-1]
-	p.buf = append(p.buf[:i], inner...)
+	n := copy(printed, printed[len(prefix):len(printed)-1])
+	p.buf = p.buf[:start+n]
 }
 
 func (a *SparseElementsAttr) Print(p *AsmPrinter) {

@@ -51,8 +51,42 @@ func (c *aliasCollector) HookType(p *ir.AsmPrinter, t ir.Type) bool {
 }
 
 func (c *aliasCollector) HookAttr(p *ir.AsmPrinter, a ir.Attribute, elideType bool) bool {
-	c.visit(a, false, func() { p.PrintAttrDirect(a, elideType) })
+	c.visit(a, false, func() { visitAttrParts(p, a, elideType) })
 	return true
+}
+
+// visitAttrParts does what printing a would do to the hook: it visits the
+// types and attributes a prints. For the builtin attributes whose only
+// part is their type it visits that type alone, which spares the dry run
+// from formatting their values (dense data above all); others print.
+func visitAttrParts(p *ir.AsmPrinter, a ir.Attribute, elideType bool) {
+	switch a := a.(type) {
+	case *ir.IntegerAttr:
+		if !elideType && !a.IsBool() {
+			p.PrintType(a.Typ)
+		}
+	case *ir.FloatAttr:
+		if !elideType {
+			p.PrintType(a.Typ)
+		}
+	case *ir.DenseElementsAttr:
+		if !elideType {
+			p.PrintType(a.Typ)
+		}
+	case *ir.DenseStringElementsAttr:
+		if !elideType {
+			p.PrintType(a.Typ)
+		}
+	case *ir.StringAttr:
+		if _, none := a.Typ.(*ir.NoneType); !elideType && a.Typ != nil && !none {
+			p.PrintType(a.Typ)
+		}
+	case *ir.DenseArrayAttr:
+		p.PrintType(a.Elem)
+	case *ir.UnitAttr, *ir.SymbolRefAttr, *ir.StridedLayoutAttr:
+	default:
+		p.PrintAttrDirect(a, elideType)
+	}
 }
 
 // visit records value (visiting its parts through print on first sight)
@@ -89,6 +123,10 @@ func (c *aliasCollector) visit(value any, isType bool, print func()) {
 }
 
 func (c *aliasCollector) addChild(f *aliasFrame, i int) {
+	if f == c.stack[0] {
+		// Values visited from ops themselves have no parent to note them.
+		return
+	}
 	f.children = append(f.children, i)
 	if d := c.entries[i].depth; d > f.maxDepth {
 		f.maxDepth = d

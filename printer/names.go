@@ -7,16 +7,22 @@ import (
 	"github.com/ipuir/ipuir/ir"
 )
 
-// valueID is how a value prints: a number (%3) or a name (%arg0, %f).
+// valueID is how a value prints: %3 (a number), %arg3 (an entry block
+// argument of a form without custom names) or a name (%arg0 with custom
+// names, %f, ...; kept in names.named). It is kept small because there is
+// one per value or result group of the printed op.
 type valueID struct {
-	num  int
-	name string // set for named values
+	num  uint32
+	kind idKind
 }
 
-type blockInfo struct {
-	name  string
-	order int // position in its region, for sorting predecessor lists
-}
+type idKind uint8
+
+const (
+	idNumber idKind = iota
+	idArg
+	idNamed
+)
 
 // scope holds the names in use in one region and, through parent, in the
 // regions around it: a name may be reused in a sibling region but not in
@@ -39,12 +45,20 @@ func (s *scope) has(name string) bool {
 // with, in the order MLIR's SSANameState does: the root's results, then
 // regions depth first. Each region starts from the counters its parent
 // region reached (so siblings reuse numbers), except in unique mode.
+//
+// Without custom names (the generic form), the only names are `argN` of
+// entry blocks, and those never clash: the counter only grows from a
+// region into the regions nested in it, and siblings do not see each
+// other's names. So that form keeps no scopes and no name strings, which
+// keeps naming a large module cheap.
 type names struct {
 	values map[*ir.Value]valueID
+	named  map[*ir.Value]string // names of idNamed values
 	// groups lists the first result of each result group of ops whose
 	// results were named in groups (`%a, %b:2 = ...`).
 	groups map[*ir.Operation][]int
-	blocks map[*ir.Block]blockInfo
+	// blocks holds each block's position in its region (^bbN).
+	blocks map[*ir.Block]int32
 
 	nextValue, nextArg, nextConflict int
 	cur                              *scope
@@ -52,10 +66,11 @@ type names struct {
 }
 
 func newNames(root *ir.Operation, custom, unique bool) *names {
+	numValues, numBlocks := countNamed(root)
 	n := &names{
-		values: map[*ir.Value]valueID{},
+		values: make(map[*ir.Value]valueID, numValues),
 		groups: map[*ir.Operation][]int{},
-		blocks: map[*ir.Block]blockInfo{},
+		blocks: make(map[*ir.Block]int32, numBlocks),
 		custom: custom,
 	}
 	type pending struct {
@@ -63,11 +78,12 @@ func newNames(root *ir.Operation, custom, unique bool) *names {
 		value, arg, conflict int
 		parent               *scope
 	}
-	top := &scope{}
-	n.cur = top
+	if custom {
+		n.cur = &scope{}
+	}
 	var stack []pending
 	for _, r := range root.Regions() {
-		stack = append(stack, pending{r, n.nextValue, n.nextArg, n.nextConflict, top})
+		stack = append(stack, pending{r, n.nextValue, n.nextArg, n.nextConflict, n.cur})
 	}
 	n.numberOp(root)
 	for len(stack) > 0 {
@@ -76,7 +92,9 @@ func newNames(root *ir.Operation, custom, unique bool) *names {
 		if !unique {
 			n.nextValue, n.nextArg, n.nextConflict = p.value, p.arg, p.conflict
 		}
-		n.cur = &scope{parent: p.parent}
+		if custom {
+			n.cur = &scope{parent: p.parent}
+		}
 		n.numberRegion(p.region)
 		for _, b := range p.region.Blocks() {
 			for op := b.First(); op != nil; op = op.Next() {
@@ -89,16 +107,40 @@ func newNames(root *ir.Operation, custom, unique bool) *names {
 	return n
 }
 
+// countNamed counts the map entries names will make under root (result
+// groups and block arguments, then blocks), so that the maps are sized
+// once instead of growing through the whole module.
+func countNamed(root *ir.Operation) (values, blocks int) {
+	root.Walk(func(op *ir.Operation) ir.WalkResult {
+		if op.NumResults() > 0 {
+			values++
+		}
+		for _, r := range op.Regions() {
+			for _, b := range r.Blocks() {
+				blocks++
+				values += b.NumArguments()
+			}
+		}
+		return ir.WalkAdvance
+	})
+	return values, blocks
+}
+
 func (n *names) numberRegion(r *ir.Region) {
 	for i, b := range r.Blocks() {
-		n.blocks[b] = blockInfo{name: "^bb" + strconv.Itoa(i), order: i}
+		n.blocks[b] = int32(i)
 		entry := i == 0
 		for _, a := range b.Arguments() {
-			if entry {
-				n.setName(a, "arg"+strconv.Itoa(n.nextArg))
-				n.nextArg++
-			} else {
+			switch {
+			case !entry:
 				n.setName(a, "")
+			case n.custom:
+				n.setName(a, "arg"+strconv.Itoa(n.nextArg))
+			default:
+				n.values[a] = valueID{num: uint32(n.nextArg), kind: idArg}
+			}
+			if entry {
+				n.nextArg++
 			}
 		}
 		for op := b.First(); op != nil; op = op.Next() {
@@ -108,8 +150,9 @@ func (n *names) numberRegion(r *ir.Region) {
 }
 
 func (n *names) numberOp(op *ir.Operation) {
-	groups := []int{0}
+	var groups []int
 	if n.custom && op.Def() != nil && op.Def().AsmResultNames != nil {
+		groups = []int{0}
 		for i, name := range op.Def().AsmResultNames(op) {
 			if name == "" || i >= op.NumResults() {
 				continue
@@ -124,7 +167,7 @@ func (n *names) numberOp(op *ir.Operation) {
 		return
 	}
 	if _, done := n.values[op.Result(0)]; !done {
-		n.values[op.Result(0)] = valueID{num: n.nextValue}
+		n.values[op.Result(0)] = valueID{num: uint32(n.nextValue)}
 		n.nextValue++
 	}
 	if len(groups) > 1 {
@@ -136,7 +179,7 @@ func (n *names) numberOp(op *ir.Operation) {
 // setName numbers v ("" name) or gives it a unique form of name.
 func (n *names) setName(v *ir.Value, name string) {
 	if name == "" {
-		n.values[v] = valueID{num: n.nextValue}
+		n.values[v] = valueID{num: uint32(n.nextValue)}
 		n.nextValue++
 		return
 	}
@@ -155,7 +198,11 @@ func (n *names) setName(v *ir.Value, name string) {
 		n.cur.used = map[string]bool{}
 	}
 	n.cur.used[name] = true
-	n.values[v] = valueID{name: name}
+	if n.named == nil {
+		n.named = map[*ir.Value]string{}
+	}
+	n.named[v] = name
+	n.values[v] = valueID{kind: idNamed}
 }
 
 // writeValue prints v's name, with `#k` for a result inside a group of
@@ -175,10 +222,14 @@ func (n *names) writeValue(p *ir.AsmPrinter, v *ir.Value, withResultNo bool) {
 		return
 	}
 	p.WriteByte('%')
-	if id.name != "" {
-		p.WriteString(id.name)
-	} else {
-		p.WriteInt(int64(id.num))
+	switch id.kind {
+	case idNamed:
+		p.WriteString(n.named[lookup])
+	case idArg:
+		p.WriteString("arg")
+		p.WriteUint(uint64(id.num))
+	default:
+		p.WriteUint(uint64(id.num))
 	}
 	if resultNo >= 0 && withResultNo {
 		p.WriteByte('#')
@@ -205,11 +256,15 @@ func (n *names) resultGroup(op *ir.Operation, i int) (*ir.Value, int) {
 	return op.Result(start), i - start
 }
 
-func (n *names) blockName(b *ir.Block) string {
-	if info, ok := n.blocks[b]; ok {
-		return info.name
+// writeBlock prints b's label (^bbN).
+func (n *names) writeBlock(p *ir.AsmPrinter, b *ir.Block) {
+	i, ok := n.blocks[b]
+	if !ok {
+		p.WriteString("INVALIDBLOCK")
+		return
 	}
-	return "INVALIDBLOCK"
+	p.WriteString("^bb")
+	p.WriteInt(int64(i))
 }
 
 // sanitizeIdentifier makes name a valid identifier as MLIR does: a leading

@@ -24,7 +24,8 @@ type opPrinter struct {
 	// dialects is the stack of default dialects whose prefix op names may
 	// drop; the top level starts with builtin so `module` prints bare.
 	dialects []string
-	// preds caches each region's predecessor lists for block comments.
+	// preds caches the predecessor lists of large regions for block
+	// comments; small regions are scanned where a label prints.
 	preds map[*ir.Region]map[*ir.Block][]*ir.Block
 }
 
@@ -35,7 +36,7 @@ func (p *opPrinter) PrintType(t ir.Type)                 { p.asm.PrintType(t) }
 func (p *opPrinter) PrintAttr(a ir.Attribute)            { p.asm.PrintAttr(a) }
 func (p *opPrinter) PrintAttrWithoutType(a ir.Attribute) { p.asm.PrintAttrWithoutType(a) }
 func (p *opPrinter) PrintSymbolName(name string)         { p.asm.PrintSymbolName(name) }
-func (p *opPrinter) PrintSuccessor(b *ir.Block)          { p.asm.WriteString(p.names.blockName(b)) }
+func (p *opPrinter) PrintSuccessor(b *ir.Block)          { p.names.writeBlock(p.asm, b) }
 
 func (p *opPrinter) PrintOperand(v *ir.Value) { p.names.writeValue(p.asm, v, true) }
 
@@ -242,11 +243,15 @@ func (p *opPrinter) collectGeneric(op *ir.Operation) {
 	for _, t := range op.ResultTypes() {
 		p.asm.PrintType(t)
 	}
-	attrs := op.AllAttrs()
-	if !op.IsRegistered() {
-		attrs = nil
-		if d := op.Attrs(); d != nil {
-			attrs = d.Entries
+	var attrs []ir.NamedAttr
+	if d := op.Attrs(); d != nil {
+		attrs = d.Entries
+	}
+	if inherent := op.InherentAttrs(); op.IsRegistered() && len(inherent) > 0 {
+		if len(attrs) == 0 {
+			attrs = inherent
+		} else {
+			attrs = op.AllAttrs() // both kinds, merged in name order
 		}
 	}
 	for _, a := range attrs {
@@ -296,7 +301,7 @@ func (p *opPrinter) printBlock(b *ir.Block, printArgs, printTerminator bool) {
 		}
 	} else if printArgs {
 		p.writeIndent()
-		p.asm.WriteString(p.names.blockName(b))
+		p.names.writeBlock(p.asm, b)
 		if b.NumArguments() > 0 {
 			p.asm.WriteByte('(')
 			for i, a := range b.Arguments() {
@@ -323,6 +328,8 @@ func (p *opPrinter) printBlock(b *ir.Block, printArgs, printTerminator bool) {
 		p.printFullOp(op)
 		if p.collect == nil {
 			p.asm.WriteByte('\n')
+			// A whole op has printed: nothing will look back at it.
+			p.asm.FlushIfLarge()
 		}
 	}
 	p.indent -= indentWidth
@@ -335,7 +342,14 @@ func (p *opPrinter) printPredecessors(b *ir.Block) {
 		p.asm.WriteString("  // block is not in a region!")
 		return
 	}
-	preds := p.predecessors(r)[b]
+	var preds []*ir.Block
+	if r.NumBlocks() <= smallRegion {
+		// Gather into a stack array: most regions with labels are small.
+		var local [2 * smallRegion]*ir.Block
+		preds = appendPredecessors(local[:0], r, b)
+	} else {
+		preds = p.predecessors(r)[b]
+	}
 	switch {
 	case len(preds) == 0:
 		if b != r.Front() {
@@ -343,7 +357,7 @@ func (p *opPrinter) printPredecessors(b *ir.Block) {
 		}
 	case allSame(preds):
 		p.asm.WriteString("  // pred: ")
-		p.asm.WriteString(p.names.blockName(preds[0]))
+		p.names.writeBlock(p.asm, preds[0])
 	default:
 		p.asm.WriteString("  // ")
 		p.asm.WriteInt(int64(len(preds)))
@@ -352,10 +366,14 @@ func (p *opPrinter) printPredecessors(b *ir.Block) {
 			if i > 0 {
 				p.asm.WriteString(", ")
 			}
-			p.asm.WriteString(p.names.blockName(pb))
+			p.names.writeBlock(p.asm, pb)
 		}
 	}
 }
+
+// smallRegion is the block count up to which printPredecessors scans the
+// region at each label rather than building a table for it.
+const smallRegion = 8
 
 func allSame(bs []*ir.Block) bool {
 	for _, b := range bs[1:] {
@@ -364,6 +382,21 @@ func allSame(bs []*ir.Block) bool {
 		}
 	}
 	return true
+}
+
+// appendPredecessors appends the blocks of r whose ops branch to target,
+// once per branch, in block order.
+func appendPredecessors(out []*ir.Block, r *ir.Region, target *ir.Block) []*ir.Block {
+	for _, b := range r.Blocks() {
+		for op := b.First(); op != nil; op = op.Next() {
+			for _, s := range op.Successors() {
+				if s == target {
+					out = append(out, b)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // predecessors lists, for each block of r, the blocks whose ops branch to
@@ -387,8 +420,13 @@ func (p *opPrinter) predecessors(r *ir.Region) map[*ir.Block][]*ir.Block {
 	return m
 }
 
+const spaces = "                                                                "
+
 func (p *opPrinter) writeIndent() {
-	for i := 0; i < p.indent; i++ {
-		p.asm.WriteByte(' ')
+	n := p.indent
+	for n > len(spaces) {
+		p.asm.WriteString(spaces)
+		n -= len(spaces)
 	}
+	p.asm.WriteString(spaces[:n])
 }

@@ -11,17 +11,21 @@ import (
 // alias definitions, the op, the deferred location aliases and the
 // resource section, then the blank line mlir-opt ends its output with. A
 // nested op prints alone (no aliases), followed by a newline.
+//
+// The text streams to w in chunks as ops complete, so memory does not
+// grow with the output; after an error of w, what was written is a prefix
+// of the output and the error is returned.
 func Print(w io.Writer, op *ir.Operation, opts Options) error {
 	root := scopeRoot(op, opts.LocalScope)
 	p := newOpPrinter(root, op, opts)
+	p.asm.SetOutput(w)
 	if op.ParentOp() == nil && !opts.LocalScope {
 		p.printTopLevel(op)
 	} else {
 		p.printFullOp(op)
 	}
 	p.asm.WriteByte('\n')
-	_, err := w.Write(p.asm.Bytes())
-	return err
+	return p.asm.Flush()
 }
 
 // OpString prints one op on its own, as MLIR's diagnostics do for "see
