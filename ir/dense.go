@@ -2,7 +2,6 @@ package ir
 
 import (
 	"encoding/binary"
-	"math"
 	"math/big"
 	"slices"
 	"strconv"
@@ -571,10 +570,7 @@ func (c *Context) DenseIntArray(elem Type, vals []int64) *DenseArrayAttr {
 func (c *Context) DenseFloatArray(elem *FloatType, vals []float64) *DenseArrayAttr {
 	r := make([]float64, len(vals))
 	for i, v := range vals {
-		r[i] = RoundFloat(v, elem.Kind)
-		if math.IsNaN(r[i]) {
-			r[i] = math.NaN()
-		}
+		r[i] = RoundFloat(v, elem.Kind) // NaNs keep their bits, as in MLIR
 	}
 	return UniqueAttr(c, &DenseArrayAttr{Elem: elem, Floats: r})
 }

@@ -77,15 +77,47 @@ func FloatKindByName(name string) (FloatKind, bool) {
 // RoundFloat rounds v to the nearest value representable in kind (ties to
 // even); values beyond the largest finite become infinity, or NaN in
 // formats without infinities. f80 and f128 are held as float64.
+//
+// A NaN keeps its sign and as much of its payload as kind holds (see
+// nanPayload), so that NaN bit patterns survive being held as float64.
 func RoundFloat(v float64, kind FloatKind) float64 {
 	switch kind {
 	case F64, F80, F128:
 		return v
 	case F32:
-		return float64(float32(v))
+		if v == v {
+			return float64(float32(v))
+		}
 	}
 	b, _ := FloatBits(v, kind)
 	return FloatFromBits(b, kind)
+}
+
+// NaN payloads. MLIR keeps a float's exact bits, NaN payload and signaling
+// NaNs included (`0x7C01 : f16` prints back as written), while ir holds
+// floats as float64. A NaN of a narrower kind is held as the float64 NaN
+// with the same sign and its payload in the top bits of the float64
+// significand (where IEEE conversions put it, quiet bit onto quiet bit),
+// and encoding takes the payload back from there. Hardware conversions
+// would set the quiet bit of a signaling NaN, so NaNs convert by bits.
+
+// nanFromPayload is the float64 NaN carrying a payload of manBits bits.
+func nanFromPayload(negative bool, payload uint64, manBits int) float64 {
+	bits := uint64(0x7ff)<<52 | payload<<(52-manBits)
+	if negative {
+		bits |= 1 << 63
+	}
+	return math.Float64frombits(bits)
+}
+
+// nanPayload is the top manBits bits of a float64 NaN's payload; a payload
+// that would be lost entirely becomes the quiet NaN, never an infinity.
+func nanPayload(v float64, manBits int) uint64 {
+	p := (math.Float64bits(v) & (1<<52 - 1)) >> (52 - manBits)
+	if p == 0 {
+		p = 1 << (manBits - 1)
+	}
+	return p
 }
 
 // FloatBits encodes v in kind, rounding to nearest even. It returns the
@@ -96,6 +128,10 @@ func FloatBits(v float64, kind FloatKind) (uint64, int) {
 	case F64:
 		return math.Float64bits(v), 64
 	case F32:
+		if v != v {
+			sign := math.Float64bits(v) >> 63 << 31
+			return sign | 0xff<<23 | nanPayload(v, 23), 32
+		}
 		return uint64(math.Float32bits(float32(v))), 32
 	case F80, F128:
 		return FloatBitsBig(v, kind).Uint64(), floatFormats[kind].width
@@ -218,10 +254,13 @@ func encodeSmallFloat(v float64, f floatFormat) uint64 {
 		return uint64(maxExp)<<f.manBits | 1<<(f.manBits-1)
 	}
 	if math.IsNaN(v) {
-		if f.unsignedZero {
+		switch {
+		case f.unsignedZero:
 			return nanBits()
+		case f.finiteOnly:
+			return sign | nanBits()
 		}
-		return sign | nanBits()
+		return sign | uint64(maxExp)<<f.manBits | nanPayload(v, f.manBits)
 	}
 	// Largest finite value.
 	topExp := maxExp - 1
@@ -290,6 +329,9 @@ func FloatFromBits(b uint64, kind FloatKind) float64 {
 	case F64:
 		return math.Float64frombits(b)
 	case F32:
+		if b&0x7f800000 == 0x7f800000 && b&0x7fffff != 0 {
+			return nanFromPayload(b&(1<<31) != 0, b&0x7fffff, 23)
+		}
 		return float64(math.Float32frombits(uint32(b)))
 	case F80, F128:
 		return FloatFromBitsBig(new(big.Int).SetUint64(b), kind)
@@ -308,12 +350,12 @@ func FloatFromBits(b uint64, kind FloatKind) float64 {
 	case f.unsignedZero && b == signBit:
 		return math.NaN()
 	case f.finiteOnly && !f.unsignedZero && e == maxExp && m == 1<<f.manBits-1:
-		return math.NaN()
+		return math.Copysign(math.NaN(), sign)
 	case !f.finiteOnly && e == maxExp:
 		if m == 0 {
 			return math.Inf(int(sign))
 		}
-		return math.NaN()
+		return nanFromPayload(sign < 0, m, f.manBits)
 	case e == 0:
 		return sign * math.Ldexp(float64(m), 1-f.bias-f.manBits)
 	}
