@@ -129,11 +129,17 @@ func NormalizeInt(t Type, v *big.Int) (int64, *big.Int) {
 // IntegerAttr returns v as an attribute of integer or index type t, wrapped
 // to the type's width.
 func (c *Context) IntegerAttr(t Type, v int64) *IntegerAttr {
+	if intInTable(t) {
+		return c.uniqueInt(t, normalizeInt64(t, v))
+	}
 	return c.IntegerAttrBig(t, big.NewInt(v))
 }
 
 // IntegerAttrBig is IntegerAttr for values of any size.
 func (c *Context) IntegerAttrBig(t Type, v *big.Int) *IntegerAttr {
+	if intInTable(t) && v.IsInt64() {
+		return c.uniqueInt(t, normalizeInt64(t, v.Int64()))
+	}
 	i, b := NormalizeInt(t, v)
 	return UniqueAttr(c, &IntegerAttr{Typ: t, Int: i, Big: b})
 }
@@ -173,7 +179,7 @@ func (a *FloatAttr) Print(p *AsmPrinter) {
 
 // FloatAttr returns v rounded to t.
 func (c *Context) FloatAttr(t *FloatType, v float64) *FloatAttr {
-	return UniqueAttr(c, &FloatAttr{Typ: t, Val: RoundFloat(v, t.Kind)})
+	return c.uniqueFloat(t, RoundFloat(v, t.Kind))
 }
 
 // StringAttr is a string constant, optionally typed (`"s" : i32`).

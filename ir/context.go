@@ -33,6 +33,9 @@ type Context struct {
 
 	resources   map[string]Resource
 	diagHandler DiagnosticHandler
+
+	// tables unique the most frequent values without printing them.
+	tables uniqueTables
 }
 
 type uniqueKey struct {
@@ -82,6 +85,9 @@ func keyOf(v any, print func(*AsmPrinter)) uniqueKey {
 // UniqueType returns the context's one instance equal to t, storing t if it
 // is the first. Dialects construct their types this way.
 func UniqueType[T Type](c *Context, t T) T {
+	if u, ok := c.uniqueTypeByTable(t); ok {
+		return u.(T)
+	}
 	k := keyOf(t, t.Print)
 	c.mu.RLock()
 	old, ok := c.types[k]
@@ -100,6 +106,9 @@ func UniqueType[T Type](c *Context, t T) T {
 
 // UniqueAttr is UniqueType for attributes.
 func UniqueAttr[T Attribute](c *Context, a T) T {
+	if u, ok := c.uniqueByTable(a); ok {
+		return u.(T)
+	}
 	k := keyOf(a, a.Print)
 	c.mu.RLock()
 	old, ok := c.attrs[k]
@@ -150,6 +159,9 @@ func (c *Context) Tensor(shape []int64, elem Type) *RankedTensorType {
 }
 
 func (c *Context) TensorWithEncoding(shape []int64, elem Type, enc Attribute) *RankedTensorType {
+	if len(shape) <= maxTableRank {
+		return c.uniqueTensor(shape, elem, enc)
+	}
 	return UniqueType(c, &RankedTensorType{Dims: shape, Elem: elem, Encoding: enc})
 }
 

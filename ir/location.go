@@ -106,17 +106,12 @@ func (l *FusedLoc) printBody(p *AsmPrinter) {
 // UnknownLoc returns `loc(unknown)`.
 func (c *Context) UnknownLoc() *UnknownLoc { return c.unknown }
 
-// FileLineCol returns a source location.
-func (c *Context) FileLineCol(file string, line, col int) *FileLineColLoc {
-	return UniqueAttr(c, &FileLineColLoc{File: file, Line: line, Col: col})
-}
-
 // NameLoc returns a named location; `"n"(unknown)` becomes `"n"`.
 func (c *Context) NameLoc(name string, child Location) *NameLoc {
 	if _, unknown := child.(*UnknownLoc); unknown {
 		child = nil
 	}
-	return UniqueAttr(c, &NameLoc{Name: name, Child: child})
+	return c.uniqueNameLoc(name, child)
 }
 
 // CallSiteLoc returns a call-site location.
