@@ -1,6 +1,9 @@
 package ir
 
-import "fmt"
+import (
+	"math"
+	"math/bits"
+)
 
 // AffineExprKind names the node kinds of affine expressions.
 type AffineExprKind uint8
@@ -92,14 +95,34 @@ func mod(a, b int64) int64 {
 	return m
 }
 
+// The constructors below simplify as MLIR 19's AffineExpr operators do
+// when an expression is built (and so when one is parsed): constants fold,
+// constants and symbolic terms move right, `c1 * x + c2 * x` merges,
+// `x - (x floordiv c) * c` becomes `x mod c`, and divisions and mods by a
+// positive constant fold what is known to divide evenly. Nothing is
+// distributed (`(d0 + 1) * 2` stays) and terms are not sorted beyond
+// that, so an expression keeps MLIR's shape and prints as mlir-opt prints
+// it. Each simplify function returns nil when its rules do not apply.
+
 // Add returns l + r, simplified.
 func Add(l, r *AffineExpr) *AffineExpr {
+	if e := simplifyAdd(l, r); e != nil {
+		return e
+	}
+	return &AffineExpr{Kind: AffineAdd, LHS: l, RHS: r}
+}
+
+func simplifyAdd(l, r *AffineExpr) *AffineExpr {
 	if l.isConst() && r.isConst() {
-		return Const(l.Val + r.Val)
+		sum, overflow := addOverflow(l.Val, r.Val)
+		if overflow {
+			return nil // kept as a sum of constants
+		}
+		return Const(sum)
 	}
 	// Constants go right; a symbolic operand goes right of a dim one.
 	if l.isConst() || (l.IsSymbolic() && !r.IsSymbolic()) {
-		l, r = r, l
+		return Add(r, l)
 	}
 	if r.isConst() && r.Val == 0 {
 		return l
@@ -108,16 +131,74 @@ func Add(l, r *AffineExpr) *AffineExpr {
 	if r.isConst() && l.Kind == AffineAdd && l.RHS.isConst() {
 		return Add(l.LHS, Const(l.RHS.Val+r.Val))
 	}
-	return &AffineExpr{Kind: AffineAdd, LHS: l, RHS: r}
+	// c1 * x + c2 * x -> x * (c1 + c2), where a term without a constant
+	// factor counts as x * 1.
+	lTerm, lCoef := splitConstFactor(l)
+	rTerm, rCoef := splitConstFactor(r)
+	if lTerm.Equal(rTerm) {
+		return Mul(lTerm, Const(lCoef+rCoef))
+	}
+	// (x + c) + y -> (x + y) + c
+	if l.Kind == AffineAdd && l.RHS.isConst() {
+		return Add(Add(l.LHS, r), l.RHS)
+	}
+	// x + ((x floordiv q) * q) * -1 -> x mod q, and
+	// x + (x floordiv c) * -c -> x mod c.
+	if !r.isBinary() {
+		return nil
+	}
+	if r.RHS.isConst() && r.RHS.Val == -1 && r.LHS.Kind == AffineMul {
+		quotient, q := r.LHS.LHS, r.LHS.RHS
+		if quotient.Kind != AffineFloorDiv {
+			return nil
+		}
+		if quotient.RHS.Equal(q) && l.Equal(quotient.LHS) {
+			return Mod(l, q)
+		}
+	}
+	if r.LHS.Kind != AffineFloorDiv {
+		return nil
+	}
+	if l.Equal(r.LHS.LHS) && r.LHS.RHS.Equal(Neg(r.RHS)) {
+		return Mod(l, r.LHS.RHS)
+	}
+	return nil
 }
 
-// Mul returns l * r, simplified.
-func Mul(l, r *AffineExpr) *AffineExpr {
-	if l.isConst() && r.isConst() {
-		return Const(l.Val * r.Val)
+// splitConstFactor splits x * c into x and c, and any other e into e and 1.
+func splitConstFactor(e *AffineExpr) (*AffineExpr, int64) {
+	if e.Kind == AffineMul && e.RHS.isConst() {
+		return e.LHS, e.RHS.Val
 	}
-	if l.isConst() || (l.IsSymbolic() && !r.IsSymbolic()) {
-		l, r = r, l
+	return e, 1
+}
+
+func (e *AffineExpr) isBinary() bool { return e.Kind >= AffineAdd }
+
+// Mul returns l * r, simplified. One operand must be symbolic (the parser
+// rejects `d0 * d1`); such a product is built as it is.
+func Mul(l, r *AffineExpr) *AffineExpr {
+	if e := simplifyMul(l, r); e != nil {
+		return e
+	}
+	return &AffineExpr{Kind: AffineMul, LHS: l, RHS: r}
+}
+
+func simplifyMul(l, r *AffineExpr) *AffineExpr {
+	if l.isConst() && r.isConst() {
+		product, overflow := mulOverflow(l.Val, r.Val)
+		if overflow {
+			return nil // kept as a product of constants
+		}
+		return Const(product)
+	}
+	if !l.IsSymbolic() && !r.IsSymbolic() {
+		return nil
+	}
+	// The constant or symbolic operand goes right; of two symbolic ones,
+	// a constant.
+	if !r.IsSymbolic() || l.isConst() {
+		return Mul(r, l)
 	}
 	if r.isConst() {
 		switch r.Val {
@@ -126,43 +207,170 @@ func Mul(l, r *AffineExpr) *AffineExpr {
 		case 0:
 			return r
 		}
+	}
+	if l.Kind == AffineMul && l.RHS.isConst() {
 		// (x * c1) * c2 -> x * (c1 * c2)
-		if l.Kind == AffineMul && l.RHS.isConst() {
+		if r.isConst() {
 			return Mul(l.LHS, Const(l.RHS.Val*r.Val))
 		}
+		// (x * c) * y -> (x * y) * c
+		return Mul(Mul(l.LHS, r), l.RHS)
 	}
-	return &AffineExpr{Kind: AffineMul, LHS: l, RHS: r}
+	return nil
 }
 
 // Neg returns -e (e * -1).
 func Neg(e *AffineExpr) *AffineExpr { return Mul(e, Const(-1)) }
 
-// Sub returns l - r.
+// Sub returns l - r (l + r * -1).
 func Sub(l, r *AffineExpr) *AffineExpr { return Add(l, Neg(r)) }
 
-func divLike(kind AffineExprKind, l, r *AffineExpr) *AffineExpr {
-	if l.isConst() && r.isConst() && r.Val != 0 {
-		switch kind {
-		case AffineMod:
-			return Const(mod(l.Val, r.Val))
-		case AffineFloorDiv:
-			return Const(floorDiv(l.Val, r.Val))
-		case AffineCeilDiv:
-			return Const(ceilDiv(l.Val, r.Val))
-		}
+// FloorDiv returns l floordiv r, simplified.
+func FloorDiv(l, r *AffineExpr) *AffineExpr {
+	if e := simplifyFloorDiv(l, r); e != nil {
+		return e
 	}
-	if r.isConst() && r.Val == 1 {
-		if kind == AffineMod {
-			return Const(0)
-		}
-		return l
-	}
-	return &AffineExpr{Kind: kind, LHS: l, RHS: r}
+	return &AffineExpr{Kind: AffineFloorDiv, LHS: l, RHS: r}
 }
 
-func Mod(l, r *AffineExpr) *AffineExpr      { return divLike(AffineMod, l, r) }
-func FloorDiv(l, r *AffineExpr) *AffineExpr { return divLike(AffineFloorDiv, l, r) }
-func CeilDiv(l, r *AffineExpr) *AffineExpr  { return divLike(AffineCeilDiv, l, r) }
+// Division by zero stays as written, as in MLIR; so do a mod by zero or a
+// negative number, and constant divisions that overflow.
+
+func simplifyFloorDiv(l, r *AffineExpr) *AffineExpr {
+	if !r.isConst() || r.Val == 0 {
+		return nil
+	}
+	c := r.Val
+	switch {
+	case l.isConst():
+		if l.Val == math.MinInt64 && c == -1 {
+			return nil
+		}
+		return Const(floorDiv(l.Val, c))
+	case c == 1:
+		return l
+	case l.Kind == AffineMul && l.RHS.isConst() && l.RHS.Val%c == 0:
+		// (x * k*c) floordiv c -> x * k
+		return Mul(l.LHS, Const(l.RHS.Val/c))
+	case l.Kind == AffineAdd && (l.LHS.largestKnownDivisor()%c == 0 || l.RHS.largestKnownDivisor()%c == 0):
+		// (x + y) floordiv c, where c divides x or y, splits into a sum.
+		return Add(FloorDiv(l.LHS, r), FloorDiv(l.RHS, r))
+	}
+	return nil
+}
+
+// CeilDiv returns l ceildiv r, simplified.
+func CeilDiv(l, r *AffineExpr) *AffineExpr {
+	if e := simplifyCeilDiv(l, r); e != nil {
+		return e
+	}
+	return &AffineExpr{Kind: AffineCeilDiv, LHS: l, RHS: r}
+}
+
+func simplifyCeilDiv(l, r *AffineExpr) *AffineExpr {
+	if !r.isConst() || r.Val == 0 {
+		return nil
+	}
+	c := r.Val
+	switch {
+	case l.isConst():
+		if l.Val == math.MinInt64 && c == -1 {
+			return nil
+		}
+		return Const(ceilDiv(l.Val, c))
+	case c == 1:
+		return l
+	case l.Kind == AffineMul && l.RHS.isConst() && l.RHS.Val%c == 0:
+		return Mul(l.LHS, Const(l.RHS.Val/c))
+	}
+	return nil
+}
+
+// Mod returns l mod r, simplified.
+func Mod(l, r *AffineExpr) *AffineExpr {
+	if e := simplifyMod(l, r); e != nil {
+		return e
+	}
+	return &AffineExpr{Kind: AffineMod, LHS: l, RHS: r}
+}
+
+func simplifyMod(l, r *AffineExpr) *AffineExpr {
+	if !r.isConst() || r.Val < 1 {
+		return nil
+	}
+	c := r.Val
+	switch {
+	case l.isConst():
+		return Const(mod(l.Val, c))
+	case l.largestKnownDivisor()%c == 0:
+		return Const(0)
+	case l.Kind == AffineAdd && l.LHS.largestKnownDivisor()%c == 0:
+		// (x + y) mod c, where c divides x -> y mod c
+		return Mod(l.RHS, r)
+	case l.Kind == AffineAdd && l.RHS.largestKnownDivisor()%c == 0:
+		return Mod(l.LHS, r)
+	case l.Kind == AffineMod && l.RHS.isConst() && l.RHS.Val >= 1 && mod(l.RHS.Val, c) == 0:
+		// (x mod k*c) mod c -> x mod c
+		return Mod(l.LHS, r)
+	}
+	return nil
+}
+
+// largestKnownDivisor is the largest integer known to divide e, as MLIR's
+// AffineExpr::getLargestKnownDivisor computes it (0 for the constant 0).
+func (e *AffineExpr) largestKnownDivisor() int64 {
+	switch e.Kind {
+	case AffineDim, AffineSymbol:
+		return 1
+	case AffineConst:
+		if e.Val < 0 {
+			return -e.Val
+		}
+		return e.Val
+	case AffineFloorDiv, AffineCeilDiv:
+		if e.RHS.isConst() && e.RHS.Val != 0 {
+			if d := e.LHS.largestKnownDivisor(); d%e.RHS.Val == 0 {
+				return d / e.RHS.Val
+			}
+		}
+		return 1
+	case AffineMul:
+		return e.LHS.largestKnownDivisor() * e.RHS.largestKnownDivisor()
+	}
+	return int64(gcd(uint64(e.LHS.largestKnownDivisor()), uint64(e.RHS.largestKnownDivisor())))
+}
+
+// addOverflow and mulOverflow are a + b and a * b, and whether the exact
+// result is outside int64.
+func addOverflow(a, b int64) (int64, bool) {
+	sum := a + b
+	return sum, (a >= 0) == (b >= 0) && (sum >= 0) != (a >= 0)
+}
+
+func mulOverflow(a, b int64) (int64, bool) {
+	hi, lo := bits.Mul64(uint64(absInt64(a)), uint64(absInt64(b)))
+	negative := (a < 0) != (b < 0)
+	limit := uint64(math.MaxInt64)
+	if negative {
+		limit++
+	}
+	return a * b, hi != 0 || lo > limit
+}
+
+// absInt64 is |v|; MinInt64 stays MinInt64, which as uint64 is 2^63.
+func absInt64(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
+func gcd(a, b uint64) uint64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
 
 // Print writes e as MLIR does: `d0 + s0 * 2`, `d0 - 1`, `d0 floordiv 4`.
 func (e *AffineExpr) Print(p *AsmPrinter) { e.print(p, false) }
@@ -173,7 +381,10 @@ func (e *AffineExpr) String() string {
 	return p.String()
 }
 
-func (e *AffineExpr) print(p *AsmPrinter, parens bool) {
+// print writes e; strong is set where e is an operand of anything but an
+// addition, which then needs parentheses around e when e is an operation
+// (MLIR's BindingStrength::Strong).
+func (e *AffineExpr) print(p *AsmPrinter, strong bool) {
 	switch e.Kind {
 	case AffineDim:
 		p.WriteByte('d')
@@ -187,38 +398,40 @@ func (e *AffineExpr) print(p *AsmPrinter, parens bool) {
 		p.WriteInt(e.Val)
 		return
 	}
-	if parens {
+	if strong {
 		p.WriteByte('(')
 	}
-	switch e.Kind {
-	case AffineAdd:
+	switch {
+	case e.Kind == AffineMul && e.RHS.isConst() && e.RHS.Val == -1:
+		p.WriteByte('-')
+		e.LHS.print(p, true)
+	case e.Kind != AffineAdd:
+		e.LHS.print(p, true)
+		p.WriteString([...]string{AffineMul: " * ", AffineMod: " mod ", AffineFloorDiv: " floordiv ", AffineCeilDiv: " ceildiv "}[e.Kind])
+		e.RHS.print(p, true)
+	case e.RHS.Kind == AffineMul && e.RHS.RHS.isConst() && e.RHS.RHS.Val == -1:
+		// x + y * -1 prints as x - y.
 		e.LHS.print(p, false)
-		// x + y * -1 prints as x - y; x + -c as x - c.
-		if e.RHS.Kind == AffineMul && e.RHS.RHS.isConst() && e.RHS.RHS.Val == -1 {
-			p.WriteString(" - ")
-			e.RHS.LHS.print(p, e.RHS.LHS.Kind == AffineAdd)
-		} else if e.RHS.isConst() && e.RHS.Val < 0 {
-			p.WriteString(" - ")
-			p.WriteUint(uint64(-e.RHS.Val))
-		} else {
-			p.WriteString(" + ")
-			e.RHS.print(p, e.RHS.Kind == AffineAdd)
-		}
-	case AffineMul:
-		if e.RHS.isConst() && e.RHS.Val == -1 {
-			p.WriteByte('-')
-			e.LHS.print(p, e.LHS.Kind >= AffineAdd)
-		} else {
-			e.LHS.print(p, e.LHS.Kind == AffineAdd)
-			p.WriteString(" * ")
-			e.RHS.print(p, e.RHS.Kind >= AffineAdd)
-		}
+		p.WriteString(" - ")
+		e.RHS.LHS.print(p, e.RHS.LHS.Kind == AffineAdd)
+	case e.RHS.Kind == AffineMul && e.RHS.RHS.isConst() && e.RHS.RHS.Val < -1:
+		// x + y * -c prints as x - y * c.
+		e.LHS.print(p, false)
+		p.WriteString(" - ")
+		e.RHS.LHS.print(p, true)
+		p.WriteString(" * ")
+		p.WriteInt(-e.RHS.RHS.Val)
+	case e.RHS.isConst() && e.RHS.Val < 0:
+		// x + -c prints as x - c.
+		e.LHS.print(p, false)
+		p.WriteString(" - ")
+		p.WriteInt(-e.RHS.Val)
 	default:
-		e.LHS.print(p, e.LHS.Kind == AffineAdd)
-		p.WriteString([...]string{AffineMod: " mod ", AffineFloorDiv: " floordiv ", AffineCeilDiv: " ceildiv "}[e.Kind])
-		e.RHS.print(p, e.RHS.Kind >= AffineAdd)
+		e.LHS.print(p, false)
+		p.WriteString(" + ")
+		e.RHS.print(p, false)
 	}
-	if parens {
+	if strong {
 		p.WriteByte(')')
 	}
 }
@@ -235,7 +448,8 @@ func (m *AffineMap) printHeader(p *AsmPrinter) {
 		if i > 0 {
 			p.WriteString(", ")
 		}
-		p.WriteString(fmt.Sprintf("d%d", i))
+		p.WriteByte('d')
+		p.WriteInt(int64(i))
 	}
 	p.WriteByte(')')
 	if m.NumSymbols > 0 {
@@ -244,7 +458,8 @@ func (m *AffineMap) printHeader(p *AsmPrinter) {
 			if i > 0 {
 				p.WriteString(", ")
 			}
-			p.WriteString(fmt.Sprintf("s%d", i))
+			p.WriteByte('s')
+			p.WriteInt(int64(i))
 		}
 		p.WriteByte(']')
 	}
