@@ -9,11 +9,14 @@
 // rounding where types say f16" means in DESIGN.md); values travel as float64
 // and are rounded by kind, so one code path serves every kind.
 //
-// Rounding is IEEE 754 round-to-nearest, ties-to-even, everywhere. Converting
-// a float64 to f16 or bf16 by way of a plain float32 conversion would round
-// twice and can be wrong by one ulp near ties; the float64 entry points here
-// round to float32 with round-to-odd first, which makes the second rounding
-// exact (the float32 significand has more than two bits beyond either target).
+// Rounding is IEEE 754 round-to-nearest, ties-to-even, everywhere, and
+// happens once, straight from the float64: going through a plain float32
+// conversion first would round twice and can be wrong by one ulp near ties.
+// The f16 and bf16 bit conversions delegate to ir's minifloat encoder
+// (ir.FloatBits, ir.FloatFromBits), so the values the interpreter computes
+// and the constants the parser reads and the printer writes share one
+// encoder; this package adds only its NaN policy (it hands out quiet NaNs,
+// where ir keeps signalling ones for mlir-opt's sake).
 //
-// The package imports nothing of the project so that every layer may use it.
+// The package imports only ir, the bottom layer, so every layer may use it.
 package numeric

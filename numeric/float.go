@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/x448/float16"
+	"github.com/ipuir/ipuir/ir"
 )
 
 // Kind is a floating-point element kind that values can be rounded to.
@@ -97,61 +97,57 @@ func RoundF32(x float64) float64 { return float64(float32(x)) }
 
 // F16FromFloat32 returns the binary16 bit pattern nearest to f (ties to even).
 // NaN becomes a quiet NaN that keeps the top of f's payload.
-func F16FromFloat32(f float32) uint16 { return float16.Fromfloat32(f).Bits() }
+func F16FromFloat32(f float32) uint16 { return bitsOf(float64(f), ir.F16) }
 
 // F16FromFloat64 returns the binary16 bit pattern nearest to x (ties to
-// even), rounding once: see the package comment on round-to-odd.
-func F16FromFloat64(x float64) uint16 { return F16FromFloat32(float32RoundToOdd(x)) }
+// even), rounding once, straight from x.
+func F16FromFloat64(x float64) uint16 { return bitsOf(x, ir.F16) }
 
 // F16ToFloat32 returns the value of the binary16 bit pattern h; every binary16
 // value is exactly representable in binary32.
-func F16ToFloat32(h uint16) float32 { return float16.Frombits(h).Float32() }
+func F16ToFloat32(h uint16) float32 { return float32(valueOf(h, ir.F16)) }
 
 // F16ToFloat64 returns the value of the binary16 bit pattern h.
-func F16ToFloat64(h uint16) float64 { return float64(F16ToFloat32(h)) }
+func F16ToFloat64(h uint16) float64 { return valueOf(h, ir.F16) }
 
 // BF16FromFloat32 returns the bfloat16 bit pattern nearest to f (ties to
 // even). NaN stays NaN: its top payload bits are kept and the quiet bit is
 // set, because plain truncation could clear every payload bit and turn a NaN
 // into an infinity.
-func BF16FromFloat32(f float32) uint16 {
-	bits := math.Float32bits(f)
-	if f != f { // NaN
-		return uint16(bits>>16) | 0x0040
-	}
-	// Adding 0x7FFF plus the lowest kept bit rounds to nearest with ties to
-	// even; a carry out of the fraction correctly bumps the exponent and
-	// turns the largest finite values into infinity.
-	lsb := (bits >> 16) & 1
-	return uint16((bits + 0x7FFF + lsb) >> 16)
-}
+func BF16FromFloat32(f float32) uint16 { return bitsOf(float64(f), ir.BF16) }
 
 // BF16FromFloat64 returns the bfloat16 bit pattern nearest to x (ties to
-// even), rounding once: see the package comment on round-to-odd.
-func BF16FromFloat64(x float64) uint16 { return BF16FromFloat32(float32RoundToOdd(x)) }
+// even), rounding once, straight from x.
+func BF16FromFloat64(x float64) uint16 { return bitsOf(x, ir.BF16) }
 
-// BF16ToFloat32 returns the value of the bfloat16 bit pattern b.
+// BF16ToFloat32 returns the value of the bfloat16 bit pattern b: bfloat16 is
+// the top half of a binary32, so this is a shift, exact for every pattern
+// (a signalling NaN stays signalling).
 func BF16ToFloat32(b uint16) float32 { return math.Float32frombits(uint32(b) << 16) }
 
 // BF16ToFloat64 returns the value of the bfloat16 bit pattern b.
-func BF16ToFloat64(b uint16) float64 { return float64(BF16ToFloat32(b)) }
+func BF16ToFloat64(b uint16) float64 { return valueOf(b, ir.BF16) }
 
-// float32RoundToOdd converts x to float32 rounding to odd: an inexact result
-// is the float32 just toward zero from x with its lowest significand bit
-// forced to 1. The odd bit records "something was cut off", so a later
-// round-to-nearest to a format at least two bits narrower (f16 has 11
-// significand bits, bf16 8, float32 24) sees a value that is never falsely a
-// tie, and gives the same result as rounding x directly.
-func float32RoundToOdd(x float64) float32 {
-	f := float32(x)
-	if float64(f) == x || x != x { // exact (including ±0 and ±Inf), or NaN
-		return f
+// bitsOf encodes x in the 16-bit kind with ir's encoder, the one the parser
+// and printer use, so that the interpreter and the IR never disagree about a
+// value's bits.
+func bitsOf(x float64, kind ir.FloatKind) uint16 {
+	b, _ := ir.FloatBits(quietNaN(x), kind)
+	return uint16(b)
+}
+
+// valueOf decodes the 16-bit pattern b of kind with ir's decoder.
+func valueOf(b uint16, kind ir.FloatKind) float64 {
+	return quietNaN(ir.FloatFromBits(uint64(b), kind))
+}
+
+// quietNaN sets the quiet bit of a NaN (the top fraction bit, which ir's
+// encoder carries over to the narrow kind) and returns other values as they
+// are. numeric hands out only quiet NaNs, as hardware conversions do, while
+// ir keeps signalling NaNs because mlir-opt prints NaN bits back verbatim.
+func quietNaN(x float64) float64 {
+	if x != x {
+		return math.Float64frombits(math.Float64bits(x) | 1<<51)
 	}
-	if math.Abs(float64(f)) > math.Abs(x) {
-		// Rounded away from zero (this includes overflow to ±Inf): step back
-		// toward zero to get the truncated value. Nextafter32 keeps the sign
-		// of zero when it steps down to it.
-		f = math.Nextafter32(f, 0)
-	}
-	return math.Float32frombits(math.Float32bits(f) | 1)
+	return x
 }

@@ -70,6 +70,31 @@ func TestF16NaN(t *testing.T) {
 	}
 }
 
+// numeric hands out quiet NaNs only, keeping the sign and the top of the
+// payload, even though ir's encoder underneath keeps signalling NaNs.
+func TestNaNsComeOutQuietWithTheirPayload(t *testing.T) {
+	f32 := math.Float32frombits
+	for _, c := range []struct {
+		name string
+		got  uint16
+		want uint16
+	}{
+		{"f16 of a low-payload sNaN", F16FromFloat32(f32(0x7F800001)), 0x7E00},
+		{"f16 of a negative sNaN keeps its payload", F16FromFloat32(f32(0xFFA00000)), 0xFF00},
+		{"bf16 of a negative sNaN keeps its payload", BF16FromFloat32(f32(0xFFA00000)), 0xFFE0},
+		{"f16 of a float64 sNaN", F16FromFloat64(math.Float64frombits(0x7FF4000000000000)), 0x7F00},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s: got %#04x, want %#04x", c.name, c.got, c.want)
+		}
+	}
+	// The signalling f16 NaN 0x7C01 decodes to a quiet float64 NaN whose
+	// payload still ends in the same bit.
+	if bits := math.Float64bits(F16ToFloat64(0x7C01)); bits != 0x7FF8040000000000 {
+		t.Errorf("F16ToFloat64(0x7c01) has bits %#x, want 0x7ff8040000000000", bits)
+	}
+}
+
 // Every binary16 value must survive a round trip, and every midpoint between
 // neighbours must go to the neighbour with the even bit pattern, while a
 // nudge either side of the midpoint decides it. This covers all ties of the
