@@ -200,22 +200,10 @@ func parseLLVMInt(s string) (int64, error) {
 // splitList splits a list option's value at top-level commas.
 func splitList(s string) []string {
 	var out []string
-	depth, start := 0, 0
-	var quote byte
+	var n nesting
+	start := 0
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			}
-		case c == '"' || c == '\'':
-			quote = c
-		case c == '{':
-			depth++
-		case c == '}':
-			depth--
-		case c == ',' && depth == 0:
+		if n.step(s[i]) && s[i] == ',' {
 			out = append(out, unwrapValue(s[start:i]))
 			start = i + 1
 		}
@@ -300,27 +288,49 @@ func escapeOptionString(s string) string {
 // balanced reports whether quotes close and braces match in an option
 // value, which is what lets it print back in braces and read back the same.
 func balanced(s string) bool {
-	depth := 0
-	var quote byte
+	var n nesting
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			}
-		case c == '"' || c == '\'':
-			quote = c
-		case c == '{':
-			depth++
-		case c == '}':
-			if depth--; depth < 0 {
-				return false
-			}
-		}
+		n.step(s[i])
 	}
-	return quote == 0 && depth == 0
+	return n.balanced()
 }
+
+// nesting follows an option value byte by byte through quoted text ('...'
+// or "...") and braces, the two ways a value keeps separators inside it;
+// one walker serves splitting lists, finding where a value ends and
+// checking balance, so the three can never disagree about what is nested.
+type nesting struct {
+	depth int  // open braces outside quotes
+	quote byte // the open quote, or 0
+	stray bool // a '}' closed nothing (depth stays 0 so scanning goes on)
+}
+
+// step takes the next byte c and reports whether it stands at top level:
+// outside quotes and braces, and itself neither a quote nor a brace.
+func (n *nesting) step(c byte) (topLevel bool) {
+	switch {
+	case n.quote != 0:
+		if c == n.quote {
+			n.quote = 0
+		}
+	case c == '"' || c == '\'':
+		n.quote = c
+	case c == '{':
+		n.depth++
+	case c == '}':
+		if n.depth == 0 {
+			n.stray = true
+		} else {
+			n.depth--
+		}
+	default:
+		return n.depth == 0
+	}
+	return false
+}
+
+// balanced reports whether every quote and brace seen so far was closed.
+func (n nesting) balanced() bool { return !n.stray && n.quote == 0 && n.depth == 0 }
 
 // optionArg is one `name=value` of an option string.
 type optionArg struct {
@@ -357,24 +367,9 @@ func splitOptionString(s string) []optionArg {
 // valueEnd finds the space that ends a value, skipping quoted and braced
 // text.
 func valueEnd(s string) int {
-	depth := 0
-	var quote byte
+	var n nesting
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			}
-		case c == '"' || c == '\'':
-			quote = c
-		case c == '{':
-			depth++
-		case c == '}':
-			if depth > 0 {
-				depth--
-			}
-		case c == ' ' && depth == 0:
+		if n.step(s[i]) && s[i] == ' ' {
 			return i
 		}
 	}
