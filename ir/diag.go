@@ -213,3 +213,35 @@ func expandTabs(line string, col int) (string, int) {
 	}
 	return out.String(), caret
 }
+
+// opPrinter prints an op for a diagnostic; see SetDiagnosticOpPrinter.
+var opPrinter struct {
+	sync.RWMutex
+	print func(*Operation) string
+}
+
+// SetDiagnosticOpPrinter installs how diagnostics spell an op that is part
+// of their message (MLIR's `diag << op`): the printer package installs the
+// generic form with local scope, which ir cannot produce itself since the
+// printer sits above it. Without one, an op is spelled by its quoted name.
+func SetDiagnosticOpPrinter(print func(*Operation) string) {
+	opPrinter.Lock()
+	opPrinter.print = print
+	opPrinter.Unlock()
+}
+
+// OpForDiagnostic spells op inside a diagnostic message as MLIR does: the
+// op printed, on a line of its own when it spans several.
+func OpForDiagnostic(op *Operation) string {
+	opPrinter.RLock()
+	print := opPrinter.print
+	opPrinter.RUnlock()
+	if print == nil {
+		return "'" + op.name + "'"
+	}
+	s := print(op)
+	if strings.Contains(s, "\n") {
+		return "\n" + s
+	}
+	return s
+}

@@ -144,69 +144,153 @@ func (c *domCache) before(a, b *Operation) bool {
 	return pos[a] < pos[b]
 }
 
-func verifyDominance(top *Operation) *Diagnostic {
-	cache := newDomCache()
-	var fail *Diagnostic
-	top.Walk(func(op *Operation) WalkResult {
-		for i, v := range op.Operands() {
-			if note, ok := dominatesUse(cache, v, op); !ok {
-				fail = opErr(op, "operand #%d does not dominate this use", i)
-				fail.Message = "operand #" + itoa(i) + " does not dominate this use"
-				fail.AttachNote(v.Loc(), "operand defined here (%s)", note)
-				return WalkInterrupt
+// verifyDominance checks that every use in op's regions is dominated by
+// its definition, as MLIR's verifier does: ops in blocks that cannot be
+// reached from their region's entry are not checked (their nested regions
+// are), and ops isolated from above are left to their own verification.
+func verifyDominance(op *Operation, cache *domCache) *Diagnostic {
+	for _, r := range op.regions {
+		for _, b := range r.blocks {
+			// The only block is the entry; others need the dominator tree.
+			reachable := len(r.blocks) == 1 || cache.get(r).Reachable(b)
+			for o := b.first; o != nil; o = o.next {
+				if reachable {
+					for i, v := range o.Operands() {
+						if !properlyDominates(cache, v, o) {
+							return invalidOperandDominance(o, i)
+						}
+					}
+				}
+				if len(o.regions) > 0 && !o.HasTrait(TraitIsolatedFromAbove) {
+					if d := verifyDominance(o, cache); d != nil {
+						return d
+					}
+				}
 			}
 		}
-		return WalkAdvance
-	})
-	return fail
+	}
+	return nil
 }
 
-func itoa(i int) string {
-	var p AsmPrinter
-	p.WriteInt(int64(i))
-	return p.String()
+// properlyDominates reports whether v is available at user: a block
+// argument in its block and the blocks that block dominates, a result
+// after its op (never inside the op's own regions, in a region with
+// dominance). Uses in nested regions count at their ancestor in the
+// definition's region.
+func properlyDominates(cache *domCache, v *Value, user *Operation) bool {
+	if v.owner == nil {
+		b := v.OwnerBlock()
+		return b != nil && user.block != nil && (b == user.block || blockProperlyDominates(cache, b, user.block))
+	}
+	def := v.owner
+	if def.block == nil || user.block == nil {
+		return false
+	}
+	r := def.block.parent
+	if def == user {
+		return IsGraphRegion(r)
+	}
+	anc := user
+	if r != user.block.parent {
+		anc = ancestorIn(user, r)
+		if anc == nil {
+			return false
+		}
+	}
+	if anc.block == def.block {
+		return IsGraphRegion(r) || (def != anc && cache.before(def, anc))
+	}
+	return cache.get(r).properlyDominates(def.block, anc.block)
 }
 
-// dominatesUse reports whether v is available at user; when it is not,
-// it says where v is defined relative to user.
-func dominatesUse(cache *domCache, v *Value, user *Operation) (string, bool) {
-	defBlock := v.OwnerBlock()
-	if defBlock == nil || defBlock.parent == nil {
-		return "op detached from the IR", false
+// blockProperlyDominates is MLIR's properlyDominates for blocks: b in a
+// nested region counts at its ancestor block in a's region, which a then
+// contains.
+func blockProperlyDominates(cache *domCache, a, b *Block) bool {
+	r := a.parent
+	if a == b {
+		return r != nil && IsGraphRegion(r)
 	}
-	r := defBlock.parent
-	anc := ancestorIn(user, r)
-	if anc == nil {
-		if user.ParentRegion() != nil && v.ParentRegion() != nil && v.ParentRegion().parent != nil && v.ParentRegion().parent.IsAncestor(user) {
-			return "op in a child region", false
+	if r != b.parent {
+		b = ancestorBlockIn(b, r)
+		if b == nil {
+			return false
 		}
-		return "op in a child region", false
-	}
-	// Graph regions have no dominance: even an op's own results are
-	// visible inside its regions (mlir-opt accepts that too).
-	if IsGraphRegion(r) {
-		return "", true
-	}
-	if v.owner != nil && v.owner == anc {
-		return "op in a parent region", false
-	}
-	if anc.block == defBlock {
-		if v.owner == nil {
-			return "", true
+		if a == b {
+			return true
 		}
-		if cache.before(v.owner, anc) {
-			return "", true
-		}
-		if !cache.get(r).Reachable(defBlock) {
-			return "", true
-		}
-		if anc == user {
-			return "op in the same block", false
-		}
-		return "op in a parent region", false
 	}
-	if cache.get(r).Dominates(defBlock, anc.block) {
-		return "", true
+	return cache.get(r).properlyDominates(a, b)
+}
+
+// ancestorBlockIn returns the block of region r that is b or encloses it.
+func ancestorBlockIn(b *Block, r *Region) *Block {
+	for b != nil && b.parent != r {
+		op := b.ParentOp()
+		if op == nil {
+			return nil
+		}
+		b = op.block
 	}
-	return "op in the same region", false
+	return b
+}
+
+// properlyDominates is the dominator tree's answer for two blocks of its
+// region: an unreachable block is dominated by every other block, and an
+// unreachable block dominates none.
+func (di *DominanceInfo) properlyDominates(a, b *Block) bool {
+	if a == b {
+		return false
+	}
+	if !di.Reachable(b) {
+		return true
+	}
+	if !di.Reachable(a) {
+		return false
+	}
+	return di.Dominates(a, b)
+}
+
+// invalidOperandDominance reports operand i of op, with mlir-opt's note on
+// where the operand is defined relative to op.
+func invalidOperandDominance(op *Operation, i int) *Diagnostic {
+	d := plainOpErr(op, "operand #%d does not dominate this use", i)
+	v := op.Operand(i)
+	useRegion := op.block.parent
+	where := func(defRegion *Region, same, parent, child, neither string) string {
+		switch {
+		case defRegion == useRegion:
+			return same
+		case defRegion.IsAncestor(useRegion):
+			return parent
+		case useRegion.IsAncestor(defRegion):
+			return child
+		}
+		return neither
+	}
+	if def := v.owner; def != nil {
+		rel := "op in the same block"
+		if def.block != op.block {
+			rel = where(def.block.parent, "op in the same region", "op in a parent region",
+				"op in a child region", "op is neither in a parent nor in a child region")
+		}
+		d.AttachNote(def.loc, "operand defined here (%s)", rel)
+		return d
+	}
+	b := v.OwnerBlock()
+	var loc Location = &UnknownLoc{}
+	if ctx := op.Context(); ctx != nil {
+		loc = ctx.UnknownLoc()
+	}
+	if parent := b.ParentOp(); parent != nil {
+		loc = parent.loc
+	}
+	if b.parent == nil {
+		d.AttachNote(loc, " (block without parent)")
+		return d
+	}
+	rel := where(b.parent, "in the same region", "in a parent region", "in a child region",
+		"neither in a parent nor in a child region")
+	d.AttachNote(loc, "operand defined as a block argument (block #%d %s)", b.Index(), rel)
+	return d
 }

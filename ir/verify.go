@@ -5,24 +5,34 @@ import (
 	"strings"
 )
 
-// Verify checks op and everything nested in it, in a fixed order:
-//  1. structure: block ownership, terminators, successors;
-//  2. each op's declared constraints (operands, results, attributes,
-//     regions, successors, traits, parents, symbol uniqueness);
-//  3. each op's Verify hook;
-//  4. each op's VerifyRegions hook, after its regions;
-//  5. dominance of every use by its definition (graph regions excepted).
+// Verify checks op and everything nested in it in mlir-opt's order, so
+// that of several faults the one reported is the one mlir-opt reports:
+//
+//   - an op on entrance: null operands, its declared constraints and
+//     Verify hook, then per region the entry block's predecessors;
+//   - its blocks in order: on entrance an empty block that needs a
+//     terminator and branches out of the middle, then each op (ops
+//     isolated from above are left for later), and on exit branches to
+//     other regions and the terminator;
+//   - the op on exit: its isolated-from-above children, each verified
+//     whole (dominance included), then its region invariants (symbol
+//     tables, isolation, the VerifyRegions hook);
+//   - dominance of every use in the op's regions, skipping blocks that
+//     cannot be reached (graph regions have none to check).
 //
 // It returns the first failure as a *Diagnostic. Diagnostics whose Op is
-// set let tools attach "see current operation" notes.
+// set let tools attach "see current operation" notes; those that mlir-opt
+// emits at a bare location (an empty block, an entry block with
+// predecessors) leave it unset, since mlir-opt attaches no such note.
 func Verify(op *Operation) *Diagnostic {
-	if d := verifyStructure(op); d != nil {
+	return verifyOpAndDominance(op, newDomCache())
+}
+
+func verifyOpAndDominance(op *Operation, cache *domCache) *Diagnostic {
+	if d := verifyOperation(op, cache); d != nil {
 		return d
 	}
-	if d := verifyOps(op); d != nil {
-		return d
-	}
-	return verifyDominance(op)
+	return verifyDominance(op, cache)
 }
 
 // VerifyOne runs the checks of steps 2 and 3 on op alone.
@@ -30,6 +40,13 @@ func VerifyOne(op *Operation) *Diagnostic {
 	if d := verifyDeclared(op); d != nil {
 		return d
 	}
+	if d := verifyRegionTraits(op); d != nil {
+		return d
+	}
+	return verifyHook(op)
+}
+
+func verifyHook(op *Operation) *Diagnostic {
 	if op.def != nil && op.def.Verify != nil {
 		if err := op.def.Verify(op); err != nil {
 			d := AsDiagnostic(err, op)
@@ -48,6 +65,14 @@ func opErr(op *Operation, format string, args ...any) *Diagnostic {
 	return d
 }
 
+// plainOpErr is an error at op without the `'name' op` prefix (MLIR's
+// op->emitError), with op set for the "see current operation" note.
+func plainOpErr(op *Operation, format string, args ...any) *Diagnostic {
+	d := op.EmitError(format, args...)
+	d.Op = op
+	return d
+}
+
 // IsGraphRegion reports whether r's ops may use values before defining
 // them: regions of ops marked GraphRegion, and single-block regions of
 // unregistered ops.
@@ -62,90 +87,131 @@ func IsGraphRegion(r *Region) bool {
 	return op.def.Traits&TraitGraphRegion != 0
 }
 
-func needsTerminator(r *Region) bool {
-	op := r.parent
-	if op.def == nil {
+// mayLackTerminator reports whether b may end without a terminator: it is
+// the only block of its region, and the region's op is unregistered or
+// has the NoTerminator trait.
+func mayLackTerminator(b *Block) bool {
+	r := b.parent
+	if r == nil {
+		return true
+	}
+	if len(r.blocks) != 1 {
 		return false
 	}
-	return op.def.Traits&TraitNoTerminator == 0
+	op := r.parent
+	return op == nil || op.def == nil || op.def.Traits&TraitNoTerminator != 0
 }
 
-func verifyStructure(top *Operation) *Diagnostic {
-	var fail *Diagnostic
-	top.Walk(func(op *Operation) WalkResult {
-		for i, o := range op.operands {
-			if o.value == nil {
-				fail = opErr(op, "null operand found")
-				_ = i
-				return WalkInterrupt
-			}
-		}
-		for _, r := range op.regions {
-			for bi, b := range r.blocks {
-				if b.parent != r {
-					fail = opErr(op, "block is not owned by its region")
-					return WalkInterrupt
-				}
-				if b.first == nil {
-					if needsTerminator(r) || (op.def == nil && len(r.blocks) > 1) {
-						fail = opErr(op, "empty block: expect at least a terminator")
-						return WalkInterrupt
-					}
-					continue
-				}
-				for o := b.first; o != nil; o = o.next {
-					if o.block != b {
-						fail = opErr(o, "operation is not owned by its block")
-						return WalkInterrupt
-					}
-					if o.next != nil && (len(o.successors) > 0 || o.HasTrait(TraitTerminator)) {
-						if len(o.successors) > 0 {
-							fail = opErr(o, "operation with block successors must terminate its parent block")
-						} else {
-							fail = opErr(o, "must be the last operation in the parent block")
-						}
-						return WalkInterrupt
-					}
-					for _, s := range o.successors {
-						if s.parent != r {
-							fail = opErr(o, "reference to block defined in another region")
-							return WalkInterrupt
-						}
-						if s == r.blocks[0] {
-							fail = opErr(o, "entry block of region may not have predecessors")
-							fail.Message = fmt.Sprintf("'%s' op %s", o.name, "entry block of region may not have predecessors")
-							return WalkInterrupt
-						}
-					}
-				}
-				if needsTerminator(r) {
-					last := b.last
-					if last.def != nil && !last.HasTrait(TraitTerminator) {
-						fail = Errorf(last.loc, "block with no terminator, has '%s'", last.name)
-						fail.Op = last
-						return WalkInterrupt
-					}
-				}
-				_ = bi
-			}
-		}
-		return WalkAdvance
-	})
-	return fail
+func isolatedWithRegions(op *Operation) bool {
+	return len(op.regions) > 0 && op.HasTrait(TraitIsolatedFromAbove)
 }
 
-func verifyOps(op *Operation) *Diagnostic {
-	if d := VerifyOne(op); d != nil {
+// verifyOperation verifies op and the ops nested in it, stopping at ops
+// isolated from above, which it verifies whole at op's exit.
+func verifyOperation(op *Operation, cache *domCache) *Diagnostic {
+	if d := verifyOpEntrance(op); d != nil {
 		return d
 	}
 	for _, r := range op.regions {
 		for _, b := range r.blocks {
+			if d := verifyBlock(r, b, cache); d != nil {
+				return d
+			}
+		}
+	}
+	return verifyOpExit(op, cache)
+}
+
+func verifyOpEntrance(op *Operation) *Diagnostic {
+	for _, o := range op.operands {
+		if o.value == nil {
+			return plainOpErr(op, "null operand found")
+		}
+	}
+	if op.next != nil && op.HasTrait(TraitTerminator) {
+		return opErr(op, "must be the last operation in the parent block")
+	}
+	if d := verifyDeclared(op); d != nil {
+		return d
+	}
+	if d := verifyHook(op); d != nil {
+		return d
+	}
+	for _, r := range op.regions {
+		if len(r.blocks) == 0 {
+			continue
+		}
+		entry := r.blocks[0]
+		for _, b := range r.blocks {
 			for o := b.first; o != nil; o = o.next {
-				if d := verifyOps(o); d != nil {
-					return d
+				for _, s := range o.successors {
+					if s == entry {
+						// At the region's op, as mlir-opt reports it.
+						return Errorf(op.loc, "entry block of region may not have predecessors")
+					}
 				}
 			}
 		}
+	}
+	return nil
+}
+
+func verifyBlock(r *Region, b *Block, cache *domCache) *Diagnostic {
+	if b.parent != r {
+		return opErr(r.parent, "block is not owned by its region")
+	}
+	if b.first == nil {
+		if mayLackTerminator(b) {
+			return nil
+		}
+		// At the region's op, as mlir-opt reports it.
+		return Errorf(r.parent.loc, "empty block: expect at least a terminator")
+	}
+	for o := b.first; o != nil; o = o.next {
+		if o.block != b {
+			return opErr(o, "operation is not owned by its block")
+		}
+		if o.next != nil && len(o.successors) > 0 {
+			return plainOpErr(o, "operation with block successors must terminate its parent block")
+		}
+	}
+	for o := b.first; o != nil; o = o.next {
+		if isolatedWithRegions(o) {
+			continue // verified whole at the exit of b's op
+		}
+		if d := verifyOperation(o, cache); d != nil {
+			return d
+		}
+	}
+	last := b.last
+	for _, s := range last.successors {
+		if s.parent != r {
+			return opErr(last, "branching to block of a different region")
+		}
+	}
+	if mayLackTerminator(b) {
+		return nil
+	}
+	if last.def != nil && !last.HasTrait(TraitTerminator) {
+		return plainOpErr(last, "block with no terminator, has %s", OpForDiagnostic(last))
+	}
+	return nil
+}
+
+func verifyOpExit(op *Operation, cache *domCache) *Diagnostic {
+	for _, r := range op.regions {
+		for _, b := range r.blocks {
+			for o := b.first; o != nil; o = o.next {
+				if isolatedWithRegions(o) {
+					if d := verifyOpAndDominance(o, cache); d != nil {
+						return d
+					}
+				}
+			}
+		}
+	}
+	if d := verifyRegionTraits(op); d != nil {
+		return d
 	}
 	if op.def != nil && op.def.VerifyRegions != nil {
 		if err := op.def.VerifyRegions(op); err != nil {
@@ -331,6 +397,17 @@ func verifyDeclared(op *Operation) *Diagnostic {
 		if _, ok := op.Attr(SymbolAttrName).(*StringAttr); !ok {
 			return opErr(op, "requires string attribute '%s'", SymbolAttrName)
 		}
+	}
+	return nil
+}
+
+// verifyRegionTraits checks the traits that concern an op's regions as a
+// whole (MLIR's region traits, checked once the regions are verified):
+// symbol tables and isolation from above.
+func verifyRegionTraits(op *Operation) *Diagnostic {
+	def := op.def
+	if def == nil {
+		return nil
 	}
 	if def.Traits&TraitSymbolTable != 0 {
 		if d := verifySymbolTable(op); d != nil {

@@ -28,6 +28,14 @@ func Print(w io.Writer, op *ir.Operation, opts Options) error {
 	return p.asm.Flush()
 }
 
+// Diagnostics that name an op in their message (the verifier's "block with
+// no terminator, has <op>") print it as MLIR's do: generic, local scope.
+func init() {
+	ir.SetDiagnosticOpPrinter(func(op *ir.Operation) string {
+		return OpString(op, Options{Generic: true})
+	})
+}
+
 // OpString prints one op on its own, as MLIR's diagnostics do for "see
 // current operation" notes: with local scope (names counted from the
 // nearest isolated-from-above op, no aliases) and no trailing newline. An
