@@ -281,28 +281,44 @@ func isIntOrIndexOrFloat(t ir.Type) bool {
 	return false
 }
 
-func (p *parser) parseTensorType() (ir.Type, error) {
+// shapedTypeStart is how tensor and memref types begin: '<', then `*x`
+// (unranked) or a ranked dimension list, then the element type.
+type shapedTypeStart struct {
+	dims     []int64 // nil when unranked
+	unranked bool
+	elemTok  Token // where the element type starts, for errors about it
+	elem     ir.Type
+}
+
+// parseShapedTypeStart reads the keyword and the shapedTypeStart of a tensor
+// or memref type; kind ("tensor", "memref") names the type in errors.
+func (p *parser) parseShapedTypeStart(kind string) (shapedTypeStart, error) {
+	var st shapedTypeStart
 	p.Next()
-	if err := p.expect(Less, "expected '<' in tensor type"); err != nil {
-		return nil, err
+	if err := p.expect(Less, "expected '<' in "+kind+" type"); err != nil {
+		return st, err
 	}
-	unranked := false
-	var dims []int64
 	var err error
 	if p.consumeIf(Star) {
-		unranked = true
+		st.unranked = true
 		err = p.parseXInDimensionList()
 	} else {
-		dims, err = p.parseDimensionListRanked()
+		st.dims, err = p.parseDimensionListRanked()
 	}
+	if err != nil {
+		return st, err
+	}
+	st.elemTok = p.tok
+	st.elem, err = p.parseType()
+	return st, err
+}
+
+func (p *parser) parseTensorType() (ir.Type, error) {
+	st, err := p.parseShapedTypeStart("tensor")
 	if err != nil {
 		return nil, err
 	}
-	elemTok := p.tok
-	elem, err := p.parseType()
-	if err != nil {
-		return nil, err
-	}
+	unranked, dims, elem := st.unranked, st.dims, st.elem
 	var enc ir.Attribute
 	if p.consumeIf(Comma) {
 		if enc, err = p.parseAttribute(nil); err != nil {
@@ -313,7 +329,7 @@ func (p *parser) parseTensorType() (ir.Type, error) {
 		return nil, err
 	}
 	if !validTensorElement(elem) {
-		return nil, p.errorAt(elemTok, "invalid tensor element type")
+		return nil, p.errorAt(st.elemTok, "invalid tensor element type")
 	}
 	if unranked {
 		if enc != nil {
@@ -326,29 +342,13 @@ func (p *parser) parseTensorType() (ir.Type, error) {
 
 func (p *parser) parseMemRefType() (ir.Type, error) {
 	memTok := p.tok
-	p.Next()
-	if err := p.expect(Less, "expected '<' in memref type"); err != nil {
-		return nil, err
-	}
-	unranked := false
-	var dims []int64
-	var err error
-	if p.consumeIf(Star) {
-		unranked = true
-		err = p.parseXInDimensionList()
-	} else {
-		dims, err = p.parseDimensionListRanked()
-	}
+	st, err := p.parseShapedTypeStart("memref")
 	if err != nil {
 		return nil, err
 	}
-	elemTok := p.tok
-	elem, err := p.parseType()
-	if err != nil {
-		return nil, err
-	}
+	unranked, dims, elem := st.unranked, st.dims, st.elem
 	if !validMemRefElement(elem) {
-		return nil, p.errorAt(elemTok, "invalid memref element type")
+		return nil, p.errorAt(st.elemTok, "invalid memref element type")
 	}
 	var layout, space ir.Attribute
 	if !p.consumeIf(Greater) {
