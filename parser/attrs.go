@@ -234,18 +234,33 @@ func (p *parser) parseSymbolRef() (ir.Attribute, error) {
 	return p.ctx.SymbolRef(root, nested...), nil
 }
 
+// givenOrColonType is the type of a literal: the one its context gave
+// (given, when not nil), else the `: type` that must follow it.
+func (p *parser) givenOrColonType(given ir.Type) (ir.Type, error) {
+	if given != nil {
+		return given, nil
+	}
+	if err := p.expect(Colon, "expected ':'"); err != nil {
+		return nil, err
+	}
+	return p.parseType()
+}
+
+// givenOrOptionalColonType is givenOrColonType for literals whose `: type`
+// may be left out, meaning dflt (f64 for floats, i64 for integers).
+func (p *parser) givenOrOptionalColonType(given, dflt ir.Type) (ir.Type, error) {
+	if given == nil && p.tok.Kind != Colon {
+		return dflt, nil
+	}
+	return p.givenOrColonType(given)
+}
+
 func (p *parser) parseFloatAttr(t ir.Type, negative bool) (ir.Attribute, error) {
 	lit := p.tok
 	p.Next()
-	if t == nil {
-		if p.consumeIf(Colon) {
-			var err error
-			if t, err = p.parseType(); err != nil {
-				return nil, err
-			}
-		} else {
-			t = p.ctx.F64()
-		}
+	t, err := p.givenOrOptionalColonType(t, p.ctx.F64())
+	if err != nil {
+		return nil, err
 	}
 	ft, ok := t.(*ir.FloatType)
 	if !ok {
@@ -280,15 +295,9 @@ func (p *parser) floatFromIntLiteral(lit Token, negative bool, ft *ir.FloatType)
 func (p *parser) parseDecOrHexAttr(t ir.Type, negative bool) (ir.Attribute, error) {
 	lit := p.tok
 	p.Next()
-	if t == nil {
-		if p.consumeIf(Colon) {
-			var err error
-			if t, err = p.parseType(); err != nil {
-				return nil, err
-			}
-		} else {
-			t = p.ctx.I(64)
-		}
+	t, err := p.givenOrOptionalColonType(t, p.ctx.I(64))
+	if err != nil {
+		return nil, err
 	}
 	if ft, ok := t.(*ir.FloatType); ok {
 		v, err := p.floatFromIntLiteral(lit, negative, ft)

@@ -160,14 +160,9 @@ func hasStaticShape(t ir.ShapedType) bool {
 // parseElementsLiteralType parses the `: type` after a literal (unless the
 // context gave t) and checks that it is a statically shaped type.
 func (p *parser) parseElementsLiteralType(t ir.Type) (ir.ShapedType, error) {
-	if t == nil {
-		if err := p.expect(Colon, "expected ':'"); err != nil {
-			return nil, err
-		}
-		var err error
-		if t, err = p.parseType(); err != nil {
-			return nil, err
-		}
+	t, err := p.givenOrColonType(t)
+	if err != nil {
+		return nil, err
 	}
 	st, ok := t.(ir.ShapedType)
 	if !ok {
@@ -424,13 +419,10 @@ func (p *parser) parseDenseResourceAttr(t ir.Type) (ir.Attribute, error) {
 	typeTok := kw
 	if t == nil {
 		typeTok = p.tok
-		if err := p.expect(Colon, "expected ':'"); err != nil {
-			return nil, err
-		}
-		var err error
-		if t, err = p.parseType(); err != nil {
-			return nil, err
-		}
+	}
+	t, err := p.givenOrColonType(t)
+	if err != nil {
+		return nil, err
 	}
 	st, ok := t.(ir.ShapedType)
 	if !ok {
