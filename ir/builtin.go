@@ -21,7 +21,7 @@ func builtinDialect() *Dialect {
 					{Name: SymbolAttrName, Kind: StringAttrKind, Optional: true},
 					{Name: VisibilityAttrName, Kind: StringAttrKind, Optional: true},
 				},
-				Regions: []RegionDef{{Name: "bodyRegion", SingleBlock: true}},
+				Regions: []RegionDef{{Name: "bodyRegion", SingleBlock: true, Blocks: 1}},
 				Traits: TraitIsolatedFromAbove | TraitSymbolTable | TraitNoTerminator | TraitGraphRegion |
 					TraitSingleBlock | TraitAffineScope,
 				DefaultDialect: "builtin",

@@ -153,9 +153,13 @@ type AttrDef struct {
 
 // RegionDef declares a region.
 type RegionDef struct {
-	Name        string
+	Name string
+	// SingleBlock: at most one block.
 	SingleBlock bool
-	Variadic    bool
+	// Blocks, when positive, is the exact number of blocks the region
+	// must have (ODS's SizedRegion<N>): a module's body has one.
+	Blocks   int
+	Variadic bool
 }
 
 // FoldResult is one folded result: a constant attribute or an existing value.

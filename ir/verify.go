@@ -333,15 +333,13 @@ func verifyDeclared(op *Operation) *Diagnostic {
 	if d := verifyValueGroups(op, "result", def.Results, op.results, "resultSegmentSizes"); d != nil {
 		return d
 	}
+	// As ODS-generated verifiers do: presence in name order first, then
+	// each attribute's constraint in declared order.
+	if name, missing := missingAttribute(op, def); missing {
+		return opErr(op, "requires attribute '%s'", name)
+	}
 	for _, a := range def.Attributes {
-		v := op.Attr(a.Name)
-		if v == nil {
-			if !a.Optional {
-				return opErr(op, "requires attribute '%s'", a.Name)
-			}
-			continue
-		}
-		if a.Kind.Pred != nil && !a.Kind.Pred(v) {
+		if v := op.Attr(a.Name); v != nil && a.Kind.Pred != nil && !a.Kind.Pred(v) {
 			return opErr(op, "attribute '%s' failed to satisfy constraint: %s", a.Name, a.Kind.Desc)
 		}
 	}
@@ -352,6 +350,11 @@ func verifyDeclared(op *Operation) *Diagnostic {
 	for i, r := range op.regions {
 		if i < len(def.Regions) && def.Regions[i].SingleBlock && len(r.blocks) > 1 || def.Traits&TraitSingleBlock != 0 && len(r.blocks) > 1 {
 			return opErr(op, "expects region #%d to have 0 or 1 blocks", i)
+		}
+	}
+	for i, r := range op.regions {
+		if i < len(def.Regions) && def.Regions[i].Blocks > 0 && len(r.blocks) != def.Regions[i].Blocks {
+			return opErr(op, "region #%d ('%s') failed to verify constraint: region with %d blocks", i, def.Regions[i].Name, def.Regions[i].Blocks)
 		}
 	}
 	if def.Successors >= 0 && len(op.successors) != def.Successors {
@@ -420,6 +423,18 @@ func verifyRegionTraits(op *Operation) *Diagnostic {
 		}
 	}
 	return nil
+}
+
+// missingAttribute returns the first required attribute, by name, that op
+// lacks.
+func missingAttribute(op *Operation, def *OpDef) (string, bool) {
+	first, missing := "", false
+	for _, a := range def.Attributes {
+		if !a.Optional && op.Attr(a.Name) == nil && (!missing || a.Name < first) {
+			first, missing = a.Name, true
+		}
+	}
+	return first, missing
 }
 
 // countWord spells counts as ODS messages do: "zero regions", "one region", "2 regions".

@@ -152,3 +152,28 @@ func TestVerifyIsolatedOpsAfterSiblings(t *testing.T) {
 	f.op(xb[0], "x.br", nil, nil, xb[1])
 	wantDiag(t, Verify(m), x, "empty block: expect at least a terminator", false)
 }
+
+// Required attributes are checked in name order (ODS sorts them), and a
+// region declared with a block count must have exactly that many.
+func TestVerifyDeclaredOrderAndRegionSize(t *testing.T) {
+	c := NewContext()
+	c.AllowUnregisteredDialects = true
+	err := c.RegisterDialect(&Dialect{Name: "w", Ops: []*OpDef{
+		{Name: "w.op", Attributes: []AttrDef{{Name: "zeta", Kind: StringAttrKind}, {Name: "alpha", Kind: StringAttrKind}}},
+		{Name: "w.one", Regions: []RegionDef{{Name: "body", Blocks: 1}}, Traits: TraitNoTerminator},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := NewBuilder(c)
+	m := NewModule(c, c.UnknownLoc())
+	b.SetInsertionPointToEnd(ModuleBody(m))
+	op := b.Create(&OperationState{Name: "w.op", Loc: c.FileLineCol("w", 1, 1)})
+	wantDiag(t, Verify(op), op, "'w.op' op requires attribute 'alpha'", true)
+	one := b.Create(&OperationState{Name: "w.one", NumRegions: 1, Loc: c.FileLineCol("w", 2, 1)})
+	wantDiag(t, Verify(one), one, "'w.one' op region #0 ('body') failed to verify constraint: region with 1 blocks", true)
+	b.CreateBlock(one.Region(0), nil, nil)
+	if d := Verify(one); d != nil {
+		t.Errorf("one block: %v", d)
+	}
+}
