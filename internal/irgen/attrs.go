@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/big"
 	mrand "math/rand"
+	"strconv"
 	"strings"
 )
 
@@ -282,6 +283,17 @@ func hexBits(v uint64, bits int) string {
 // with a '.', sometimes an exponent, sometimes many digits.
 func (g *gen) decimalFloat(fk *floatKind) string {
 	g.mark(AttrFloatDecimal)
+	if fk.bits > 64 {
+		if !g.maybe(AttrFloatWideInexact, 0.05) {
+			// A binary fraction of a few digits: printed alike by all.
+			v := float64(g.between(1, 9999)) / float64(int(1)<<g.between(0, 3))
+			s := strconv.FormatFloat(v, 'f', -1, 64)
+			if !strings.Contains(s, ".") {
+				s += ".0"
+			}
+			return pick(g, []string{"", "-"}) + s
+		}
+	}
 	sign := pick(g, []string{"", "", "-"})
 	digits := g.between(1, 4)
 	if g.maybe(AttrFloatLongDigits, 0.1) {

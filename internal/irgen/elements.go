@@ -156,6 +156,11 @@ func (g *gen) denseAttr() string {
 			s = []int64{8, int64(g.between(13, 16))}
 		}
 	}
+	if e.kind == eString && !g.on(AttrDenseStringEmpty) {
+		for i := range s {
+			s[i] = max(s[i], 1)
+		}
+	}
 	// Nested lists infer no shape below an empty list, so only when the
 	// last dimension is the first zero one can they spell no elements;
 	// otherwise only dense<> can.
@@ -186,6 +191,9 @@ func (g *gen) denseAttr() string {
 	}
 	if n == 0 {
 		g.mark(AttrDenseEmpty)
+		if e.kind == eString {
+			g.mark(AttrDenseStringEmpty)
+		}
 		if firstZero != len(s)-1 || g.chance(0.4) {
 			return "dense<> : " + typeText
 		}

@@ -16,6 +16,7 @@ const (
 	ForwardReference     Feature = "forward-reference"           // a use before its definition, in a graph region
 	OwnResultInRegion    Feature = "own-result-in-region"        // a graph-region op's region uses its results
 	Successors           Feature = "successors"                  // "d.br"()[^bb1]
+	DuplicateSuccessor   Feature = "successor-duplicate"         // "d.br"()[^bb1, ^bb1]
 	SuccessorOperands    Feature = "successor-operands"          // values passed to block arguments
 	BlockArguments       Feature = "block-arguments"             // ^bb1(%a: i32)
 	EntryBlockArguments  Feature = "entry-block-arguments"       // ^bb0(%a: i32) in an op's region
@@ -116,12 +117,15 @@ const (
 	AttrFloatOverflow         Feature = "attr-float-overflow" // 1.0e39 : f32 becomes inf
 	AttrFloatNegZero          Feature = "attr-float-negative-zero"
 	AttrFloatLongDigits       Feature = "attr-float-long-digits" // rounding of many digits
-	AttrFloatDefault          Feature = "attr-float-default-type"
-	AttrString                Feature = "attr-string"
-	AttrStringEscapes         Feature = "attr-string-escapes" // \n \t \" \\ \XX
-	AttrStringRawTab          Feature = "attr-string-raw-tab"
-	AttrStringUTF8            Feature = "attr-string-utf8"
-	AttrStringTyped           Feature = "attr-string-typed" // "s" : i32
+	// AttrFloatWideInexact: an f80 or f128 decimal literal whose value
+	// seven significant digits do not give exactly (0.1 : f80).
+	AttrFloatWideInexact Feature = "attr-float-wide-inexact"
+	AttrFloatDefault     Feature = "attr-float-default-type"
+	AttrString           Feature = "attr-string"
+	AttrStringEscapes    Feature = "attr-string-escapes" // \n \t \" \\ \XX
+	AttrStringRawTab     Feature = "attr-string-raw-tab"
+	AttrStringUTF8       Feature = "attr-string-utf8"
+	AttrStringTyped      Feature = "attr-string-typed" // "s" : i32
 	// AttrStringTypedNone: "s" : none, which is "s".
 	AttrStringTypedNone Feature = "attr-string-typed-none"
 	AttrUnit            Feature = "attr-unit"
@@ -136,6 +140,8 @@ const (
 	AttrDenseIndex      Feature = "attr-dense-index"
 	AttrDenseString     Feature = "attr-dense-string"
 	AttrDenseEmpty      Feature = "attr-dense-empty"
+	// AttrDenseStringEmpty: string elements, none of them.
+	AttrDenseStringEmpty Feature = "attr-dense-string-empty"
 	// AttrDenseStringEmptyInner: no string elements, with a zero dimension
 	// before the last one (tensor<0x4x!d.s>): only dense<> can spell it.
 	AttrDenseStringEmptyInner Feature = "attr-dense-string-empty-inner"
@@ -171,17 +177,21 @@ const (
 
 // Locations.
 const (
-	LocFile         Feature = "loc-file"
-	LocName         Feature = "loc-name"
-	LocNameChild    Feature = "loc-name-child" // "n"("f":1:2)
-	LocCallSite     Feature = "loc-callsite"
-	LocFused        Feature = "loc-fused"
-	LocFusedMeta    Feature = "loc-fused-metadata"
-	LocUnknown      Feature = "loc-unknown"
-	LocAlias        Feature = "loc-alias"         // #loc = loc(...) defined before use
-	LocAliasForward Feature = "loc-alias-forward" // used in a trailing loc(#a) before the end-of-file definition
-	LocBlockArg     Feature = "loc-block-argument"
-	LocImplicit     Feature = "loc-implicit" // no loc(): the op's position in the file
+	LocFile          Feature = "loc-file"
+	LocFileEmptyName Feature = "loc-file-empty-name" // "":1:2
+	LocName          Feature = "loc-name"
+	LocNameChild     Feature = "loc-name-child" // "n"("f":1:2)
+	LocCallSite      Feature = "loc-callsite"
+	LocFused         Feature = "loc-fused"
+	LocFusedMeta     Feature = "loc-fused-metadata"
+	// LocFusedMetadataUnknown: fused<m>[...] whose locations are all
+	// unknown ones, or none.
+	LocFusedMetadataUnknown Feature = "loc-fused-metadata-unknown"
+	LocUnknown              Feature = "loc-unknown"
+	LocAlias                Feature = "loc-alias"         // #loc = loc(...) defined before use
+	LocAliasForward         Feature = "loc-alias-forward" // used in a trailing loc(#a) before the end-of-file definition
+	LocBlockArg             Feature = "loc-block-argument"
+	LocImplicit             Feature = "loc-implicit" // no loc(): the op's position in the file
 )
 
 // floatFeature is the coverage name of a float type, e.g. "float:f8E4M3".
@@ -194,7 +204,7 @@ func denseArrayFeature(elem string) Feature { return Feature("attr-dense-array:"
 func Features() []Feature {
 	fs := []Feature{
 		OpResult, ResultGroup, ResultGroupUse, SeveralResultGroups, Operands, ForwardReference,
-		OwnResultInRegion, Successors, SuccessorOperands, BlockArguments, EntryBlockArguments,
+		OwnResultInRegion, Successors, DuplicateSuccessor, SuccessorOperands, BlockArguments, EntryBlockArguments,
 		MultiBlockRegion, UnreachableBlock, GraphRegion, EmptyRegion, EmptyBlock, SeveralRegions,
 		DeepNesting, PropertiesDict, PropertiesOther, PropertiesEmpty, AttrDict, UnitShorthand,
 		QuotedAttrName, KeywordAttrName, NumericValueName, IdentValueName, PunctValueName,
@@ -213,17 +223,17 @@ func Features() []Feature {
 		AttrInteger, AttrIntegerOdd, AttrIntegerSigned, AttrIntegerUnsigned, AttrIntegerHex,
 		AttrIntegerWide, AttrIntegerWrap, AttrIntegerDefault, AttrIndex, AttrBool, AttrFloat, AttrFloatDecimal,
 		AttrFloatExponent, AttrFloatHex, AttrFloatInf, AttrFloatNaN, AttrFloatNaNPayloadNarrow, AttrFloatOverflow,
-		AttrFloatNegZero, AttrFloatLongDigits, AttrFloatDefault, AttrString, AttrStringEscapes,
+		AttrFloatNegZero, AttrFloatLongDigits, AttrFloatWideInexact, AttrFloatDefault, AttrString, AttrStringEscapes,
 		AttrStringRawTab, AttrStringUTF8, AttrStringTyped, AttrStringTypedNone, AttrUnit, AttrArray, AttrDictionary,
 		AttrDenseSplat, AttrDenseNested, AttrDenseHex, AttrDenseComplex, AttrDenseBool,
-		AttrDenseFloat, AttrDenseIndex, AttrDenseString, AttrDenseEmpty, AttrDenseStringEmptyInner,
+		AttrDenseFloat, AttrDenseIndex, AttrDenseString, AttrDenseEmpty, AttrDenseStringEmpty, AttrDenseStringEmptyInner,
 		AttrDenseLarge, AttrDenseOddWidthHex, AttrDenseTF32Hex, AttrDenseArrayNaN,
 		AttrDenseVector, AttrDenseResource, AttrSparse, AttrDenseArray, AttrDenseArrayEmpty,
 		AttrType, AttrSymbolRef, AttrSymbolNested, AttrSymbolQuoted, AttrAffineMap,
 		AttrSemiAffineMap, AttrIntegerSet, AttrStrided, AttrOpaque, AttrOpaqueBare,
 		AttrOpaqueDialect, AttrAlias, AttrDistinct,
 
-		LocFile, LocName, LocNameChild, LocCallSite, LocFused, LocFusedMeta, LocUnknown, LocAlias,
+		LocFile, LocFileEmptyName, LocName, LocNameChild, LocCallSite, LocFused, LocFusedMeta, LocFusedMetadataUnknown, LocUnknown, LocAlias,
 		LocAliasForward, LocBlockArg, LocImplicit,
 	}
 	for _, fk := range floatKinds {

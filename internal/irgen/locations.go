@@ -1,8 +1,11 @@
 package irgen
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
-var fileNames = []string{"a.mlir", "dir/b.py", "weird \\\"name\\\".cc", "é.c", ""}
+var fileNames = []string{"a.mlir", "dir/b.py", "weird \\\"name\\\".cc", "é.c"}
 
 // trailingLoc is " loc(...)" after an op or block argument, or "" (the
 // position in this file then). It may name a location alias that the end
@@ -50,7 +53,16 @@ func (g *gen) locBody(d int, top bool) string {
 			if !top {
 				return leaf()
 			}
-			return "fused<" + g.scalarAttr() + ">[" + list(g.between(1, 3), func(int) string { return g.locBody(d-1, false) }) + "]"
+			meta := g.scalarAttr()
+			if g.maybe(LocFusedMetadataUnknown, 0.04) {
+				return "fused<" + meta + ">[" + pick(g, []string{"", "unknown", "unknown, fused[]", "fused[unknown]"}) + "]"
+			}
+			// A file location first: the list never normalises to empty.
+			locs := []string{g.fileLoc()}
+			for range g.between(0, 2) {
+				locs = append(locs, g.locBody(d-1, false))
+			}
+			return "fused<" + meta + ">[" + strings.Join(locs, ", ") + "]"
 		}},
 		alt{LocAlias, 1, func() string {
 			var fits []string
@@ -68,7 +80,11 @@ func (g *gen) locBody(d int, top bool) string {
 }
 
 func (g *gen) fileLoc() string {
-	return fmt.Sprintf("\"%s\":%d:%d", pick(g, fileNames), g.between(0, 300), g.between(0, 120))
+	name := pick(g, fileNames)
+	if g.maybe(LocFileEmptyName, 0.003) {
+		name = ""
+	}
+	return fmt.Sprintf("\"%s\":%d:%d", name, g.between(0, 300), g.between(0, 120))
 }
 
 // locAlias is a location alias defined at the top of the file.

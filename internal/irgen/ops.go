@@ -2,6 +2,7 @@ package irgen
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -425,7 +426,11 @@ func (g *gen) cfgRegion(sp regionSpec) string {
 	for i := range nb {
 		if nb > 1 && g.chance(0.3) {
 			k := g.between(1, nb-1)
-			if k != unreachable || i == unreachable {
+			dup := slices.Contains(succ[i], k)
+			if (k != unreachable || i == unreachable) && (!dup || g.on(DuplicateSuccessor) && g.chance(0.15)) {
+				if dup {
+					g.mark(DuplicateSuccessor)
+				}
 				succ[i] = append(succ[i], k)
 			}
 		}

@@ -50,6 +50,25 @@ var knownGaps = []knownGap{
 	{irgen.AttrStringTypedNone, `interop-bugs.md B7: "s" : none is not the same attribute as "s"`},
 }
 
+// exactGaps are features that pass through mlir-opt-19 but that ipu-opt
+// prints otherwise than mlir-opt-19: files with them are not compared byte
+// for byte (TestInteropKnownGaps still does, with -interop.gaps).
+var exactGaps = []knownGap{
+	{irgen.AttrDenseStringEmpty, "interop-bugs.md B4: dense<> : tensor<1x0x!t.s> prints as dense<[[]]>"},
+	{irgen.DuplicateSuccessor, "interop-bugs.md B9: [^bb1, ^bb1] gives ^bb1 the comment `pred: ^bb0`, not `2 preds: ^bb0, ^bb0`"},
+	{irgen.LocFileEmptyName, `interop-bugs.md B10: loc("":1:2) prints as loc("":1:2), not loc("-":1:2)`},
+	{irgen.LocFusedMetadataUnknown, "interop-bugs.md B11: fused<m>[unknown] becomes fused<m>[], not fused<m>[unknown]"},
+	{irgen.AttrFloatWideInexact, "interop-bugs.md B12: 0.1 : f80 prints as 1.000000e-01, not 0.100000000000000005551"},
+}
+
+func exactGapFeatures() map[irgen.Feature]bool {
+	m := map[irgen.Feature]bool{}
+	for _, g := range exactGaps {
+		m[g.feature] = true
+	}
+	return m
+}
+
 // passingConfig is the generator config without the known gaps.
 func passingConfig() irgen.Config {
 	var off []irgen.Feature
