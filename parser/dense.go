@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/big"
+	"slices"
 	"strings"
 
 	"github.com/ipuir/ipuir/ir"
@@ -114,7 +115,7 @@ func (p *parser) parseLiteralList(lit *tensorLiteral) ([]int64, error) {
 			inner, first = dims, false
 			return nil
 		}
-		if !equalShapes(inner, dims) {
+		if !slices.Equal(inner, dims) {
 			return p.errorf("tensor literal is invalid; ranks are not consistent between elements")
 		}
 		return nil
@@ -123,18 +124,6 @@ func (p *parser) parseLiteralList(lit *tensorLiteral) ([]int64, error) {
 		return nil, err
 	}
 	return append([]int64{size}, inner...), nil
-}
-
-func equalShapes(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func shapeString(s []int64) string {
@@ -208,7 +197,7 @@ func (p *parser) literalAttr(lit *tensorLiteral, st ir.ShapedType, loc Token) (i
 	if lit.hex != nil && numeric {
 		return p.hexElementsAttr(*lit.hex, st, loc)
 	}
-	if lit.isList && !equalShapes(lit.shape, st.Shape()) {
+	if lit.isList && !slices.Equal(lit.shape, st.Shape()) {
 		return nil, p.errorAt(loc, "inferred shape of elements literal ([%s]) does not match type ([%s])",
 			shapeString(lit.shape), shapeString(st.Shape()))
 	}

@@ -1,6 +1,8 @@
 package passes
 
 import (
+	"slices"
+
 	"github.com/ipuir/ipuir/dialects/tensor"
 	"github.com/ipuir/ipuir/dialects/tiled"
 	"github.com/ipuir/ipuir/ir"
@@ -156,7 +158,7 @@ func (a *layoutAssigner) required(op *ir.Operation, i int) *tiled.LayoutAttr {
 	if preservesLayout(op) {
 		in, ok := op.Operand(i).Type().(*ir.RankedTensorType)
 		out := op.Result(0).Type().(*ir.RankedTensorType)
-		if ok && equalShape(in.Dims, out.Dims) {
+		if ok && slices.Equal(in.Dims, out.Dims) {
 			return a.layout[op.Result(0)]
 		}
 	}

@@ -1,6 +1,8 @@
 package passes
 
 import (
+	"slices"
+
 	"github.com/ipuir/ipuir/dialects/tensor"
 	"github.com/ipuir/ipuir/ir"
 )
@@ -51,19 +53,7 @@ func preservesLayout(op *ir.Operation) bool {
 	}
 	in, ok1 := op.Operand(0).Type().(*ir.RankedTensorType)
 	out, ok2 := op.Result(0).Type().(*ir.RankedTensorType)
-	return ok1 && ok2 && equalShape(in.Dims, out.Dims)
-}
-
-func equalShape(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
+	return ok1 && ok2 && slices.Equal(in.Dims, out.Dims)
 }
 
 // layoutRoot follows v back through layout-preserving ops to the value

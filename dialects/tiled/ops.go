@@ -3,6 +3,7 @@ package tiled
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/target"
@@ -255,23 +256,11 @@ func verifyShard(op *ir.Operation) error {
 	for i, e := range shard.Extents {
 		want[i] = e.PhysicalSize()
 	}
-	if out.Elem != src.Elem || !equalDims(out.Dims, want) {
+	if out.Elem != src.Elem || !slices.Equal(out.Dims, want) {
 		return fmt.Errorf("result %s must be the shard on tile %d: %s", ir.TypeString(out), tile,
 			ir.TypeString(&ir.RankedTensorType{Dims: want, Elem: src.Elem}))
 	}
 	return nil
-}
-
-func equalDims(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func verifyView(op *ir.Operation) error {
@@ -285,7 +274,7 @@ func verifyView(op *ir.Operation) error {
 	if len(ext.Extents) != len(src.Dims) {
 		return fmt.Errorf("extents give %d axes but the source has rank %d", len(ext.Extents), len(src.Dims))
 	}
-	if out.Elem != src.Elem || !equalDims(out.Dims, ext.Shape()) {
+	if out.Elem != src.Elem || !slices.Equal(out.Dims, ext.Shape()) {
 		return fmt.Errorf("result %s must have the extents' physical sizes %v and the source's element type", ir.TypeString(out), ext.Shape())
 	}
 	return m.CheckView(tileOf(op), ext.Extents)

@@ -3,6 +3,7 @@ package eval
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -117,17 +118,7 @@ func ShapeString(shape []int) string {
 }
 
 // SameShape reports whether two shapes are equal.
-func SameShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
+func SameShape(a, b []int) bool { return slices.Equal(a, b) }
 
 // strides returns the row-major strides of shape.
 func strides(shape []int) []int {
