@@ -195,11 +195,12 @@ func (a *StringAttr) Type() Type {
 	return a.Typ
 }
 
+// UniqueKey keys on the value and the identity of the type, if any.
 func (a *StringAttr) UniqueKey() string {
 	if a.Typ == nil {
-		return a.Val
+		return "u" + a.Val
 	}
-	return TypeString(a.Typ) + "\x00" + a.Val
+	return string(appendTypeIdentity([]byte{'t'}, a.Typ)) + a.Val
 }
 
 func (a *StringAttr) printWithoutType(p *AsmPrinter) { p.PrintString(a.Val) }

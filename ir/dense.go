@@ -20,13 +20,17 @@ type DenseElementsAttr struct {
 
 func (a *DenseElementsAttr) Type() Type { return a.Typ }
 
-// UniqueKey keys on the raw data rather than the printed text.
+// UniqueKey keys on the identity of the (uniqued) type and the raw data
+// rather than the printed text.
 func (a *DenseElementsAttr) UniqueKey() string {
-	s := "d"
+	b := make([]byte, 0, 18+len(a.Data))
+	b = appendTypeIdentity(b, a.Typ)
 	if a.Splat {
-		s = "s"
+		b = append(b, 's')
+	} else {
+		b = append(b, 'd')
 	}
-	return TypeString(a.Typ) + s + string(a.Data)
+	return string(append(b, a.Data...))
 }
 
 // denseElemKind describes how elements of a type are stored.
@@ -389,7 +393,7 @@ type DenseStringElementsAttr struct {
 func (a *DenseStringElementsAttr) Type() Type { return a.Typ }
 func (a *DenseStringElementsAttr) UniqueKey() string {
 	var b []byte
-	b = append(b, TypeString(a.Typ)...)
+	b = appendTypeIdentity(b, a.Typ)
 	for _, v := range a.Vals {
 		b = AppendQuoted(b, v)
 	}
