@@ -11,8 +11,10 @@
 // --mlir-print-op-generic` on it, each in a child process so that peak
 // resident memory (rusage maxrss) belongs to that pipeline alone, and
 // prints a table of times, MB/s, peak RSS and ratios. Our child reports
-// each phase's wall time; mlir-opt's --mlir-timing reports its Parser
-// (parse and verify) and Output phases. The run with the least CPU time
+// each phase's wall and CPU time (rusage, GC included); mlir-opt's
+// --mlir-timing reports the wall time of its Parser (parse and verify) and
+// Output phases. With -cpuprofile or -memprofile it runs our pipeline once
+// in-process and writes the profile instead. The run with the least CPU time
 // (user+system, which other processes on the machine disturb less than
 // wall time) of -runs counts; phase times are wall times within it.
 package main
@@ -91,6 +93,9 @@ type phases struct {
 	Ops                   int
 	Parse, Verify, Output float64 // seconds
 	ParsePeakRSS          int64   // bytes, VmHWM before printing (ours only)
+	// CPU seconds (user+system, GC included) of each phase, ours only:
+	// steadier than wall time on a shared machine.
+	ParseCPU, VerifyCPU, OutputCPU float64
 }
 
 func runChild(path, cpuProfile, memProfile string) error {
@@ -123,28 +128,38 @@ func runChild(path, cpuProfile, memProfile string) error {
 	if err := funcd.Register(ctx); err != nil {
 		return err
 	}
-	t0 := time.Now()
+	t0, c0 := time.Now(), cpuTime()
 	m, err := parser.ParseSourceString(ctx, src, parser.Config{Filename: path})
 	if err != nil {
 		return err
 	}
-	t1 := time.Now()
+	t1, c1 := time.Now(), cpuTime()
 	if d := ir.Verify(m); d != nil {
 		return d
 	}
-	t2 := time.Now()
+	t2, c2 := time.Now(), cpuTime()
 	hwm := vmHWM()
 	if err := printer.Print(io.Discard, m, printer.Options{Generic: true}); err != nil {
 		return err
 	}
-	t3 := time.Now()
+	t3, c3 := time.Now(), cpuTime()
 	ops := 0
 	m.Walk(func(*ir.Operation) ir.WalkResult { ops++; return ir.WalkAdvance })
 	return json.NewEncoder(os.Stdout).Encode(phases{
 		Bytes: int64(len(src)), Ops: ops,
 		Parse: t1.Sub(t0).Seconds(), Verify: t2.Sub(t1).Seconds(), Output: t3.Sub(t2).Seconds(),
 		ParsePeakRSS: hwm,
+		ParseCPU:     c1 - c0, VerifyCPU: c2 - c1, OutputCPU: c3 - c2,
 	})
+}
+
+// cpuTime is the CPU time this process has used so far, in seconds.
+func cpuTime() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(syscall.TimevalToNsec(ru.Utime) + syscall.TimevalToNsec(ru.Stime)).Seconds()
 }
 
 // vmHWM is the process's peak resident memory so far (Linux), or 0.
@@ -319,6 +334,10 @@ func report(w io.Writer, path string, gogc int, ours result, theirs *result) {
 	row("print (generic)", ours.Output, m.Output, have)
 	row("whole run (wall)", ours.wall, m.wall, have)
 	row("whole run (CPU)", ours.cpu, m.cpu, have)
+	if ours.ParseCPU > 0 {
+		row("parse+verify (CPU)", ours.ParseCPU+ours.VerifyCPU, 0, false)
+		row("print (CPU)", ours.OutputCPU, 0, false)
+	}
 	if ours.ParsePeakRSS > 0 {
 		fmt.Fprintf(w, "%-22s %10.0f MB\n", "peak RSS parse+verify", float64(ours.ParsePeakRSS)/(1<<20))
 	}
