@@ -19,8 +19,12 @@
 //     an op is one OpDef value registered with its dialect.
 //   - Diagnostics with locations, rendered as `file:line:col: error: ...`
 //     with the source line and a caret.
-//   - The verifier, run in a fixed order: structure, declared constraints,
-//     the op's hook, region hooks, dominance.
+//   - The verifier, which visits ops, blocks and regions in mlir-opt's
+//     order and reports its first failure with mlir-opt's wording and
+//     location (see Verify).
+//   - Typed uniquing tables for what a parser creates per op (locations,
+//     small integers and floats, tensor types), so that uniquing them
+//     neither prints nor allocates (unique_tables.go).
 //   - Builder, walkers, symbol tables.
 //
 // The package imports nothing of the project and knows no dialect but
