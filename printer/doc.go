@@ -23,8 +23,9 @@
 // Print fails only when the writer does; invalid IR prints in the generic
 // form, as mlir-opt does, so custom printers may assume verified ops.
 //
-// Output streams: text goes to the writer in chunks as ops complete, and
-// naming, the alias dry run and printing allocate per op nothing that
-// lives beyond it, so printing a large module costs little memory beyond
-// the module (the aim of DESIGN.md's parse+verify+print figure).
+// Output streams: text goes to the writer in chunks as ops complete;
+// naming keeps one small entry per value group and block, and the alias
+// dry run and the printing itself allocate nothing per op, so printing a
+// large module costs little time and memory beyond the module's own (the
+// aim of DESIGN.md's parse+verify+print figure).
 package printer
