@@ -3,6 +3,7 @@ package ir
 import (
 	"math"
 	"math/big"
+	"math/bits"
 	"strconv"
 	"strings"
 )
@@ -90,25 +91,14 @@ func appendAPFloat(b []byte, v float64, kind FloatKind, precision, maxPadding in
 		mant >>= 1
 		exp++
 	}
-	sig := new(big.Int).SetUint64(mant)
-	exp10 := 0
-	if exp > 0 {
-		sig.Lsh(sig, uint(exp))
-	} else if exp < 0 {
-		sig.Mul(sig, new(big.Int).Exp(big.NewInt(5), big.NewInt(int64(-exp)), nil))
-		exp10 = exp
-	}
-
 	// APFloat first drops whole decimal digits it is sure are beyond the
 	// precision (truncating), then rounds the digit string half up.
 	bitsRequired := (precision*196 + 58) / 59
-	if bits := sig.BitLen(); bits > bitsRequired {
-		if tens := (bits - bitsRequired) * 59 / 196; tens > 0 {
-			exp10 += tens
-			sig.Quo(sig, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(tens)), nil))
-		}
+	var scratch [40]byte
+	digits, exp10, ok := exactDigits128(scratch[:0], mant, exp, bitsRequired)
+	if !ok {
+		digits, exp10 = exactDigitsBig(mant, exp, bitsRequired)
 	}
-	digits := []byte(sig.String())
 	for len(digits) > 1 && digits[len(digits)-1] == '0' {
 		digits = digits[:len(digits)-1]
 		exp10++
@@ -195,3 +185,141 @@ func appendAPFloat(b []byte, v float64, kind FloatKind, precision, maxPadding in
 	}
 	return append(b, digits...)
 }
+
+// exactDigitsBig returns the decimal digits of mant * 2^exp, less the
+// whole trailing digits beyond bitsRequired bits (dropped, not rounded),
+// and the power of ten they stand at.
+func exactDigitsBig(mant uint64, exp, bitsRequired int) ([]byte, int) {
+	sig := new(big.Int).SetUint64(mant)
+	exp10 := 0
+	if exp > 0 {
+		sig.Lsh(sig, uint(exp))
+	} else if exp < 0 {
+		sig.Mul(sig, new(big.Int).Exp(big.NewInt(5), big.NewInt(int64(-exp)), nil))
+		exp10 = exp
+	}
+	if bits := sig.BitLen(); bits > bitsRequired {
+		if tens := (bits - bitsRequired) * 59 / 196; tens > 0 {
+			exp10 += tens
+			sig.Quo(sig, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(tens)), nil))
+		}
+	}
+	return []byte(sig.String()), exp10
+}
+
+// exactDigits128 is exactDigitsBig in 128-bit arithmetic, appending the
+// digits to dst, for the values where mant * 2^exp (scaled by 10^-exp when
+// exp < 0) fits: most floats of up to 32 bits and many of 64. It reports
+// false for the others. Printing dense float data thus allocates nothing.
+func exactDigits128(dst []byte, mant uint64, exp, bitsRequired int) ([]byte, int, bool) {
+	var sig u128
+	exp10 := 0
+	switch {
+	case exp >= 0:
+		if bits.Len64(mant)+exp > 128 {
+			return nil, 0, false
+		}
+		sig = u128{lo: mant}.shl(uint(exp))
+	default:
+		k := -exp
+		if k >= len(pow5) {
+			return nil, 0, false
+		}
+		var overflow bool
+		sig, overflow = pow5[k].mul64(mant)
+		if overflow {
+			return nil, 0, false
+		}
+		exp10 = exp
+	}
+	if n := sig.bitLen(); n > bitsRequired {
+		if tens := (n - bitsRequired) * 59 / 196; tens > 0 {
+			exp10 += tens
+			for ; tens > 19; tens -= 19 {
+				sig, _ = sig.divmod64(pow10[19])
+			}
+			sig, _ = sig.divmod64(pow10[tens])
+		}
+	}
+	return sig.appendDecimal(dst), exp10, true
+}
+
+// u128 is an unsigned 128-bit integer.
+type u128 struct{ hi, lo uint64 }
+
+func (x u128) shl(n uint) u128 {
+	switch {
+	case n == 0:
+		return x
+	case n >= 64:
+		return u128{hi: x.lo << (n - 64)}
+	}
+	return u128{hi: x.hi<<n | x.lo>>(64-n), lo: x.lo << n}
+}
+
+func (x u128) bitLen() int {
+	if x.hi != 0 {
+		return 64 + bits.Len64(x.hi)
+	}
+	return bits.Len64(x.lo)
+}
+
+// mul64 is x * y and whether it overflows 128 bits.
+func (x u128) mul64(y uint64) (u128, bool) {
+	hiHi, hiLo := bits.Mul64(x.hi, y)
+	loHi, loLo := bits.Mul64(x.lo, y)
+	hi, carry := bits.Add64(hiLo, loHi, 0)
+	return u128{hi: hi, lo: loLo}, hiHi != 0 || carry != 0
+}
+
+// divmod64 is x / d and x % d.
+func (x u128) divmod64(d uint64) (u128, uint64) {
+	qHi := x.hi / d
+	qLo, r := bits.Div64(x.hi%d, x.lo, d)
+	return u128{hi: qHi, lo: qLo}, r
+}
+
+// appendDecimal appends x in decimal.
+func (x u128) appendDecimal(dst []byte) []byte {
+	if x.hi == 0 {
+		return strconv.AppendUint(dst, x.lo, 10)
+	}
+	// 10^38 < 2^128 < 10^39: a top part and one or two 19-digit chunks.
+	q, low := x.divmod64(pow10[19])
+	if q.hi == 0 {
+		dst = strconv.AppendUint(dst, q.lo, 10)
+	} else {
+		top, mid := q.divmod64(pow10[19])
+		dst = strconv.AppendUint(dst, top.lo, 10)
+		dst = appendPadded19(dst, mid)
+	}
+	return appendPadded19(dst, low)
+}
+
+// appendPadded19 appends v as exactly 19 decimal digits.
+func appendPadded19(dst []byte, v uint64) []byte {
+	var buf [19]byte
+	for i := 18; i >= 0; i-- {
+		buf[i] = byte('0' + v%10)
+		v /= 10
+	}
+	return append(dst, buf[:]...)
+}
+
+// pow5[k] is 5^k for each k whose power fits in 128 bits; pow10[k] is 10^k.
+var pow5, pow10 = func() ([]u128, [20]uint64) {
+	p5 := []u128{{lo: 1}}
+	for {
+		next, overflow := p5[len(p5)-1].mul64(5)
+		if overflow {
+			break
+		}
+		p5 = append(p5, next)
+	}
+	var p10 [20]uint64
+	p10[0] = 1
+	for i := 1; i < len(p10); i++ {
+		p10[i] = p10[i-1] * 10
+	}
+	return p5, p10
+}()

@@ -2,6 +2,7 @@ package ir
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -44,4 +45,51 @@ func TestAppendFloatMatchesMLIR(t *testing.T) {
 			t.Errorf("AppendFloat(%v, %s) = %s, want %s", c.v, c.kind, got, c.want)
 		}
 	}
+}
+
+// The 128-bit digit generation agrees with the big-integer one wherever it
+// applies: every f16 and bf16 value, and random f32 and f64 values, at the
+// precisions AppendFloat asks for.
+func TestExactDigits128MatchesBig(t *testing.T) {
+	compared := map[FloatKind]int{}
+	check := func(v float64, kind FloatKind) {
+		if v == 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+			return
+		}
+		frac, e2 := math.Frexp(math.Abs(v))
+		mant, exp := uint64(math.Ldexp(frac, 53)), e2-53
+		for mant&1 == 0 {
+			mant >>= 1
+			exp++
+		}
+		for _, precision := range []int{6, 2 + precisionBits(kind)*59/196} {
+			bitsRequired := (precision*196 + 58) / 59
+			got, gotExp, ok := exactDigits128(nil, mant, exp, bitsRequired)
+			if !ok {
+				continue
+			}
+			compared[kind]++
+			want, wantExp := exactDigitsBig(mant, exp, bitsRequired)
+			if string(got) != string(want) || gotExp != wantExp {
+				t.Fatalf("%v (%v, precision %d): %se%d, want %se%d", v, kind, precision, got, gotExp, want, wantExp)
+			}
+		}
+	}
+	for b := uint64(0); b < 1<<16; b++ {
+		check(FloatFromBits(b, F16), F16)
+		check(FloatFromBits(b, BF16), BF16)
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	for i := 0; i < 200000; i++ {
+		check(float64(math.Float32frombits(r.Uint32())), F32)
+		check(math.Float64frombits(r.Uint64()), F64)
+		check(math.Ldexp(float64(r.Uint64()>>11), r.IntN(200)-150), F64)
+	}
+	// The fast path must have been taken often enough to mean something.
+	for kind, min := range map[FloatKind]int{F16: 100000, BF16: 10000, F32: 10000, F64: 10000} {
+		if compared[kind] < min {
+			t.Errorf("%v: only %d comparisons", kind, compared[kind])
+		}
+	}
+	t.Logf("comparisons: %v", compared)
 }
