@@ -316,8 +316,12 @@ func withCurrentOpNote(d *ir.Diagnostic) *ir.Diagnostic {
 		return d
 	}
 	c := *d
-	note := &ir.Diagnostic{Severity: ir.SeverityNote, Loc: d.Op.Loc(),
-		Message: "see current operation: " + printer.OpString(d.Op, printer.Options{Generic: true})}
+	text := strings.TrimRight(printer.OpString(d.Op, printer.Options{Generic: true}), "\n")
+	if strings.Contains(text, "\n") {
+		// mlir-opt starts an op that spans lines on a line of its own.
+		text = "\n" + text
+	}
+	note := &ir.Diagnostic{Severity: ir.SeverityNote, Loc: d.Op.Loc(), Message: "see current operation: " + text}
 	c.Notes = append([]*ir.Diagnostic{note}, d.Notes...)
 	return &c
 }
