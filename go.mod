@@ -7,8 +7,6 @@ require (
 	github.com/google/go-cmp v0.7.0
 	github.com/sebdah/goldie/v2 v2.8.0
 	github.com/spf13/pflag v1.1.0
-	github.com/x448/float16 v0.8.4
-	golang.org/x/tools v0.52.0
 )
 
 require (
