@@ -104,7 +104,7 @@ func (c *Context) DenseInts(t ShapedType, vals []int64) *DenseElementsAttr {
 	size := ElementByteSize(t.ElementType())
 	data := make([]byte, len(vals)*size)
 	for i, v := range vals {
-		putInt(data[i*size:(i+1)*size], big.NewInt(v), t.ElementType())
+		PutDenseInt(data[i*size:(i+1)*size], t.ElementType(), big.NewInt(v))
 	}
 	return c.Dense(t, data)
 }
@@ -120,20 +120,30 @@ func (c *Context) DenseFloats(t ShapedType, vals []float64) *DenseElementsAttr {
 	return c.Dense(t, data)
 }
 
-func putInt(dst []byte, v *big.Int, t Type) {
-	lo, wide := NormalizeInt(t, v)
-	if wide == nil {
+// PutDenseInt stores v in dst as dense elements of integer or index type t
+// hold it: the value wrapped to t's width in two's complement,
+// little-endian, with the bits above the width clear. mlir-opt stores iN
+// elements so, and its hex form shows those bytes: -2 : i2 is 0x02, not
+// 0xFE.
+func PutDenseInt(dst []byte, t Type, v *big.Int) {
+	width := 64
+	if it, ok := t.(*IntegerType); ok {
+		width = it.Width
+	}
+	clear(dst)
+	if width <= 64 {
+		lo, _ := NormalizeInt(t, v)
+		u := uint64(lo)
+		if width < 64 {
+			u &= 1<<width - 1
+		}
 		var b [8]byte
-		binary.LittleEndian.PutUint64(b[:], uint64(lo))
+		binary.LittleEndian.PutUint64(b[:], u)
 		copy(dst, b[:])
 		return
 	}
-	// Two's complement, little-endian, in len(dst) bytes.
-	m := new(big.Int).Lsh(big.NewInt(1), uint(len(dst)*8))
-	u := new(big.Int).Mod(wide, m).Bytes() // big-endian
-	for i := range dst {
-		dst[i] = 0
-	}
+	m := new(big.Int).Lsh(big.NewInt(1), uint(width))
+	u := new(big.Int).Mod(v, m).Bytes() // big-endian, in [0, 2^width)
 	for i, b := range u {
 		dst[len(u)-1-i] = b
 	}

@@ -3,7 +3,6 @@ package parser
 import (
 	"encoding/binary"
 	"fmt"
-	"math/big"
 	"slices"
 	"strings"
 
@@ -266,7 +265,7 @@ func (p *parser) putIntElem(dst []byte, e literalElem, t ir.Type) error {
 	if !ok {
 		return p.errorAt(e.tok, "integer constant out of range for type")
 	}
-	putLittleEndian(dst, t, v)
+	ir.PutDenseInt(dst, t, v)
 	return nil
 }
 
@@ -291,22 +290,6 @@ func (p *parser) putFloatElem(dst []byte, e literalElem, ft *ir.FloatType) error
 	}
 	putFloatBits(dst, v, ft.Kind)
 	return nil
-}
-
-// putLittleEndian stores v (already checked to fit) in two's complement.
-func putLittleEndian(dst []byte, t ir.Type, v *big.Int) {
-	lo, wide := ir.NormalizeInt(t, v)
-	if wide == nil {
-		var b [8]byte
-		binary.LittleEndian.PutUint64(b[:], uint64(lo))
-		copy(dst, b[:])
-		return
-	}
-	m := new(big.Int).Lsh(big.NewInt(1), uint(len(dst)*8))
-	u := new(big.Int).Mod(wide, m).Bytes()
-	for i, b := range u {
-		dst[len(u)-1-i] = b
-	}
 }
 
 func putFloatBits(dst []byte, v float64, k ir.FloatKind) {
