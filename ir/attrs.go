@@ -185,7 +185,7 @@ func (c *Context) FloatAttr(t *FloatType, v float64) *FloatAttr {
 // StringAttr is a string constant, optionally typed (`"s" : i32`).
 type StringAttr struct {
 	Val string
-	Typ Type // nil when untyped
+	Typ Type // nil when untyped, which is MLIR's default type none
 }
 
 func (a *StringAttr) Type() Type {
@@ -195,9 +195,10 @@ func (a *StringAttr) Type() Type {
 	return a.Typ
 }
 
-// UniqueKey keys on the value and the identity of the type, if any.
+// UniqueKey keys on the value and the identity of the type, if any; typed
+// none keys as untyped since in MLIR both are the same attribute.
 func (a *StringAttr) UniqueKey() string {
-	if a.Typ == nil {
+	if _, none := a.Typ.(*NoneType); a.Typ == nil || none {
 		return "u" + a.Val
 	}
 	return string(appendTypeIdentity([]byte{'t'}, a.Typ)) + a.Val
@@ -217,8 +218,12 @@ func (a *StringAttr) Print(p *AsmPrinter) {
 // String returns an untyped string attribute.
 func (c *Context) String(s string) *StringAttr { return UniqueAttr(c, &StringAttr{Val: s}) }
 
-// TypedString returns a string attribute with a type.
+// TypedString returns a string attribute with a type. A string's type is
+// none by default in MLIR, so `"s" : none` is the untyped `"s"`.
 func (c *Context) TypedString(s string, t Type) *StringAttr {
+	if _, none := t.(*NoneType); none || t == nil {
+		return c.String(s)
+	}
 	return UniqueAttr(c, &StringAttr{Val: s, Typ: t})
 }
 

@@ -148,3 +148,12 @@ func TestParseAttributeWithType(t *testing.T) {
 		t.Errorf("2.5 with f16: %v, %v", a, err)
 	}
 }
+
+// "s" : none reads as the same attribute as "s", as in MLIR, so printing
+// one (mlir-opt prints `"s"`) and reading it back keeps the IR.
+func TestParseStringTypedNoneIsUntyped(t *testing.T) {
+	ctx := ir.NewContext()
+	if a, b := parseAttr(t, ctx, `"s" : none`), parseAttr(t, ctx, `"s"`); a != b {
+		t.Errorf(`"s" : none and "s" are different attributes`)
+	}
+}
