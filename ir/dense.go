@@ -53,9 +53,19 @@ func denseElemOf(t Type) (denseElem, bool) {
 	case *IndexType:
 		return denseElem{bytes: 8, complex: complex, integer: et}, true
 	case *FloatType:
-		return denseElem{bytes: (et.Kind.Width() + 7) / 8, complex: complex, float: et}, true
+		return denseElem{bytes: floatStorageBytes(et.Kind), complex: complex, float: et}, true
 	}
 	return denseElem{}, false
+}
+
+// floatStorageBytes is how many bytes a float element takes in dense
+// data and in its hex form: as in mlir-opt, the bytes of its APFloat
+// storage, which for tf32 (19 bits) is 4, the value in the low 19 bits.
+func floatStorageBytes(k FloatKind) int {
+	if k == TF32 {
+		return 4
+	}
+	return (k.Width() + 7) / 8
 }
 
 // ElementByteSize is the number of bytes one element takes in Data, or 0

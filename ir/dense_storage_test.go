@@ -37,3 +37,27 @@ func TestPutDenseIntClearsBitsAboveWidth(t *testing.T) {
 		}
 	}
 }
+
+// tf32 elements take 4 bytes, as in mlir-opt-19, which reads
+// dense<"0x0000C03F"> : tensor<1xtf32> and prints over 100 tf32 elements
+// as 4 bytes each; the value lives in the low 19 bits.
+func TestTF32ElementsTakeFourBytes(t *testing.T) {
+	c := NewContext()
+	tf32 := c.Float(TF32)
+	if got := ElementByteSize(tf32); got != 4 {
+		t.Errorf("ElementByteSize(tf32) = %d, want 4", got)
+	}
+	if got := ElementByteSize(c.Complex(tf32)); got != 8 {
+		t.Errorf("ElementByteSize(complex<tf32>) = %d, want 8", got)
+	}
+	a := c.DenseFloats(c.Tensor([]int64{2}, tf32), []float64{1.5, 2.5})
+	if want := []byte{0x00, 0xFE, 0x01, 0x00, 0x00, 0x01, 0x02, 0x00}; !bytes.Equal(a.HexData(), want) {
+		t.Errorf("[1.5, 2.5] : tf32 hex data = % X, want % X", a.HexData(), want)
+	}
+	// Bits above the 19 are ignored when reading, as mlir-opt does:
+	// 0xFFFFFFFF is the tf32 0x7FFFF.
+	all := c.Dense(c.Tensor([]int64{1}, tf32), []byte{0xFF, 0xFF, 0xFF, 0xFF})
+	if got := AttrString(all); got != "dense<0x7FFFF> : tensor<1xtf32>" {
+		t.Errorf("0xFFFFFFFF : tf32 prints as %s, want dense<0x7FFFF> : tensor<1xtf32>", got)
+	}
+}

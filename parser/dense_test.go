@@ -44,3 +44,15 @@ func TestDenseOddWidthIntsStoredMasked(t *testing.T) {
 		t.Errorf("%.30s... does not read back as the same attribute", got)
 	}
 }
+
+// tf32 hex data has 4 bytes an element, as in mlir-opt-19.
+func TestDenseTF32HexFourBytes(t *testing.T) {
+	ctx := ir.NewContext()
+	a := parseAttr(t, ctx, `dense<"0x00FE010000010200"> : tensor<2xtf32>`)
+	if b := parseAttr(t, ctx, `dense<[1.5, 2.5]> : tensor<2xtf32>`); a != b {
+		t.Errorf("hex and literal tf32 elements differ: %s vs %s", ir.AttrString(a), ir.AttrString(b))
+	}
+	if _, err := ParseAttribute(ctx, `dense<"0x00FE01"> : tensor<1xtf32>`); err == nil {
+		t.Errorf("3 bytes of hex accepted for one tf32 element; mlir-opt-19 rejects them")
+	}
+}

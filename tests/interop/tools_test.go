@@ -45,7 +45,6 @@ type knownGap struct {
 var knownGaps = []knownGap{
 	{irgen.AttrDistinct, "interop-bugs.md B1: distinct[N]<...> attributes are rejected"},
 	{irgen.AttrDenseStringEmptyInner, "interop-bugs.md B4: dense<> : tensor<0x4x!t.s> prints as dense<[]>, which neither tool reads back"},
-	{irgen.AttrDenseTF32Hex, "interop-bugs.md B5: tf32 elements take 3 bytes in the hex form, mlir-opt 4"},
 }
 
 // exactGaps are features that pass through mlir-opt-19 but that ipu-opt
