@@ -421,9 +421,13 @@ func (a *DenseStringElementsAttr) UniqueKey() string {
 }
 func (a *DenseStringElementsAttr) printWithoutType(p *AsmPrinter) {
 	p.WriteString("dense<")
-	if a.Splat {
+	switch {
+	case a.Splat:
 		p.PrintString(a.Vals[0])
-	} else {
+	case NumElements(a.Typ.Shape()) == 0:
+		// As mlir-opt: no elements print as nothing, since nested lists
+		// cannot spell a shape below an empty list (tensor<0x4x!t.s>).
+	default:
 		idx := 0
 		var rec func(shape []int64)
 		rec = func(shape []int64) {

@@ -53,3 +53,21 @@ func TestSparsePrintsPartsBare(t *testing.T) {
 		t.Fatalf("printed %s, want %s", p.String(), want)
 	}
 }
+
+// String elements with no elements print as dense<>, as mlir-opt-19 does:
+// nested lists cannot spell tensor<0x4x!t.s> (both tools reject
+// dense<[]> for it), and dense<[[]]> for tensor<1x0x!t.s> is not its form.
+func TestDenseStringsEmptyPrintNothing(t *testing.T) {
+	c := NewContext()
+	s := c.Opaque("t", "s")
+	for _, shape := range [][]int64{{0}, {0, 4}, {1, 0}, {2, 0, 3}} {
+		ty := c.Tensor(shape, s)
+		want := "dense<> : " + TypeString(ty)
+		if got := AttrString(c.DenseStrings(ty, nil)); got != want {
+			t.Errorf("no strings of %s print as %s, want %s", TypeString(ty), got, want)
+		}
+	}
+	if got := AttrString(c.DenseStrings(c.Tensor([]int64{0}, s), []string{"a"})); got != `dense<"a"> : tensor<0x!t.s>` {
+		t.Errorf(`a splat of "a" over no elements prints as %s, want dense<"a"> : tensor<0x!t.s>`, got)
+	}
+}

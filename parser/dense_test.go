@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/ipuir/ipuir/ir"
@@ -54,5 +55,22 @@ func TestDenseTF32HexFourBytes(t *testing.T) {
 	}
 	if _, err := ParseAttribute(ctx, `dense<"0x00FE01"> : tensor<1xtf32>`); err == nil {
 		t.Errorf("3 bytes of hex accepted for one tf32 element; mlir-opt-19 rejects them")
+	}
+}
+
+// Empty string elements print as dense<>, which reads back as the same
+// attribute (dense<[]> is invalid for tensor<0x4x!t.s>).
+func TestDenseStringsEmptyRoundTrip(t *testing.T) {
+	ctx := ir.NewContext()
+	ctx.AllowUnregisteredDialects = true
+	for _, src := range []string{`dense<> : tensor<0x4x!t.s>`, `dense<[[]]> : tensor<1x0x!t.s>`} {
+		a := parseAttr(t, ctx, src)
+		printed := ir.AttrString(a)
+		if want := "dense<> : " + src[strings.Index(src, "tensor"):]; printed != want {
+			t.Errorf("%s prints as %s, want %s", src, printed, want)
+		}
+		if back := parseAttr(t, ctx, printed); back != a {
+			t.Errorf("%s does not read back as the same attribute", printed)
+		}
 	}
 }
