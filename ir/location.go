@@ -121,8 +121,10 @@ func (c *Context) CallSiteLoc(callee, caller Location) *CallSiteLoc {
 
 // FusedLoc returns the normalised fusion of locs, as MLIR builds it:
 // unknowns are dropped, nested fused locations with the same metadata are
-// flattened, duplicates removed, an empty list is unknown and a single
-// location without metadata stands for itself.
+// flattened (their contents, unknowns included, kept as they are),
+// duplicates removed, an empty list is unknown and a single location
+// without metadata stands for itself. An empty list with metadata keeps
+// the metadata on one unknown, fused<m>[unknown], as MLIR does.
 func (c *Context) FusedLoc(locs []Location, metadata Attribute) Location {
 	var flat []Location
 	seen := map[Location]bool{}
@@ -151,6 +153,7 @@ func (c *Context) FusedLoc(locs []Location, metadata Attribute) Location {
 		if metadata == nil {
 			return c.unknown
 		}
+		flat = []Location{c.unknown}
 	} else if len(flat) == 1 && metadata == nil {
 		return flat[0]
 	}
