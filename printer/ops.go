@@ -355,7 +355,9 @@ func (p *opPrinter) printPredecessors(b *ir.Block) {
 		if b != r.Front() {
 			p.asm.WriteString("  // no predecessors")
 		}
-	case allSame(preds):
+	case len(preds) == 1:
+		// One edge, as MLIR's getSinglePredecessor: a block reached twice
+		// from ^bb0 has `2 preds: ^bb0, ^bb0`.
 		p.asm.WriteString("  // pred: ")
 		p.names.writeBlock(p.asm, preds[0])
 	default:
@@ -374,15 +376,6 @@ func (p *opPrinter) printPredecessors(b *ir.Block) {
 // smallRegion is the block count up to which printPredecessors scans the
 // region at each label rather than building a table for it.
 const smallRegion = 8
-
-func allSame(bs []*ir.Block) bool {
-	for _, b := range bs[1:] {
-		if b != bs[0] {
-			return false
-		}
-	}
-	return true
-}
 
 // appendPredecessors appends the blocks of r whose ops branch to target,
 // once per branch, in block order.

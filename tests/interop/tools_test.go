@@ -50,7 +50,6 @@ var knownGaps = []knownGap{
 // prints otherwise than mlir-opt-19: files with them are not compared byte
 // for byte (TestInteropKnownGaps still does, with -interop.gaps).
 var exactGaps = []knownGap{
-	{irgen.DuplicateSuccessor, "interop-bugs.md B9: [^bb1, ^bb1] gives ^bb1 the comment `pred: ^bb0`, not `2 preds: ^bb0, ^bb0`"},
 	{irgen.AttrFloatWideInexact, "interop-bugs.md B12: 0.1 : f80 prints as 1.000000e-01, not 0.100000000000000005551"},
 }
 
