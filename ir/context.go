@@ -88,20 +88,7 @@ func UniqueType[T Type](c *Context, t T) T {
 	if u, ok := c.uniqueTypeByTable(t); ok {
 		return u.(T)
 	}
-	k := keyOf(t, t.Print)
-	c.mu.RLock()
-	old, ok := c.types[k]
-	c.mu.RUnlock()
-	if ok {
-		return old.(T)
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if old, ok := c.types[k]; ok {
-		return old.(T)
-	}
-	c.types[k] = t
-	return t
+	return intern[Type](c, c.types, keyOf(t, t.Print), t).(T)
 }
 
 // UniqueAttr is UniqueType for attributes.
@@ -109,20 +96,25 @@ func UniqueAttr[T Attribute](c *Context, a T) T {
 	if u, ok := c.uniqueByTable(a); ok {
 		return u.(T)
 	}
-	k := keyOf(a, a.Print)
+	return intern[Attribute](c, c.attrs, keyOf(a, a.Print), a).(T)
+}
+
+// intern returns table's value for k, storing v there if k is new. Reads
+// take the shared lock only, so parallel parsers and passes rarely wait.
+func intern[V any](c *Context, table map[uniqueKey]V, k uniqueKey, v V) V {
 	c.mu.RLock()
-	old, ok := c.attrs[k]
+	old, ok := table[k]
 	c.mu.RUnlock()
 	if ok {
-		return old.(T)
+		return old
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if old, ok := c.attrs[k]; ok {
-		return old.(T)
+	if old, ok := table[k]; ok {
+		return old
 	}
-	c.attrs[k] = a
-	return a
+	table[k] = v
+	return v
 }
 
 // ---- Builtin type constructors ----
