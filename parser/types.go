@@ -86,6 +86,25 @@ func (p *parser) isTypeStart() bool {
 	return false
 }
 
+// isOptionalAttributeStart reports whether the current token begins an
+// attribute that MLIR's parseOptionalAttribute reads; a tensor encoding is
+// parsed that way. It has no case for array<...>, strided<...> or
+// distinct[...]<...> (only parseAttribute reaches them), so mlir-opt stops
+// before those, as before any token that begins no attribute, and reports
+// the missing '>' of the tensor type.
+func (p *parser) isOptionalAttributeStart() bool {
+	switch p.tok.Kind {
+	case LSquare, LBrace, HashIdent, Float, Integer, Minus, String, AtIdent:
+		return true
+	case BareIdent:
+		switch string(p.text(p.tok)) {
+		case "true", "false", "unit", "dense", "dense_resource", "sparse", "affine_map", "affine_set", "loc":
+			return true
+		}
+	}
+	return p.isTypeStart()
+}
+
 // intTypeSpelling recognises iN, siN and uiN, as MLIR's lexer does.
 func intTypeSpelling(text []byte) (digits []byte, s ir.Signedness, ok bool) {
 	switch {
@@ -320,7 +339,7 @@ func (p *parser) parseTensorType() (ir.Type, error) {
 	}
 	unranked, dims, elem := st.unranked, st.dims, st.elem
 	var enc ir.Attribute
-	if p.consumeIf(Comma) {
+	if p.consumeIf(Comma) && p.isOptionalAttributeStart() {
 		if enc, err = p.parseAttribute(nil); err != nil {
 			return nil, err
 		}
