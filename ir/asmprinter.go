@@ -28,6 +28,12 @@ type AsmPrinter struct {
 	// Hook, when set, sees every type and attribute before it prints,
 	// nested ones included; see AsmHook.
 	Hook AsmHook
+
+	// distinctIDs numbers the DistinctAttrs printed so far (distinct.go).
+	distinctIDs map[*DistinctAttr]uint64
+	// identityKeys is set in printers that make uniquing keys: a
+	// DistinctAttr then spells its identity, not its print order.
+	identityKeys bool
 }
 
 // AsmHook lets the printer package watch or take over the printing of

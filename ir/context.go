@@ -77,7 +77,7 @@ func keyOf(v any, print func(*AsmPrinter)) uniqueKey {
 	if k, ok := v.(Keyed); ok {
 		return uniqueKey{reflect.TypeOf(v), k.UniqueKey()}
 	}
-	var p AsmPrinter
+	p := AsmPrinter{identityKeys: true}
 	print(&p)
 	return uniqueKey{reflect.TypeOf(v), p.String()}
 }

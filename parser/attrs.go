@@ -116,7 +116,7 @@ func (p *parser) parseAttributeUncached(t ir.Type) (ir.Attribute, error) {
 			}
 			return l, p.expect(RParen, "expected ')' in inline location")
 		case "distinct":
-			return nil, p.errorf("distinct attributes are not supported")
+			return p.parseDistinctAttr(t)
 		}
 	}
 	if !p.isTypeStart() {

@@ -41,6 +41,7 @@ type parser struct {
 type state struct {
 	typeAliases map[string]ir.Type
 	attrAliases map[string]ir.Attribute
+	distinct    map[uint64]*ir.DistinctAttr // distinct[N] of the file by N
 
 	cache   textCache
 	noCache bool               // tests compare parses with and without the cache

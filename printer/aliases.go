@@ -156,6 +156,10 @@ func aliasNameOf(v any) (string, bool) {
 		return "loc", true
 	case *ir.TupleType:
 		return "tuple", len(v.Types) > 16
+	case *ir.DistinctAttr:
+		// MLIR's builtin getAlias leaves distinct[N]<> (unit) inline.
+		_, unit := v.Referenced.(*ir.UnitAttr)
+		return "distinct", !unit
 	case AliasNamer:
 		return v.AliasName()
 	}
