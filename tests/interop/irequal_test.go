@@ -16,7 +16,8 @@ import (
 // arg_attrs or res_attrs of empty dictionaries only (mlir-opt 19 prints
 // `func.func @f(%arg0: i32)` for it and reads back no such property).
 func sameIR(a, b *ir.Operation, withLocs, customForm bool) error {
-	c := &irComparer{values: map[*ir.Value]*ir.Value{}, blocks: map[*ir.Block]*ir.Block{}, withLocs: withLocs, customForm: customForm}
+	c := &irComparer{values: map[*ir.Value]*ir.Value{}, blocks: map[*ir.Block]*ir.Block{}, withLocs: withLocs, customForm: customForm,
+		distinct: &ir.DistinctMatcher{}}
 	// Values and blocks are mapped first: graph regions and successors use
 	// them before their definitions.
 	if err := c.mapOp(a, b, "op"); err != nil {
@@ -30,6 +31,9 @@ type irComparer struct {
 	blocks     map[*ir.Block]*ir.Block
 	withLocs   bool
 	customForm bool
+	// distinct pairs up distinct attributes: a parse makes new ones, so
+	// they match by position, not identity.
+	distinct *ir.DistinctMatcher
 }
 
 func (c *irComparer) mapOp(a, b *ir.Operation, at string) error {
@@ -94,7 +98,7 @@ func (c *irComparer) compareOp(a, b *ir.Operation, at string) error {
 	if !c.sameProps(a, b) {
 		return fmt.Errorf("%s: properties %s become %s", at, attrString(a.Props()), attrString(b.Props()))
 	}
-	if err := sameAttrs(a.Attrs(), b.Attrs()); err != nil {
+	if err := c.sameAttrs(a.Attrs(), b.Attrs()); err != nil {
 		return fmt.Errorf("%s: %v", at, err)
 	}
 	if c.withLocs && a.Loc() != b.Loc() {
@@ -126,7 +130,7 @@ func (c *irComparer) compareOp(a, b *ir.Operation, at string) error {
 
 // sameAttrs compares dictionaries entry by entry (either may be nil when
 // empty), so a difference names the attribute.
-func sameAttrs(a, b *ir.DictAttr) error {
+func (c *irComparer) sameAttrs(a, b *ir.DictAttr) error {
 	var ea, eb []ir.NamedAttr
 	if a != nil {
 		ea = a.Entries
@@ -138,7 +142,7 @@ func sameAttrs(a, b *ir.DictAttr) error {
 		return fmt.Errorf("%d attributes become %d", len(ea), len(eb))
 	}
 	for i := range ea {
-		if ea[i].Name != eb[i].Name || ea[i].Value != eb[i].Value {
+		if ea[i].Name != eb[i].Name || !c.distinct.Same(ea[i].Value, eb[i].Value) {
 			return fmt.Errorf("attribute %s = %s becomes %s = %s", ea[i].Name, attrString(ea[i].Value), eb[i].Name, attrString(eb[i].Value))
 		}
 	}
@@ -153,7 +157,7 @@ func attrString(a ir.Attribute) string {
 }
 
 func (c *irComparer) sameProps(a, b *ir.Operation) bool {
-	if a.Props() == b.Props() {
+	if c.distinct.Same(a.Props(), b.Props()) {
 		return true
 	}
 	if !c.customForm || a.Name() != "func.func" {
@@ -164,7 +168,7 @@ func (c *irComparer) sameProps(a, b *ir.Operation) bool {
 	if !ok1 || !ok2 {
 		return false
 	}
-	return sameAttrs(withoutEmptyArgAttrs(da), withoutEmptyArgAttrs(db)) == nil
+	return c.sameAttrs(withoutEmptyArgAttrs(da), withoutEmptyArgAttrs(db)) == nil
 }
 
 // withoutEmptyArgAttrs drops arg_attrs and res_attrs that hold only

@@ -42,9 +42,7 @@ type knownGap struct {
 	bug     string
 }
 
-var knownGaps = []knownGap{
-	{irgen.AttrDistinct, "interop-bugs.md B1: distinct[N]<...> attributes are rejected"},
-}
+var knownGaps = []knownGap{}
 
 // exactGaps are features that pass through mlir-opt-19 but that ipu-opt
 // prints otherwise than mlir-opt-19: files with them are not compared byte
