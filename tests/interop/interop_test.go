@@ -6,7 +6,7 @@
 // ipuir prints, it parses back to the same IR, and printing is a fixpoint.
 //
 // Constructs that cannot pass yet stay behind named generator knobs
-// (knownGaps), each with its entry in /work/notes/interop-bugs.md, and
+// (knownGaps), each with its entry in tests/interop/BUGS.md, and
 // TestInteropKnownGaps keeps checking them (go test -interop.gaps).
 // ipu-opt must also print exactly what mlir-opt-19 prints, as package
 // printer means to, except for files with an exact gap: a construct whose

@@ -35,7 +35,7 @@ func seeds() []uint64 {
 }
 
 // A knownGap is a generator feature that cannot pass yet, with the entry
-// of /work/notes/interop-bugs.md that says why. The main tests switch it
+// of tests/interop/BUGS.md that says why. The main tests switch it
 // off; TestInteropKnownGaps keeps it checked.
 type knownGap struct {
 	feature irgen.Feature
@@ -48,7 +48,7 @@ var knownGaps = []knownGap{}
 // prints otherwise than mlir-opt-19: files with them are not compared byte
 // for byte (TestInteropKnownGaps still does, with -interop.gaps).
 var exactGaps = []knownGap{
-	{irgen.AttrFloatWideInexact, "interop-bugs.md B12: 0.1 : f80 prints as 1.000000e-01, not 0.100000000000000005551"},
+	{irgen.AttrFloatWideInexact, "BUGS.md B12: 0.1 : f80 prints as 1.000000e-01, not 0.100000000000000005551"},
 }
 
 func exactGapFeatures() map[irgen.Feature]bool {
