@@ -46,7 +46,7 @@ type passExtension struct {
 type passFlag struct{ name, options string }
 
 // passFlagGiven is the value of a pass flag given without options.
-const passFlagGiven = "\x00given"
+const passFlagGiven = "{}"
 
 func newPassExtension() *passExtension {
 	r := passes.NewRegistry()
@@ -82,7 +82,7 @@ func (e *passExtension) AddFlags(fs *pflag.FlagSet) {
 	for _, info := range e.registry.Passes() {
 		v := new(string)
 		e.passFlags[info.Name] = v
-		fs.StringVar(v, info.Name, "", info.Summary)
+		fs.StringVar(v, info.Name, "", info.Summary+" (`options` as in a pipeline, e.g. --"+info.Name+"='a=1 b=2'; see --list-passes)")
 		fs.Lookup(info.Name).NoOptDefVal = passFlagGiven
 	}
 }
