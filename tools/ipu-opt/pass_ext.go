@@ -149,10 +149,35 @@ func (e *passExtension) options(in *optmain.Input) passes.Options {
 	o.Printing = in.Printing
 	o.CrashReproducer = e.crashRepro
 	o.LocalReproducer = e.localRepro
-	if e.timing {
-		o.Timing = passes.NewTiming()
+	// The driver's timer for the chunk: the pipeline's timers go in the
+	// same tree as `Parser` and `Output`.
+	if pt, ok := in.Timing.(chunkTiming); ok {
+		o.Timing = pt.timing
 	}
 	return o
+}
+
+// chunkTiming is the driver's phase timer backed by the pass manager's
+// timing tree.
+type chunkTiming struct {
+	timing  *passes.Timing
+	display passes.TimingDisplay
+}
+
+func (c chunkTiming) StartPhase(name string) func() { return c.timing.Start(name).Stop }
+
+func (c chunkTiming) Report(w io.Writer) error { return c.timing.Report(w, c.display) }
+
+// ChunkTimer gives the driver a timer per chunk under --mlir-timing.
+func (e *passExtension) ChunkTimer() optmain.PhaseTimer {
+	if !e.timing {
+		return nil
+	}
+	display := passes.TimingTree
+	if e.timingDisplay == "list" {
+		display = passes.TimingList
+	}
+	return chunkTiming{timing: passes.NewTiming(), display: display}
 }
 
 func (e *passExtension) Process(ctx *ir.Context, module *ir.Operation, in *optmain.Input) error {
@@ -182,13 +207,6 @@ func (e *passExtension) Process(ctx *ir.Context, module *ir.Operation, in *optma
 	}
 	manager := passes.NewPassManager(ctx, pm, opts)
 	runErr := manager.Run(module)
-	if opts.Timing != nil {
-		display := passes.TimingTree
-		if e.timingDisplay == "list" {
-			display = passes.TimingList
-		}
-		opts.Timing.Report(in.Stderr, display)
-	}
 	if e.statistics {
 		display := passes.StatisticsPipeline
 		if e.statsDisplay == "list" {

@@ -67,6 +67,9 @@ type Input struct {
 	// Printing is those flags, for extensions that print by themselves
 	// (in parallel, say).
 	Printing printer.Options
+	// Timing is the chunk's timer when --mlir-timing is on (nil otherwise),
+	// as the TimingExtension gave it.
+	Timing PhaseTimer
 }
 
 // ErrReported marks a failure whose diagnostics were already emitted.
@@ -284,7 +287,15 @@ func (t *Tool) processChunk(o *options, fileName string, sm *ir.SourceMgr, c chu
 	ctx.SetDiagnosticHandler(func(d *ir.Diagnostic) { diags = append(diags, d) })
 
 	var chunkOut bytes.Buffer
-	failed := !t.compileChunk(o, ctx, fileName, sm, c, &chunkOut, stderr)
+	timing := t.chunkTimer()
+	failed := !t.compileChunk(o, ctx, fileName, sm, c, timing, &chunkOut, stderr)
+	// mlir-opt writes the report when the chunk is done, after its
+	// diagnostics.
+	defer func() {
+		if timing != nil {
+			timing.Report(stderr)
+		}
+	}()
 	if o.verifyDiagnostics {
 		exps, bad := parseExpectations(fileName, c.text, c.firstLine, ctx)
 		failures := append(bad, checkExpectations(ctx, fileName, exps, diags)...)
@@ -328,20 +339,26 @@ func withCurrentOpNote(d *ir.Diagnostic) *ir.Diagnostic {
 
 // compileChunk parses, verifies, runs the extensions and prints; it emits
 // every diagnostic through ctx and reports success.
-func (t *Tool) compileChunk(o *options, ctx *ir.Context, fileName string, sm *ir.SourceMgr, c chunk, out, stderr io.Writer) bool {
+func (t *Tool) compileChunk(o *options, ctx *ir.Context, fileName string, sm *ir.SourceMgr, c chunk, timing PhaseTimer, out, stderr io.Writer) bool {
+	// Verification is part of `Parser`, as in mlir-opt, which verifies
+	// the module as the last step of parsing it.
+	stopParser := startPhase(timing, "Parser")
 	module, err := parser.ParseSourceString(ctx, []byte(c.text), parser.Config{
 		Filename: fileName, SourceMgr: sm, LineOffset: c.firstLine - 1,
 	})
 	if err != nil {
+		stopParser()
 		ctx.Emit(ir.AsDiagnostic(err, nil))
 		return false
 	}
-	if d := ir.Verify(module); d != nil {
+	d := ir.Verify(module)
+	stopParser()
+	if d != nil {
 		ctx.Emit(d)
 		return false
 	}
 	popts := printer.Options{Generic: o.generic, DebugInfo: o.debugInfo}
-	in := &Input{File: fileName, Source: []byte(c.text), Stderr: stderr, Printing: popts,
+	in := &Input{File: fileName, Source: []byte(c.text), Stderr: stderr, Printing: popts, Timing: timing,
 		Print: func(w io.Writer, op *ir.Operation) error { return printer.Print(w, op, popts) }}
 	for _, e := range t.Extensions {
 		if err := e.Process(ctx, module, in); err != nil {
@@ -351,6 +368,8 @@ func (t *Tool) compileChunk(o *options, ctx *ir.Context, fileName string, sm *ir
 			return false
 		}
 	}
+	stopOutput := startPhase(timing, "Output")
+	defer stopOutput()
 	if err := printer.Print(out, module, popts); err != nil {
 		ctx.Emit(ir.AsDiagnostic(err, nil))
 		return false
