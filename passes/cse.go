@@ -12,7 +12,8 @@ import (
 // and erases pure ops whose results are unused. Values known in a block
 // are visible in the blocks it dominates and in the regions of
 // non-isolated ops nested in it, never in enclosing or sibling regions;
-// isolated ops start afresh. Ops with regions are not merged.
+// isolated ops start afresh. Pure ops with regions merge when each region
+// is one block and the bodies are equivalent (cse_regions.go).
 type CSE struct {
 	NumCSE Statistic `statistic:"num-cse'd" help:"Number of operations CSE'd"`
 	NumDCE Statistic `statistic:"num-dce'd" help:"Number of operations DCE'd"`
@@ -124,37 +125,40 @@ func (s *cseState) popTo(mark int) {
 
 func (s *cseState) block(b *ir.Block, ssaDominance bool) {
 	for o := b.First(); o != nil; o = o.Next() {
-		if o.NumRegions() > 0 {
-			if o.HasTrait(ir.TraitIsolatedFromAbove) {
-				saved, savedLog := s.known, s.log
-				s.known, s.log = map[uint64][]*ir.Operation{}, nil
-				for _, r := range o.Regions() {
-					s.region(r)
-				}
-				s.known, s.log = saved, savedLog
-			} else {
-				for _, r := range o.Regions() {
-					s.region(r)
-				}
-			}
-			if isTriviallyDead(o) {
-				s.erase = append(s.erase, o)
-				s.numDCE++
-			}
+		// As in MLIR's CSE, an op that is merged or erased is done with:
+		// its regions go with it.
+		if s.op(o, ssaDominance) || o.NumRegions() == 0 {
 			continue
 		}
-		s.op(o, ssaDominance)
+		if o.HasTrait(ir.TraitIsolatedFromAbove) {
+			saved, savedLog := s.known, s.log
+			s.known, s.log = map[uint64][]*ir.Operation{}, nil
+			for _, r := range o.Regions() {
+				s.region(r)
+			}
+			s.known, s.log = saved, savedLog
+		} else {
+			for _, r := range o.Regions() {
+				s.region(r)
+			}
+		}
 	}
 }
 
-func (s *cseState) op(o *ir.Operation, ssaDominance bool) {
+// op merges o into an equal op known before it, or erases it when it is
+// dead, and reports whether it did either; otherwise a mergeable o
+// becomes known.
+func (s *cseState) op(o *ir.Operation, ssaDominance bool) bool {
 	if o.HasTrait(ir.TraitTerminator) || !o.HasTrait(ir.TraitPure) {
-		return
+		return false
 	}
 	if isTriviallyDead(o) {
 		s.erase = append(s.erase, o)
 		s.numDCE++
-		return
+		return true
+	}
+	if o.NumRegions() > 0 && !regionsMergeable(o) {
+		return false
 	}
 	h := cseHash(o)
 	for _, existing := range s.known[h] {
@@ -169,7 +173,7 @@ func (s *cseState) op(o *ir.Operation, ssaDominance bool) {
 				r.ReplaceUsesWithIf(existing.Result(i), func(u *ir.OpOperand) bool { return u.Owner() != existing })
 			}
 			if !o.UseEmpty() {
-				return
+				return false
 			}
 		}
 		if _, unknown := existing.Loc().(*ir.UnknownLoc); unknown {
@@ -179,10 +183,11 @@ func (s *cseState) op(o *ir.Operation, ssaDominance bool) {
 		}
 		s.erase = append(s.erase, o)
 		s.numCSE++
-		return
+		return true
 	}
 	s.known[h] = append(s.known[h], o)
 	s.log = append(s.log, h)
+	return false
 }
 
 func mix(h uint64, x uintptr) uint64 {
@@ -228,14 +233,17 @@ func cseEqual(a, b *ir.Operation) bool {
 		}
 	}
 	if a.HasTrait(ir.TraitCommutative) {
-		return sameMultiset(a.Operands(), b.Operands())
-	}
-	for i := 0; i < a.NumOperands(); i++ {
-		if a.Operand(i) != b.Operand(i) {
+		if !sameMultiset(a.Operands(), b.Operands()) {
 			return false
 		}
+	} else {
+		for i := 0; i < a.NumOperands(); i++ {
+			if a.Operand(i) != b.Operand(i) {
+				return false
+			}
+		}
 	}
-	return true
+	return a.NumRegions() == 0 && b.NumRegions() == 0 || regionsEquivalent(a, b)
 }
 
 func sameMultiset(x, y []*ir.Value) bool {

@@ -33,6 +33,8 @@ const (
 	Scope         = "test.scope"
 	IsolatedScope = "test.isolated_scope"
 	Flip          = "test.flip"
+	PureRegion    = "test.pure_region"
+	Yield         = "test.yield"
 )
 
 // Register adds a fresh `test` dialect to ctx. Each context gets its own
@@ -104,6 +106,15 @@ func New() *ir.Dialect {
 			{Name: IsolatedScope, Summary: "An isolated region that is no symbol.",
 				Regions: []ir.RegionDef{{Name: "body", SingleBlock: true}},
 				Traits:  ir.TraitIsolatedFromAbove | ir.TraitNoTerminator | ir.TraitSingleBlock},
+			{Name: PureRegion, Summary: "A pure op whose one-block region computes its results (test.yield): for merging ops with regions.",
+				Operands: []ir.ValueDef{{Name: "operands", Type: ir.AnyType, Kind: ir.Variadic}},
+				Results:  []ir.ValueDef{{Name: "results", Type: ir.AnyType, Kind: ir.Variadic}},
+				Regions:  []ir.RegionDef{{Name: "body", SingleBlock: true}},
+				Traits:   ir.TraitPure | ir.TraitSingleBlock},
+			{Name: Yield, Summary: "Ends a test.pure_region, giving its results.",
+				Operands:  []ir.ValueDef{{Name: "operands", Type: ir.AnyType, Kind: ir.Variadic}},
+				Traits:    ir.TraitTerminator | ir.TraitReturnLike,
+				ParentOps: []string{PureRegion}},
 			{Name: Flip, Summary: "Its canonicalization toggles its state forever: a rewrite that never converges.",
 				Attributes: []ir.AttrDef{{Name: "state", Kind: ir.IntegerAttrKind}},
 				Canonicalize: []ir.RewritePattern{&ir.Pattern{PatternName: "test.flip-state", RootOp: Flip,
