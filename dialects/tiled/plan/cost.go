@@ -27,7 +27,13 @@ import (
 //  3. with inner partitions, partial sums (f32) cross the exchange to the
 //     tiles that own the reduced pieces of the result and are added there:
 //     Complete in one phase, in which each tile sends its whole partial block
-//     and each owner receives one piece from every inner partition; Pairwise
+//     and each owner receives one piece from every inner partition — except
+//     that when every tile owns a piece inside the block it computed
+//     (tiled.PlanCheck.ReductionInPlace, settled on the shard maps), that
+//     piece stays where it is: the busiest tile sends its block less its
+//     piece and receives the other inner tiles' partials of its piece. A
+//     tile never sends to itself, so this is the words the phase actually
+//     moves, not an assumption; Pairwise
 //     by recursive halving in ⌈log2 inner⌉ phases of half the remaining
 //     block each, then a phase moving each reduced slice to its owner. The
 //     adds and the final conversion to the result type run on the vector
@@ -50,6 +56,9 @@ type problem struct {
 	// layouts caches grid layouts by grid (see selector.gridLayouts); the
 	// lookahead shares one cache among the plannings of a consumer.
 	layouts map[tiled.GemmPlan]*tiled.PlanLayouts
+	// inPlace caches reductionInPlace by plan (with the fields it does not
+	// depend on cleared); shared like layouts.
+	inPlace map[tiled.GemmPlan]bool
 	buffers []tiled.Buffer // reused by estimate
 }
 
@@ -209,16 +218,44 @@ func (pr *problem) needLayouts() bool {
 // orientation, partitions and output column block, whatever its result
 // pieces, memory classes and stagings: the AMP work at full weight speed,
 // the operand exchange, and for inner partitions at least one phase moving
-// each tile's partial block.
+// (kp-1)/kp of each tile's partial block: a piece of P words reduced in
+// place costs max(block-P, (kp-1)·P) ≥ block·(kp-1)/kp whatever P, one not
+// in place at least block, and Pairwise's halvings move at least as much
+// over more phases.
 func (pr *problem) lowerBound(p *tiled.GemmPlan, layouts *tiled.PlanLayouts) int64 {
 	sh := pr.shape(p)
 	compute, _ := pr.t.BatchMatmulCycles(int(sh.batch), int(sh.rows), int(sh.inner), int(sh.cols), pr.s.Elem)
 	words, _ := pr.inputExchange(p, sh, layouts)
 	lb := compute + pr.phase(words)
 	if p.InnerPartitions > 1 {
-		lb += pr.phase(sh.batch * sh.rowsData * sh.colsData)
+		kp := p.InnerPartitions
+		lb += pr.phase(sh.batch * sh.rowsData * sh.colsData * (kp - 1) / kp)
 	}
 	return lb
+}
+
+// reductionInPlace reports whether every tile of p's grid reduces a piece
+// of its own partial block (tiled.PlanCheck.ReductionInPlace). Only plans
+// with as many result pieces as inner partitions can be: otherwise some
+// inner tile owns no piece and sends its whole block.
+func (pr *problem) reductionInPlace(p *tiled.GemmPlan) bool {
+	if p.InnerPartitions <= 1 || p.ResultRowPartitions*p.ResultColumnPartitions != p.InnerPartitions {
+		return false
+	}
+	key := *p
+	key.WeightMemoryClass, key.LocalWeightStaging, key.ReductionStaging = "", tiled.Direct, tiled.Complete
+	if v, ok := pr.inPlace[key]; ok {
+		return v
+	}
+	v := false
+	if ls, err := tiled.LayoutsForPlan(p, pr.s, pr.t); err == nil {
+		v = tiled.ReductionInPlaceFor(p, ls, pr.t)
+	}
+	if pr.inPlace == nil {
+		pr.inPlace = map[tiled.GemmPlan]bool{}
+	}
+	pr.inPlace[key] = v
+	return v
 }
 
 // phase is the cost of one exchange phase moving words on the busiest tile,
@@ -259,7 +296,11 @@ func (pr *problem) estimate(p *tiled.GemmPlan, layouts *tiled.PlanLayouts) (tile
 		block := sh.batch * sh.rowsData * sh.colsData
 		piece := sh.batch * sh.pieceRowsData * sh.pieceColsData
 		if p.ReductionStaging == tiled.Complete {
-			phases = append(phases, max(block, kp*piece))
+			if pr.reductionInPlace(p) {
+				phases = append(phases, max(block-piece, (kp-1)*piece))
+			} else {
+				phases = append(phases, max(block, kp*piece))
+			}
 			adds, _ := t.ElementwiseCycles((kp-1)*piece, target.F32, target.Simple)
 			e.ReductionCycles += adds
 		} else {
