@@ -97,8 +97,11 @@ func TestAttentionPlans(t *testing.T) {
 	var total int64
 	for i, c := range choices {
 		m := prog.Matmuls[i]
-		if _, err := tiled.VerifyPlan(&c.Plan, m.Shape, tg); err != nil {
+		chk, err := tiled.VerifyPlan(&c.Plan, m.Shape, tg)
+		if err != nil {
 			t.Errorf("%s: chosen plan does not verify: %v", c.Name, err)
+		} else if pr, _ := newProblem(tg, m.Shape); pr.reductionInPlace(&c.Plan) != chk.ReductionInPlace(&c.Plan) {
+			t.Errorf("%s: the estimate's in-place reduction disagrees with the verified shard maps", c.Name)
 		}
 		lb, _ := tg.ComputeLowerBoundCycles(m.Shape.MACs(), m.Shape.Elem)
 		if c.Estimate.Cycles < lb {
