@@ -60,6 +60,8 @@ func regionListsEquivalent(a, b *ir.Operation, m map[*ir.Value]*ir.Value) bool {
 	return true
 }
 
+// blocksEquivalent compares two blocks op by op, recording in m the
+// correspondence of their arguments and results.
 func blocksEquivalent(x, y *ir.Block, m map[*ir.Value]*ir.Value) bool {
 	if x.NumArguments() != y.NumArguments() || x.NumOps() != y.NumOps() {
 		return false
@@ -79,14 +81,22 @@ func blocksEquivalent(x, y *ir.Block, m map[*ir.Value]*ir.Value) bool {
 	return true
 }
 
-// nestedOpsEquivalent compares two ops inside the bodies being compared;
+// nestedOpsEquivalent compares two ops inside the bodies or blocks being
+// compared;
 // operands are compared in order (MLIR's OperationEquivalence does not
 // reorder commutative operands of nested ops either).
 func nestedOpsEquivalent(x, y *ir.Operation, m map[*ir.Value]*ir.Value) bool {
 	if x.Name() != y.Name() || x.NumOperands() != y.NumOperands() || x.NumResults() != y.NumResults() ||
-		x.NumSuccessors() != 0 || y.NumSuccessors() != 0 ||
+		x.NumSuccessors() != y.NumSuccessors() ||
 		ifacePtr(x.Props()) != ifacePtr(y.Props()) || ifacePtr(x.Attrs()) != ifacePtr(y.Attrs()) {
 		return false
+	}
+	// Successors must be the same blocks (only block merging compares
+	// ops that have any).
+	for i, sx := range x.Successors() {
+		if y.Successor(i) != sx {
+			return false
+		}
 	}
 	for i, vx := range x.Operands() {
 		vy := y.Operand(i)

@@ -25,7 +25,7 @@ func (d *DCE) Run(op *ir.Operation, pc *PassContext) error {
 		}
 		return ir.WalkAdvance
 	})
-	if !simplifyRegions(rw, op.Regions()) {
+	if !simplifyRegions(rw, op.Regions(), RegionSimplifyNormal) {
 		pc.Analyses().PreserveAll()
 		return nil
 	}

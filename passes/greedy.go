@@ -72,7 +72,7 @@ func ApplyPatternsGreedily(op *ir.Operation, patterns *PatternSet, cfg GreedyCon
 		d.folder = newOperationFolder(ctx, d.rw)
 		d.populate()
 		d.processWorklist()
-		if cfg.RegionSimplify != RegionSimplifyDisabled && simplifyRegions(d.rw, op.Regions()) {
+		if cfg.RegionSimplify != RegionSimplifyDisabled && simplifyRegions(d.rw, op.Regions(), cfg.RegionSimplify) {
 			d.changed = true
 			d.fired["(region simplification)"]++
 		}

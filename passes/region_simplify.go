@@ -12,10 +12,8 @@ type RegionSimplifyLevel int
 const (
 	RegionSimplifyDisabled RegionSimplifyLevel = iota
 	RegionSimplifyNormal
-	// RegionSimplifyAggressive is accepted for MLIR compatibility. MLIR
-	// adds block merging at this level; merging needs to know which
-	// operands of a branch go to which successor, which ops do not declare
-	// here, so it simplifies as RegionSimplifyNormal does.
+	// RegionSimplifyAggressive also merges identical blocks, as MLIR's
+	// aggressive level does.
 	RegionSimplifyAggressive
 )
 
@@ -36,20 +34,28 @@ func (l *RegionSimplifyLevel) Set(s string) error {
 func (*RegionSimplifyLevel) Choices() []Choice {
 	return []Choice{
 		{"disabled", "Don't run any control-flow simplification."},
-		{"normal", "Perform simple control-flow simplifications (unreachable blocks, dead ops)."},
-		{"aggressive", "Accepted for MLIR compatibility; the same as normal."},
+		{"normal", "Perform simple control-flow simplifications (unreachable blocks, dead ops, dead block arguments)."},
+		{"aggressive", "Also merge identical blocks."},
 	}
 }
 
-// simplifyRegions erases blocks no path from their region's entry reaches
-// and ops that are pure and unused, in regions and all regions nested in
-// them. It reports a change.
-func simplifyRegions(rw *ir.Rewriter, regions []*ir.Region) bool {
+// simplifyRegions erases blocks no path from their region's entry reaches,
+// ops that are pure and unused, and unused arguments of blocks whose
+// branches declare their successor operands; at the aggressive level it
+// then merges identical blocks. It works on regions and all regions nested
+// in them, and reports a change.
+func simplifyRegions(rw *ir.Rewriter, regions []*ir.Region, level RegionSimplifyLevel) bool {
 	changed := eraseUnreachableBlocks(rw, regions)
 	for _, r := range regions {
 		if eraseDeadOps(rw, r) {
 			changed = true
 		}
+	}
+	if dropDeadBlockArguments(rw, regions) {
+		changed = true
+	}
+	if level == RegionSimplifyAggressive && mergeIdenticalBlocks(rw, regions) {
+		changed = true
 	}
 	return changed
 }

@@ -43,6 +43,21 @@ func Register(ctx *ir.Context) error { return ctx.RegisterDialect(New()) }
 
 // New returns a fresh declaration of the dialect.
 func New() *ir.Dialect {
+	d := declare()
+	for _, def := range d.Ops {
+		switch def.Name {
+		case Br:
+			// test.br passes all its operands to its one successor.
+			def.SetSuccessorOperands(func(op *ir.Operation, _ int) (int, int) { return 0, op.NumOperands() })
+		case CondBr:
+			// test.cond_br passes none.
+			def.SetSuccessorOperands(func(*ir.Operation, int) (int, int) { return 0, 0 })
+		}
+	}
+	return d
+}
+
+func declare() *ir.Dialect {
 	var f folders
 	sameType := ir.TraitPure | ir.TraitSameOperandsAndResultType
 	binary := []ir.ValueDef{{Name: "lhs", Type: intOrIndex}, {Name: "rhs", Type: intOrIndex}}
