@@ -185,7 +185,11 @@ type OpDef struct {
 	Regions    []RegionDef
 	// Successors is the number of successor blocks; -1 for any number.
 	Successors int
-	Traits     Trait
+	// SuccessorOperands, for branch ops, tells which operands go to each
+	// successor's block arguments (see SuccessorOperandsFunc); nil when
+	// unknown, which keeps region simplification away from such branches.
+	SuccessorOperands SuccessorOperandsFunc
+	Traits            Trait
 	// ParentOps, when set, lists the ops this op may be directly nested in.
 	ParentOps []string
 	// DefaultDialect is the dialect whose prefix may be omitted from op names

@@ -42,20 +42,7 @@ const (
 func Register(ctx *ir.Context) error { return ctx.RegisterDialect(New()) }
 
 // New returns a fresh declaration of the dialect.
-func New() *ir.Dialect {
-	d := declare()
-	for _, def := range d.Ops {
-		switch def.Name {
-		case Br:
-			// test.br passes all its operands to its one successor.
-			def.SetSuccessorOperands(func(op *ir.Operation, _ int) (int, int) { return 0, op.NumOperands() })
-		case CondBr:
-			// test.cond_br passes none.
-			def.SetSuccessorOperands(func(*ir.Operation, int) (int, int) { return 0, 0 })
-		}
-	}
-	return d
-}
+func New() *ir.Dialect { return declare() }
 
 func declare() *ir.Dialect {
 	var f folders
@@ -111,10 +98,14 @@ func declare() *ir.Dialect {
 				Traits: ir.TraitSymbol},
 			{Name: Br, Summary: "Branches to its successor, passing its operands as block arguments.",
 				Operands:   []ir.ValueDef{{Name: "operands", Type: ir.AnyType, Kind: ir.Variadic}},
-				Successors: 1, Traits: ir.TraitTerminator},
+				Successors: 1, Traits: ir.TraitTerminator,
+				// All its operands go to its one successor.
+				SuccessorOperands: func(op *ir.Operation, _ int) (int, int) { return 0, op.NumOperands() }},
 			{Name: CondBr, Summary: "Branches to its first successor when the condition holds, else the second.",
 				Operands:   []ir.ValueDef{{Name: "condition", Type: ir.TypeConstraint{Desc: "1-bit signless integer", Pred: isI1}}},
-				Successors: 2, Traits: ir.TraitTerminator},
+				Successors: 2, Traits: ir.TraitTerminator,
+				// It passes none.
+				SuccessorOperands: func(*ir.Operation, int) (int, int) { return 0, 0 }},
 			{Name: Scope, Summary: "A region that sees the values around it (not isolated).",
 				Regions: []ir.RegionDef{{Name: "body", SingleBlock: true}},
 				Traits:  ir.TraitNoTerminator | ir.TraitSingleBlock},
