@@ -488,13 +488,12 @@ func verifyIsolated(op *Operation) *Diagnostic {
 		for _, b := range r.blocks {
 			for o := b.first; o != nil && fail == nil; o = o.next {
 				o.Walk(func(inner *Operation) WalkResult {
-					for i, v := range inner.Operands() {
+					for _, v := range inner.Operands() {
 						defRegion := v.ParentRegion()
 						if defRegion == nil || !r.IsAncestor(defRegion) {
 							fail = Errorf(inner.loc, "'%s' op using value defined outside the region", inner.name)
 							fail.AttachNote(op.loc, "required by region isolation constraints")
 							fail.Op = inner
-							_ = i
 							return WalkInterrupt
 						}
 					}

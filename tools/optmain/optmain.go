@@ -249,19 +249,17 @@ func splitInput(src string, split bool) []chunk {
 	}
 	var chunks []chunk
 	lines := strings.SplitAfter(src, "\n")
-	start, startLine := 0, 1
+	startLine := 1
 	var cur strings.Builder
 	for i, l := range lines {
 		if strings.HasPrefix(strings.TrimSpace(l), SplitMarker) {
 			chunks = append(chunks, chunk{cur.String(), startLine})
 			cur.Reset()
 			startLine = i + 2
-			start = i + 1
 			continue
 		}
 		cur.WriteString(l)
 	}
-	_ = start
 	return append(chunks, chunk{cur.String(), startLine})
 }
 
