@@ -373,13 +373,18 @@ func (d *greedyDriver) OpReplaced(op *ir.Operation, with []*ir.Value) {
 
 // OpErased queues the definers of op's operands that are left with at
 // most one other user: they may now be dead or simpler. (op itself leaves
-// the worklist when popped: it has no block.)
+// the worklist when popped: it has no block.) An operand whose reference
+// was dropped (as when a group of unreachable blocks is erased) is nil and
+// has no definer to revisit.
 func (d *greedyDriver) OpErased(op *ir.Operation) {
 	if d.folder != nil {
 		d.folder.notifyRemoval(op)
 	}
 	for i := 0; i < op.NumOperands(); i++ {
 		v := op.Operand(i)
+		if v == nil {
+			continue
+		}
 		def := v.DefiningOp()
 		if def == nil {
 			continue

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/parser"
 	"github.com/ipuir/ipuir/passes"
 	"github.com/ipuir/ipuir/passes/testdialect"
 )
@@ -259,4 +260,43 @@ func TestGreedyWithoutMaterializer(t *testing.T) {
 	if ir.ModuleBody(m).NumOps() != 3 {
 		t.Errorf("ops changed: %d", ir.ModuleBody(m).NumOps())
 	}
+}
+
+// Erasing a cycle of unreachable blocks drops every operand first, so that
+// the blocks can go in any order; the driver's erase hook then sees ops
+// whose operands are nil and must not follow them.
+func TestGreedyErasesUnreachableBlocksThatUseEachOther(t *testing.T) {
+	ctx := testdialect.NewContext()
+	module, err := parser.ParseSourceString(ctx, []byte(`
+"test.func"() <{sym_name = "f"}> ({
+^bb0(%a: i32):
+  "test.br"()[^bb2] : () -> ()
+^bb1(%x: i32):
+  %y = "test.add"(%x, %x) : (i32, i32) -> i32
+  "test.use"(%y) : (i32) -> ()
+  "test.br"()[^bb3] : () -> ()
+^bb2:
+  "test.return"(%a) : (i32) -> ()
+^bb3:
+  "test.br"(%y)[^bb1] : (i32) -> ()
+}) : () -> ()
+`), parser.Config{Filename: "unreachable.ipuir"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := ir.Verify(module); d != nil {
+		t.Fatal(d)
+	}
+	if _, err := passes.ApplyPatternsGreedily(module, passes.CanonicalizationPatterns(ctx), passes.DefaultGreedyConfig()); err != nil {
+		t.Fatal(err)
+	}
+	checkLines(t, show(t, module), `
+module {
+  "test.func"() <{sym_name = "f"}> ({
+  ^bb0(%arg0: i32):
+    "test.br"()[^bb1] : () -> ()
+  ^bb1:  // pred: ^bb0
+    "test.return"(%arg0) : (i32) -> ()
+  }) : () -> ()
+}`)
 }
