@@ -22,6 +22,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 
@@ -79,6 +80,7 @@ var ErrReported = fmt.Errorf("failure already reported")
 const SplitMarker = "// -----"
 
 type options struct {
+	logLevel          string
 	output            string
 	allowUnregistered bool
 	generic           bool
@@ -122,6 +124,7 @@ func (t *Tool) Main(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 	fs.BoolVar(&o.split, "split-input-file", false, "Split the input file into pieces at '// -----' and process each chunk independently")
 	fs.BoolVar(&o.verifyDiagnostics, "verify-diagnostics", false, "Check that emitted diagnostics match expected-* lines on the corresponding line")
 	fs.BoolVar(&o.printOpOnDiag, "mlir-print-op-on-diagnostic", true, "When a diagnostic is emitted on an operation, also print the operation as an attached note")
+	fs.StringVar(&o.logLevel, "log-level", "info", "Level of the structured log that long phases (GEMM planning, ...) write to stderr: debug, info, warn, error or off")
 	fs.BoolVar(&o.noImplicitModule, "no-implicit-module", false, "Disable the parsing of an implicit top-level module op")
 	fs.BoolVar(&o.showDialects, "show-dialects", false, "Print the list of registered dialects and exit")
 	fs.BoolVar(&o.version, "version", false, "Display the version of this program")
@@ -147,6 +150,10 @@ func (t *Tool) Main(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 	if o.version {
 		fmt.Fprintf(stdout, "%s version %s\n", t.Name, t.versionString())
 		return 0
+	}
+	if err := setLogLevel(o.logLevel); err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", t.Name, err)
+		return 2
 	}
 	ctx := t.newContext(o.allowUnregistered)
 	if o.showDialects {
@@ -373,4 +380,17 @@ func (t *Tool) compileChunk(o *options, ctx *ir.Context, fileName string, sm *ir
 		return false
 	}
 	return true
+}
+
+// setLogLevel sets the level of log/slog's default logger, which passes
+// use for their structured progress lines; "off" silences it.
+func setLogLevel(name string) error {
+	levels := map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn,
+		"error": slog.LevelError, "off": slog.LevelError + 100}
+	l, ok := levels[strings.ToLower(name)]
+	if !ok {
+		return fmt.Errorf("--log-level: unknown level '%s' (debug, info, warn, error or off)", name)
+	}
+	slog.SetLogLoggerLevel(l)
+	return nil
 }
