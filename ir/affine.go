@@ -236,7 +236,9 @@ func FloorDiv(l, r *AffineExpr) *AffineExpr {
 // Division by zero stays as written, as in MLIR; so do a mod by zero or a
 // negative number, and constant divisions that overflow.
 
-func simplifyFloorDiv(l, r *AffineExpr) *AffineExpr {
+// simplifyDivision applies the rules floordiv and ceildiv share: constant
+// folding (with fold), division by one, and (x * k*c) / c -> x * k.
+func simplifyDivision(l, r *AffineExpr, fold func(a, b int64) int64) *AffineExpr {
 	if !r.isConst() || r.Val == 0 {
 		return nil
 	}
@@ -246,14 +248,22 @@ func simplifyFloorDiv(l, r *AffineExpr) *AffineExpr {
 		if l.Val == math.MinInt64 && c == -1 {
 			return nil
 		}
-		return Const(floorDiv(l.Val, c))
+		return Const(fold(l.Val, c))
 	case c == 1:
 		return l
 	case l.Kind == AffineMul && l.RHS.isConst() && l.RHS.Val%c == 0:
-		// (x * k*c) floordiv c -> x * k
 		return Mul(l.LHS, Const(l.RHS.Val/c))
-	case l.Kind == AffineAdd && (l.LHS.largestKnownDivisor()%c == 0 || l.RHS.largestKnownDivisor()%c == 0):
-		// (x + y) floordiv c, where c divides x or y, splits into a sum.
+	}
+	return nil
+}
+
+func simplifyFloorDiv(l, r *AffineExpr) *AffineExpr {
+	if e := simplifyDivision(l, r, floorDiv); e != nil {
+		return e
+	}
+	// (x + y) floordiv c, where c divides x or y, splits into a sum.
+	if r.isConst() && r.Val != 0 && l.Kind == AffineAdd &&
+		(l.LHS.largestKnownDivisor()%r.Val == 0 || l.RHS.largestKnownDivisor()%r.Val == 0) {
 		return Add(FloorDiv(l.LHS, r), FloorDiv(l.RHS, r))
 	}
 	return nil
@@ -261,29 +271,10 @@ func simplifyFloorDiv(l, r *AffineExpr) *AffineExpr {
 
 // CeilDiv returns l ceildiv r, simplified.
 func CeilDiv(l, r *AffineExpr) *AffineExpr {
-	if e := simplifyCeilDiv(l, r); e != nil {
+	if e := simplifyDivision(l, r, ceilDiv); e != nil {
 		return e
 	}
 	return &AffineExpr{Kind: AffineCeilDiv, LHS: l, RHS: r}
-}
-
-func simplifyCeilDiv(l, r *AffineExpr) *AffineExpr {
-	if !r.isConst() || r.Val == 0 {
-		return nil
-	}
-	c := r.Val
-	switch {
-	case l.isConst():
-		if l.Val == math.MinInt64 && c == -1 {
-			return nil
-		}
-		return Const(ceilDiv(l.Val, c))
-	case c == 1:
-		return l
-	case l.Kind == AffineMul && l.RHS.isConst() && l.RHS.Val%c == 0:
-		return Mul(l.LHS, Const(l.RHS.Val/c))
-	}
-	return nil
 }
 
 // Mod returns l mod r, simplified.
