@@ -91,25 +91,32 @@ func Check(def *ir.OpDef) error {
 	if def.AssemblyFormat == "" {
 		return nil
 	}
-	_, err := formatOf(def)
+	_, err := formatIn(def, def.Dialect())
 	return err
 }
 
 // CheckDialect checks the format of every op of d.
 func CheckDialect(d *ir.Dialect) error {
 	for _, op := range d.Ops {
-		if err := Check(op); err != nil {
+		if op.AssemblyFormat == "" {
+			continue
+		}
+		if _, err := formatIn(op, d); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func formatOf(def *ir.OpDef) (*format, error) {
+func formatOf(def *ir.OpDef) (*format, error) { return formatIn(def, def.Dialect()) }
+
+// formatIn compiles def's format with the custom directives of d, the
+// dialect declaring def (nil before the dialect is registered anywhere).
+func formatIn(def *ir.OpDef, d *ir.Dialect) (*format, error) {
 	if c, ok := cache.Load(def); ok {
 		return c.(*compiled).f, c.(*compiled).err
 	}
-	f, err := compile(def)
+	f, err := compile(def, d)
 	if err != nil {
 		err = fmt.Errorf("assembly format of '%s': %w", def.Name, err)
 	}
@@ -117,10 +124,18 @@ func formatOf(def *ir.OpDef) (*format, error) {
 	return f, err
 }
 
+func directivesOf(d *ir.Dialect) map[string]*ir.CustomDirective {
+	if d == nil {
+		return nil
+	}
+	return d.Directives
+}
+
 // compiler holds what compiling one format has found so far.
 type compiler struct {
-	def     *ir.OpDef
-	dialect string
+	def        *ir.OpDef
+	dialect    string
+	directives map[string]*ir.CustomDirective
 
 	boundOperands  []bool
 	boundAttrs     []bool
@@ -140,7 +155,7 @@ func posError(pos lexer.Position, format string, args ...any) error {
 	return fmt.Errorf("%d:%d: %s", pos.Line, pos.Column, fmt.Sprintf(format, args...))
 }
 
-func compile(def *ir.OpDef) (*format, error) {
+func compile(def *ir.OpDef, d *ir.Dialect) (*format, error) {
 	tree, err := formatParser.ParseString("", def.AssemblyFormat)
 	if err != nil {
 		if pe, ok := err.(participle.Error); ok {
@@ -151,6 +166,7 @@ func compile(def *ir.OpDef) (*format, error) {
 	c := &compiler{
 		def:           def,
 		dialect:       ir.DialectNamespace(def.Name),
+		directives:    directivesOf(d),
 		boundOperands: make([]bool, len(def.Operands)),
 		boundAttrs:    make([]bool, len(def.Attributes)),
 		boundRegions:  make([]bool, len(def.Regions)),
@@ -425,7 +441,7 @@ func (c *compiler) customDirective(d *syntaxDirective) (*element, error) {
 	if d.Custom == "" {
 		return nil, posError(d.Pos, "expected custom<Name>(...)")
 	}
-	impl := lookupCustom(c.dialect, d.Custom)
+	impl := c.directives[d.Custom]
 	if impl == nil {
 		return nil, posError(d.Pos, "custom directive '%s' is not registered for dialect '%s'", d.Custom, c.dialect)
 	}

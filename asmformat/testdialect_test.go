@@ -13,8 +13,7 @@ func fmtDialect() *ir.Dialect {
 	single := func(name string) ir.ValueDef { return ir.ValueDef{Name: name, Type: any} }
 	variadic := func(name string) ir.ValueDef { return ir.ValueDef{Name: name, Type: any, Kind: ir.Variadic} }
 	optional := func(name string) ir.ValueDef { return ir.ValueDef{Name: name, Type: any, Kind: ir.Optional} }
-	asmformat.RegisterCustom("fmt", "Pair", asmformat.Custom{Print: printPair, Parse: parsePair})
-	return &ir.Dialect{Name: "fmt", Ops: []*ir.OpDef{
+	return &ir.Dialect{Name: "fmt", Directives: map[string]*asmformat.Custom{"Pair": {Print: printPair, Parse: parsePair}}, Ops: []*ir.OpDef{
 		{Name: "fmt.binary", Operands: []ir.ValueDef{single("lhs"), single("rhs")}, Results: []ir.ValueDef{single("res")},
 			Traits: ir.TraitSameOperandsAndResultType, AssemblyFormat: "$lhs `,` $rhs attr-dict `:` type($res)"},
 		{Name: "fmt.call", Operands: []ir.ValueDef{variadic("args")}, Results: []ir.ValueDef{variadic("res")},

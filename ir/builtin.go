@@ -6,41 +6,45 @@ const (
 	UnrealizedCast = "builtin.unrealized_conversion_cast"
 )
 
-func builtinDialect() *Dialect {
-	return &Dialect{
-		Name:    "builtin",
-		Summary: "The core types, attributes and ops every program uses: module and unrealized_conversion_cast.",
-		Ops: []*OpDef{
-			{
-				Name:    ModuleOpName,
-				Summary: "A top-level container of ops; a symbol table.",
-				Description: "A module holds one graph region with one block and no terminator. " +
-					"Its discardable attributes must carry a dialect prefix.",
-				Example: "module @m attributes {ipu.target = \"ipu21\"} {\n  func.func @f() { return }\n}",
-				Attributes: []AttrDef{
-					{Name: SymbolAttrName, Kind: StringAttrKind, Optional: true},
-					{Name: VisibilityAttrName, Kind: StringAttrKind, Optional: true},
-				},
-				Regions: []RegionDef{{Name: "bodyRegion", SingleBlock: true, Blocks: 1}},
-				Traits: TraitIsolatedFromAbove | TraitSymbolTable | TraitNoTerminator | TraitGraphRegion |
-					TraitSingleBlock | TraitAffineScope,
-				DefaultDialect: "builtin",
-				Verify:         verifyModule,
-				Parse:          parseModule,
-				Print:          printModule,
-			},
-			{
-				Name:     UnrealizedCast,
-				Summary:  "A cast between types that a partial conversion leaves behind.",
-				Example:  "%1 = builtin.unrealized_conversion_cast %0 : i32 to f32",
-				Operands: []ValueDef{{Name: "inputs", Type: AnyType, Kind: Variadic}},
-				Results:  []ValueDef{{Name: "outputs", Type: AnyType, Kind: Variadic}},
-				Traits:   TraitPure,
-				Parse:    parseUnrealizedCast,
-				Print:    printUnrealizedCast,
-			},
+// The builtin ops, by definition: recognise them with op.Is(ir.Module).
+var (
+	// Module is builtin.module.
+	Module = &OpDef{
+		Name:    ModuleOpName,
+		Summary: "A top-level container of ops; a symbol table.",
+		Description: "A module holds one graph region with one block and no terminator. " +
+			"Its discardable attributes must carry a dialect prefix.",
+		Example: "module @m attributes {ipu.target = \"ipu21\"} {\n  func.func @f() { return }\n}",
+		Attributes: []AttrDef{
+			{Name: SymbolAttrName, Kind: StringAttrKind, Optional: true},
+			{Name: VisibilityAttrName, Kind: StringAttrKind, Optional: true},
 		},
+		Regions: []RegionDef{{Name: "bodyRegion", SingleBlock: true, Blocks: 1}},
+		Traits: TraitIsolatedFromAbove | TraitSymbolTable | TraitNoTerminator | TraitGraphRegion |
+			TraitSingleBlock | TraitAffineScope,
+		DefaultDialect: "builtin",
+		Verify:         verifyModule,
+		Parse:          parseModule,
+		Print:          printModule,
 	}
+	// UnrealizedConversionCast is builtin.unrealized_conversion_cast.
+	UnrealizedConversionCast = &OpDef{
+		Name:     UnrealizedCast,
+		Summary:  "A cast between types that a partial conversion leaves behind.",
+		Example:  "%1 = builtin.unrealized_conversion_cast %0 : i32 to f32",
+		Operands: []ValueDef{{Name: "inputs", Type: AnyType, Kind: Variadic}},
+		Results:  []ValueDef{{Name: "outputs", Type: AnyType, Kind: Variadic}},
+		Traits:   TraitPure,
+		Parse:    parseUnrealizedCast,
+		Print:    printUnrealizedCast,
+	}
+)
+
+// Builtin is the builtin dialect, registered in every context.
+var Builtin = &Dialect{
+	Name:    "builtin",
+	Summary: "The core types, attributes and ops every program uses: module and unrealized_conversion_cast.",
+	Ops:     []*OpDef{Module, UnrealizedConversionCast},
 }
 
 func verifyModule(op *Operation) error {

@@ -69,7 +69,7 @@ func NewContext() *Context {
 	c.boolean[0] = c.IntegerAttr(c.I(1), 0)
 	c.boolean[1] = c.IntegerAttr(c.I(1), 1)
 	c.unknown = UniqueAttr(c, &UnknownLoc{})
-	c.MustRegisterDialect(builtinDialect())
+	c.MustRegisterDialect(Builtin)
 	return c
 }
 
@@ -184,9 +184,19 @@ func (c *Context) Vector(shape []int64, scalable []bool, elem Type) *VectorType 
 // ---- Registry ----
 
 // RegisterDialect adds a dialect and its ops. Names must be new and non-empty.
+//
+// A dialect and its op definitions are declared once per program (package
+// variables of the dialect's package) and may be registered in any number
+// of contexts: op definitions are identities (op.Is(tensor.Matmul)), so
+// every context shares them. The first registration links each definition
+// to its dialect; a definition that another dialect already claims is an
+// error.
 func (c *Context) RegisterDialect(d *Dialect) error {
 	if d.Name == "" {
 		return fmt.Errorf("dialect with empty name")
+	}
+	if err := d.link(); err != nil {
+		return err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -194,18 +204,54 @@ func (c *Context) RegisterDialect(d *Dialect) error {
 		return fmt.Errorf("dialect %q registered twice", d.Name)
 	}
 	for _, op := range d.Ops {
-		if err := op.check(d.Name); err != nil {
-			return err
-		}
 		if _, dup := c.ops[op.Name]; dup {
 			return fmt.Errorf("op %q registered twice", op.Name)
 		}
 	}
 	c.dialects[d.Name] = d
 	for _, op := range d.Ops {
-		op.dialect = d
 		c.ops[op.Name] = op
 	}
+	return nil
+}
+
+// linkMu orders the one-time linking of op definitions to their dialect
+// before any use of them through a context that registered the dialect.
+var linkMu sync.Mutex
+
+// link checks d's declarations and records d in its op definitions, once.
+func (d *Dialect) link() error {
+	linkMu.Lock()
+	defer linkMu.Unlock()
+	if d.linked {
+		return nil
+	}
+	names := map[string]bool{}
+	for _, op := range d.Ops {
+		if op == nil {
+			return fmt.Errorf("dialect %q lists a nil op definition", d.Name)
+		}
+		if err := op.check(d.Name); err != nil {
+			return err
+		}
+		if err := op.checkInterfaces(); err != nil {
+			return err
+		}
+		if names[op.Name] {
+			return fmt.Errorf("op %q declared twice in dialect %q", op.Name, d.Name)
+		}
+		names[op.Name] = true
+		if op.dialect != nil && op.dialect != d {
+			return fmt.Errorf("op %q is declared by two dialects", op.Name)
+		}
+	}
+	if err := d.checkAttrsAndTypes(); err != nil {
+		return err
+	}
+	for _, op := range d.Ops {
+		op.dialect = d
+	}
+	d.linked = true
 	return nil
 }
 

@@ -114,6 +114,7 @@ func ancestorIn(op *Operation, r *Region) *Operation {
 type domCache struct {
 	trees map[*Region]*DominanceInfo
 	order map[*Block]map[*Operation]int
+	env   *Env // the facts the caller gave the verifier
 }
 
 func newDomCache() *domCache {

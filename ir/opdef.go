@@ -200,6 +200,10 @@ type OpDef struct {
 	// Verify checks what the declaration cannot say. Return an error
 	// (its text follows "'name' op ") or a *Diagnostic for full control.
 	Verify func(op *Operation) error
+	// VerifyEnv checks what depends on facts outside the op that the
+	// caller states explicitly (the target, see Env); env may be empty,
+	// and the hook then says what it needs. It runs after Verify.
+	VerifyEnv func(op *Operation, env *Env) error
 	// VerifyRegions runs after the op's regions have been verified.
 	VerifyRegions func(op *Operation) error
 	// Fold tries to fold op given constant operands (nil where unknown). It
@@ -224,6 +228,11 @@ type OpDef struct {
 	// Parse and Print implement custom syntax by hand instead.
 	Parse func(p OpAsmParser, st *OperationState) error
 	Print func(p OpAsmPrinter, op *Operation)
+
+	// Interfaces lists the op interfaces the op implements (see
+	// Interface): values of types that implement ir.FunctionLike,
+	// ir.LayoutPreserving, ... and interfaces declared by other packages.
+	Interfaces []any
 
 	dialect *Dialect
 }
@@ -271,30 +280,27 @@ func (d *OpDef) check(dialect string) error {
 	return nil
 }
 
-// Dialect groups ops, types and attributes under a namespace.
+// Dialect groups ops, types and attributes under a namespace. A dialect
+// is declared once, as a package variable of its package, and registered
+// in each context that uses it (see Context.RegisterDialect).
 type Dialect struct {
 	Name        string
 	Summary     string
 	Description string
 	Ops         []*OpDef
-	// ParseType and ParseAttr parse `!name.body`/`!name<body>` and
-	// `#name.body`/`#name<body>`: body is the text after the namespace
-	// (`body` or `<body>` as written, the balanced token body handed over
-	// by the core parser). Nil means the dialect has no custom types or
-	// attributes of that kind.
-	ParseType func(ctx *Context, body string) (Type, error)
-	ParseAttr func(ctx *Context, body string, typ Type) (Attribute, error)
+	// Attrs and Types declare the dialect's attributes and types; the core
+	// parser hands `#name.mnemonic<...>` and `!name.mnemonic<...>` to the
+	// declaration with that mnemonic.
+	Attrs []*AttrDecl
+	Types []*TypeDecl
+	// Directives are the custom<Name> directives of the assembly formats
+	// of the dialect's ops, by Name.
+	Directives map[string]*CustomDirective
 	// MaterializeConstant builds an op producing the constant a of type t,
 	// used by folding. Nil when the dialect cannot.
 	MaterializeConstant func(b *Builder, a Attribute, t Type, loc Location) *Operation
-	// TypeDocs and AttrDocs document the dialect's types and attributes for
-	// the generated reference.
-	TypeDocs, AttrDocs []DocEntry
-}
 
-// DocEntry documents a type or attribute of a dialect.
-type DocEntry struct {
-	Name, Syntax, Summary string
+	linked bool // set once its op definitions point at it
 }
 
 // SortedOps returns the dialect's ops by name.

@@ -103,6 +103,21 @@ func (op *Operation) Context() *Context { return op.ctx }
 // Def is the op's registered definition, or nil.
 func (op *Operation) Def() *OpDef { return op.def }
 
+// Is reports whether op is an op of the definition def (or of one of
+// defs): how passes recognise ops, by their declaration rather than their
+// name. An unregistered op is none.
+func (op *Operation) Is(defs ...*OpDef) bool {
+	if op.def == nil {
+		return false
+	}
+	for _, d := range defs {
+		if op.def == d {
+			return true
+		}
+	}
+	return false
+}
+
 // IsRegistered reports whether the op's name is a registered op.
 func (op *Operation) IsRegistered() bool { return op.def != nil }
 

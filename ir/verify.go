@@ -25,7 +25,15 @@ import (
 // emits at a bare location (an empty block, an entry block with
 // predecessors) leave it unset, since mlir-opt attaches no such note.
 func Verify(op *Operation) *Diagnostic {
-	return verifyOpAndDominance(op, newDomCache())
+	return VerifyIn(op, nil)
+}
+
+// VerifyIn is Verify with the facts of env given to the ops' VerifyEnv
+// hooks (see Env).
+func VerifyIn(op *Operation, env *Env) *Diagnostic {
+	cache := newDomCache()
+	cache.env = env
+	return verifyOpAndDominance(op, cache)
 }
 
 func verifyOpAndDominance(op *Operation, cache *domCache) *Diagnostic {
@@ -36,25 +44,37 @@ func verifyOpAndDominance(op *Operation, cache *domCache) *Diagnostic {
 }
 
 // VerifyOne runs the checks of steps 2 and 3 on op alone.
-func VerifyOne(op *Operation) *Diagnostic {
+func VerifyOne(op *Operation) *Diagnostic { return VerifyOneIn(op, nil) }
+
+// VerifyOneIn is VerifyOne with the facts of env.
+func VerifyOneIn(op *Operation, env *Env) *Diagnostic {
 	if d := verifyDeclared(op); d != nil {
 		return d
 	}
 	if d := verifyRegionTraits(op); d != nil {
 		return d
 	}
-	return verifyHook(op)
+	return verifyHook(op, env)
 }
 
-func verifyHook(op *Operation) *Diagnostic {
-	if op.def != nil && op.def.Verify != nil {
-		if err := op.def.Verify(op); err != nil {
-			d := AsDiagnostic(err, op)
-			if d.Op == nil {
-				d.Op = op
-			}
-			return d
+// verifyHook runs the op's Verify hook, then its VerifyEnv hook.
+func verifyHook(op *Operation, env *Env) *Diagnostic {
+	if op.def == nil {
+		return nil
+	}
+	var err error
+	if op.def.Verify != nil {
+		err = op.def.Verify(op)
+	}
+	if err == nil && op.def.VerifyEnv != nil {
+		err = op.def.VerifyEnv(op, env)
+	}
+	if err != nil {
+		d := AsDiagnostic(err, op)
+		if d.Op == nil {
+			d.Op = op
 		}
+		return d
 	}
 	return nil
 }
@@ -109,7 +129,7 @@ func isolatedWithRegions(op *Operation) bool {
 // verifyOperation verifies op and the ops nested in it, stopping at ops
 // isolated from above, which it verifies whole at op's exit.
 func verifyOperation(op *Operation, cache *domCache) *Diagnostic {
-	if d := verifyOpEntrance(op); d != nil {
+	if d := verifyOpEntrance(op, cache.env); d != nil {
 		return d
 	}
 	for _, r := range op.regions {
@@ -122,7 +142,7 @@ func verifyOperation(op *Operation, cache *domCache) *Diagnostic {
 	return verifyOpExit(op, cache)
 }
 
-func verifyOpEntrance(op *Operation) *Diagnostic {
+func verifyOpEntrance(op *Operation, env *Env) *Diagnostic {
 	for _, o := range op.operands {
 		if o.value == nil {
 			return plainOpErr(op, "null operand found")
@@ -134,7 +154,7 @@ func verifyOpEntrance(op *Operation) *Diagnostic {
 	if d := verifyDeclared(op); d != nil {
 		return d
 	}
-	if d := verifyHook(op); d != nil {
+	if d := verifyHook(op, env); d != nil {
 		return d
 	}
 	for _, r := range op.regions {

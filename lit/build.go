@@ -33,7 +33,10 @@ func ModuleRoot(dir string) (string, error) {
 // is left out and reported in the returned error; the others are built
 // all the same, so that one broken command does not stop every test. It
 // also links FileCheck to filecheck, for tests written with LLVM's name.
-func BuildTools(moduleRoot, outDir string) error {
+//
+// tags are build tags for the build: ipuir's own tests build with
+// "ipuir_testing", which gives ipu-opt the test dialect and passes.
+func BuildTools(moduleRoot, outDir string, tags ...string) error {
 	list := exec.Command("go", "list", "-e", "-f", `{{if eq .Name "main"}}{{.ImportPath}}{{end}}`, "./tools/...")
 	list.Dir = moduleRoot
 	out, err := list.Output()
@@ -41,11 +44,11 @@ func BuildTools(moduleRoot, outDir string) error {
 		return fmt.Errorf("go list ./tools/...: %v", err)
 	}
 	pkgs := strings.Fields(string(out))
-	if err := goBuild(moduleRoot, outDir, pkgs...); err != nil {
+	if err := goBuild(moduleRoot, outDir, tags, pkgs...); err != nil {
 		// Find out which commands are broken, building each alone.
 		var errs []error
 		for _, pkg := range pkgs {
-			if err := goBuild(moduleRoot, outDir, pkg); err != nil {
+			if err := goBuild(moduleRoot, outDir, tags, pkg); err != nil {
 				errs = append(errs, err)
 			}
 		}
@@ -59,8 +62,12 @@ func BuildTools(moduleRoot, outDir string) error {
 	return linkFileCheck(outDir)
 }
 
-func goBuild(moduleRoot, outDir string, pkgs ...string) error {
-	args := append([]string{"build", "-o", outDir + string(filepath.Separator)}, pkgs...)
+func goBuild(moduleRoot, outDir string, tags []string, pkgs ...string) error {
+	args := []string{"build", "-o", outDir + string(filepath.Separator)}
+	if len(tags) > 0 {
+		args = append(args, "-tags", strings.Join(tags, ","))
+	}
+	args = append(args, pkgs...)
 	cmd := exec.Command("go", args...)
 	cmd.Dir = moduleRoot
 	var out bytes.Buffer

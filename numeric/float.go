@@ -4,79 +4,30 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/elem"
 )
 
-// Kind is a floating-point element kind that values can be rounded to.
-// The zero Kind is invalid, so that a forgotten field is caught rather than
-// silently meaning one of the kinds.
-type Kind uint8
-
-const (
-	F16  Kind = iota + 1 // IEEE 754 binary16: 1 sign, 5 exponent, 10 fraction bits
-	BF16                 // bfloat16: the top 16 bits of a binary32 (8 exponent, 7 fraction bits)
-	F32                  // IEEE 754 binary32
-	F64                  // IEEE 754 binary64; rounding to it is the identity
-)
-
-var kindNames = [...]string{F16: "f16", BF16: "bf16", F32: "f32", F64: "f64"}
-
-// String returns the kind's name as MLIR spells the element type ("f16", ...).
-func (k Kind) String() string {
-	if k.Valid() {
-		return kindNames[k]
-	}
-	return fmt.Sprintf("Kind(%d)", uint8(k))
-}
-
-// Valid reports whether k is one of the declared kinds.
-func (k Kind) Valid() bool { return k >= F16 && k <= F64 }
-
-// Bytes returns the storage size of one element of kind k.
-func (k Kind) Bytes() int {
+// Round rounds x to the nearest value representable in the float type k
+// (ties to even), returned as a float64. Values too large for k become ±Inf,
+// NaN stays NaN and the sign of zero is kept. k must be a float type; any
+// other is a programming error and panics.
+func Round(x float64, k elem.Type) float64 {
 	switch k {
-	case F16, BF16:
-		return 2
-	case F32:
-		return 4
-	case F64:
-		return 8
-	}
-	panic(fmt.Sprintf("BUG: numeric: Bytes of invalid %v", k))
-}
-
-// ParseKind maps an MLIR element-type spelling ("f16", "bf16", "f32", "f64")
-// to its Kind.
-func ParseKind(name string) (Kind, error) {
-	for k, n := range kindNames {
-		if n != "" && n == name {
-			return Kind(k), nil
-		}
-	}
-	return 0, fmt.Errorf("numeric: unknown float kind %q (known: f16, bf16, f32, f64)", name)
-}
-
-// Round rounds x to the nearest value representable in kind k (ties to even),
-// returned as a float64. Values too large for k become ±Inf, NaN stays NaN and
-// the sign of zero is kept. k must be valid; an invalid kind is a programming
-// error and panics.
-func Round(x float64, k Kind) float64 {
-	switch k {
-	case F16:
+	case elem.F16:
 		return RoundF16(x)
-	case BF16:
+	case elem.BF16:
 		return RoundBF16(x)
-	case F32:
+	case elem.F32:
 		return RoundF32(x)
-	case F64:
+	case elem.F64:
 		return x
 	}
 	panic(fmt.Sprintf("BUG: numeric.Round: invalid %v", k))
 }
 
 // RoundSlice rounds every element of xs to kind k in place.
-func RoundSlice(xs []float64, k Kind) {
-	if !k.Valid() {
+func RoundSlice(xs []float64, k elem.Type) {
+	if !k.IsFloat() {
 		panic(fmt.Sprintf("BUG: numeric.RoundSlice: invalid %v", k))
 	}
 	for i, x := range xs {
@@ -97,28 +48,28 @@ func RoundF32(x float64) float64 { return float64(float32(x)) }
 
 // F16FromFloat32 returns the binary16 bit pattern nearest to f (ties to even).
 // NaN becomes a quiet NaN that keeps the top of f's payload.
-func F16FromFloat32(f float32) uint16 { return bitsOf(float64(f), ir.F16) }
+func F16FromFloat32(f float32) uint16 { return f16Bits(float64(f)) }
 
 // F16FromFloat64 returns the binary16 bit pattern nearest to x (ties to
 // even), rounding once, straight from x.
-func F16FromFloat64(x float64) uint16 { return bitsOf(x, ir.F16) }
+func F16FromFloat64(x float64) uint16 { return f16Bits(x) }
 
 // F16ToFloat32 returns the value of the binary16 bit pattern h; every binary16
 // value is exactly representable in binary32.
-func F16ToFloat32(h uint16) float32 { return float32(valueOf(h, ir.F16)) }
+func F16ToFloat32(h uint16) float32 { return float32(f16Value(h)) }
 
 // F16ToFloat64 returns the value of the binary16 bit pattern h.
-func F16ToFloat64(h uint16) float64 { return valueOf(h, ir.F16) }
+func F16ToFloat64(h uint16) float64 { return f16Value(h) }
 
 // BF16FromFloat32 returns the bfloat16 bit pattern nearest to f (ties to
 // even). NaN stays NaN: its top payload bits are kept and the quiet bit is
 // set, because plain truncation could clear every payload bit and turn a NaN
 // into an infinity.
-func BF16FromFloat32(f float32) uint16 { return bitsOf(float64(f), ir.BF16) }
+func BF16FromFloat32(f float32) uint16 { return bf16Bits(float64(f)) }
 
 // BF16FromFloat64 returns the bfloat16 bit pattern nearest to x (ties to
 // even), rounding once, straight from x.
-func BF16FromFloat64(x float64) uint16 { return bitsOf(x, ir.BF16) }
+func BF16FromFloat64(x float64) uint16 { return bf16Bits(x) }
 
 // BF16ToFloat32 returns the value of the bfloat16 bit pattern b: bfloat16 is
 // the top half of a binary32, so this is a shift, exact for every pattern
@@ -126,19 +77,87 @@ func BF16FromFloat64(x float64) uint16 { return bitsOf(x, ir.BF16) }
 func BF16ToFloat32(b uint16) float32 { return math.Float32frombits(uint32(b) << 16) }
 
 // BF16ToFloat64 returns the value of the bfloat16 bit pattern b.
-func BF16ToFloat64(b uint16) float64 { return valueOf(b, ir.BF16) }
+func BF16ToFloat64(b uint16) float64 { return quietNaN(float64(BF16ToFloat32(b))) }
 
-// bitsOf encodes x in the 16-bit kind with ir's encoder, the one the parser
-// and printer use, so that the interpreter and the IR never disagree about a
-// value's bits.
-func bitsOf(x float64, kind ir.FloatKind) uint16 {
-	b, _ := ir.FloatBits(quietNaN(x), kind)
-	return uint16(b)
+// The binary16 and bfloat16 codecs. They are written out here rather
+// than borrowed from the IR's generic minifloat encoder (ir.FloatBits), so
+// that the runtime and the simulated device use numeric without the IR,
+// and so that the hot path of the interpreter and the device is a few
+// shifts; a test checks them against ir's encoder on every 16-bit pattern
+// and on millions of float64 values, so the two cannot disagree.
+
+// f16Bits encodes x as binary16, rounding once to nearest, ties to even.
+func f16Bits(x float64) uint16 { return miniBits(x, 5, 10) }
+
+// bf16Bits encodes x as bfloat16, rounding once to nearest, ties to even.
+func bf16Bits(x float64) uint16 { return miniBits(x, 8, 7) }
+
+// miniBits encodes x in a 16-bit IEEE-style format with expBits exponent
+// and fracBits fraction bits. NaN becomes a quiet NaN that keeps the top
+// of x's payload.
+func miniBits(x float64, expBits, fracBits uint) uint16 {
+	b := math.Float64bits(x)
+	sign := uint16(b>>63) << (expBits + fracBits)
+	expMask := uint16(1<<expBits-1) << fracBits
+	if x != x {
+		payload := uint16(b>>(52-fracBits)) & (1<<fracBits - 1)
+		return sign | expMask | payload | 1<<(fracBits-1)
+	}
+	e := int(b>>52&0x7ff) - 1023
+	if e == 1024 { // infinity
+		return sign | expMask
+	}
+	if e == -1023 { // zero or a float64 subnormal: far below any 16-bit value
+		return sign
+	}
+	bias := 1<<(expBits-1) - 1
+	emin := 1 - bias
+	m := b&(1<<52-1) | 1<<52 // 53 significant bits
+	shift := 52 - int(fracBits)
+	if e < emin {
+		shift += emin - e // a subnormal: fewer fraction bits remain
+	}
+	if shift > 54 {
+		return sign // below half the smallest subnormal
+	}
+	q := m >> shift
+	rem, half := m&(1<<shift-1), uint64(1)<<(shift-1)
+	if rem > half || rem == half && q&1 == 1 {
+		q++
+	}
+	if e < emin {
+		// q is the subnormal's fraction; a carry into bit fracBits is the
+		// smallest normal, which the same encoding spells.
+		return sign | uint16(q)
+	}
+	if q == 1<<(fracBits+1) { // the rounding carried into a new exponent
+		q >>= 1
+		e++
+	}
+	if e+bias >= 1<<expBits-1 {
+		return sign | expMask // overflow: infinity
+	}
+	return sign | uint16(e+bias)<<fracBits | uint16(q)&(1<<fracBits-1)
 }
 
-// valueOf decodes the 16-bit pattern b of kind with ir's decoder.
-func valueOf(b uint16, kind ir.FloatKind) float64 {
-	return quietNaN(ir.FloatFromBits(uint64(b), kind))
+// f16Value decodes a binary16 pattern; NaNs come back quiet.
+func f16Value(h uint16) float64 {
+	sign := 1.0
+	if h&0x8000 != 0 {
+		sign = -1
+	}
+	exp, frac := int(h>>10&0x1f), float64(h&0x3ff)
+	switch exp {
+	case 0:
+		return sign * math.Ldexp(frac, -24)
+	case 0x1f:
+		if frac == 0 {
+			return math.Inf(int(sign))
+		}
+		payload := uint64(h&0x3ff) << 42
+		return math.Float64frombits(uint64(h&0x8000)<<48 | 0x7ff<<52 | payload | 1<<51)
+	}
+	return sign * math.Ldexp(1024+frac, exp-25)
 }
 
 // quietNaN sets the quiet bit of a NaN (the top fraction bit, which ir's

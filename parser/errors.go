@@ -2,7 +2,6 @@ package parser
 
 import (
 	"bytes"
-	"fmt"
 
 	"github.com/ipuir/ipuir/ir"
 )
@@ -121,12 +120,8 @@ func (p *parser) consumeIf(k TokenKind) bool {
 	return true
 }
 
-// BodyError is an error found in a dialect attribute or type body by a
-// BodyParser; Offset is its byte offset in the body. The core parser turns
-// it into a diagnostic at the matching place of the source file.
-type BodyError struct {
-	Offset  int
-	Message string
-}
-
-func (e *BodyError) Error() string { return fmt.Sprintf("offset %d: %s", e.Offset, e.Message) }
+// BodyError is an error found in a dialect attribute or type body (by a
+// Grammar, a BodyParser or a declaration's own code); Offset is its byte
+// offset in the body. The core parser turns it into a diagnostic at the
+// matching place of the source file.
+type BodyError = ir.BodyError

@@ -169,15 +169,12 @@ func (p *parser) parseExtendedAttr(t ir.Type) (ir.Attribute, error) {
 
 func (p *parser) dialectAttr(sym dialectSymbol, attrType ir.Type) (ir.Attribute, error) {
 	if d := p.ctx.Dialect(sym.dialect); d != nil {
-		if d.ParseAttr == nil {
+		if len(d.Attrs) == 0 {
 			return nil, p.errorAt(sym.loc, "dialect '%s' provides no attribute parsing hook", sym.dialect)
 		}
-		a, err := d.ParseAttr(p.ctx, string(sym.hookBody), attrType)
+		a, err := d.ParseAttrBody(p.ctx, string(sym.hookBody), attrType)
 		if err != nil {
 			return nil, p.hookError(err, sym)
-		}
-		if a == nil {
-			return nil, p.errorAt(sym.loc, "dialect '%s' failed to parse attribute", sym.dialect)
 		}
 		return a, nil
 	}
@@ -209,15 +206,12 @@ func (p *parser) parseExtendedType() (ir.Type, error) {
 		return t, nil
 	}
 	if d := p.ctx.Dialect(sym.dialect); d != nil {
-		if d.ParseType == nil {
+		if len(d.Types) == 0 {
 			return nil, p.errorAt(sym.loc, "dialect '%s' provides no type parsing hook", sym.dialect)
 		}
-		t, err := d.ParseType(p.ctx, string(sym.hookBody))
+		t, err := d.ParseTypeBody(p.ctx, string(sym.hookBody))
 		if err != nil {
 			return nil, p.hookError(err, sym)
-		}
-		if t == nil {
-			return nil, p.errorAt(sym.loc, "dialect '%s' failed to parse type", sym.dialect)
 		}
 		return t, nil
 	}

@@ -195,3 +195,45 @@ func (t *runTable) get(key string) *grammarRun {
 	defer t.mu.Unlock()
 	return t.runs[key]
 }
+
+// The aliases of the files being parsed, per context, so that dialect
+// hooks (which receive only the context and the body) can resolve them.
+var (
+	activeMu     sync.Mutex
+	activeParses = map[*ir.Context][]*state{}
+)
+
+// activate makes st's aliases visible to body parsers of ctx until the
+// returned function is called.
+func activate(ctx *ir.Context, st *state) func() {
+	activeMu.Lock()
+	activeParses[ctx] = append(activeParses[ctx], st)
+	activeMu.Unlock()
+	return func() {
+		activeMu.Lock()
+		defer activeMu.Unlock()
+		states := activeParses[ctx]
+		for i := len(states) - 1; i >= 0; i-- {
+			if states[i] == st {
+				states = append(states[:i], states[i+1:]...)
+				break
+			}
+		}
+		if len(states) == 0 {
+			delete(activeParses, ctx)
+		} else {
+			activeParses[ctx] = states
+		}
+	}
+}
+
+func activeAliases(ctx *ir.Context) (map[string]ir.Type, map[string]ir.Attribute, bool) {
+	activeMu.Lock()
+	defer activeMu.Unlock()
+	states := activeParses[ctx]
+	if len(states) == 0 {
+		return nil, nil, false
+	}
+	top := states[len(states)-1]
+	return top.typeAliases, top.attrAliases, true
+}

@@ -1,6 +1,7 @@
 package parser_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/ipuir/ipuir/ir"
@@ -11,8 +12,7 @@ import (
 // !gdl.buf<name, tensor<4xf32>, [1, 2] : attr>.
 
 type bufBody struct {
-	Kind  string          `parser:"@Ident '<'"`
-	Name  string          `parser:"@Ident ','"`
+	Name  string          `parser:"'<' @Ident ','"`
 	Type  *parser.TypeRef `parser:"@@"`
 	Attrs []*bufAttr      `parser:"( ',' @@ )* '>'"`
 }
@@ -43,7 +43,7 @@ func (t *bufType) Print(p *ir.AsmPrinter) {
 func grammarDialect() *ir.Dialect {
 	return &ir.Dialect{
 		Name: "gdl",
-		ParseType: func(ctx *ir.Context, body string) (ir.Type, error) {
+		Types: []*ir.TypeDecl{{Mnemonic: "buf", Summary: "A named buffer.", Parse: func(ctx *ir.Context, body string) (ir.Type, error) {
 			b, err := bufGrammar.Parse(ctx, body)
 			if err != nil {
 				return nil, err
@@ -53,7 +53,7 @@ func grammarDialect() *ir.Dialect {
 				t.Attrs = append(t.Attrs, a.Value.Attr)
 			}
 			return ir.UniqueType(ctx, t), nil
-		},
+		}}},
 	}
 }
 
@@ -86,6 +86,10 @@ func TestGrammarErrorsPointIntoTheFile(t *testing.T) {
 		`"x.a"() : () -> !gdl.buf<w, tensor<4xf32 x>>`: "1:41: expected '>' in tensor type",
 		`"x.a"() : () -> !gdl.buf<w, i32, 1 2>`:        "1:36: unexpected token \"2\" (expected \">\")",
 		`"x.a"() : () -> !gdl.buf<w, i32, #undefined>`: "1:44: undefined symbol alias id 'undefined'",
+		`"x.a"() : () -> !gdl.other<w, i32>`:           "1:22: unknown type !gdl.other (known: buf)",
+		// Nesting past the parser's bound is an error at the bracket that
+		// crosses it, never a stack overflow in participle.
+		`"x.a"() : () -> !gdl.buf<w, i32, ` + strings.Repeat("[", 100000) + strings.Repeat("]", 100000) + `>`: "1:545: nesting of regions, attributes or types is deeper than 512 levels",
 	}
 	for src, want := range cases {
 		_, err := parser.ParseSourceString(ctx, []byte(src+"\n"), parser.Config{Filename: "g.mlir"})

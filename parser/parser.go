@@ -147,7 +147,7 @@ func parseSource(ctx *ir.Context, src []byte, cfg Config, noCache bool) (*ir.Ope
 	if err := p.finalize(); err != nil {
 		return nil, err
 	}
-	if first := top.First(); first != nil && first == top.Last() && first.Name() == ir.ModuleOpName {
+	if first := top.First(); first != nil && first == top.Last() && first.Is(ir.Module) {
 		first.Remove()
 		return first, nil
 	}

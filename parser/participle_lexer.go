@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"fmt"
 	"io"
 
 	"github.com/alecthomas/participle/v2"
@@ -82,11 +83,15 @@ func (d tokenDefinition) LexString(filename string, s string) (lexer.Lexer, erro
 func (tokenDefinition) LexBytes(filename string, b []byte) (lexer.Lexer, error) {
 	l := NewLexer(b)
 	var toks []lexer.Token
+	var nest nesting
 	for {
 		t := l.Token()
 		if t.Kind == Error {
 			msg, et := l.Err()
 			return nil, participle.Errorf(lexer.Position{Filename: filename, Offset: et.Start, Line: et.Line, Column: et.Col}, "%s", msg)
+		}
+		if nest.deeper(t.Kind) {
+			return nil, participle.Errorf(toParticiple(l.src, t, filename).Pos, "%s", nestingMessage)
 		}
 		toks = append(toks, toParticiple(l.src, t, filename))
 		if t.Kind == EOF {
@@ -103,6 +108,26 @@ func toParticiple(src []byte, t Token, filename string) lexer.Token {
 		Pos:   lexer.Position{Filename: filename, Offset: t.Start, Line: t.Line, Column: t.Col},
 	}
 }
+
+// nesting bounds the bracket nesting of token streams handed to
+// participle, whose recursive descent would otherwise recurse once per
+// level of the input (a million nested parentheses overflow the stack): it
+// is the same bound as the hand-written parser's.
+type nesting struct{ depth int }
+
+// deeper counts an opening or closing bracket and reports whether the
+// nesting now exceeds the bound.
+func (n *nesting) deeper(k TokenKind) bool {
+	switch k {
+	case LParen, LSquare, LBrace, Less:
+		n.depth++
+	case RParen, RSquare, RBrace, Greater:
+		n.depth--
+	}
+	return n.depth > maxNestingDepth
+}
+
+var nestingMessage = fmt.Sprintf("nesting of regions, attributes or types is deeper than %d levels", maxNestingDepth)
 
 // sliceLexer replays collected tokens; the last one is EOF.
 type sliceLexer struct {
@@ -125,7 +150,11 @@ func (s *sliceLexer) Next() (lexer.Token, error) {
 func (p *parser) collectUntil(closing TokenKind) (*lexer.PeekingLexer, error) {
 	var toks []lexer.Token
 	depth := 0
+	var nest nesting
 	for {
+		if nest.deeper(p.tok.Kind) {
+			return nil, p.errorf("%s", nestingMessage)
+		}
 		switch p.tok.Kind {
 		case Error:
 			return nil, p.lexError()

@@ -108,7 +108,7 @@ func mergeIdenticalBlocks(rw *ir.Rewriter, regions []*ir.Region) bool {
 			}
 			var leader *ir.Block
 			for _, l := range leaders {
-				if blocksEquivalent(l, b, map[*ir.Value]*ir.Value{}) {
+				if ir.BlocksEquivalent(l, b, map[*ir.Value]*ir.Value{}) {
 					leader = l
 					break
 				}

@@ -4,31 +4,33 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ipuir/ipuir/tests/fixture"
+
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/passes"
-	"github.com/ipuir/ipuir/passes/testdialect"
+	"github.com/ipuir/ipuir/tests/testdialect"
 )
 
 // indexFixture builds a function over index values: neg, add and a use
 // that stays unconverted.
-func indexFixture() (*fixture, *ir.Operation) {
-	f := newFixture()
-	idx := f.ctx.Index()
-	fn, entry := testdialect.NewFunc(f.b, f.module, "f", "", idx, idx)
+func indexFixture() (*fixture.Fixture, *ir.Operation) {
+	f := fixture.New()
+	idx := f.Ctx.Index()
+	fn, entry := testdialect.NewFunc(f.B, f.Module, "f", "", idx, idx)
 	a := entry.Arguments()
-	n := testdialect.Unary(f.b, testdialect.Neg, a[0])
-	s := testdialect.Binary(f.b, testdialect.Add, n, a[1])
-	f.use(s)
-	f.ret(s)
+	n := testdialect.Unary(f.B, testdialect.Neg, a[0])
+	s := testdialect.Binary(f.B, testdialect.Add, n, a[1])
+	f.Use(s)
+	f.Ret(s)
 	return f, fn
 }
 
 func TestPartialConversion(t *testing.T) {
 	f, _ := indexFixture()
-	if err := f.run(t, "builtin.module(test-legalize)", passes.DefaultOptions()); err != nil {
+	if err := f.Run(t, "builtin.module(test-legalize)", passes.DefaultOptions()); err != nil {
 		t.Fatal(err)
 	}
-	checkLines(t, show(t, f.module), `
+	fixture.CheckLines(t, fixture.Show(t, f.Module), `
 module {
   "test.func"() <{sym_name = "f"}> ({
   ^bb0(%arg0: index, %arg1: index):
@@ -46,15 +48,15 @@ module {
 
 func TestConversionFailureRollsBack(t *testing.T) {
 	f, _ := indexFixture()
-	f.b.SetInsertionPoint(f.module.Region(0).Front().First().Region(0).Front().Last())
-	flip := f.b.Create(&ir.OperationState{Name: testdialect.Flip, Attrs: []ir.NamedAttr{{Name: "state", Value: f.ctx.Bool(true)}}})
-	flip.SetLoc(f.ctx.FileLineCol("test.ipuir", 7, 5))
-	before := show(t, f.module)
-	err := f.run(t, "builtin.module(test-legalize)", passes.DefaultOptions())
+	f.B.SetInsertionPoint(f.Module.Region(0).Front().First().Region(0).Front().Last())
+	flip := f.B.Create(&ir.OperationState{Name: testdialect.Flip, Attrs: []ir.NamedAttr{{Name: "state", Value: f.Ctx.Bool(true)}}})
+	flip.SetLoc(f.Ctx.FileLineCol("test.ipuir", 7, 5))
+	before := fixture.Show(t, f.Module)
+	err := f.Run(t, "builtin.module(test-legalize)", passes.DefaultOptions())
 	if err == nil || err.Error() != "test.ipuir:7:5: error: failed to legalize operation 'test.flip' that was explicitly marked illegal" {
 		t.Errorf("got %v", err)
 	}
-	if after := show(t, f.module); after != before {
+	if after := fixture.Show(t, f.Module); after != before {
 		t.Errorf("IR not restored:\n%s\nwas:\n%s", after, before)
 	}
 }
@@ -62,16 +64,16 @@ func TestConversionFailureRollsBack(t *testing.T) {
 func TestFullConversion(t *testing.T) {
 	// Unknown ops must be converted in a full conversion.
 	f, _ := indexFixture()
-	f.ctx.AllowUnregisteredDialects = true
-	f.b.SetInsertionPointToEnd(ir.ModuleBody(f.module))
-	f.b.Create(&ir.OperationState{Name: "other.op", Loc: f.ctx.FileLineCol("test.ipuir", 9, 1)})
-	if err := f.run(t, "builtin.module(test-legalize{full=true})", passes.DefaultOptions()); err == nil ||
+	f.Ctx.AllowUnregisteredDialects = true
+	f.B.SetInsertionPointToEnd(ir.ModuleBody(f.Module))
+	f.B.Create(&ir.OperationState{Name: "other.op", Loc: f.Ctx.FileLineCol("test.ipuir", 9, 1)})
+	if err := f.Run(t, "builtin.module(test-legalize{full=true})", passes.DefaultOptions()); err == nil ||
 		err.Error() != "test.ipuir:9:1: error: failed to legalize operation 'other.op'" {
 		t.Errorf("got %v", err)
 	}
 	// Without it the full conversion succeeds.
 	f, _ = indexFixture()
-	if err := f.run(t, "builtin.module(test-legalize{full=true})", passes.DefaultOptions()); err != nil {
+	if err := f.Run(t, "builtin.module(test-legalize{full=true})", passes.DefaultOptions()); err != nil {
 		t.Error(err)
 	}
 }
@@ -93,9 +95,9 @@ func TestConversionTargetLegality(t *testing.T) {
 	check(neg, false, true)
 	check(add, false, true)
 	check(use, true, true)
-	check(f.module, false, false)
+	check(f.Module, false, false)
 	target.AddDynamicallyLegalDialect("builtin", func(*ir.Operation) bool { return true })
-	check(f.module, true, true)
+	check(f.Module, true, true)
 	target.AddIllegalDialect("test")
 	check(use, false, true)
 	target.AddLegalOp(testdialect.Use)
@@ -143,7 +145,7 @@ func TestTypeConverter(t *testing.T) {
 // user's choosing.
 func TestConvertRegionTypes(t *testing.T) {
 	f, _ := indexFixture()
-	ctx := f.ctx
+	ctx := f.Ctx
 	tc := &passes.TypeConverter{}
 	tc.AddConversion(func(t ir.Type) (ir.Type, bool) { return t, true })
 	tc.AddConversion(func(t ir.Type) (ir.Type, bool) {
@@ -172,10 +174,10 @@ func TestConvertRegionTypes(t *testing.T) {
 		Rewrite: func(op *ir.Operation, _ []*ir.Value, rw *passes.ConversionRewriter) bool {
 			return rw.ConvertRegionTypes(op.Region(0), nil) == nil
 		}})
-	if err := passes.ApplyPartialConversion(f.module, target, patterns, tc); err != nil {
+	if err := passes.ApplyPartialConversion(f.Module, target, patterns, tc); err != nil {
 		t.Fatal(err)
 	}
-	got := show(t, f.module)
+	got := fixture.Show(t, f.Module)
 	if !strings.Contains(got, "^bb0(%arg0: i64, %arg1: i64):") || materialized != 2 || strings.Count(got, `"test.source"`) != 2 {
 		t.Errorf("materialized %d:\n%s", materialized, got)
 	}

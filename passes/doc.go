@@ -1,9 +1,12 @@
-// Package passes is ipuir's pass infrastructure and its generic
-// rewrites: the registry and pipeline syntax, the pass manager with its
-// instrumentation, the greedy rewrite driver, the dialect-conversion
-// framework, and the passes canonicalize, cse, dce and symbol-dce. The
-// lowering passes of ipuir's own pipeline live here too, one file per
-// pass, named after its registry name.
+// Package passes is ipuir's pass infrastructure (MLIR's lib/Pass and the
+// rewrite drivers of lib/Transforms/Utils): the registry and pipeline
+// syntax, the pass manager with its instrumentation, the greedy rewrite
+// driver with its region simplification, and the dialect-conversion
+// framework. It knows no dialect and no target: the generic passes
+// (canonicalize, cse, dce, symbol-dce) live in package transforms, the
+// passes of one dialect beside it (dialects/tensor/transforms), the
+// lowerings in conversion/<from>to<to>, and package registry lists them
+// all for the tools.
 //
 // # Passes
 //
@@ -18,8 +21,8 @@
 //
 // # Registry
 //
-// Registration is explicit: NewRegistry, then Register each pass (or
-// RegisterBuiltinPasses, NewBuiltinRegistry). A global registry filled by
+// Registration is explicit: NewRegistry, then Register each pass
+// (registry.RegisterPasses registers all of ipuir's). A global registry filled by
 // init functions would make the set of passes depend on which packages a
 // binary happens to link, would share state between tests, and could only
 // report a bad registration by panicking during program start; an
@@ -29,18 +32,24 @@
 //
 // # The API ipu-opt uses
 //
-//	reg := passes.NewBuiltinRegistry()                    // + RegisterTensorPasses(reg), ...
+//	reg := registry.NewPassRegistry()                     // every pass of ipuir
 //	pm, err := reg.ParsePipeline("builtin.module(func.func(cse))") // --pass-pipeline
 //	pm, err := reg.ParseFlatPipeline("builtin.module", "canonicalize,cse") // --canonicalize --cse
 //	pm.Dump(os.Stderr)                                    // --dump-pass-pipeline
 //	reg.WriteList(os.Stdout)                              // --list-passes
 //	opts := passes.DefaultOptions()                       // --verify-each on
 //	opts.DisableThreading, opts.PrintIR, opts.Timing, opts.CrashReproducer = ...
+//	opts.Env, opts.Logger = target.EnvKey.With(nil, t), logger // what passes may need
 //	mgr := passes.NewPassManager(ctx, pm, opts)
 //	err = mgr.Run(module)                                 // passes.Diagnostics on failure
 //	opts.Timing.Report(os.Stderr, passes.TimingTree)      // --mlir-timing
 //	mgr.WriteStatistics(os.Stderr, passes.StatisticsPipeline) // --mlir-pass-statistics
 //	cfg, err := passes.ParseReproducer(src)               // --run-reproducer
+//
+// What a pass needs of the compilation beyond its op it gets from its
+// PassContext: the tool's structured log (Logger) and the facts the tool
+// states about the compilation (Env, holding the target), which the
+// verification after each pass sees too.
 //
 // Errors of pipeline parsing and of passes are *ir.Diagnostic values with
 // mlir-opt-19's wording. Diagnostics passes emit without failing go to the

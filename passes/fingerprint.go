@@ -25,9 +25,9 @@ func fingerprint(op *ir.Operation) uint64 {
 	op.Walk(func(o *ir.Operation) ir.WalkResult {
 		word(uintptr(unsafe.Pointer(o)))
 		h.WriteString(o.Name())
-		word(ifacePtr(o.Props()))
-		word(ifacePtr(o.Attrs()))
-		word(ifacePtr(o.Loc()))
+		word(ir.UniqueID(o.Props()))
+		word(ir.UniqueID(o.Attrs()))
+		word(ir.UniqueID(o.Loc()))
 		if b := o.Block(); b != nil {
 			word(uintptr(unsafe.Pointer(b)))
 		}
@@ -35,7 +35,7 @@ func fingerprint(op *ir.Operation) uint64 {
 			word(uintptr(unsafe.Pointer(o.Operand(i))))
 		}
 		for _, r := range o.Results() {
-			word(ifacePtr(r.Type()))
+			word(ir.UniqueID(r.Type()))
 		}
 		for _, s := range o.Successors() {
 			word(uintptr(unsafe.Pointer(s)))
@@ -44,7 +44,7 @@ func fingerprint(op *ir.Operation) uint64 {
 			for _, b := range r.Blocks() {
 				word(uintptr(unsafe.Pointer(b)))
 				for _, a := range b.Arguments() {
-					word(ifacePtr(a.Type()))
+					word(ir.UniqueID(a.Type()))
 				}
 			}
 		}
@@ -54,12 +54,3 @@ func fingerprint(op *ir.Operation) uint64 {
 }
 
 var fingerprintSeed = maphash.MakeSeed()
-
-// ifacePtr returns the data word of an interface holding a pointer (zero
-// for nil), the identity of a uniqued type or attribute.
-func ifacePtr(v any) uintptr {
-	if v == nil {
-		return 0
-	}
-	return (*[2]uintptr)(unsafe.Pointer(&v))[1]
-}

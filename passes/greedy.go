@@ -72,7 +72,7 @@ func ApplyPatternsGreedily(op *ir.Operation, patterns *PatternSet, cfg GreedyCon
 		d.folder = newOperationFolder(ctx, d.rw)
 		d.populate()
 		d.processWorklist()
-		if cfg.RegionSimplify != RegionSimplifyDisabled && simplifyRegions(d.rw, op.Regions(), cfg.RegionSimplify) {
+		if cfg.RegionSimplify != RegionSimplifyDisabled && SimplifyRegions(d.rw, op.Regions(), cfg.RegionSimplify) {
 			d.changed = true
 			d.fired["(region simplification)"]++
 		}
@@ -189,22 +189,6 @@ func (d *greedyDriver) populate() {
 	}
 }
 
-// isTriviallyDead says whether op can go: pure, unused, and neither a
-// terminator nor a symbol.
-func isTriviallyDead(op *ir.Operation) bool {
-	return op.UseEmpty() && op.HasTrait(ir.TraitPure) && !op.HasTrait(ir.TraitTerminator) && !isSymbolOp(op)
-}
-
-// isSymbolOp says whether op defines a symbol: ops with the Symbol trait,
-// and modules that carry a name (MLIR's optional symbol).
-func isSymbolOp(op *ir.Operation) bool {
-	if op.HasTrait(ir.TraitSymbol) {
-		return true
-	}
-	_, named := ir.SymbolName(op)
-	return named && op.Name() == ir.ModuleOpName
-}
-
 // sweepBudget bounds the work of one sweep when MaxNumRewrites does not:
 // patterns that undo each other, or one that keeps changing an op in
 // place, would otherwise cycle within a sweep forever. Ending the sweep
@@ -223,7 +207,7 @@ func (d *greedyDriver) processWorklist() {
 		if op == nil {
 			return
 		}
-		if isTriviallyDead(op) {
+		if ir.IsTriviallyDead(op) {
 			d.rw.EraseOp(op)
 			d.note("(erase dead op)")
 			continue

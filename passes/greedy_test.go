@@ -4,36 +4,25 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ipuir/ipuir/tests/fixture"
+
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/parser"
 	"github.com/ipuir/ipuir/passes"
-	"github.com/ipuir/ipuir/passes/testdialect"
+	"github.com/ipuir/ipuir/tests/testdialect"
 )
 
-// canonicalize runs the greedy driver with the registered patterns on
-// the fixture's module.
-func (f *fixture) canonicalize(t *testing.T, cfg passes.GreedyConfig) passes.GreedyResult {
-	t.Helper()
-	f.verify(t)
-	res, err := passes.ApplyPatternsGreedily(f.module, passes.CanonicalizationPatterns(f.ctx), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.verify(t)
-	return res
-}
-
 func TestGreedyFoldsToFixpoint(t *testing.T) {
-	f := newFixture()
-	a := f.fn("f", "", 1)
+	f := fixture.New()
+	a := f.Fn("f", "", 1)
 	// ((a - a) + 2) * (3 + 4) - 14 folds to 0 in steps: each fold exposes the next.
-	x := f.sub(f.mul(f.add(f.sub(a[0], a[0]), f.c(2)), f.add(f.c(3), f.c(4))), f.c(14))
-	f.ret(x)
-	res := f.canonicalize(t, passes.DefaultGreedyConfig())
+	x := f.Sub(f.Mul(f.Add(f.Sub(a[0], a[0]), f.C(2)), f.Add(f.C(3), f.C(4))), f.C(14))
+	f.Ret(x)
+	res := f.Canonicalize(t, passes.DefaultGreedyConfig())
 	if !res.Changed || !res.Converged {
 		t.Errorf("result %+v", res)
 	}
-	checkLines(t, show(t, f.module), `
+	fixture.CheckLines(t, fixture.Show(t, f.Module), `
 module {
   "test.func"() <{sym_name = "f"}> ({
   ^bb0(%arg0: i32):
@@ -45,13 +34,13 @@ module {
 
 func TestGreedyBottomUpReachesTheSameFixpoint(t *testing.T) {
 	for _, topDown := range []bool{true, false} {
-		f := newFixture()
-		a := f.fn("f", "", 1)
-		f.ret(f.neg(f.neg(f.add(f.mul(a[0], f.c(1)), f.c(0)))))
+		f := fixture.New()
+		a := f.Fn("f", "", 1)
+		f.Ret(f.Neg(f.Neg(f.Add(f.Mul(a[0], f.C(1)), f.C(0)))))
 		cfg := passes.DefaultGreedyConfig()
 		cfg.TopDown = topDown
-		f.canonicalize(t, cfg)
-		checkLines(t, show(t, f.module), `
+		f.Canonicalize(t, cfg)
+		fixture.CheckLines(t, fixture.Show(t, f.Module), `
 module {
   "test.func"() <{sym_name = "f"}> ({
   ^bb0(%arg0: i32):
@@ -62,17 +51,17 @@ module {
 }
 
 func TestGreedyErasesDeadPureOpsOnly(t *testing.T) {
-	f := newFixture()
-	a := f.fn("f", "", 1)
-	f.add(a[0], a[0])     // dead
-	s := f.source()       // side effects: stays although unused
-	f.mul(s, f.neg(a[0])) // dead, and so is its operand then
-	f.ret()
-	res := f.canonicalize(t, passes.DefaultGreedyConfig())
+	f := fixture.New()
+	a := f.Fn("f", "", 1)
+	f.Add(a[0], a[0])     // dead
+	s := f.Source()       // side effects: stays although unused
+	f.Mul(s, f.Neg(a[0])) // dead, and so is its operand then
+	f.Ret()
+	res := f.Canonicalize(t, passes.DefaultGreedyConfig())
 	if res.Rewrites < 3 {
 		t.Errorf("rewrites %d", res.Rewrites)
 	}
-	checkLines(t, show(t, f.module), `
+	fixture.CheckLines(t, fixture.Show(t, f.Module), `
 module {
   "test.func"() <{sym_name = "f"}> ({
   ^bb0(%arg0: i32):
@@ -83,18 +72,18 @@ module {
 }
 
 func TestGreedyHoistsAndMergesConstants(t *testing.T) {
-	f := newFixture()
-	a := f.fn("f", "", 1)
-	x := f.add(a[0], f.c(5))
-	scope := f.b.Create(&ir.OperationState{Name: testdialect.Scope, NumRegions: 1})
-	saved := f.b.InsertionBlock()
-	f.b.CreateBlock(scope.Region(0), nil, nil)
-	f.use(f.mul(x, f.c(5)), f.c(7))
-	f.b.SetInsertionPointToEnd(saved)
-	f.use(f.c(7))
-	f.ret(x)
-	f.canonicalize(t, passes.DefaultGreedyConfig())
-	checkLines(t, show(t, f.module), `
+	f := fixture.New()
+	a := f.Fn("f", "", 1)
+	x := f.Add(a[0], f.C(5))
+	scope := f.B.Create(&ir.OperationState{Name: testdialect.Scope, NumRegions: 1})
+	saved := f.B.InsertionBlock()
+	f.B.CreateBlock(scope.Region(0), nil, nil)
+	f.Use(f.Mul(x, f.C(5)), f.C(7))
+	f.B.SetInsertionPointToEnd(saved)
+	f.Use(f.C(7))
+	f.Ret(x)
+	f.Canonicalize(t, passes.DefaultGreedyConfig())
+	fixture.CheckLines(t, fixture.Show(t, f.Module), `
 module {
   "test.func"() <{sym_name = "f"}> ({
   ^bb0(%arg0: i32):
@@ -110,30 +99,30 @@ module {
   }) : () -> ()
 }`)
 	// Hoisted and merged constants lose their location, as in MLIR.
-	first := f.module.Region(0).Front().First().Region(0).Front().First()
+	first := f.Module.Region(0).Front().First().Region(0).Front().First()
 	if _, ok := first.Loc().(*ir.UnknownLoc); !ok {
 		t.Errorf("hoisted constant at %s", ir.AttrString(first.Loc()))
 	}
 }
 
 func TestGreedyMovesConstantsOfCommutativeOpsLast(t *testing.T) {
-	f := newFixture()
-	a := f.fn("f", "", 1)
-	f.ret(f.mul(f.c(3), a[0]))
-	f.canonicalize(t, passes.DefaultGreedyConfig())
-	if got := show(t, f.module); !strings.Contains(got, `"test.mul"(%arg0, %0)`) {
+	f := fixture.New()
+	a := f.Fn("f", "", 1)
+	f.Ret(f.Mul(f.C(3), a[0]))
+	f.Canonicalize(t, passes.DefaultGreedyConfig())
+	if got := fixture.Show(t, f.Module); !strings.Contains(got, `"test.mul"(%arg0, %0)`) {
 		t.Errorf("constant not moved last:\n%s", got)
 	}
 }
 
 func TestGreedyReportsNonConvergence(t *testing.T) {
-	f := newFixture()
-	f.fn("f", "", 0)
-	f.b.Create(&ir.OperationState{Name: testdialect.Flip, Attrs: []ir.NamedAttr{{Name: "state", Value: f.ctx.Bool(false)}}})
-	f.ret()
+	f := fixture.New()
+	f.Fn("f", "", 0)
+	f.B.Create(&ir.OperationState{Name: testdialect.Flip, Attrs: []ir.NamedAttr{{Name: "state", Value: f.Ctx.Bool(false)}}})
+	f.Ret()
 	cfg := passes.DefaultGreedyConfig()
 	cfg.MaxIterations = 3
-	res, err := passes.ApplyPatternsGreedily(f.module, passes.CanonicalizationPatterns(f.ctx), cfg)
+	res, err := passes.ApplyPatternsGreedily(f.Module, passes.CanonicalizationPatterns(f.Ctx), cfg)
 	if err == nil {
 		t.Fatal("no error")
 	}
@@ -147,23 +136,23 @@ func TestGreedyReportsNonConvergence(t *testing.T) {
 }
 
 func TestGreedyMaxNumRewrites(t *testing.T) {
-	f := newFixture()
-	a := f.fn("f", "", 1)
-	f.ret(f.neg(f.neg(f.neg(f.neg(a[0])))))
+	f := fixture.New()
+	a := f.Fn("f", "", 1)
+	f.Ret(f.Neg(f.Neg(f.Neg(f.Neg(a[0])))))
 	cfg := passes.DefaultGreedyConfig()
 	cfg.MaxNumRewrites = 1
-	res := f.canonicalize(t, cfg)
+	res := f.Canonicalize(t, cfg)
 	if !res.Converged || res.Iterations < 3 {
 		t.Errorf("one rewrite per sweep should take several sweeps: %+v", res)
 	}
-	if got := show(t, f.module); !strings.Contains(got, `"test.return"(%arg0)`) {
+	if got := fixture.Show(t, f.Module); !strings.Contains(got, `"test.return"(%arg0)`) {
 		t.Errorf("not simplified:\n%s", got)
 	}
 	cfg.MaxIterations = 1
-	f2 := newFixture()
-	a2 := f2.fn("f", "", 1)
-	f2.ret(f2.neg(f2.neg(f2.neg(f2.neg(a2[0])))))
-	if _, err := passes.ApplyPatternsGreedily(f2.module, passes.CanonicalizationPatterns(f2.ctx), cfg); err == nil ||
+	f2 := fixture.New()
+	a2 := f2.Fn("f", "", 1)
+	f2.Ret(f2.Neg(f2.Neg(f2.Neg(f2.Neg(a2[0])))))
+	if _, err := passes.ApplyPatternsGreedily(f2.Module, passes.CanonicalizationPatterns(f2.Ctx), cfg); err == nil ||
 		!strings.Contains(err.Error(), "did not converge after 1 iterations; still firing: ") ||
 		!strings.Contains(err.Error(), "test.neg-neg (1)") {
 		t.Errorf("got %v", err)
@@ -182,10 +171,10 @@ func TestGreedyPatternBenefitOrder(t *testing.T) {
 				return apply
 			}}
 	}
-	f := newFixture()
-	f.fn("f", "", 0)
-	f.use()
-	f.ret()
+	f := fixture.New()
+	f.Fn("f", "", 0)
+	f.Use()
+	f.Ret()
 	set := passes.NewPatternSet(mk("low", 1, true), mk("high", 5, false), mk("mid", 3, false),
 		&ir.Pattern{PatternName: "any", PatternBenefit: 4, Rewrite: func(op *ir.Operation, rw *ir.Rewriter) bool {
 			if op.Name() == testdialect.Use {
@@ -193,7 +182,7 @@ func TestGreedyPatternBenefitOrder(t *testing.T) {
 			}
 			return false
 		}})
-	if _, err := passes.ApplyPatternsGreedily(f.module, set, passes.DefaultGreedyConfig()); err != nil {
+	if _, err := passes.ApplyPatternsGreedily(f.Module, set, passes.DefaultGreedyConfig()); err != nil {
 		t.Fatal(err)
 	}
 	if got := strings.Join(tried, ","); got != "high,any,mid,low" {
@@ -215,13 +204,13 @@ func (r *recorder) OpReplaced(op *ir.Operation, _ []*ir.Value) {
 }
 
 func TestGreedyListener(t *testing.T) {
-	f := newFixture()
-	f.fn("f", "", 0)
-	f.ret(f.add(f.c(1), f.c(2)))
+	f := fixture.New()
+	f.Fn("f", "", 0)
+	f.Ret(f.Add(f.C(1), f.C(2)))
 	rec := &recorder{}
 	cfg := passes.DefaultGreedyConfig()
 	cfg.Listener = rec
-	f.canonicalize(t, cfg)
+	f.Canonicalize(t, cfg)
 	got := strings.Join(rec.log, "; ")
 	for _, want := range []string{"insert test.constant", "replace test.add", "erase test.add", "modify test.return", "erase test.constant"} {
 		if !strings.Contains(got, want) {
@@ -290,7 +279,7 @@ func TestGreedyErasesUnreachableBlocksThatUseEachOther(t *testing.T) {
 	if _, err := passes.ApplyPatternsGreedily(module, passes.CanonicalizationPatterns(ctx), passes.DefaultGreedyConfig()); err != nil {
 		t.Fatal(err)
 	}
-	checkLines(t, show(t, module), `
+	fixture.CheckLines(t, fixture.Show(t, module), `
 module {
   "test.func"() <{sym_name = "f"}> ({
   ^bb0(%arg0: i32):

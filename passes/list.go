@@ -3,6 +3,7 @@ package passes
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -21,8 +22,7 @@ func (r *Registry) WriteList(w io.Writer) error {
 		}
 		fmt.Fprintf(&b, "%s%s- %s\n", text, strings.Repeat(" ", pad), right)
 	}
-	b.WriteString("Passes:\n")
-	for _, p := range r.Passes() {
+	writePass := func(p *PassInfo) {
 		summary := p.Summary
 		if p.Anchor != "" {
 			summary += " (on '" + p.Anchor + "')"
@@ -44,6 +44,25 @@ func (r *Registry) WriteList(w io.Writer) error {
 		}
 		for _, s := range p.Statistics {
 			row("    ", "(S) "+s.Name, s.Help)
+		}
+	}
+	groups := []string{""}
+	for _, p := range r.Passes() {
+		if !slices.Contains(groups, p.Group) {
+			groups = append(groups, p.Group)
+		}
+	}
+	slices.Sort(groups[1:])
+	for _, g := range groups {
+		if g == "" {
+			b.WriteString("Passes:\n")
+		} else {
+			b.WriteString(g + ":\n")
+		}
+		for _, p := range r.Passes() {
+			if p.Group == g {
+				writePass(p)
+			}
 		}
 	}
 	if ps := r.Pipelines(); len(ps) > 0 {

@@ -5,7 +5,8 @@ import (
 	"testing"
 
 	"github.com/ipuir/ipuir/passes"
-	"github.com/ipuir/ipuir/passes/testpasses"
+	"github.com/ipuir/ipuir/tests/testpasses"
+	"github.com/ipuir/ipuir/transforms"
 )
 
 func TestOptionParsing(t *testing.T) {
@@ -74,7 +75,7 @@ func TestOptionParsing(t *testing.T) {
 }
 
 func TestWithDefaults(t *testing.T) {
-	c := passes.WithDefaults(&passes.Canonicalizer{})
+	c := passes.WithDefaults(&transforms.Canonicalizer{})
 	if c.MaxIterations != 10 || c.MaxNumRewrites != -1 || !c.TopDown || c.RegionSimplify != passes.RegionSimplifyNormal {
 		t.Errorf("defaults not applied: %+v", c)
 	}

@@ -1,6 +1,7 @@
 package passes
 
 import (
+	"log/slog"
 	"reflect"
 
 	"github.com/ipuir/ipuir/ir"
@@ -52,6 +53,8 @@ type PassContext struct {
 	ctx      *ir.Context
 	frame    *frame
 	analyses *AnalysisManager
+	env      *ir.Env
+	logger   *slog.Logger
 }
 
 // Context is the IR context, for building types, attributes and ops.
@@ -61,6 +64,23 @@ func (pc *PassContext) Context() *ir.Context { return pc.ctx }
 // Diagnostics of passes that run in parallel reach the context's handler
 // in IR order, whatever order the goroutines finish in.
 func (pc *PassContext) Emit(d *ir.Diagnostic) { pc.frame.emit(d) }
+
+// Env holds the facts the tool stated about the compilation, such as the
+// target (see ir.Env); passes that need one read it from here or from the
+// IR they run on, never from a global.
+func (pc *PassContext) Env() *ir.Env { return pc.env }
+
+// Logger is where a pass writes its structured log (log/slog), in the
+// reference log's spirit: `phase=... elapsed_ms=...`. It is the pass
+// manager's Options.Logger, or a logger that discards everything.
+func (pc *PassContext) Logger() *slog.Logger {
+	if pc.logger == nil {
+		return discardLogger
+	}
+	return pc.logger
+}
+
+var discardLogger = slog.New(slog.DiscardHandler)
 
 // Analyses returns the analysis cache of the op the pass runs on.
 func (pc *PassContext) Analyses() *AnalysisManager { return pc.analyses }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"runtime"
 	"slices"
@@ -47,6 +48,13 @@ type Options struct {
 	// LocalReproducer narrows the reproducer to the failing pass and the
 	// IR just before it (--mlir-pass-pipeline-local-reproducer).
 	LocalReproducer bool
+	// Env holds the facts the tool states about the compilation (the
+	// target: see ir.Env); verification after each pass and the passes
+	// themselves (PassContext.Env) see them.
+	Env *ir.Env
+	// Logger receives the structured log of passes (PassContext.Logger);
+	// nil discards it.
+	Logger *slog.Logger
 }
 
 // printFunc returns how dumps and reproducers print an op: PrintOp, or
@@ -308,7 +316,7 @@ func (r *runner) runPass(p Pass, op *ir.Operation, f *frame, node *timerNode, an
 	}
 	pnode := r.node(node, DisplayName(p))
 	am.node, am.times = pnode, f.times
-	pc := &PassContext{ctx: r.ctx, frame: f, analyses: am}
+	pc := &PassContext{ctx: r.ctx, frame: f, analyses: am, env: r.opts.Env, logger: r.opts.Logger}
 	start := time.Now()
 	err := r.call(p, op, pc)
 	if pnode != nil {
@@ -326,7 +334,7 @@ func (r *runner) runPass(p Pass, op *ir.Operation, f *frame, node *timerNode, an
 		r.printer.after(p, op, f, fp, haveFP)
 	}
 	if r.opts.VerifyEach {
-		if d := ir.Verify(op); d != nil {
+		if d := ir.VerifyIn(op, r.opts.Env); d != nil {
 			d.AttachNote(op.Loc(), "the IR is invalid after running pass '%s' on %s", p.Name(), describeOp(op))
 			f.errors = append(f.errors, d)
 			f.failures = append(f.failures, &failure{p, op, anchors, snapshot})

@@ -11,27 +11,29 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ipuir/ipuir/tests/fixture"
+
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/passes"
-	"github.com/ipuir/ipuir/passes/testdialect"
+	"github.com/ipuir/ipuir/tests/testdialect"
 )
 
 // manyFuncs builds n functions @f0..@fn-1, each with foldable and
 // duplicate work.
-func manyFuncs(n int) *fixture {
-	f := newFixture()
+func manyFuncs(n int) *fixture.Fixture {
+	f := fixture.New()
 	for i := 0; i < n; i++ {
-		a := f.fn(fmt.Sprintf("f%d", i), "", 1)
-		x := f.add(a[0], f.add(f.c(1), f.c(2)))
-		f.ret(f.mul(x, f.add(f.c(3), a[0])))
-		f.b.InsertionBlock().ParentOp().SetLoc(f.ctx.FileLineCol("test.ipuir", i+2, 3))
+		a := f.Fn(fmt.Sprintf("f%d", i), "", 1)
+		x := f.Add(a[0], f.Add(f.C(1), f.C(2)))
+		f.Ret(f.Mul(x, f.Add(f.C(3), a[0])))
+		f.B.InsertionBlock().ParentOp().SetLoc(f.Ctx.FileLineCol("test.ipuir", i+2, 3))
 	}
 	return f
 }
 
 func TestAnchorMismatch(t *testing.T) {
 	f := manyFuncs(1)
-	err := f.run(t, "test.func(cse)", passes.DefaultOptions())
+	err := f.Run(t, "test.func(cse)", passes.DefaultOptions())
 	if err == nil || err.Error() != "test.ipuir:1:1: error: can't run 'test.func' pass manager on 'builtin.module' op" {
 		t.Errorf("got %v", err)
 	}
@@ -42,8 +44,8 @@ func TestFailingPassStopsThePipeline(t *testing.T) {
 		f := manyFuncs(3)
 		opts := passes.DefaultOptions()
 		opts.DisableThreading = !threads
-		before := show(t, f.module)
-		err := f.run(t, "builtin.module(test.func(test-pass-failure),cse)", opts)
+		before := fixture.Show(t, f.Module)
+		err := f.Run(t, "builtin.module(test.func(test-pass-failure),cse)", opts)
 		ds, ok := err.(passes.Diagnostics)
 		if !ok || len(ds) != 3 {
 			t.Fatalf("got %v", err)
@@ -56,7 +58,7 @@ func TestFailingPassStopsThePipeline(t *testing.T) {
 				t.Errorf("notes %v", d.Notes)
 			}
 		}
-		if show(t, f.module) != before {
+		if fixture.Show(t, f.Module) != before {
 			t.Error("cse ran after a failure")
 		}
 	}
@@ -64,7 +66,7 @@ func TestFailingPassStopsThePipeline(t *testing.T) {
 
 func TestVerifyEach(t *testing.T) {
 	f := manyFuncs(2)
-	err := f.run(t, "builtin.module(test.func(cse),test.func(test-pass-create-invalid-ir))", passes.DefaultOptions())
+	err := f.Run(t, "builtin.module(test.func(cse),test.func(test-pass-create-invalid-ir))", passes.DefaultOptions())
 	ds, ok := err.(passes.Diagnostics)
 	if !ok || len(ds) != 2 {
 		t.Fatalf("got %v", err)
@@ -80,22 +82,22 @@ func TestVerifyEach(t *testing.T) {
 	f = manyFuncs(2)
 	opts := passes.DefaultOptions()
 	opts.VerifyEach = false
-	if err := f.run(t, "builtin.module(test.func(test-pass-create-invalid-ir))", opts); err != nil {
+	if err := f.Run(t, "builtin.module(test.func(test-pass-create-invalid-ir))", opts); err != nil {
 		t.Errorf("got %v", err)
 	}
 }
 
 func TestScheduling(t *testing.T) {
 	f := manyFuncs(1)
-	f.ctx.AllowUnregisteredDialects = true
-	f.b.SetInsertionPointToEnd(ir.ModuleBody(f.module))
-	f.region(testdialect.Scope, func() {})
-	f.region(testdialect.IsolatedScope, func() {})
-	f.b.Create(&ir.OperationState{Name: "x.y", NumRegions: 1})
+	f.Ctx.AllowUnregisteredDialects = true
+	f.B.SetInsertionPointToEnd(ir.ModuleBody(f.Module))
+	f.Region(testdialect.Scope, func() {})
+	f.Region(testdialect.IsolatedScope, func() {})
+	f.B.Create(&ir.OperationState{Name: "x.y", NumRegions: 1})
 	var seen []string
-	f.ctx.SetDiagnosticHandler(func(d *ir.Diagnostic) { seen = append(seen, d.Message) })
+	f.Ctx.SetDiagnosticHandler(func(d *ir.Diagnostic) { seen = append(seen, d.Message) })
 	// any() runs on registered isolated ops only.
-	if err := f.run(t, "builtin.module(any(test-remarks))", passes.DefaultOptions()); err != nil {
+	if err := f.Run(t, "builtin.module(any(test-remarks))", passes.DefaultOptions()); err != nil {
 		t.Fatal(err)
 	}
 	if got := strings.Join(seen, "; "); got != "visited 'test.func' @f0; visited 'test.isolated_scope'" {
@@ -105,14 +107,14 @@ func TestScheduling(t *testing.T) {
 	seen = nil
 	pm := passes.NewOpPassManager("builtin.module")
 	pm.Nest(passes.AnyOp).AddPass(&anchoredPass{})
-	if err := passes.NewPassManager(f.ctx, pm, passes.DefaultOptions()).Run(f.module); err != nil {
+	if err := passes.NewPassManager(f.Ctx, pm, passes.DefaultOptions()).Run(f.Module); err != nil {
 		t.Error(err)
 	}
 	for _, tc := range []struct{ pipeline, err string }{
 		{"builtin.module(test.scope(cse))", "<unknown>:0: error: 'test.scope' op trying to schedule a pass on an operation not marked as 'IsolatedFromAbove'"},
 		{"builtin.module(x.y(cse))", "<unknown>:0: error: 'x.y' op trying to schedule a pass on an unregistered operation"},
 	} {
-		if err := f.run(t, tc.pipeline, passes.DefaultOptions()); err == nil || err.Error() != tc.err {
+		if err := f.Run(t, tc.pipeline, passes.DefaultOptions()); err == nil || err.Error() != tc.err {
 			t.Errorf("%s: got %v", tc.pipeline, err)
 		}
 	}
@@ -125,14 +127,14 @@ func TestParallelRunsAreDeterministic(t *testing.T) {
 	run := func(threads bool) (string, []string, error) {
 		f := manyFuncs(40)
 		var remarks []string
-		f.ctx.SetDiagnosticHandler(func(d *ir.Diagnostic) { remarks = append(remarks, d.Error()) })
+		f.Ctx.SetDiagnosticHandler(func(d *ir.Diagnostic) { remarks = append(remarks, d.Error()) })
 		opts := passes.DefaultOptions()
 		opts.DisableThreading = !threads
 		var dumps strings.Builder
 		opts.IROutput = &dumps
 		opts.PrintIR.AfterAll = true
-		err := f.run(t, "builtin.module(test.func(canonicalize,test-remarks,cse),test.func(test-remarks))", opts)
-		return show(t, f.module) + dumps.String(), remarks, err
+		err := f.Run(t, "builtin.module(test.func(canonicalize,test-remarks,cse),test.func(test-remarks))", opts)
+		return fixture.Show(t, f.Module) + dumps.String(), remarks, err
 	}
 	seqIR, seqRemarks, err := run(false)
 	if err != nil {
@@ -163,7 +165,7 @@ func TestIRPrinting(t *testing.T) {
 		opts.DisableThreading = !threads
 		var out strings.Builder
 		opts.IROutput = &out
-		err := f.run(t, pipeline, opts)
+		err := f.Run(t, pipeline, opts)
 		return out.String(), err
 	}
 	headers := func(s string) string {
@@ -180,7 +182,7 @@ func TestIRPrinting(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkLines(t, headers(out), `
+	fixture.CheckLines(t, headers(out), `
 // -----// IR Dump After Canonicalizer (canonicalize) //----- //
 // -----// IR Dump After CSE (cse) //----- //
 // -----// IR Dump After Canonicalizer (canonicalize) //----- //
@@ -193,7 +195,7 @@ func TestIRPrinting(t *testing.T) {
 	}
 
 	out, _ = dumps(pipeline, passes.IRPrintOptions{Before: []string{"canonicalize", "symbol-dce"}, After: []string{"cse"}}, true)
-	checkLines(t, headers(out), `
+	fixture.CheckLines(t, headers(out), `
 // -----// IR Dump Before Canonicalizer (canonicalize) //----- //
 // -----// IR Dump After CSE (cse) //----- //
 // -----// IR Dump Before Canonicalizer (canonicalize) //----- //
@@ -203,7 +205,7 @@ func TestIRPrinting(t *testing.T) {
 	// After-change: canonicalize and cse change both functions, a
 	// second cse finds nothing, and neither does symbol-dce.
 	out, _ = dumps("builtin.module(test.func(canonicalize,cse,cse),symbol-dce)", passes.IRPrintOptions{AfterAll: true, AfterChange: true}, true)
-	checkLines(t, headers(out), `
+	fixture.CheckLines(t, headers(out), `
 // -----// IR Dump After Canonicalizer (canonicalize) //----- //
 // -----// IR Dump After CSE (cse) //----- //
 // -----// IR Dump After Canonicalizer (canonicalize) //----- //
@@ -211,13 +213,13 @@ func TestIRPrinting(t *testing.T) {
 
 	// After-failure dumps the failing pass only, with its header.
 	out, _ = dumps("builtin.module(test.func(cse,test-pass-failure))", passes.IRPrintOptions{AfterFailure: true}, true)
-	checkLines(t, headers(out), `
+	fixture.CheckLines(t, headers(out), `
 // -----// IR Dump After TestFailurePass Failed (test-pass-failure) //----- //
 // -----// IR Dump After TestFailurePass Failed (test-pass-failure) //----- //`)
 
 	// Module scope prints the whole module and names the op.
 	out, _ = dumps("builtin.module(test.func(cse))", passes.IRPrintOptions{AfterAll: true, ModuleScope: true}, false)
-	checkLines(t, headers(out), `
+	fixture.CheckLines(t, headers(out), `
 // -----// IR Dump After CSE (cse) ('test.func' operation: @f0) //----- //
 // -----// IR Dump After CSE (cse) ('test.func' operation: @f1) //----- //`)
 	if !strings.Contains(out, "//----- //\nmodule {\n") {
@@ -236,7 +238,7 @@ func TestIRPrintingTreeDir(t *testing.T) {
 	opts.PrintIR = passes.IRPrintOptions{BeforeAll: true, AfterAll: true, TreeDir: dir}
 	var out strings.Builder
 	opts.IROutput = &out
-	if err := f.run(t, "builtin.module(test.func(canonicalize,cse),symbol-dce,cse)", opts); err != nil {
+	if err := f.Run(t, "builtin.module(test.func(canonicalize,cse),symbol-dce,cse)", opts); err != nil {
 		t.Fatal(err)
 	}
 	if out.Len() != 0 {
@@ -251,7 +253,7 @@ func TestIRPrintingTreeDir(t *testing.T) {
 		return nil
 	})
 	// The names mlir-opt-19 gives for the same pipeline.
-	checkLines(t, strings.Join(files, "\n"), `
+	fixture.CheckLines(t, strings.Join(files, "\n"), `
 builtin_module_no-symbol-name/1_symbol-dce.mlir
 builtin_module_no-symbol-name/2_symbol-dce.mlir
 builtin_module_no-symbol-name/3_cse.mlir
@@ -278,7 +280,7 @@ func TestTimingReport(t *testing.T) {
 		opts.Timing = passes.NewTiming()
 		parse := opts.Timing.Start("Parser")
 		parse.Stop()
-		if err := f.run(t, "builtin.module(test.func(canonicalize,cse),symbol-dce)", opts); err != nil {
+		if err := f.Run(t, "builtin.module(test.func(canonicalize,cse),symbol-dce)", opts); err != nil {
 			t.Fatal(err)
 		}
 		var b strings.Builder
@@ -300,7 +302,7 @@ func TestTimingReport(t *testing.T) {
 			i := strings.LastIndex(l, "%)  ")
 			got = append(got, l[i+4:])
 		}
-		checkLines(t, strings.Join(got, "\n"), `
+		fixture.CheckLines(t, strings.Join(got, "\n"), `
 Parser
 'test.func' Pipeline
   Canonicalizer
@@ -327,7 +329,7 @@ func TestCrashReproducer(t *testing.T) {
 		opts := passes.DefaultOptions()
 		opts.CrashReproducer = file
 		opts.LocalReproducer = local
-		err := f.run(t, "builtin.module(test.func(canonicalize{max-iterations=4},test-pass-crash),symbol-dce)", opts)
+		err := f.Run(t, "builtin.module(test.func(canonicalize{max-iterations=4},test-pass-crash),symbol-dce)", opts)
 		ds, ok := err.(passes.Diagnostics)
 		if !ok || len(ds) != 3 {
 			t.Fatalf("got %v", err)
@@ -370,7 +372,7 @@ func TestCrashReproducer(t *testing.T) {
 			t.Errorf("layout:\n%s", text)
 		}
 		// The recorded pipeline parses back.
-		if _, err := newRegistry(t).ParsePipeline(cfg.Pipeline); err != nil {
+		if _, err := fixture.Registry(t).ParsePipeline(cfg.Pipeline); err != nil {
 			t.Error(err)
 		}
 	}
@@ -459,7 +461,7 @@ func TestAnalysisCache(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := passes.NewPassManager(f.ctx, pm, passes.DefaultOptions()).Run(f.module); err != nil {
+		if err := passes.NewPassManager(f.Ctx, pm, passes.DefaultOptions()).Run(f.Module); err != nil {
 			t.Fatal(err)
 		}
 		if analysisRuns != tc.runs {
@@ -500,7 +502,7 @@ func TestCustomPrinterRunsAlone(t *testing.T) {
 		return nil
 	}
 	opts.Timing = passes.NewTiming()
-	if err := f.run(t, "builtin.module(test.func(cse))", opts); err != nil {
+	if err := f.Run(t, "builtin.module(test.func(cse))", opts); err != nil {
 		t.Fatal(err)
 	}
 	if calls != 16 || maxInFlight != 1 {

@@ -94,3 +94,15 @@ func (s *PatternSet) forOp(name string) []ir.RewritePattern {
 	s.merged.Store(name, list)
 	return list
 }
+
+// CanonicalizationPatterns collects the Canonicalize patterns of every op
+// registered in ctx.
+func CanonicalizationPatterns(ctx *ir.Context) *PatternSet {
+	set := NewPatternSet()
+	for _, d := range ctx.Dialects() {
+		for _, def := range d.Ops {
+			set.Add(def.Canonicalize...)
+		}
+	}
+	return set
+}

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ipuir/ipuir/tests/fixture"
+
 	"github.com/ipuir/ipuir/passes"
 )
 
@@ -76,7 +78,7 @@ func TestParsePipeline(t *testing.T) {
 		{in: "builtin.module(func.func(cse ) )", want: "builtin.module(func.func(cse))"},
 		{in: "builtin.module(func.func(cse)  ,  cse)", want: "builtin.module(func.func(cse),cse)"},
 	}
-	reg := newRegistry(t)
+	reg := fixture.Registry(t)
 	for _, tc := range tests {
 		pm, err := reg.ParsePipeline(tc.in)
 		switch {
@@ -104,7 +106,7 @@ func TestParsePipeline(t *testing.T) {
 }
 
 func TestDumpPipeline(t *testing.T) {
-	pm, err := newRegistry(t).ParsePipeline("builtin.module(func.func(cse),symbol-dce)")
+	pm, err := fixture.Registry(t).ParsePipeline("builtin.module(func.func(cse),symbol-dce)")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +120,7 @@ func TestDumpPipeline(t *testing.T) {
 }
 
 func TestFlatPipeline(t *testing.T) {
-	reg := newRegistry(t)
+	reg := fixture.Registry(t)
 	pm, err := reg.ParseFlatPipeline("builtin.module", "cse, func.func(canonicalize{max-iterations=2}) ,symbol-dce")
 	if err != nil {
 		t.Fatal(err)
@@ -133,7 +135,7 @@ func TestFlatPipeline(t *testing.T) {
 }
 
 func TestNamedPipelines(t *testing.T) {
-	reg := newRegistry(t)
+	reg := fixture.Registry(t)
 	if err := reg.RegisterPipeline("cleanup", "Canonicalize then CSE", "canonicalize{max-iterations=2},cse"); err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +196,7 @@ func FuzzParsePipeline(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	reg := newRegistry(f)
+	reg := fixture.Registry(f)
 	f.Fuzz(func(t *testing.T, text string) {
 		pm, err := reg.ParsePipeline(text)
 		if err != nil {

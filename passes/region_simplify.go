@@ -39,12 +39,12 @@ func (*RegionSimplifyLevel) Choices() []Choice {
 	}
 }
 
-// simplifyRegions erases blocks no path from their region's entry reaches,
+// SimplifyRegions erases blocks no path from their region's entry reaches,
 // ops that are pure and unused, and unused arguments of blocks whose
 // branches declare their successor operands; at the aggressive level it
 // then merges identical blocks. It works on regions and all regions nested
 // in them, and reports a change.
-func simplifyRegions(rw *ir.Rewriter, regions []*ir.Region, level RegionSimplifyLevel) bool {
+func SimplifyRegions(rw *ir.Rewriter, regions []*ir.Region, level RegionSimplifyLevel) bool {
 	changed := eraseUnreachableBlocks(rw, regions)
 	for _, r := range regions {
 		if eraseDeadOps(rw, r) {
@@ -169,7 +169,7 @@ func eraseDeadOps(rw *ir.Rewriter, r *ir.Region) bool {
 					changed = true
 				}
 			}
-			if isTriviallyDead(o) {
+			if ir.IsTriviallyDead(o) {
 				rw.EraseOp(o)
 				changed = true
 			}

@@ -9,7 +9,8 @@ import (
 
 // Registry maps pass and pipeline names to what they build. It is an
 // explicit value rather than a global filled by init functions: a tool
-// states which passes it offers (RegisterBuiltinPasses plus its own),
+// states which passes it offers (package registry's RegisterAllPasses plus
+// its own),
 // tests build registries with test passes without touching shared state,
 // and a bad registration is an error returned to the caller instead of a
 // panic during program start.
@@ -22,9 +23,12 @@ type Registry struct {
 // pass's struct when it is registered.
 type PassInfo struct {
 	Name, Summary, Anchor, DisplayName string
-	Options                            []OptionInfo // in declaration order
-	Statistics                         []StatisticInfo
-	typ                                reflect.Type // the struct type
+	// Group is the heading --list-passes shows the pass under after the
+	// ungrouped ones ("Test Passes"); "" for the tool's own passes.
+	Group      string
+	Options    []OptionInfo // in declaration order
+	Statistics []StatisticInfo
+	typ        reflect.Type // the struct type
 }
 
 // PipelineInfo is a named pipeline: a flat list of passes (and nested
@@ -38,25 +42,6 @@ func NewRegistry() *Registry {
 	return &Registry{passes: map[string]*PassInfo{}, pipelines: map[string]*PipelineInfo{}}
 }
 
-// NewBuiltinRegistry returns a registry holding the passes of this package.
-func NewBuiltinRegistry() *Registry {
-	r := NewRegistry()
-	if err := RegisterBuiltinPasses(r); err != nil {
-		panic("BUG: " + err.Error())
-	}
-	return r
-}
-
-// RegisterBuiltinPasses registers every pass this package defines.
-func RegisterBuiltinPasses(r *Registry) error {
-	for _, p := range []Pass{&Canonicalizer{}, &CSE{}, &DCE{}, &SymbolDCE{}} {
-		if err := r.Register(p); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // validName accepts what a pipeline text can spell as one element name.
 func validName(s string) bool {
 	return s != "" && !strings.ContainsAny(s, " \t\n,(){}=") && strings.TrimSpace(s) == s
@@ -65,11 +50,16 @@ func validName(s string) bool {
 // Register adds the pass whose zero value proto is (a pointer to a
 // struct). It checks the name (non-empty, spellable in a pipeline, not
 // taken by a pass or pipeline), the summary, and every tagged field.
-func (r *Registry) Register(proto Pass) error {
+func (r *Registry) Register(proto Pass) error { return r.RegisterInGroup("", proto) }
+
+// RegisterInGroup is Register for passes that --list-passes shows under a
+// heading of their own after the others, such as the test passes.
+func (r *Registry) RegisterInGroup(group string, proto Pass) error {
 	info, err := describe(proto)
 	if err != nil {
 		return err
 	}
+	info.Group = group
 	if _, dup := r.passes[info.Name]; dup {
 		return fmt.Errorf("pass '%s' registered twice", info.Name)
 	}

@@ -4,6 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ipuir/ipuir/tests/fixture"
+	"github.com/ipuir/ipuir/transforms"
+
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/passes"
 )
@@ -120,13 +123,14 @@ func TestRegistryChecks(t *testing.T) {
 	if err := r.RegisterPipeline("r", "s", "p)"); err == nil {
 		t.Error("pipeline with bad syntax accepted")
 	}
-	if err := passes.RegisterBuiltinPasses(passes.NewBuiltinRegistry()); err == nil {
-		t.Error("registering the builtin passes twice succeeded")
+	twice := fixture.Registry(t)
+	if err := twice.Register(&transforms.CSE{}); err == nil {
+		t.Error("registering a pass twice succeeded")
 	}
 }
 
 func TestRegistryInfo(t *testing.T) {
-	r := newRegistry(t)
+	r := fixture.Registry(t)
 	c := r.Lookup("canonicalize")
 	if c == nil || c.DisplayName != "Canonicalizer" || c.Summary != "Canonicalize operations" || c.Anchor != "" {
 		t.Fatalf("canonicalize: %+v", c)
@@ -152,7 +156,7 @@ func TestRegistryInfo(t *testing.T) {
 
 func TestListPasses(t *testing.T) {
 	var b strings.Builder
-	if err := newRegistry(t).WriteList(&b); err != nil {
+	if err := fixture.Registry(t).WriteList(&b); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -177,7 +181,7 @@ func TestListPasses(t *testing.T) {
 }
 
 func TestCheckPassNames(t *testing.T) {
-	r := newRegistry(t)
+	r := fixture.Registry(t)
 	if err := r.CheckPassNames("mlir-print-ir-before", []string{"cse", "canonicalize"}); err != nil {
 		t.Error(err)
 	}

@@ -1,5 +1,7 @@
 package printer
 
+import "github.com/ipuir/ipuir/ir"
+
 // Options select how IR prints; each field is an mlir-opt flag.
 type Options struct {
 	// Generic prints every op in the generic form (--mlir-print-op-generic).
@@ -25,6 +27,10 @@ type Options struct {
 	// AssumeVerified skips the verification that otherwise decides between
 	// the custom and the generic form (--mlir-print-assume-verified).
 	AssumeVerified bool
+	// Env is the environment that verification runs in (see ir.Env): IR
+	// that verifies only against its target prints in custom form when
+	// the target is given here.
+	Env *ir.Env
 }
 
 func (o Options) debugInfo() bool { return o.DebugInfo || o.PrettyDebugInfo }

@@ -64,7 +64,7 @@ func scopeRoot(op *ir.Operation, local bool) *ir.Operation {
 
 func newOpPrinter(root, op *ir.Operation, opts Options) *opPrinter {
 	generic := opts.Generic
-	if !generic && !opts.AssumeVerified && ir.Verify(root) != nil {
+	if !generic && !opts.AssumeVerified && ir.VerifyIn(root, opts.Env) != nil {
 		// Custom printers may rely on verified IR; mlir-opt falls back to
 		// the generic form for anything that does not verify.
 		generic = true

@@ -1,5 +1,7 @@
 package target
 
+import "github.com/ipuir/ipuir/elem"
+
 // The built-in targets. Each constant says where it comes from; the common
 // per-tile figures are shared because the three targets use one tile design
 // (ipu2 and ipu21 differ in clock, test16 in size).
@@ -85,9 +87,9 @@ const (
 // fit was made on Mk2 hardware in cycles; applying it to ipu21 assumes the
 // same tile microarchitecture at a different clock (DESIGN.md gives the one
 // formula for the reference target).
-func t10MatmulFit(elem ElemType) MatmulFit {
+func t10MatmulFit(et elem.Type) MatmulFit {
 	return MatmulFit{
-		Elem:               elem,
+		Elem:               et,
 		RowGroup:           6,
 		InnerGroupBytes:    32,
 		ColumnGroup:        16,
@@ -120,12 +122,12 @@ func t10MatmulFit(elem ElemType) MatmulFit {
 // 2-lane vector). Integers have none.
 func ipuVectorRates() []VectorRate {
 	return []VectorRate{
-		{Elem: F16, Lanes: 4, SimpleCyclesPerVector: 1, TranscendentalCyclesPerVector: 4},
-		{Elem: F32, Lanes: 2, SimpleCyclesPerVector: 1, TranscendentalCyclesPerVector: 4},
-		{Elem: I32, Lanes: 1, SimpleCyclesPerVector: 1},
-		{Elem: I16, Lanes: 1, SimpleCyclesPerVector: 1},
-		{Elem: I8, Lanes: 1, SimpleCyclesPerVector: 1},
-		{Elem: I1, Lanes: 1, SimpleCyclesPerVector: 1},
+		{Elem: elem.F16, Lanes: 4, SimpleCyclesPerVector: 1, TranscendentalCyclesPerVector: 4},
+		{Elem: elem.F32, Lanes: 2, SimpleCyclesPerVector: 1, TranscendentalCyclesPerVector: 4},
+		{Elem: elem.I32, Lanes: 1, SimpleCyclesPerVector: 1},
+		{Elem: elem.I16, Lanes: 1, SimpleCyclesPerVector: 1},
+		{Elem: elem.I8, Lanes: 1, SimpleCyclesPerVector: 1},
+		{Elem: elem.I1, Lanes: 1, SimpleCyclesPerVector: 1},
 	}
 }
 
@@ -147,8 +149,8 @@ func ipuTile(name, summary, classPrefix string, tiles int, sramBytes, standardBy
 		SupervisorThreads:      ipuSupervisors,
 		WorkerIssueInterval:    ipuWorkerIssueInterval,
 		ClockHz:                clockHz,
-		AMP:                    []AMPRate{{Elem: F16, MACsPerCycle: ampF16MACsPerCycle}, {Elem: F32, MACsPerCycle: ampF32MACsPerCycle}},
-		Matmul:                 []MatmulFit{t10MatmulFit(F16), t10MatmulFit(F32)},
+		AMP:                    []AMPRate{{Elem: elem.F16, MACsPerCycle: ampF16MACsPerCycle}, {Elem: elem.F32, MACsPerCycle: ampF32MACsPerCycle}},
+		Matmul:                 []MatmulFit{t10MatmulFit(elem.F16), t10MatmulFit(elem.F32)},
 		Vector:                 ipuVectorRates(),
 		LoadStoreBytesPerCycle: ipuLoadStoreBytesPerCycle,
 		ExchangeWordBytes:      exchangeWordBytes,

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+
+	"github.com/ipuir/ipuir/elem"
 )
 
 // The cost model prices the three parts of a bulk-synchronous superstep:
@@ -34,29 +36,29 @@ func (c OpClass) String() string {
 }
 
 // MatmulCycles returns the cycles one tile spends on an m×k by k×n matmul
-// of elem on its AMP unit, from the T10 fit (see MatmulFit). A zero
+// of et on its AMP unit, from the T10 fit (see MatmulFit). A zero
 // dimension means no work and costs nothing.
-func (t *Target) MatmulCycles(m, k, n int, elem ElemType) (int64, error) {
-	return t.BatchMatmulCycles(1, m, k, n, elem)
+func (t *Target) MatmulCycles(m, k, n int, et elem.Type) (int64, error) {
+	return t.BatchMatmulCycles(1, m, k, n, et)
 }
 
 // BatchMatmulCycles returns the cycles one tile spends on batch independent
 // m×k by k×n matmuls: the T10 fit's b·[...] with b = batch. With bpe the
-// bytes per element of elem (2 for f16, 4 for f32) and g = 32/bpe:
+// bytes per element of et (2 for f16, 4 for f32) and g = 32/bpe:
 //
 //	b·[bpe·12·⌈m/6⌉·⌈k/g⌉·⌈n/16⌉ + 514·⌈k/g⌉·⌈n/16⌉ + 113·⌈n/16⌉ + 173]
-func (t *Target) BatchMatmulCycles(batch, m, k, n int, elem ElemType) (int64, error) {
+func (t *Target) BatchMatmulCycles(batch, m, k, n int, et elem.Type) (int64, error) {
 	if batch < 0 || m < 0 || k < 0 || n < 0 {
 		return 0, fmt.Errorf("target %s: matmul with a negative dimension (batch %d, m %d, k %d, n %d)", t.Name, batch, m, k, n)
 	}
-	fit, ok := t.MatmulFitFor(elem)
+	fit, ok := t.MatmulFitFor(et)
 	if !ok {
-		return 0, fmt.Errorf("target %s: the AMP unit does not take %v (it takes %v)", t.Name, elem, t.ampTypes())
+		return 0, fmt.Errorf("target %s: the AMP unit does not take %v (it takes %v)", t.Name, et, t.ampTypes())
 	}
 	if batch == 0 || m == 0 || k == 0 || n == 0 {
 		return 0, nil
 	}
-	bpe := int64(elem.Bytes())
+	bpe := int64(et.Bytes())
 	rowGroups := ceilDiv(int64(m), int64(fit.RowGroup))
 	innerGroups := ceilDiv(int64(k), int64(fit.InnerGroupBytes)/bpe)
 	columnGroups := ceilDiv(int64(n), int64(fit.ColumnGroup))
@@ -75,17 +77,17 @@ func (t *Target) BatchMatmulCycles(batch, m, k, n int, elem ElemType) (int64, er
 }
 
 // ElementwiseCycles returns the cycles one tile spends applying one
-// elementwise op of the given class to n elements of elem on its vector
+// elementwise op of the given class to n elements of et on its vector
 // unit: the n elements are cut into Lanes-wide vectors, the vectors shared
 // evenly among the workers, and each worker issues once every
 // WorkerIssueInterval cycles; one vertex launch is added. n = 0 costs nothing.
 // The op is assumed to read at most two operands and write one, which the
 // vector rates are validated to stay within the load/store rate for.
-func (t *Target) ElementwiseCycles(n int64, elem ElemType, class OpClass) (int64, error) {
+func (t *Target) ElementwiseCycles(n int64, et elem.Type, class OpClass) (int64, error) {
 	if n < 0 {
 		return 0, fmt.Errorf("target %s: elementwise op over a negative element count %d", t.Name, n)
 	}
-	rate, perVector, err := t.vectorCost(elem, class)
+	rate, perVector, err := t.vectorCost(et, class)
 	if err != nil || n == 0 {
 		return 0, err
 	}
@@ -94,7 +96,7 @@ func (t *Target) ElementwiseCycles(n int64, elem ElemType, class OpClass) (int64
 }
 
 // ReduceCycles returns the cycles one tile spends reducing n elements of
-// elem into groups results of n/groups elements each (a row-wise sum or max:
+// et into groups results of n/groups elements each (a row-wise sum or max:
 // groups is the row count) with a simple op. Each group takes ⌈(n/groups)/
 // Lanes⌉ vector accumulations and then ⌈log2 Lanes⌉ steps to fold its lanes;
 // all that work is shared evenly among the workers. Assumption: when there
@@ -102,7 +104,7 @@ func (t *Target) ElementwiseCycles(n int64, elem ElemType, class OpClass) (int64
 // workers whose partial results are then combined in ⌈log2⌉ dependent steps,
 // each one issue interval long. One vertex launch is added; n = 0 costs
 // nothing.
-func (t *Target) ReduceCycles(n, groups int64, elem ElemType) (int64, error) {
+func (t *Target) ReduceCycles(n, groups int64, et elem.Type) (int64, error) {
 	switch {
 	case n < 0 || groups < 0:
 		return 0, fmt.Errorf("target %s: reduction with a negative count (n %d, groups %d)", t.Name, n, groups)
@@ -111,7 +113,7 @@ func (t *Target) ReduceCycles(n, groups int64, elem ElemType) (int64, error) {
 	case groups == 0 || n%groups != 0:
 		return 0, fmt.Errorf("target %s: cannot reduce %d elements into %d equal groups", t.Name, n, groups)
 	}
-	rate, perVector, err := t.vectorCost(elem, Simple)
+	rate, perVector, err := t.vectorCost(et, Simple)
 	if err != nil {
 		return 0, err
 	}
@@ -132,19 +134,19 @@ func (t *Target) ReduceCycles(n, groups int64, elem ElemType) (int64, error) {
 	return cycles, nil
 }
 
-// vectorCost returns the vector rate of elem and the tile cycles per vector
+// vectorCost returns the vector rate of et and the tile cycles per vector
 // for the op class.
-func (t *Target) vectorCost(elem ElemType, class OpClass) (VectorRate, int64, error) {
-	rate, ok := t.VectorRateFor(elem)
+func (t *Target) vectorCost(et elem.Type, class OpClass) (VectorRate, int64, error) {
+	rate, ok := t.VectorRateFor(et)
 	if !ok {
-		return VectorRate{}, 0, fmt.Errorf("target %s: no vector arithmetic for %v", t.Name, elem)
+		return VectorRate{}, 0, fmt.Errorf("target %s: no vector arithmetic for %v", t.Name, et)
 	}
 	switch class {
 	case Simple:
 		return rate, int64(rate.SimpleCyclesPerVector), nil
 	case Transcendental:
 		if rate.TranscendentalCyclesPerVector == 0 {
-			return VectorRate{}, 0, fmt.Errorf("target %s: no transcendental ops for %v", t.Name, elem)
+			return VectorRate{}, 0, fmt.Errorf("target %s: no transcendental ops for %v", t.Name, et)
 		}
 		return rate, int64(rate.TranscendentalCyclesPerVector), nil
 	}
@@ -223,16 +225,16 @@ func (t *Target) SuperstepCycles(computeCycles, maxWords int64) (int64, error) {
 	return total, nil
 }
 
-// BytesFor returns the bytes n elements of elem occupy.
-func (t *Target) BytesFor(n int64, elem ElemType) (int64, error) {
+// BytesFor returns the bytes n elements of et occupy.
+func (t *Target) BytesFor(n int64, et elem.Type) (int64, error) {
 	if n < 0 {
 		return 0, fmt.Errorf("target %s: negative element count %d", t.Name, n)
 	}
-	if !elem.Valid() {
-		return 0, fmt.Errorf("target %s: invalid element type %v", t.Name, elem)
+	if !et.Valid() {
+		return 0, fmt.Errorf("target %s: invalid element type %v", t.Name, et)
 	}
 	var c checked
-	b := c.mul(n, int64(elem.Bytes()))
+	b := c.mul(n, int64(et.Bytes()))
 	if c.overflow {
 		return 0, t.overflowError("byte count")
 	}
@@ -240,11 +242,11 @@ func (t *Target) BytesFor(n int64, elem ElemType) (int64, error) {
 }
 
 // PeakMACsPerCycle returns the whole device's AMP multiply-accumulates per
-// cycle for elem: tiles × per-tile rate (94,208 for f16 on ipu21).
-func (t *Target) PeakMACsPerCycle(elem ElemType) (int64, error) {
-	rate, ok := t.AMPRateFor(elem)
+// cycle for et: tiles × per-tile rate (94,208 for f16 on ipu21).
+func (t *Target) PeakMACsPerCycle(et elem.Type) (int64, error) {
+	rate, ok := t.AMPRateFor(et)
 	if !ok {
-		return 0, fmt.Errorf("target %s: the AMP unit does not take %v (it takes %v)", t.Name, elem, t.ampTypes())
+		return 0, fmt.Errorf("target %s: the AMP unit does not take %v (it takes %v)", t.Name, et, t.ampTypes())
 	}
 	return int64(t.Tiles) * int64(rate.MACsPerCycle), nil
 }
@@ -253,11 +255,11 @@ func (t *Target) PeakMACsPerCycle(elem ElemType) (int64, error) {
 // cycle)⌉: the cycles a perfectly balanced, overhead-free AMP schedule would
 // need, which no plan can beat. For the reference workload on ipu21 that is
 // 5.09 G MAC / 94,208 ≈ 54 k cycles (DESIGN.md, "Figures we aim at").
-func (t *Target) ComputeLowerBoundCycles(totalMACs int64, elem ElemType) (int64, error) {
+func (t *Target) ComputeLowerBoundCycles(totalMACs int64, et elem.Type) (int64, error) {
 	if totalMACs < 0 {
 		return 0, fmt.Errorf("target %s: negative MAC count %d", t.Name, totalMACs)
 	}
-	peak, err := t.PeakMACsPerCycle(elem)
+	peak, err := t.PeakMACsPerCycle(et)
 	if err != nil {
 		return 0, err
 	}
@@ -267,8 +269,8 @@ func (t *Target) ComputeLowerBoundCycles(totalMACs int64, elem ElemType) (int64,
 // Seconds converts a cycle count to seconds at the target's clock.
 func (t *Target) Seconds(cycles int64) float64 { return float64(cycles) / float64(t.ClockHz) }
 
-func (t *Target) ampTypes() []ElemType {
-	types := make([]ElemType, len(t.AMP))
+func (t *Target) ampTypes() []elem.Type {
+	types := make([]elem.Type, len(t.AMP))
 	for i, r := range t.AMP {
 		types[i] = r.Elem
 	}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/ipuir/ipuir/elem"
 )
 
 func mustLookup(t *testing.T, name string) *Target {
@@ -23,65 +25,65 @@ func TestMatmulCyclesHandComputed(t *testing.T) {
 	cases := []struct {
 		name           string
 		batch, m, k, n int
-		elem           ElemType
+		et             elem.Type
 		want           int64
 	}{
 		// One AMP block: 2·12·1·1·1 + 514·1·1 + 113·1 + 173.
-		{"one f16 block", 1, 6, 16, 16, F16, 24 + 514 + 113 + 173},
+		{"one f16 block", 1, 6, 16, 16, elem.F16, 24 + 514 + 113 + 173},
 		// Every dimension one past a group: ⌈7/6⌉ = ⌈17/16⌉ = 2.
 		// 24·2·2·2 + 514·2·2 + 113·2 + 173 = 192 + 2056 + 226 + 173.
-		{"f16 just past each group", 1, 7, 17, 17, F16, 2647},
+		{"f16 just past each group", 1, 7, 17, 17, elem.F16, 2647},
 		// f32: bpe 4, k groups of 8: 48·1·1·1 + 514 + 113 + 173.
-		{"one f32 block", 1, 6, 8, 16, F32, 848},
+		{"one f32 block", 1, 6, 8, 16, elem.F32, 848},
 		// f32, k = 16 is two groups: 48·2 + 514·2 + 113 + 173.
-		{"f32 two k groups", 1, 6, 16, 16, F32, 1410},
+		{"f32 two k groups", 1, 6, 16, 16, elem.F32, 1410},
 		// b multiplies everything, the constant 173 included.
-		{"batch of three", 3, 6, 16, 16, F16, 3 * 824},
+		{"batch of three", 3, 6, 16, 16, elem.F16, 3 * 824},
 		// A per-tile slice of the reference workload: 729 rows, k = 1152,
 		// 16 columns. ⌈729/6⌉ = 122, ⌈1152/16⌉ = 72:
 		// 24·122·72 + 514·72 + 113 + 173 = 210816 + 37008 + 286.
-		{"reference slice", 1, 729, 1152, 16, F16, 248110},
-		{"zero rows", 1, 0, 16, 16, F16, 0},
-		{"zero batch", 0, 6, 16, 16, F16, 0},
+		{"reference slice", 1, 729, 1152, 16, elem.F16, 248110},
+		{"zero rows", 1, 0, 16, 16, elem.F16, 0},
+		{"zero batch", 0, 6, 16, 16, elem.F16, 0},
 	}
 	for _, c := range cases {
-		got, err := tg.BatchMatmulCycles(c.batch, c.m, c.k, c.n, c.elem)
+		got, err := tg.BatchMatmulCycles(c.batch, c.m, c.k, c.n, c.et)
 		if err != nil || got != c.want {
-			t.Errorf("%s: BatchMatmulCycles(%d, %d, %d, %d, %v) = %d, %v; want %d", c.name, c.batch, c.m, c.k, c.n, c.elem, got, err, c.want)
+			t.Errorf("%s: BatchMatmulCycles(%d, %d, %d, %d, %v) = %d, %v; want %d", c.name, c.batch, c.m, c.k, c.n, c.et, got, err, c.want)
 		}
 	}
-	if got, _ := tg.MatmulCycles(6, 16, 16, F16); got != 824 {
+	if got, _ := tg.MatmulCycles(6, 16, 16, elem.F16); got != 824 {
 		t.Errorf("MatmulCycles(6,16,16,f16) = %d, want 824", got)
 	}
 }
 
 func TestMatmulCyclesErrors(t *testing.T) {
 	tg := mustLookup(t, "ipu21")
-	if _, err := tg.MatmulCycles(-1, 16, 16, F16); err == nil {
+	if _, err := tg.MatmulCycles(-1, 16, 16, elem.F16); err == nil {
 		t.Error("negative m accepted")
 	}
-	if _, err := tg.MatmulCycles(6, 16, 16, I32); err == nil || !strings.Contains(err.Error(), "does not take i32") {
+	if _, err := tg.MatmulCycles(6, 16, 16, elem.I32); err == nil || !strings.Contains(err.Error(), "does not take i32") {
 		t.Errorf("i32 matmul: err = %v, want a 'does not take i32' error", err)
 	}
-	if _, err := tg.BatchMatmulCycles(math.MaxInt32, math.MaxInt32, math.MaxInt32, math.MaxInt32, F16); err == nil {
+	if _, err := tg.BatchMatmulCycles(math.MaxInt32, math.MaxInt32, math.MaxInt32, math.MaxInt32, elem.F16); err == nil {
 		t.Error("overflowing matmul cost was not reported")
 	}
 }
 
 func TestMatmulCyclesMonotone(t *testing.T) {
 	tg := mustLookup(t, "ipu21")
-	for _, elem := range []ElemType{F16, F32} {
+	for _, et := range []elem.Type{elem.F16, elem.F32} {
 		for m := 1; m <= 40; m += 3 {
 			for k := 1; k <= 70; k += 5 {
 				for n := 1; n <= 70; n += 5 {
-					base, _ := tg.MatmulCycles(m, k, n, elem)
+					base, _ := tg.MatmulCycles(m, k, n, et)
 					for _, next := range [][3]int{{m + 1, k, n}, {m, k + 1, n}, {m, k, n + 1}} {
-						c, _ := tg.MatmulCycles(next[0], next[1], next[2], elem)
+						c, _ := tg.MatmulCycles(next[0], next[1], next[2], et)
 						if c < base {
-							t.Fatalf("%v: cycles fell from %d at %dx%dx%d to %d at %v", elem, base, m, k, n, c, next)
+							t.Fatalf("%v: cycles fell from %d at %dx%dx%d to %d at %v", et, base, m, k, n, c, next)
 						}
 					}
-					if two, _ := tg.BatchMatmulCycles(2, m, k, n, elem); two != 2*base {
+					if two, _ := tg.BatchMatmulCycles(2, m, k, n, et); two != 2*base {
 						t.Fatalf("batch 2 costs %d, not twice %d", two, base)
 					}
 				}
@@ -96,7 +98,7 @@ func TestMatmulFitRewardsLargeRowCounts(t *testing.T) {
 	tg := mustLookup(t, "ipu21")
 	prev := math.Inf(1)
 	for _, m := range []int{6, 24, 96, 384, 1536} {
-		c, _ := tg.MatmulCycles(m, 1152, 64, F16)
+		c, _ := tg.MatmulCycles(m, 1152, 64, elem.F16)
 		perRow := float64(c) / float64(m)
 		if perRow >= prev {
 			t.Errorf("cycles per row %v at m=%d did not fall below %v", perRow, m, prev)
@@ -104,7 +106,7 @@ func TestMatmulFitRewardsLargeRowCounts(t *testing.T) {
 		prev = perRow
 	}
 	// At large m the AMP term dominates and the rate approaches 64 MAC/cycle.
-	c, _ := tg.MatmulCycles(6*1000, 16*100, 16*10, F16)
+	c, _ := tg.MatmulCycles(6*1000, 16*100, 16*10, elem.F16)
 	macsPerCycle := float64(6*1000*16*100*16*10) / float64(c)
 	if macsPerCycle < 60 || macsPerCycle > 64 {
 		t.Errorf("large matmul runs at %.1f MAC/cycle, want just under 64", macsPerCycle)
@@ -116,37 +118,37 @@ func TestElementwiseCyclesHandComputed(t *testing.T) {
 	cases := []struct {
 		name  string
 		n     int64
-		elem  ElemType
+		et    elem.Type
 		class OpClass
 		want  int64
 	}{
 		// 240 f16 = 60 vectors, 10 per worker, each worker slot every 6th
 		// cycle: 10·1·6 = 60, plus the 30-cycle vertex launch.
-		{"f16 simple, even split", 240, F16, Simple, 90},
+		{"f16 simple, even split", 240, elem.F16, Simple, 90},
 		// A single element still occupies one worker for one slot.
-		{"one element", 1, F16, Simple, 6 + 30},
+		{"one element", 1, elem.F16, Simple, 6 + 30},
 		// 12 f32 = 6 vectors, one per worker, 4 slots each: 4·6 = 24.
-		{"f32 transcendental", 12, F32, Transcendental, 24 + 30},
+		{"f32 transcendental", 12, elem.F32, Transcendental, 24 + 30},
 		// 24,000 f16 run at 4 elements per cycle: 6000 vectors, 1000 per
 		// worker, 6000 cycles.
-		{"large f16", 24000, F16, Simple, 6000 + 30},
+		{"large f16", 24000, elem.F16, Simple, 6000 + 30},
 		// Integers are one element per vector.
-		{"i32 simple", 12, I32, Simple, 2*6 + 30},
-		{"nothing to do", 0, F16, Simple, 0},
+		{"i32 simple", 12, elem.I32, Simple, 2*6 + 30},
+		{"nothing to do", 0, elem.F16, Simple, 0},
 	}
 	for _, c := range cases {
-		got, err := tg.ElementwiseCycles(c.n, c.elem, c.class)
+		got, err := tg.ElementwiseCycles(c.n, c.et, c.class)
 		if err != nil || got != c.want {
-			t.Errorf("%s: ElementwiseCycles(%d, %v, %v) = %d, %v; want %d", c.name, c.n, c.elem, c.class, got, err, c.want)
+			t.Errorf("%s: ElementwiseCycles(%d, %v, %v) = %d, %v; want %d", c.name, c.n, c.et, c.class, got, err, c.want)
 		}
 	}
 	for _, bad := range []struct {
 		n     int64
-		elem  ElemType
+		et    elem.Type
 		class OpClass
-	}{{-1, F16, Simple}, {8, I32, Transcendental}, {8, ElemType(0), Simple}, {8, F16, OpClass(7)}} {
-		if _, err := tg.ElementwiseCycles(bad.n, bad.elem, bad.class); err == nil {
-			t.Errorf("ElementwiseCycles(%d, %v, %v) accepted", bad.n, bad.elem, bad.class)
+	}{{-1, elem.F16, Simple}, {8, elem.I32, Transcendental}, {8, elem.Invalid, Simple}, {8, elem.F16, OpClass(7)}} {
+		if _, err := tg.ElementwiseCycles(bad.n, bad.et, bad.class); err == nil {
+			t.Errorf("ElementwiseCycles(%d, %v, %v) accepted", bad.n, bad.et, bad.class)
 		}
 	}
 }
@@ -156,30 +158,30 @@ func TestReduceCyclesHandComputed(t *testing.T) {
 	cases := []struct {
 		name      string
 		n, groups int64
-		elem      ElemType
+		et        elem.Type
 		want      int64
 	}{
 		// One row of 1152 f16: 288 vector adds + 2 lane folds = 290 slots over
 		// 6 workers: ⌈290/6⌉ = 49 slots · 6 = 294; plus 30 launch; plus the
 		// six workers' partials combined in ⌈log2 6⌉ = 3 steps · 6 = 18.
-		{"one f16 row", 1152, 1, F16, 294 + 30 + 18},
+		{"one f16 row", 1152, 1, elem.F16, 294 + 30 + 18},
 		// 12 rows of 5 f32: (⌈5/2⌉ + 1) = 4 slots per row, 48 in all, 8 per
 		// worker: 48 cycles + 30; twelve rows keep every worker busy, so
 		// there is no cross-worker combine.
-		{"twelve f32 rows", 60, 12, F32, 48 + 30},
+		{"twelve f32 rows", 60, 12, elem.F32, 48 + 30},
 		// Three rows of 8 i32 over 6 workers: 8 slots per row, 24 in all,
 		// 4 per worker: 24 + 30; each row split over 2 workers: +1 step · 6.
-		{"three i32 rows", 24, 3, I32, 24 + 30 + 6},
-		{"empty", 0, 0, F16, 0},
+		{"three i32 rows", 24, 3, elem.I32, 24 + 30 + 6},
+		{"empty", 0, 0, elem.F16, 0},
 	}
 	for _, c := range cases {
-		got, err := tg.ReduceCycles(c.n, c.groups, c.elem)
+		got, err := tg.ReduceCycles(c.n, c.groups, c.et)
 		if err != nil || got != c.want {
-			t.Errorf("%s: ReduceCycles(%d, %d, %v) = %d, %v; want %d", c.name, c.n, c.groups, c.elem, got, err, c.want)
+			t.Errorf("%s: ReduceCycles(%d, %d, %v) = %d, %v; want %d", c.name, c.n, c.groups, c.et, got, err, c.want)
 		}
 	}
 	for _, bad := range [][2]int64{{10, 3}, {10, 0}, {-4, 2}, {4, -2}} {
-		if _, err := tg.ReduceCycles(bad[0], bad[1], F16); err == nil {
+		if _, err := tg.ReduceCycles(bad[0], bad[1], elem.F16); err == nil {
 			t.Errorf("ReduceCycles(%d, %d) accepted", bad[0], bad[1])
 		}
 	}
@@ -224,18 +226,18 @@ func TestBytesFor(t *testing.T) {
 	tg := mustLookup(t, "ipu21")
 	cases := []struct {
 		n    int64
-		elem ElemType
+		et   elem.Type
 		want int64
-	}{{729 * 1152, F16, 1679616}, {10, F32, 40}, {10, I1, 10}, {3, I16, 6}, {0, F32, 0}}
+	}{{729 * 1152, elem.F16, 1679616}, {10, elem.F32, 40}, {10, elem.I1, 10}, {3, elem.I16, 6}, {0, elem.F32, 0}}
 	for _, c := range cases {
-		if got, err := tg.BytesFor(c.n, c.elem); err != nil || got != c.want {
-			t.Errorf("BytesFor(%d, %v) = %d, %v; want %d", c.n, c.elem, got, err, c.want)
+		if got, err := tg.BytesFor(c.n, c.et); err != nil || got != c.want {
+			t.Errorf("BytesFor(%d, %v) = %d, %v; want %d", c.n, c.et, got, err, c.want)
 		}
 	}
-	if _, err := tg.BytesFor(math.MaxInt64, F32); err == nil {
+	if _, err := tg.BytesFor(math.MaxInt64, elem.F32); err == nil {
 		t.Error("overflowing byte count accepted")
 	}
-	if _, err := tg.BytesFor(-1, F32); err == nil {
+	if _, err := tg.BytesFor(-1, elem.F32); err == nil {
 		t.Error("negative element count accepted")
 	}
 }
@@ -251,17 +253,17 @@ func TestComputeLowerBoundReferenceWorkload(t *testing.T) {
 		t.Fatalf("reference workload MACs = %d, want 5,094,275,328", total)
 	}
 	tg := mustLookup(t, "ipu21")
-	if peak, _ := tg.PeakMACsPerCycle(F16); peak != 94208 {
+	if peak, _ := tg.PeakMACsPerCycle(elem.F16); peak != 94208 {
 		t.Errorf("ipu21 f16 peak = %d MAC/cycle, want 94,208", peak)
 	}
-	bound, err := tg.ComputeLowerBoundCycles(total, F16)
+	bound, err := tg.ComputeLowerBoundCycles(total, elem.F16)
 	if err != nil || bound != 54075 { // 5,094,275,328 / 94,208 = 54,074.3
 		t.Errorf("compute lower bound = %d, %v; want 54,075", bound, err)
 	}
-	if _, err := tg.ComputeLowerBoundCycles(total, I8); err == nil {
+	if _, err := tg.ComputeLowerBoundCycles(total, elem.I8); err == nil {
 		t.Error("lower bound for a type the AMP does not take was accepted")
 	}
-	if _, err := tg.ComputeLowerBoundCycles(-1, F16); err == nil {
+	if _, err := tg.ComputeLowerBoundCycles(-1, elem.F16); err == nil {
 		t.Error("negative MAC count accepted")
 	}
 }
@@ -272,7 +274,7 @@ func TestComputeLowerBoundNeverSlowerWithMoreTiles(t *testing.T) {
 		prev := int64(math.MaxInt64)
 		for tiles := 1; tiles <= 2048; tiles++ {
 			tg.Tiles = tiles
-			b, err := tg.ComputeLowerBoundCycles(macs, F16)
+			b, err := tg.ComputeLowerBoundCycles(macs, elem.F16)
 			if err != nil {
 				t.Fatal(err)
 			}

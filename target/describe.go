@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/ipuir/ipuir/elem"
 )
 
 // Table returns a one-line-per-target summary with a header row, for
@@ -17,7 +19,7 @@ func Table(targets []*Target) string {
 		std, _ := t.Capacity(Standard)
 		il, _ := t.Capacity(Interleaved)
 		peak := "-"
-		if p, err := t.PeakMACsPerCycle(F16); err == nil {
+		if p, err := t.PeakMACsPerCycle(elem.F16); err == nil {
 			peak = strconv.FormatInt(p, 10)
 		}
 		fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", t.Name, t.Tiles, formatBytes(t.SRAMBytesPerTile),

@@ -23,7 +23,7 @@ const ModuleAttr = "ipu.target"
 // name are errors located at the module.
 func FromModule(op *ir.Operation) (*Target, error) {
 	module := op
-	for module != nil && module.Name() != ir.ModuleOpName {
+	for module != nil && !module.Is(ir.Module) {
 		module = module.ParentOp()
 	}
 	if module == nil {
@@ -49,7 +49,7 @@ func FromModule(op *ir.Operation) (*Target, error) {
 // attribute already there: what `ipu-opt --target=NAME` does, so that a
 // command-line choice overrides the file. The name must be a known target.
 func SetOnModule(module *ir.Operation, name string) error {
-	if module.Name() != ir.ModuleOpName {
+	if !module.Is(ir.Module) {
 		return module.EmitError("--target applies to a builtin.module, not '%s'", module.Name())
 	}
 	if _, err := Lookup(name); err != nil {

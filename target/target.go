@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
+	"strings"
+
+	"github.com/ipuir/ipuir/elem"
 )
 
 // Target is one machine description. All fields are data; methods derive
@@ -48,60 +51,33 @@ type Target struct {
 	VertexOverheadCycles int
 }
 
-// ElemType is an element type the modelled machines compute on.
-type ElemType uint8
+// ElemTypes are the element types the modelled machines compute on (in
+// the vocabulary of package et); the others (f64, i64, bf16, unsigned
+// integers) have no arithmetic on them.
+var ElemTypes = []elem.Type{elem.I1, elem.I8, elem.I16, elem.I32, elem.F16, elem.F32}
 
-const (
-	I1  ElemType = iota + 1 // boolean, one byte in memory
-	I8                      // 8-bit integer
-	I16                     // 16-bit integer
-	I32                     // 32-bit integer
-	F16                     // IEEE binary16
-	F32                     // IEEE binary32
-)
+// Computes reports whether the modelled machines compute on e.
+func Computes(e elem.Type) bool { return slices.Contains(ElemTypes, e) }
 
-var elemNames = [...]string{I1: "i1", I8: "i8", I16: "i16", I32: "i32", F16: "f16", F32: "f32"}
-var elemBytes = [...]int{I1: 1, I8: 1, I16: 2, I32: 4, F16: 2, F32: 4}
-
-// String returns the MLIR spelling of the type ("f16", "i32", ...).
-func (e ElemType) String() string {
-	if e.Valid() {
-		return elemNames[e]
+// ParseElemType maps an MLIR element-type spelling to an element type the
+// machines compute on. Types they have no arithmetic for (f64, i64, bf16)
+// are errors that say so, rather than being priced as something they are
+// not.
+func ParseElemType(s string) (elem.Type, error) {
+	e, err := elem.Parse(s)
+	if err != nil {
+		return elem.Invalid, fmt.Errorf("target: unknown element type %q (known: %s)", s, elem.Names(ElemTypes))
 	}
-	return fmt.Sprintf("ElemType(%d)", uint8(e))
-}
-
-// Valid reports whether e is a declared element type.
-func (e ElemType) Valid() bool { return e >= I1 && e <= F32 }
-
-// Bytes returns the in-memory size of one element (i1 takes a whole byte).
-// It returns 0 for an invalid ElemType.
-func (e ElemType) Bytes() int {
-	if !e.Valid() {
-		return 0
+	if !Computes(e) {
+		return elem.Invalid, fmt.Errorf("target: element type %s has no arithmetic on the modelled IPU targets (they compute in %s)",
+			s, strings.ReplaceAll(elem.Names(ElemTypes), ", ", "/"))
 	}
-	return elemBytes[e]
-}
-
-// ParseElemType maps an MLIR element-type spelling to an ElemType. Types the
-// modelled machines have no arithmetic for (f64, i64, bf16) are errors that
-// say so, rather than being priced as something they are not.
-func ParseElemType(s string) (ElemType, error) {
-	for e, n := range elemNames {
-		if n != "" && n == s {
-			return ElemType(e), nil
-		}
-	}
-	switch s {
-	case "f64", "i64", "bf16":
-		return 0, fmt.Errorf("target: element type %s has no arithmetic on the modelled IPU targets (they compute in i1/i8/i16/i32/f16/f32)", s)
-	}
-	return 0, fmt.Errorf("target: unknown element type %q (known: i1, i8, i16, i32, f16, f32)", s)
+	return e, nil
 }
 
 // AMPRate is the AMP unit's throughput for one element type.
 type AMPRate struct {
-	Elem         ElemType
+	Elem         elem.Type
 	MACsPerCycle int // multiply-accumulates per tile per cycle
 }
 
@@ -121,7 +97,7 @@ type AMPRate struct {
 // with few rows pays it for little work: the fit rewards large per-tile row
 // counts.
 type MatmulFit struct {
-	Elem               ElemType
+	Elem               elem.Type
 	RowGroup           int // rows of the left operand per AMP block (6)
 	InnerGroupBytes    int // bytes of the inner dimension per AMP block (32)
 	ColumnGroup        int // columns of the result per AMP block (16)
@@ -133,7 +109,7 @@ type MatmulFit struct {
 
 // VectorRate is the non-AMP (vector unit) throughput for one element type.
 type VectorRate struct {
-	Elem ElemType
+	Elem elem.Type
 	// Lanes is how many elements one vector instruction processes.
 	Lanes int
 	// SimpleCyclesPerVector and TranscendentalCyclesPerVector are the tile
@@ -190,31 +166,31 @@ func (t *Target) Clone() *Target {
 	return &c
 }
 
-// AMPRateFor returns the AMP throughput for elem, or false if the AMP unit
+// AMPRateFor returns the AMP throughput for et, or false if the AMP unit
 // does not take that type.
-func (t *Target) AMPRateFor(elem ElemType) (AMPRate, bool) {
+func (t *Target) AMPRateFor(et elem.Type) (AMPRate, bool) {
 	for _, r := range t.AMP {
-		if r.Elem == elem {
+		if r.Elem == et {
 			return r, true
 		}
 	}
 	return AMPRate{}, false
 }
 
-// MatmulFitFor returns the matmul cost fit for elem, or false if none.
-func (t *Target) MatmulFitFor(elem ElemType) (MatmulFit, bool) {
+// MatmulFitFor returns the matmul cost fit for et, or false if none.
+func (t *Target) MatmulFitFor(et elem.Type) (MatmulFit, bool) {
 	for _, f := range t.Matmul {
-		if f.Elem == elem {
+		if f.Elem == et {
 			return f, true
 		}
 	}
 	return MatmulFit{}, false
 }
 
-// VectorRateFor returns the vector throughput for elem, or false if none.
-func (t *Target) VectorRateFor(elem ElemType) (VectorRate, bool) {
+// VectorRateFor returns the vector throughput for et, or false if none.
+func (t *Target) VectorRateFor(et elem.Type) (VectorRate, bool) {
 	for _, v := range t.Vector {
-		if v.Elem == elem {
+		if v.Elem == et {
 			return v, true
 		}
 	}
@@ -342,7 +318,7 @@ func (t *Target) validateRates() []error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	seen := map[string]bool{}
-	once := func(table string, e ElemType) {
+	once := func(table string, e elem.Type) {
 		key := table + "/" + e.String()
 		if !e.Valid() {
 			bad("%s entry has invalid element type %v", table, e)

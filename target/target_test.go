@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ipuir/ipuir/elem"
 )
 
 func TestRegistry(t *testing.T) {
@@ -68,15 +70,15 @@ func TestBuiltinFiguresMatchDesign(t *testing.T) {
 			t.Errorf("%s: tiles %d, SRAM %d, clock %d; want %d, %d, %d",
 				c.name, tg.Tiles, tg.SRAMBytesPerTile, tg.ClockHz, c.tiles, c.sram, c.clockHz)
 		}
-		f16, _ := tg.AMPRateFor(F16)
-		f32, _ := tg.AMPRateFor(F32)
+		f16, _ := tg.AMPRateFor(elem.F16)
+		f32, _ := tg.AMPRateFor(elem.F32)
 		if tg.WorkerThreads != 6 || tg.SupervisorThreads != 1 || tg.WorkerIssueInterval != 6 ||
 			f16.MACsPerCycle != 64 || f32.MACsPerCycle != 16 || tg.LoadStoreBytesPerCycle != 24 ||
 			tg.ExchangeWordBytes != 4 || tg.ExchangeWordsPerCycle != 1 || tg.SyncCycles != 118 {
 			t.Errorf("%s: per-tile figures differ from DESIGN.md: %+v", c.name, tg)
 		}
-		fit, _ := tg.MatmulFitFor(F16)
-		if fit != t10MatmulFit(F16) || fit.InnerColumnCycles != 514 || fit.ColumnCycles != 113 ||
+		fit, _ := tg.MatmulFitFor(elem.F16)
+		if fit != t10MatmulFit(elem.F16) || fit.InnerColumnCycles != 514 || fit.ColumnCycles != 113 ||
 			fit.FixedCycles != 173 || fit.BlockCyclesPerByte != 12 || fit.RowGroup != 6 || fit.ColumnGroup != 16 ||
 			fit.InnerGroupBytes != 32 {
 			t.Errorf("%s: matmul fit %+v differs from T10's", c.name, fit)
@@ -122,13 +124,13 @@ func TestValidateRejectsInconsistentDescriptions(t *testing.T) {
 }
 
 func TestElemTypes(t *testing.T) {
-	for _, e := range []ElemType{I1, I8, I16, I32, F16, F32} {
+	for _, e := range []elem.Type{elem.I1, elem.I8, elem.I16, elem.I32, elem.F16, elem.F32} {
 		got, err := ParseElemType(e.String())
 		if err != nil || got != e {
 			t.Errorf("ParseElemType(%q) = %v, %v", e.String(), got, err)
 		}
 	}
-	wantBytes := map[ElemType]int{I1: 1, I8: 1, I16: 2, I32: 4, F16: 2, F32: 4, ElemType(0): 0}
+	wantBytes := map[elem.Type]int{elem.I1: 1, elem.I8: 1, elem.I16: 2, elem.I32: 4, elem.F16: 2, elem.F32: 4, elem.Invalid: 0}
 	for e, b := range wantBytes {
 		if e.Bytes() != b {
 			t.Errorf("%v.Bytes() = %d, want %d", e, e.Bytes(), b)

@@ -11,21 +11,21 @@ var functionTypeValue = ir.TypeConstraint{Desc: "function type", Pred: func(t ir
 	return ok
 }}
 
-func callIndirectOp() *ir.OpDef {
-	return &ir.OpDef{
-		Name:        CallIndirectOpName,
-		Summary:     "Calls a function value.",
-		Description: "The callee operand's function type gives the argument and result types.",
-		Example:     "%f = func.constant @scale : (f32) -> f32\n%0 = func.call_indirect %f(%arg0) : (f32) -> f32",
-		Operands: []ir.ValueDef{
-			{Name: "callee", Type: functionTypeValue},
-			{Name: "callee_operands", Type: ir.AnyType, Kind: ir.Variadic},
-		},
-		Results: []ir.ValueDef{{Name: "results", Type: ir.AnyType, Kind: ir.Variadic}},
-		Verify:  verifyCallIndirect,
-		Parse:   parseCallIndirect,
-		Print:   printCallIndirect,
-	}
+// CallIndirectOp is func.call_indirect.
+var CallIndirectOp = &ir.OpDef{
+	Name:        CallIndirectOpName,
+	Summary:     "Calls a function value.",
+	Description: "The callee operand's function type gives the argument and result types.",
+	Example:     "%f = func.constant @scale : (f32) -> f32\n%0 = func.call_indirect %f(%arg0) : (f32) -> f32",
+	Operands: []ir.ValueDef{
+		{Name: "callee", Type: functionTypeValue},
+		{Name: "callee_operands", Type: ir.AnyType, Kind: ir.Variadic},
+	},
+	Results:    []ir.ValueDef{{Name: "results", Type: ir.AnyType, Kind: ir.Variadic}},
+	Verify:     verifyCallIndirect,
+	Interfaces: []any{callIndirectInterface{}},
+	Parse:      parseCallIndirect,
+	Print:      printCallIndirect,
 }
 
 func verifyCallIndirect(op *ir.Operation) error {

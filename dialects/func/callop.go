@@ -6,19 +6,19 @@ import (
 	"github.com/ipuir/ipuir/ir"
 )
 
-func callOp() *ir.OpDef {
-	return &ir.OpDef{
-		Name:    CallOpName,
-		Summary: "Calls the function a symbol names.",
-		Description: "The callee must be a func.func visible from the call, whose argument and result " +
-			"types are the call's operand and result types.",
-		Example:        "%0 = func.call @scale(%arg0, %cst) : (tensor<4xf32>, f32) -> tensor<4xf32>",
-		Operands:       []ir.ValueDef{{Name: "operands", Type: ir.AnyType, Kind: ir.Variadic}},
-		Results:        []ir.ValueDef{{Name: "results", Type: ir.AnyType, Kind: ir.Variadic}},
-		Attributes:     []ir.AttrDef{{Name: CalleeAttr, Kind: ir.FlatSymbolRefKind}},
-		AssemblyFormat: "$callee `(` $operands `)` attr-dict `:` functional-type($operands, results)",
-		Verify:         verifyCall,
-	}
+// CallOp is func.call.
+var CallOp = &ir.OpDef{
+	Name:    CallOpName,
+	Summary: "Calls the function a symbol names.",
+	Description: "The callee must be a func.func visible from the call, whose argument and result " +
+		"types are the call's operand and result types.",
+	Example:        "%0 = func.call @scale(%arg0, %cst) : (tensor<4xf32>, f32) -> tensor<4xf32>",
+	Operands:       []ir.ValueDef{{Name: "operands", Type: ir.AnyType, Kind: ir.Variadic}},
+	Results:        []ir.ValueDef{{Name: "results", Type: ir.AnyType, Kind: ir.Variadic}},
+	Attributes:     []ir.AttrDef{{Name: CalleeAttr, Kind: ir.FlatSymbolRefKind}},
+	AssemblyFormat: "$callee `(` $operands `)` attr-dict `:` functional-type($operands, results)",
+	Verify:         verifyCall,
+	Interfaces:     []any{callInterface{}},
 }
 
 // verifyCall checks the call against its callee with MLIR's messages.

@@ -6,20 +6,19 @@ import (
 	"github.com/ipuir/ipuir/ir"
 )
 
-func constantOp() *ir.OpDef {
-	return &ir.OpDef{
-		Name:        ConstantOpName,
-		Summary:     "A function as a value, for func.call_indirect.",
-		Description: "The result's type is the referenced function's type. Its result prints as %f.",
-		Example:     "%f = func.constant @scale : (f32) -> f32",
-		Results:     []ir.ValueDef{{Name: "result", Type: ir.AnyType}},
-		Attributes:  []ir.AttrDef{{Name: ValueAttr, Kind: ir.FlatSymbolRefKind}},
-		Traits:      ir.TraitConstantLike | ir.TraitPure,
-		// MLIR names every function constant "f".
-		AsmResultNames: func(*ir.Operation) []string { return []string{"f"} },
-		AssemblyFormat: "attr-dict $value `:` type(results)",
-		Verify:         verifyConstant,
-	}
+// ConstantOp is func.constant.
+var ConstantOp = &ir.OpDef{
+	Name:        ConstantOpName,
+	Summary:     "A function as a value, for func.call_indirect.",
+	Description: "The result's type is the referenced function's type. Its result prints as %f.",
+	Example:     "%f = func.constant @scale : (f32) -> f32",
+	Results:     []ir.ValueDef{{Name: "result", Type: ir.AnyType}},
+	Attributes:  []ir.AttrDef{{Name: ValueAttr, Kind: ir.FlatSymbolRefKind}},
+	Traits:      ir.TraitConstantLike | ir.TraitPure,
+	// MLIR names every function constant "f".
+	AsmResultNames: func(*ir.Operation) []string { return []string{"f"} },
+	AssemblyFormat: "attr-dict $value `:` type(results)",
+	Verify:         verifyConstant,
 }
 
 func verifyConstant(op *ir.Operation) error {

@@ -26,25 +26,23 @@ const (
 	ValueAttr        = "value"
 )
 
-// Dialect returns a fresh declaration of the func dialect.
-func Dialect() *ir.Dialect {
-	return &ir.Dialect{
-		Name:    Name,
-		Summary: "Functions, calls and returns.",
-		Description: "The func dialect of MLIR: func.func holds a body region isolated from above, " +
-			"func.return ends it, func.call and func.call_indirect call functions by symbol or value.",
-		Ops: []*ir.OpDef{funcOp(), returnOp(), callOp(), callIndirectOp(), constantOp()},
-	}
+// Dialect is the func dialect, declared once and registered in each
+// context that uses it.
+var Dialect = &ir.Dialect{
+	Name:    Name,
+	Summary: "Functions, calls and returns.",
+	Description: "The func dialect of MLIR: func.func holds a body region isolated from above, " +
+		"func.return ends it, func.call and func.call_indirect call functions by symbol or value.",
+	Ops: []*ir.OpDef{FuncOp, ReturnOp, CallOp, CallIndirectOp, ConstantOp},
 }
 
 // Register adds the func dialect to ctx after checking its assembly
 // formats.
 func Register(ctx *ir.Context) error {
-	d := Dialect()
-	if err := asmformat.CheckDialect(d); err != nil {
+	if err := asmformat.CheckDialect(Dialect); err != nil {
 		return err
 	}
-	return ctx.RegisterDialect(d)
+	return ctx.RegisterDialect(Dialect)
 }
 
 // quoted formats types as MLIR's diagnostics do: 'i32', 'i64'.
@@ -72,7 +70,7 @@ func functionType(op *ir.Operation) *ir.FunctionType {
 // lookupFunc resolves a flat symbol reference to a func.func from op.
 func lookupFunc(op *ir.Operation, ref *ir.SymbolRefAttr) *ir.Operation {
 	target := ir.LookupNearestSymbolFrom(op, ref)
-	if target == nil || target.Name() != FuncOpName {
+	if target == nil || !target.Is(FuncOp) {
 		return nil
 	}
 	return target

@@ -28,7 +28,7 @@ func TestDialectDeclarations(t *testing.T) {
 	if err := Register(ctx); err == nil {
 		t.Error("registering the dialect twice succeeds")
 	}
-	for _, op := range Dialect().Ops {
+	for _, op := range Dialect.Ops {
 		if op.Summary == "" || !strings.Contains(op.Example, strings.TrimPrefix(op.Name, "func.")) {
 			t.Errorf("%s: summary or example missing", op.Name)
 		}

@@ -20,30 +20,30 @@ var arrayOfDicts = ir.AttrKind{Desc: "Array of dictionary attributes", Pred: fun
 	return true
 }}
 
-func funcOp() *ir.OpDef {
-	return &ir.OpDef{
-		Name:    FuncOpName,
-		Summary: "A function: a symbol with a function type and a body region, empty for a declaration.",
-		Description: "The body's entry block arguments are the function's arguments. A function " +
-			"without a body is an external declaration and must not be public. Argument and result " +
-			"attributes must carry a dialect prefix.",
-		Example: "func.func @scale(%arg0: tensor<4xf32> {ipu.layout = \"row\"}, %arg1: f32) -> tensor<4xf32> {\n" +
-			"  return %arg0 : tensor<4xf32>\n}\nfunc.func private @decl(i32) -> i32",
-		Attributes: []ir.AttrDef{
-			{Name: ir.SymbolAttrName, Kind: ir.StringAttrKind},
-			{Name: FunctionTypeAttr, Kind: ir.FunctionTypeAttrKind},
-			{Name: ir.VisibilityAttrName, Kind: ir.StringAttrKind, Optional: true},
-			{Name: ArgAttrsAttr, Kind: arrayOfDicts, Optional: true},
-			{Name: ResAttrsAttr, Kind: arrayOfDicts, Optional: true},
-		},
-		Regions:        []ir.RegionDef{{Name: "body"}},
-		Successors:     0,
-		Traits:         ir.TraitIsolatedFromAbove | ir.TraitSymbol | ir.TraitAffineScope,
-		DefaultDialect: Name,
-		Verify:         verifyFunc,
-		Parse:          parseFunc,
-		Print:          printFunc,
-	}
+// FuncOp is func.func.
+var FuncOp = &ir.OpDef{
+	Name:    FuncOpName,
+	Summary: "A function: a symbol with a function type and a body region, empty for a declaration.",
+	Description: "The body's entry block arguments are the function's arguments. A function " +
+		"without a body is an external declaration and must not be public. Argument and result " +
+		"attributes must carry a dialect prefix.",
+	Example: "func.func @scale(%arg0: tensor<4xf32> {ipu.layout = \"row\"}, %arg1: f32) -> tensor<4xf32> {\n" +
+		"  return %arg0 : tensor<4xf32>\n}\nfunc.func private @decl(i32) -> i32",
+	Attributes: []ir.AttrDef{
+		{Name: ir.SymbolAttrName, Kind: ir.StringAttrKind},
+		{Name: FunctionTypeAttr, Kind: ir.FunctionTypeAttrKind},
+		{Name: ir.VisibilityAttrName, Kind: ir.StringAttrKind, Optional: true},
+		{Name: ArgAttrsAttr, Kind: arrayOfDicts, Optional: true},
+		{Name: ResAttrsAttr, Kind: arrayOfDicts, Optional: true},
+	},
+	Regions:        []ir.RegionDef{{Name: "body"}},
+	Successors:     0,
+	Traits:         ir.TraitIsolatedFromAbove | ir.TraitSymbol | ir.TraitAffineScope,
+	DefaultDialect: Name,
+	Verify:         verifyFunc,
+	Interfaces:     []any{functionInterface{}},
+	Parse:          parseFunc,
+	Print:          printFunc,
 }
 
 // verifyFunc checks what MLIR's FunctionOpInterface and Symbol traits

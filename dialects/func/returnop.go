@@ -6,18 +6,17 @@ import (
 	"github.com/ipuir/ipuir/ir"
 )
 
-func returnOp() *ir.OpDef {
-	return &ir.OpDef{
-		Name:           ReturnOpName,
-		Summary:        "Returns from a function: its operands are the function's results.",
-		Description:    "The terminator of func.func bodies; operand count and types match the function type.",
-		Example:        "func.func @f(%arg0: i32) -> i32 {\n  return %arg0 : i32\n}",
-		Operands:       []ir.ValueDef{{Name: "operands", Type: ir.AnyType, Kind: ir.Variadic}},
-		Traits:         ir.TraitTerminator | ir.TraitReturnLike | ir.TraitPure,
-		ParentOps:      []string{FuncOpName},
-		AssemblyFormat: "attr-dict ($operands^ `:` type($operands))?",
-		Verify:         verifyReturn,
-	}
+// ReturnOp is func.return.
+var ReturnOp = &ir.OpDef{
+	Name:           ReturnOpName,
+	Summary:        "Returns from a function: its operands are the function's results.",
+	Description:    "The terminator of func.func bodies; operand count and types match the function type.",
+	Example:        "func.func @f(%arg0: i32) -> i32 {\n  return %arg0 : i32\n}",
+	Operands:       []ir.ValueDef{{Name: "operands", Type: ir.AnyType, Kind: ir.Variadic}},
+	Traits:         ir.TraitTerminator | ir.TraitReturnLike | ir.TraitPure,
+	ParentOps:      []string{FuncOpName},
+	AssemblyFormat: "attr-dict ($operands^ `:` type($operands))?",
+	Verify:         verifyReturn,
 }
 
 func verifyReturn(op *ir.Operation) error {

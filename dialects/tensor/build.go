@@ -49,7 +49,7 @@ func BuildTyped(b *ir.Builder, name string, loc ir.Location, result ir.Type, ope
 // Constant creates a tensor.constant holding a (dense float elements or a
 // float attribute).
 func Constant(b *ir.Builder, loc ir.Location, a ir.Attribute) (*ir.Value, error) {
-	return Build(b, ConstantOp, loc, nil, ir.NamedAttr{Name: "value", Value: a})
+	return Build(b, ConstantOpName, loc, nil, ir.NamedAttr{Name: "value", Value: a})
 }
 
 // SplatConstant creates a tensor.constant of type t (a float tensor type)

@@ -12,10 +12,10 @@ import (
 // with r[i] = p[q[i]]; an identity r then folds away.
 var transposeOfTranspose = &ir.Pattern{
 	PatternName: "tensor.transpose-of-transpose",
-	RootOp:      TransposeOp,
+	RootOp:      TransposeOpName,
 	Rewrite: func(op *ir.Operation, rw *ir.Rewriter) bool {
 		inner := op.Operand(0).DefiningOp()
-		if inner == nil || inner.Name() != TransposeOp {
+		if inner == nil || !inner.Is(TransposeOp) {
 			return false
 		}
 		q, err1 := opAttrs(op).ints(PermutationAttr)
@@ -31,7 +31,7 @@ var transposeOfTranspose = &ir.Pattern{
 			r[i] = int64(p[qi])
 		}
 		rw.ReplaceOpWithNew(op, &ir.OperationState{
-			Name: TransposeOp, Loc: op.Loc(), Operands: []*ir.Value{inner.Operand(0)},
+			Name: TransposeOpName, Loc: op.Loc(), Operands: []*ir.Value{inner.Operand(0)},
 			ResultTypes: []ir.Type{op.Result(0).Type()},
 			Attrs:       []ir.NamedAttr{{Name: PermutationAttr, Value: rw.Ctx.DenseI64Array(r...)}},
 		})
@@ -43,10 +43,10 @@ var transposeOfTranspose = &ir.Pattern{
 // type then folds away.
 var reshapeOfReshape = &ir.Pattern{
 	PatternName: "tensor.reshape-of-reshape",
-	RootOp:      ReshapeOp,
+	RootOp:      ReshapeOpName,
 	Rewrite: func(op *ir.Operation, rw *ir.Rewriter) bool {
 		inner := op.Operand(0).DefiningOp()
-		if inner == nil || inner.Name() != ReshapeOp {
+		if inner == nil || !inner.Is(ReshapeOp) {
 			return false
 		}
 		rw.ModifyInPlace(op, func() { op.SetOperand(0, inner.Operand(0)) })
@@ -60,10 +60,10 @@ var reshapeOfReshape = &ir.Pattern{
 // f16 → f32) rounds, and is kept.
 var convertOfConvert = &ir.Pattern{
 	PatternName: "tensor.convert-of-convert",
-	RootOp:      ConvertOp,
+	RootOp:      ConvertOpName,
 	Rewrite: func(op *ir.Operation, rw *ir.Rewriter) bool {
 		inner := op.Operand(0).DefiningOp()
-		if inner == nil || inner.Name() != ConvertOp {
+		if inner == nil || !inner.Is(ConvertOp) {
 			return false
 		}
 		a, okA := ElementKind(inner.Operand(0).Type())

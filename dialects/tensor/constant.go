@@ -9,15 +9,16 @@ import (
 
 // Op names of this file.
 const (
-	ConstantOp = "tensor.constant"
-	SplatOp    = "tensor.splat"
+	ConstantOpName = "tensor.constant"
+	SplatOpName    = "tensor.splat"
 )
 
 func constantSpecs() []*opSpec {
 	return []*opSpec{
 		{
+			handle: &ConstantOp,
 			def: &ir.OpDef{
-				Name:    ConstantOp,
+				Name:    ConstantOpName,
 				Summary: "A constant tensor or float scalar.",
 				Description: "The result is `value`, a dense float elements attribute of static shape " +
 					"or a float attribute; the result type is the value's type. The dialect's folders " +
@@ -50,8 +51,9 @@ func constantSpecs() []*opSpec {
 			},
 		},
 		{
+			handle: &SplatOp,
 			def: &ir.OpDef{
-				Name:    SplatOp,
+				Name:    SplatOpName,
 				Summary: "A tensor whose every element is the scalar operand.",
 				Description: "The operand is a float scalar of the result's element type. " +
 					"A constant operand folds to a splat constant of any size.",

@@ -8,8 +8,12 @@ import (
 	"github.com/ipuir/ipuir/ir"
 )
 
-// DecomposeOps are the fused ops that Decompose rewrites into primitive ops.
-var DecomposeOps = []string{SoftmaxOp, LayerNormOp, GeluOp}
+// DecomposeOps are the names of the fused ops that Decompose rewrites into
+// primitive ops (the roots of DecomposePatterns).
+var DecomposeOps = []string{SoftmaxOpName, LayerNormOpName, GeluOpName}
+
+// decomposable reports whether op is one of the fused ops.
+func decomposable(op *ir.Operation) bool { return op.Is(SoftmaxOp, LayerNormOp, GeluOp) }
 
 // DecomposePatterns returns one rewrite pattern per fused op, for drivers
 // that apply patterns (the tensor-decompose pass). Each pattern leaves an
@@ -34,10 +38,8 @@ func DecomposePatterns() []ir.RewritePattern {
 func Decompose(root *ir.Operation) (int, error) {
 	var todo []*ir.Operation
 	root.Walk(func(op *ir.Operation) ir.WalkResult {
-		for _, name := range DecomposeOps {
-			if op.Name() == name {
-				todo = append(todo, op)
-			}
+		if decomposable(op) {
+			todo = append(todo, op)
 		}
 		return ir.WalkAdvance
 	})
@@ -60,7 +62,7 @@ func decomposeOne(op *ir.Operation, rw *ir.Rewriter) error {
 	rw.SetInsertionPoint(op)
 	d := decomposer{rw: rw, loc: op.Loc()}
 	var out *ir.Value
-	switch op.Name() {
+	switch op.Def() {
 	case SoftmaxOp:
 		axis, _ := opAttrs(op).int(AxisAttr)
 		out = d.softmax(op.Operand(0), axis)
@@ -122,16 +124,16 @@ func (d decomposer) broadcastBack(reduced *ir.Value, full *ir.Value, axis int) *
 }
 
 func (d decomposer) broadcast(x *ir.Value, to ir.Type, dims []int) *ir.Value {
-	return d.must(BuildTyped(&d.rw.Builder, BroadcastOp, d.loc, to, []*ir.Value{x},
+	return d.must(BuildTyped(&d.rw.Builder, BroadcastOpName, d.loc, to, []*ir.Value{x},
 		ir.NamedAttr{Name: DimensionsAttr, Value: I64Array(d.rw.Ctx, dims...)}))
 }
 
 // softmax: e = exp(x - broadcast(reduce_max(x))), e / broadcast(reduce_sum(e)).
 func (d decomposer) softmax(x *ir.Value, axis int) *ir.Value {
-	m := d.broadcastBack(d.reduce(ReduceMaxOp, x, axis), x, axis)
-	e := d.unary(ExpOp, d.binary(SubOp, x, m))
-	s := d.broadcastBack(d.reduce(ReduceSumOp, e, axis), x, axis)
-	return d.binary(DivOp, e, s)
+	m := d.broadcastBack(d.reduce(ReduceMaxOpName, x, axis), x, axis)
+	e := d.unary(ExpOpName, d.binary(SubOpName, x, m))
+	s := d.broadcastBack(d.reduce(ReduceSumOpName, e, axis), x, axis)
+	return d.binary(DivOpName, e, s)
 }
 
 // layerNorm over the last axis: mean and biased variance by reduce_sum and
@@ -141,27 +143,27 @@ func (d decomposer) layerNorm(x, scale, bias *ir.Value, eps float64) *ir.Value {
 	shape := shapeOf(x.Type())
 	last := len(shape) - 1
 	n := float64(shape[last])
-	sum := d.reduce(ReduceSumOp, x, last)
+	sum := d.reduce(ReduceSumOpName, x, last)
 	count := d.splat(sum, n)
-	mean := d.broadcastBack(d.binary(DivOp, sum, count), x, last)
-	centred := d.binary(SubOp, x, mean)
-	variance := d.binary(DivOp, d.reduce(ReduceSumOp, d.binary(MulOp, centred, centred), last), count)
-	inv := d.unary(RsqrtOp, d.binary(AddOp, variance, d.splat(variance, eps)))
-	normed := d.binary(MulOp, centred, d.broadcastBack(inv, x, last))
-	scaled := d.binary(MulOp, normed, d.broadcast(scale, x.Type(), []int{last}))
-	return d.binary(AddOp, scaled, d.broadcast(bias, x.Type(), []int{last}))
+	mean := d.broadcastBack(d.binary(DivOpName, sum, count), x, last)
+	centred := d.binary(SubOpName, x, mean)
+	variance := d.binary(DivOpName, d.reduce(ReduceSumOpName, d.binary(MulOpName, centred, centred), last), count)
+	inv := d.unary(RsqrtOpName, d.binary(AddOpName, variance, d.splat(variance, eps)))
+	normed := d.binary(MulOpName, centred, d.broadcastBack(inv, x, last))
+	scaled := d.binary(MulOpName, normed, d.broadcast(scale, x.Type(), []int{last}))
+	return d.binary(AddOpName, scaled, d.broadcast(bias, x.Type(), []int{last}))
 }
 
 // gelu: x/2·(1 + erf(x/√2)), or x/2·(1 + tanh(√(2/π)·(x + 0.044715·x³))).
 func (d decomposer) gelu(x *ir.Value, approximate bool) *ir.Value {
 	var inner *ir.Value
 	if approximate {
-		cube := d.binary(MulOp, d.binary(MulOp, x, x), x)
-		poly := d.binary(AddOp, x, d.binary(MulOp, cube, d.splat(x, eval.GeluTanhCoefficient)))
-		inner = d.unary(TanhOp, d.binary(MulOp, poly, d.splat(x, math.Sqrt(2/math.Pi))))
+		cube := d.binary(MulOpName, d.binary(MulOpName, x, x), x)
+		poly := d.binary(AddOpName, x, d.binary(MulOpName, cube, d.splat(x, eval.GeluTanhCoefficient)))
+		inner = d.unary(TanhOpName, d.binary(MulOpName, poly, d.splat(x, math.Sqrt(2/math.Pi))))
 	} else {
-		inner = d.unary(ErfOp, d.binary(MulOp, x, d.splat(x, 1/math.Sqrt2)))
+		inner = d.unary(ErfOpName, d.binary(MulOpName, x, d.splat(x, 1/math.Sqrt2)))
 	}
-	half := d.binary(MulOp, x, d.splat(x, 0.5))
-	return d.binary(MulOp, half, d.binary(AddOp, inner, d.splat(x, 1)))
+	half := d.binary(MulOpName, x, d.splat(x, 0.5))
+	return d.binary(MulOpName, half, d.binary(AddOpName, inner, d.splat(x, 1)))
 }

@@ -5,19 +5,19 @@ import (
 	"testing"
 
 	"github.com/ipuir/ipuir/dialects/tensor/eval"
+	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/ir"
-	"github.com/ipuir/ipuir/numeric"
 )
 
 // Each fused op and its decomposition compute the same function: equal to
 // within rounding of the intermediate steps (a few ulps of the element
 // type), and nothing fused is left afterwards.
 func TestDecomposeMatchesFusedOps(t *testing.T) {
-	for _, kind := range []numeric.Kind{numeric.F32, numeric.F16} {
+	for _, kind := range []elem.Type{elem.F32, elem.F16} {
 		// Tolerances: several roundings of intermediates, relative to values
 		// of order 1 (softmax outputs, normalised values, gelu of N(0,1)).
 		tol := 8 * math.Pow(2, -23)
-		if kind == numeric.F16 {
+		if kind == elem.F16 {
 			tol = 8 * math.Pow(2, -10)
 		}
 		for _, tc := range []struct {
@@ -25,17 +25,17 @@ func TestDecomposeMatchesFusedOps(t *testing.T) {
 			build func(f *fixture, x, g, b *ir.Value) *ir.Value
 		}{
 			{"softmax last axis", func(f *fixture, x, _, _ *ir.Value) *ir.Value {
-				return f.build(SoftmaxOp, []*ir.Value{x}, named(AxisAttr, I64(f.ctx, 2)))
+				return f.build(SoftmaxOpName, []*ir.Value{x}, named(AxisAttr, I64(f.ctx, 2)))
 			}},
 			{"softmax middle axis", func(f *fixture, x, _, _ *ir.Value) *ir.Value {
-				return f.build(SoftmaxOp, []*ir.Value{x}, named(AxisAttr, I64(f.ctx, 1)))
+				return f.build(SoftmaxOpName, []*ir.Value{x}, named(AxisAttr, I64(f.ctx, 1)))
 			}},
 			{"layer_norm", func(f *fixture, x, g, b *ir.Value) *ir.Value {
-				return f.build(LayerNormOp, []*ir.Value{x, g, b}, named(EpsilonAttr, f.ctx.FloatAttr(f.ctx.F32(), 1e-5)))
+				return f.build(LayerNormOpName, []*ir.Value{x, g, b}, named(EpsilonAttr, f.ctx.FloatAttr(f.ctx.F32(), 1e-5)))
 			}},
-			{"gelu", func(f *fixture, x, _, _ *ir.Value) *ir.Value { return f.build(GeluOp, []*ir.Value{x}) }},
+			{"gelu", func(f *fixture, x, _, _ *ir.Value) *ir.Value { return f.build(GeluOpName, []*ir.Value{x}) }},
 			{"gelu approximate", func(f *fixture, x, _, _ *ir.Value) *ir.Value {
-				return f.build(GeluOp, []*ir.Value{x}, named(ApproximateAttr, f.ctx.Unit()))
+				return f.build(GeluOpName, []*ir.Value{x}, named(ApproximateAttr, f.ctx.Unit()))
 			}},
 		} {
 			t.Run(kind.String()+" "+tc.name, func(t *testing.T) {
@@ -84,7 +84,7 @@ func (f *fixture) run(args []*eval.Array, v *ir.Value) *eval.Array {
 		vals[f.arg(i)] = a
 	}
 	for _, op := range f.block.Ops() {
-		if !Evaluates(op.Name()) {
+		if !Evaluates(op) {
 			continue
 		}
 		in := make([]*eval.Array, op.NumOperands())
@@ -103,7 +103,7 @@ func (f *fixture) run(args []*eval.Array, v *ir.Value) *eval.Array {
 func TestDecomposeRejectsInvalidOps(t *testing.T) {
 	f := newFixture(t)
 	x := f.block.AddArgument(f.tensor(f.ctx.F32(), 4), nil)
-	bad := f.raw(SoftmaxOp, x.Type(), []*ir.Value{x}, named(AxisAttr, I64(f.ctx, 3)))
+	bad := f.raw(SoftmaxOpName, x.Type(), []*ir.Value{x}, named(AxisAttr, I64(f.ctx, 3)))
 	_, err := Decompose(f.fn)
 	wantErrContains(t, err, "'tensor.softmax' op axis 3 is out of range for rank 1")
 	if bad.Block() == nil {
@@ -111,7 +111,7 @@ func TestDecomposeRejectsInvalidOps(t *testing.T) {
 	}
 	// The patterns decline it rather than fail half way.
 	for _, p := range DecomposePatterns() {
-		if p.Root() == SoftmaxOp && p.MatchAndRewrite(bad, ir.NewRewriter(f.ctx, nil)) {
+		if p.Root() == SoftmaxOpName && p.MatchAndRewrite(bad, ir.NewRewriter(f.ctx, nil)) {
 			t.Fatal("pattern rewrote an invalid op")
 		}
 	}

@@ -3,7 +3,6 @@ package tensor
 import (
 	"fmt"
 	"sort"
-	"sync"
 
 	"github.com/ipuir/ipuir/dialects/tensor/eval"
 	"github.com/ipuir/ipuir/ir"
@@ -17,7 +16,10 @@ const Name = "tensor"
 // InferResultTypes and Fold are built from it, so that every op verifies,
 // infers and folds the same way.
 type opSpec struct {
-	def *ir.OpDef
+	// handle is the package variable that names the op's definition
+	// (MatmulOp, ...); newSpecs points it at def.
+	handle **ir.OpDef
+	def    *ir.OpDef
 	// infer computes the result type from operand types and attributes.
 	// Nil for ops whose result type is free (convert, reshape, broadcast,
 	// splat); check then verifies them. It sees types before verification,
@@ -46,8 +48,8 @@ const (
 	splatMove
 )
 
-// newSpecs declares every op afresh: each registered dialect gets its own
-// OpDefs, because registration records the dialect in them.
+// newSpecs declares every op, once per program (see init), and points
+// each op's handle at its definition.
 func newSpecs() map[string]*opSpec {
 	specs := map[string]*opSpec{}
 	for _, group := range [][]*opSpec{constantSpecs(), elementwiseSpecs(), matmulSpecs(), reduceSpecs(),
@@ -56,23 +58,42 @@ func newSpecs() map[string]*opSpec {
 			if specs[s.def.Name] != nil {
 				panic("BUG: tensor: op declared twice: " + s.def.Name)
 			}
+			if s.handle == nil || *s.handle != nil {
+				panic("BUG: tensor: op without a handle of its own: " + s.def.Name)
+			}
 			wire(s)
+			*s.handle = s.def
 			specs[s.def.Name] = s
 		}
 	}
 	return specs
 }
 
-var (
-	sharedOnce  sync.Once
-	sharedSpecs map[string]*opSpec
-)
+// specs holds every op's spec by name. It is filled by init rather than
+// by its declaration because the ops' hooks refer to the handles that
+// filling it sets.
+var specs map[string]*opSpec
 
-// specFor returns the spec of a dialect op by name, for evaluation, which
-// does not depend on which context the op was registered in.
-func specFor(name string) *opSpec {
-	sharedOnce.Do(func() { sharedSpecs = newSpecs() })
-	return sharedSpecs[name]
+func init() {
+	specs = newSpecs()
+	var ops []*ir.OpDef
+	for _, s := range specs {
+		ops = append(ops, s.def)
+	}
+	sort.Slice(ops, func(i, j int) bool { return ops[i].Name < ops[j].Name })
+	Dialect.Ops = ops
+}
+
+// specFor returns the spec of a dialect op by name, for building ops.
+func specFor(name string) *opSpec { return specs[name] }
+
+// specOf returns the spec of op's definition, or nil when op is not an op
+// of the dialect.
+func specOf(op *ir.Operation) *opSpec {
+	if d := op.Def(); d != nil && d.Dialect() == Dialect {
+		return specs[d.Name]
+	}
+	return nil
 }
 
 // wire fills the OpDef hooks that every op of the dialect shares.
@@ -115,28 +136,20 @@ func verify(s *opSpec, op *ir.Operation) error {
 	return nil
 }
 
-// Dialect returns a fresh declaration of the tensor dialect, ready to be
-// registered with a context.
-func Dialect() *ir.Dialect {
-	registerSyntax()
-	var ops []*ir.OpDef
-	for _, s := range newSpecs() {
-		ops = append(ops, s.def)
-	}
-	sort.Slice(ops, func(i, j int) bool { return ops[i].Name < ops[j].Name })
-	return &ir.Dialect{
-		Name: Name,
-		Summary: "Model-level operations on ranked tensors with value semantics: matmuls, elementwise " +
-			"arithmetic, reductions, softmax, layer norm, gelu and data movement.",
-		Description: "Step 1 of the lowering pipeline. Every op is executable by the reference " +
-			"interpreter; see package eval for the arithmetic rules.",
-		Ops:                 ops,
-		MaterializeConstant: materializeConstant,
-	}
+// Dialect is the tensor dialect, declared once (its ops are set by init)
+// and registered in each context that uses it.
+var Dialect = &ir.Dialect{
+	Name: Name,
+	Summary: "Model-level operations on ranked tensors with value semantics: matmuls, elementwise " +
+		"arithmetic, reductions, softmax, layer norm, gelu and data movement.",
+	Description: "Step 1 of the lowering pipeline. Every op is executable by the reference " +
+		"interpreter; see package eval for the arithmetic rules.",
+	Directives:          directives,
+	MaterializeConstant: materializeConstant,
 }
 
 // Register adds the tensor dialect to ctx. Registering it twice is an error.
-func Register(ctx *ir.Context) error { return ctx.RegisterDialect(Dialect()) }
+func Register(ctx *ir.Context) error { return ctx.RegisterDialect(Dialect) }
 
 // materializeConstant builds a tensor.constant for a folded value.
 func materializeConstant(b *ir.Builder, a ir.Attribute, t ir.Type, loc ir.Location) *ir.Operation {
@@ -147,7 +160,7 @@ func materializeConstant(b *ir.Builder, a ir.Attribute, t ir.Type, loc ir.Locati
 		return nil
 	}
 	return b.Create(&ir.OperationState{
-		Name: ConstantOp, Loc: loc, ResultTypes: []ir.Type{t},
+		Name: ConstantOpName, Loc: loc, ResultTypes: []ir.Type{t},
 		Attrs: []ir.NamedAttr{{Name: "value", Value: a}},
 	})
 }

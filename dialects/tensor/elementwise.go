@@ -4,33 +4,34 @@ import (
 	"fmt"
 
 	"github.com/ipuir/ipuir/dialects/tensor/eval"
+	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/ir"
-	"github.com/ipuir/ipuir/numeric"
 )
 
 // Op names of this file.
 const (
-	AddOp     = "tensor.add"
-	SubOp     = "tensor.sub"
-	MulOp     = "tensor.mul"
-	DivOp     = "tensor.div"
-	MaxOp     = "tensor.max"
-	ExpOp     = "tensor.exp"
-	RsqrtOp   = "tensor.rsqrt"
-	TanhOp    = "tensor.tanh"
-	ErfOp     = "tensor.erf"
-	GeluOp    = "tensor.gelu"
-	ConvertOp = "tensor.convert"
+	AddOpName     = "tensor.add"
+	SubOpName     = "tensor.sub"
+	MulOpName     = "tensor.mul"
+	DivOpName     = "tensor.div"
+	MaxOpName     = "tensor.max"
+	ExpOpName     = "tensor.exp"
+	RsqrtOpName   = "tensor.rsqrt"
+	TanhOpName    = "tensor.tanh"
+	ErfOpName     = "tensor.erf"
+	GeluOpName    = "tensor.gelu"
+	ConvertOpName = "tensor.convert"
 )
 
 // ApproximateAttr, a unit attribute on tensor.gelu, selects the tanh
 // approximation instead of the exact erf form.
 const ApproximateAttr = "approximate"
 
-func binarySpec(name string, op eval.BinaryOp, summary string, traits ir.Trait,
+func binarySpec(handle **ir.OpDef, name string, op eval.BinaryOp, summary string, traits ir.Trait,
 	fold func(op *ir.Operation, operands []ir.Attribute) (ir.FoldResult, bool)) *opSpec {
 	short := name[len(Name)+1:]
 	return &opSpec{
+		handle: handle,
 		def: &ir.OpDef{
 			Name:    name,
 			Summary: summary,
@@ -40,6 +41,7 @@ func binarySpec(name string, op eval.BinaryOp, summary string, traits ir.Trait,
 			Operands:       []ir.ValueDef{{Name: "lhs", Type: FloatTensor}, {Name: "rhs", Type: FloatTensor}},
 			Results:        []ir.ValueDef{{Name: "result", Type: FloatTensor}},
 			Traits:         ir.TraitPure | ir.TraitSameOperandsAndResultType | traits,
+			Interfaces:     []any{ir.ElementwiseImpl{}},
 			AssemblyFormat: "$lhs `,` $rhs attr-dict `:` type($result)",
 		},
 		infer: sameAsOperand,
@@ -51,9 +53,10 @@ func binarySpec(name string, op eval.BinaryOp, summary string, traits ir.Trait,
 	}
 }
 
-func unarySpec(name string, op eval.UnaryOp, summary string) *opSpec {
+func unarySpec(handle **ir.OpDef, name string, op eval.UnaryOp, summary string) *opSpec {
 	short := name[len(Name)+1:]
 	return &opSpec{
+		handle: handle,
 		def: &ir.OpDef{
 			Name:           name,
 			Summary:        summary,
@@ -62,6 +65,7 @@ func unarySpec(name string, op eval.UnaryOp, summary string) *opSpec {
 			Operands:       []ir.ValueDef{{Name: "input", Type: FloatTensor}},
 			Results:        []ir.ValueDef{{Name: "result", Type: FloatTensor}},
 			Traits:         ir.TraitPure | ir.TraitSameOperandsAndResultType,
+			Interfaces:     []any{ir.ElementwiseImpl{}},
 			AssemblyFormat: "$input attr-dict `:` type($result)",
 		},
 		infer: sameAsOperand,
@@ -96,7 +100,7 @@ func requireTensor(operands []ir.Type, i int) error {
 }
 
 func elementwiseSpecs() []*opSpec {
-	gelu := unarySpec(GeluOp, eval.Gelu, "Gaussian error linear unit: x·Φ(x).")
+	gelu := unarySpec(&GeluOp, GeluOpName, eval.Gelu, "Gaussian error linear unit: x·Φ(x).")
 	gelu.def.Description = "x/2·(1+erf(x/√2)), or with the `approximate` unit attribute the tanh form " +
 		"x/2·(1+tanh(√(2/π)·(x+0.044715·x³))); computed in float64 and rounded once per element."
 	gelu.def.Example = "%1 = tensor.gelu %0 {approximate} : tensor<729x4304xf16>"
@@ -109,15 +113,15 @@ func elementwiseSpecs() []*opSpec {
 		return eval.Unary(eval.Gelu, args[0])
 	}
 	return []*opSpec{
-		binarySpec(AddOp, eval.Add, "Elementwise addition.", ir.TraitCommutative, foldIdentity(0, true)),
-		binarySpec(SubOp, eval.Sub, "Elementwise subtraction.", 0, foldIdentity(0, false)),
-		binarySpec(MulOp, eval.Mul, "Elementwise multiplication.", ir.TraitCommutative, foldIdentity(1, true)),
-		binarySpec(DivOp, eval.Div, "Elementwise division.", 0, foldIdentity(1, false)),
-		binarySpec(MaxOp, eval.Max, "Elementwise maximum (NaN propagates; +0 is above -0).", ir.TraitCommutative, foldMaxSame),
-		unarySpec(ExpOp, eval.Exp, "Elementwise e^x."),
-		unarySpec(RsqrtOp, eval.Rsqrt, "Elementwise 1/√x."),
-		unarySpec(TanhOp, eval.Tanh, "Elementwise hyperbolic tangent."),
-		unarySpec(ErfOp, eval.Erf, "Elementwise error function."),
+		binarySpec(&AddOp, AddOpName, eval.Add, "Elementwise addition.", ir.TraitCommutative, foldIdentity(0, true)),
+		binarySpec(&SubOp, SubOpName, eval.Sub, "Elementwise subtraction.", 0, foldIdentity(0, false)),
+		binarySpec(&MulOp, MulOpName, eval.Mul, "Elementwise multiplication.", ir.TraitCommutative, foldIdentity(1, true)),
+		binarySpec(&DivOp, DivOpName, eval.Div, "Elementwise division.", 0, foldIdentity(1, false)),
+		binarySpec(&MaxOp, MaxOpName, eval.Max, "Elementwise maximum (NaN propagates; +0 is above -0).", ir.TraitCommutative, foldMaxSame),
+		unarySpec(&ExpOp, ExpOpName, eval.Exp, "Elementwise e^x."),
+		unarySpec(&RsqrtOp, RsqrtOpName, eval.Rsqrt, "Elementwise 1/√x."),
+		unarySpec(&TanhOp, TanhOpName, eval.Tanh, "Elementwise hyperbolic tangent."),
+		unarySpec(&ErfOp, ErfOpName, eval.Erf, "Elementwise error function."),
 		gelu,
 		convertSpec(),
 	}
@@ -174,8 +178,9 @@ func isSplatOf(a ir.Attribute, v float64) bool {
 
 func convertSpec() *opSpec {
 	return &opSpec{
+		handle: &ConvertOp,
 		def: &ir.OpDef{
-			Name:    ConvertOp,
+			Name:    ConvertOpName,
 			Summary: "Converts elements to another float type (f16, bf16, f32, f64).",
 			Description: "The result has the operand's shape and its own element type; each element is " +
 				"rounded to nearest, ties to even. Converting to the same type folds away, and a chain " +
@@ -184,6 +189,7 @@ func convertSpec() *opSpec {
 			Operands:       []ir.ValueDef{{Name: "input", Type: FloatTensor}},
 			Results:        []ir.ValueDef{{Name: "result", Type: FloatTensor}},
 			Traits:         ir.TraitPure,
+			Interfaces:     []any{ir.ElementwiseImpl{}},
 			AssemblyFormat: "$input attr-dict `:` type($input) `->` type($result)",
 			Canonicalize:   []ir.RewritePattern{convertOfConvert},
 		},
@@ -210,14 +216,14 @@ func convertSpec() *opSpec {
 
 // losslessWidening reports whether every value of kind from is exactly
 // representable in kind to.
-func losslessWidening(from, to numeric.Kind) bool {
+func losslessWidening(from, to elem.Type) bool {
 	switch {
 	case from == to:
 		return true
-	case to == numeric.F64:
+	case to == elem.F64:
 		return true
-	case to == numeric.F32:
-		return from == numeric.F16 || from == numeric.BF16
+	case to == elem.F32:
+		return from == elem.F16 || from == elem.BF16
 	}
 	return false
 }

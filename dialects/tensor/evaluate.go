@@ -7,8 +7,9 @@ import (
 	"github.com/ipuir/ipuir/ir"
 )
 
-// Evaluates reports whether Evaluate knows the op called name.
-func Evaluates(name string) bool { return specFor(name) != nil }
+// Evaluates reports whether Evaluate knows op: whether it is an op of the
+// tensor dialect.
+func Evaluates(op *ir.Operation) bool { return specOf(op) != nil }
 
 // Evaluate computes the result of a tensor-dialect op from its operands'
 // values, with the kernels of package eval. It checks that the arrays match
@@ -16,7 +17,7 @@ func Evaluates(name string) bool { return specFor(name) != nil }
 // safe on IR that was never verified. The reference interpreter and the
 // constant folder both evaluate through here.
 func Evaluate(op *ir.Operation, args []*eval.Array) (*eval.Array, error) {
-	s := specFor(op.Name())
+	s := specOf(op)
 	if s == nil {
 		return nil, fmt.Errorf("'%s' is not an op of the tensor dialect", op.Name())
 	}

@@ -16,7 +16,7 @@ func foldOf(t *testing.T, v *ir.Value) (ir.FoldResult, bool) {
 	op := v.DefiningOp()
 	operands := make([]ir.Attribute, op.NumOperands())
 	for i, o := range op.Operands() {
-		if d := o.DefiningOp(); d != nil && d.Name() == ConstantOp {
+		if d := o.DefiningOp(); d != nil && d.Name() == ConstantOpName {
 			operands[i] = d.Attr("value")
 		}
 	}
@@ -65,31 +65,31 @@ func TestAlgebraicFolds(t *testing.T) {
 	negZero := f.constant(ty, math.Copysign(0, -1))
 	one := f.constant(ty, 1)
 	two := f.constant(ty, 2)
-	wantFoldValue(t, f.build(AddOp, []*ir.Value{x, zero}), x)
-	wantFoldValue(t, f.build(AddOp, []*ir.Value{zero, x}), x)
-	wantFoldValue(t, f.build(AddOp, []*ir.Value{x, negZero}), x)
-	wantFoldValue(t, f.build(SubOp, []*ir.Value{x, zero}), x)
-	wantNoFold(t, f.build(SubOp, []*ir.Value{zero, x}))
-	wantFoldValue(t, f.build(MulOp, []*ir.Value{x, one}), x)
-	wantFoldValue(t, f.build(MulOp, []*ir.Value{one, x}), x)
-	wantNoFold(t, f.build(MulOp, []*ir.Value{x, two}))
-	wantFoldValue(t, f.build(DivOp, []*ir.Value{x, one}), x)
-	wantNoFold(t, f.build(DivOp, []*ir.Value{one, x}))
-	wantFoldValue(t, f.build(MaxOp, []*ir.Value{x, x}), x)
+	wantFoldValue(t, f.build(AddOpName, []*ir.Value{x, zero}), x)
+	wantFoldValue(t, f.build(AddOpName, []*ir.Value{zero, x}), x)
+	wantFoldValue(t, f.build(AddOpName, []*ir.Value{x, negZero}), x)
+	wantFoldValue(t, f.build(SubOpName, []*ir.Value{x, zero}), x)
+	wantNoFold(t, f.build(SubOpName, []*ir.Value{zero, x}))
+	wantFoldValue(t, f.build(MulOpName, []*ir.Value{x, one}), x)
+	wantFoldValue(t, f.build(MulOpName, []*ir.Value{one, x}), x)
+	wantNoFold(t, f.build(MulOpName, []*ir.Value{x, two}))
+	wantFoldValue(t, f.build(DivOpName, []*ir.Value{x, one}), x)
+	wantNoFold(t, f.build(DivOpName, []*ir.Value{one, x}))
+	wantFoldValue(t, f.build(MaxOpName, []*ir.Value{x, x}), x)
 	// A non-uniform constant with a zero in it is no identity.
 	mixed := f.constant(ty, 0, 0, 0, 0, 0, 1)
-	wantNoFold(t, f.build(AddOp, []*ir.Value{x, mixed}))
+	wantNoFold(t, f.build(AddOpName, []*ir.Value{x, mixed}))
 
-	wantFoldValue(t, f.build(TransposeOp, []*ir.Value{x}, named(PermutationAttr, I64Array(f.ctx, 0, 1))), x)
-	wantNoFold(t, f.build(TransposeOp, []*ir.Value{x}, named(PermutationAttr, I64Array(f.ctx, 1, 0))))
-	wantFoldValue(t, f.buildTyped(ReshapeOp, ty, []*ir.Value{x}), x)
-	wantFoldValue(t, f.buildTyped(ConvertOp, ty, []*ir.Value{x}), x)
-	wantFoldValue(t, f.buildTyped(BroadcastOp, ty, []*ir.Value{x}, named(DimensionsAttr, I64Array(f.ctx, 0, 1))), x)
-	wantFoldValue(t, f.build(SliceOp, []*ir.Value{x}, named(OffsetsAttr, I64Array(f.ctx, 0, 0)),
+	wantFoldValue(t, f.build(TransposeOpName, []*ir.Value{x}, named(PermutationAttr, I64Array(f.ctx, 0, 1))), x)
+	wantNoFold(t, f.build(TransposeOpName, []*ir.Value{x}, named(PermutationAttr, I64Array(f.ctx, 1, 0))))
+	wantFoldValue(t, f.buildTyped(ReshapeOpName, ty, []*ir.Value{x}), x)
+	wantFoldValue(t, f.buildTyped(ConvertOpName, ty, []*ir.Value{x}), x)
+	wantFoldValue(t, f.buildTyped(BroadcastOpName, ty, []*ir.Value{x}, named(DimensionsAttr, I64Array(f.ctx, 0, 1))), x)
+	wantFoldValue(t, f.build(SliceOpName, []*ir.Value{x}, named(OffsetsAttr, I64Array(f.ctx, 0, 0)),
 		named(SizesAttr, I64Array(f.ctx, 2, 3)), named(StridesAttr, I64Array(f.ctx, 1, 1))), x)
-	wantNoFold(t, f.build(SliceOp, []*ir.Value{x}, named(OffsetsAttr, I64Array(f.ctx, 0, 1)),
+	wantNoFold(t, f.build(SliceOpName, []*ir.Value{x}, named(OffsetsAttr, I64Array(f.ctx, 0, 1)),
 		named(SizesAttr, I64Array(f.ctx, 2, 2)), named(StridesAttr, I64Array(f.ctx, 1, 1))))
-	wantFoldValue(t, f.build(ConcatOp, []*ir.Value{x}, named(AxisAttr, I64(f.ctx, 0))), x)
+	wantFoldValue(t, f.build(ConcatOpName, []*ir.Value{x}, named(AxisAttr, I64(f.ctx, 0))), x)
 }
 
 func TestConstantFolding(t *testing.T) {
@@ -98,25 +98,25 @@ func TestConstantFolding(t *testing.T) {
 	ty := f.tensor(f16, 2, 2)
 	a := f.constant(ty, 1, 2, 3, 4)
 	b := f.constant(ty, 0.5, 0.25, 2048, 1)
-	wantFoldAttr(t, f.build(ConstantOp, nil, named("value", f.ctx.DenseFloats(ty, []float64{1, 2, 3, 4}))),
+	wantFoldAttr(t, f.build(ConstantOpName, nil, named("value", f.ctx.DenseFloats(ty, []float64{1, 2, 3, 4}))),
 		f.ctx.DenseFloats(ty, []float64{1, 2, 3, 4}))
-	wantFoldAttr(t, f.build(AddOp, []*ir.Value{a, b}), f.ctx.DenseFloats(ty, []float64{1.5, 2.25, 2051 + 1, 5}))
-	wantFoldAttr(t, f.build(MatmulOp, []*ir.Value{a, b}), f.ctx.DenseFloats(ty, []float64{
+	wantFoldAttr(t, f.build(AddOpName, []*ir.Value{a, b}), f.ctx.DenseFloats(ty, []float64{1.5, 2.25, 2051 + 1, 5}))
+	wantFoldAttr(t, f.build(MatmulOpName, []*ir.Value{a, b}), f.ctx.DenseFloats(ty, []float64{
 		0.5 + 2*2048, 0.25 + 2, 1.5 + 4*2048, 0.75 + 4}))
 	// f16 sums accumulate in f32: 2048 + 1 + ... is exact before the final
 	// rounding, exactly as the interpreter computes it.
 	c := f.constant(f.tensor(f16, 3), 2048, 1, 1)
-	wantFoldAttr(t, f.build(ReduceSumOp, []*ir.Value{c}, named(AxesAttr, I64Array(f.ctx, 0))),
+	wantFoldAttr(t, f.build(ReduceSumOpName, []*ir.Value{c}, named(AxesAttr, I64Array(f.ctx, 0))),
 		f.ctx.DenseFloats(f.tensor(f16), []float64{2050}))
-	wantFoldAttr(t, f.build(TransposeOp, []*ir.Value{a}, named(PermutationAttr, I64Array(f.ctx, 1, 0))),
+	wantFoldAttr(t, f.build(TransposeOpName, []*ir.Value{a}, named(PermutationAttr, I64Array(f.ctx, 1, 0))),
 		f.ctx.DenseFloats(ty, []float64{1, 3, 2, 4}))
-	wantFoldAttr(t, f.buildTyped(ConvertOp, f.tensor(f.ctx.F32(), 2, 2), []*ir.Value{a}),
+	wantFoldAttr(t, f.buildTyped(ConvertOpName, f.tensor(f.ctx.F32(), 2, 2), []*ir.Value{a}),
 		f.ctx.DenseFloats(f.tensor(f.ctx.F32(), 2, 2), []float64{1, 2, 3, 4}))
 	e := math.Exp(1)
-	wantFoldAttr(t, f.build(SoftmaxOp, []*ir.Value{f.constant(f.tensor(f.ctx.F32(), 2), 0, 1)}, named(AxisAttr, I64(f.ctx, 0))),
+	wantFoldAttr(t, f.build(SoftmaxOpName, []*ir.Value{f.constant(f.tensor(f.ctx.F32(), 2), 0, 1)}, named(AxisAttr, I64(f.ctx, 0))),
 		f.ctx.DenseFloats(f.tensor(f.ctx.F32(), 2), []float64{1 / (1 + e), e / (1 + e)}))
-	s := f.build(ConstantOp, nil, named("value", f.ctx.FloatAttr(f16, 3)))
-	wantFoldAttr(t, f.buildTyped(SplatOp, ty, []*ir.Value{s}), f.ctx.DenseFloats(ty, []float64{3}))
+	s := f.build(ConstantOpName, nil, named("value", f.ctx.FloatAttr(f16, 3)))
+	wantFoldAttr(t, f.buildTyped(SplatOpName, ty, []*ir.Value{s}), f.ctx.DenseFloats(ty, []float64{3}))
 }
 
 // Splat operands fold to splats of any size at the cost of one element;
@@ -125,24 +125,24 @@ func TestFoldLimits(t *testing.T) {
 	f := newFixture(t)
 	big := f.tensor(f.ctx.F16(), 1000, 1000)
 	z := f.constant(big, 0)
-	wantFoldAttr(t, f.build(ExpOp, []*ir.Value{z}), f.ctx.DenseFloats(big, []float64{1}))
-	wantFoldAttr(t, f.build(AddOp, []*ir.Value{f.constant(big, 1), f.constant(big, 2)}), f.ctx.DenseFloats(big, []float64{3}))
-	wantFoldAttr(t, f.buildTyped(ConvertOp, f.tensor(f.ctx.F32(), 1000, 1000), []*ir.Value{f.constant(big, 0.1)}),
+	wantFoldAttr(t, f.build(ExpOpName, []*ir.Value{z}), f.ctx.DenseFloats(big, []float64{1}))
+	wantFoldAttr(t, f.build(AddOpName, []*ir.Value{f.constant(big, 1), f.constant(big, 2)}), f.ctx.DenseFloats(big, []float64{3}))
+	wantFoldAttr(t, f.buildTyped(ConvertOpName, f.tensor(f.ctx.F32(), 1000, 1000), []*ir.Value{f.constant(big, 0.1)}),
 		f.ctx.DenseFloats(f.tensor(f.ctx.F32(), 1000, 1000), []float64{numeric.RoundF16(0.1)}))
 	small := f.tensor(f.ctx.F16(), 1000)
-	wantFoldAttr(t, f.buildTyped(BroadcastOp, big, []*ir.Value{f.constant(small, 7)}, named(DimensionsAttr, I64Array(f.ctx, 1))),
+	wantFoldAttr(t, f.buildTyped(BroadcastOpName, big, []*ir.Value{f.constant(small, 7)}, named(DimensionsAttr, I64Array(f.ctx, 1))),
 		f.ctx.DenseFloats(big, []float64{7}))
 	// Not splat-safe: a reduction, and a matmul of non-splat tensors.
-	wantNoFold(t, f.build(ReduceSumOp, []*ir.Value{z}, named(AxesAttr, I64Array(f.ctx, 0))))
+	wantNoFold(t, f.build(ReduceSumOpName, []*ir.Value{z}, named(AxesAttr, I64Array(f.ctx, 0))))
 	m := f.tensor(f.ctx.F32(), 64, 64)
 	vals := make([]float64, 64*64)
 	for i := range vals {
 		vals[i] = float64(i % 7)
 	}
-	wantNoFold(t, f.build(MatmulOp, []*ir.Value{f.constant(m, vals...), f.constant(m, vals...)}))
+	wantNoFold(t, f.build(MatmulOpName, []*ir.Value{f.constant(m, vals...), f.constant(m, vals...)}))
 	// At the limit it folds.
 	l := f.tensor(f.ctx.F32(), 32, 32)
-	wantFoldAttr(t, f.build(ExpOp, []*ir.Value{f.constant(l, vals[:1024]...)}), func() ir.Attribute {
+	wantFoldAttr(t, f.build(ExpOpName, []*ir.Value{f.constant(l, vals[:1024]...)}), func() ir.Attribute {
 		out := make([]float64, 1024)
 		for i := range out {
 			out[i] = numeric.RoundF32(math.Exp(vals[i]))
@@ -160,9 +160,9 @@ func applyPattern(t *testing.T, f *fixture, p ir.RewritePattern, v *ir.Value) bo
 func TestCanonicalizationPatterns(t *testing.T) {
 	f := newFixture(t)
 	x := f.block.AddArgument(f.tensor(f.ctx.F16(), 2, 3, 4), nil)
-	t1 := f.build(TransposeOp, []*ir.Value{x}, named(PermutationAttr, I64Array(f.ctx, 1, 2, 0)))
-	t2 := f.build(TransposeOp, []*ir.Value{t1}, named(PermutationAttr, I64Array(f.ctx, 0, 2, 1)))
-	user := f.build(ExpOp, []*ir.Value{t2})
+	t1 := f.build(TransposeOpName, []*ir.Value{x}, named(PermutationAttr, I64Array(f.ctx, 1, 2, 0)))
+	t2 := f.build(TransposeOpName, []*ir.Value{t1}, named(PermutationAttr, I64Array(f.ctx, 0, 2, 1)))
+	user := f.build(ExpOpName, []*ir.Value{t2})
 	if !applyPattern(t, f, transposeOfTranspose, t2) {
 		t.Fatal("transpose of transpose did not match")
 	}
@@ -177,25 +177,25 @@ func TestCanonicalizationPatterns(t *testing.T) {
 		t.Fatal("transpose of an argument matched")
 	}
 
-	r1 := f.buildTyped(ReshapeOp, f.tensor(f.ctx.F16(), 6, 4), []*ir.Value{x})
-	r2 := f.buildTyped(ReshapeOp, f.tensor(f.ctx.F16(), 24), []*ir.Value{r1})
+	r1 := f.buildTyped(ReshapeOpName, f.tensor(f.ctx.F16(), 6, 4), []*ir.Value{x})
+	r2 := f.buildTyped(ReshapeOpName, f.tensor(f.ctx.F16(), 24), []*ir.Value{r1})
 	if !applyPattern(t, f, reshapeOfReshape, r2) || r2.DefiningOp().Operand(0) != x {
 		t.Fatal("reshape of reshape did not bypass the inner reshape")
 	}
 
 	h := f.block.AddArgument(f.tensor(f.ctx.F16(), 4), nil)
-	up := f.buildTyped(ConvertOp, f.tensor(f.ctx.F32(), 4), []*ir.Value{h})
-	up2 := f.buildTyped(ConvertOp, f.tensor(f.ctx.F64(), 4), []*ir.Value{up})
+	up := f.buildTyped(ConvertOpName, f.tensor(f.ctx.F32(), 4), []*ir.Value{h})
+	up2 := f.buildTyped(ConvertOpName, f.tensor(f.ctx.F64(), 4), []*ir.Value{up})
 	if !applyPattern(t, f, convertOfConvert, up2) || up2.DefiningOp().Operand(0) != h {
 		t.Fatal("f16→f32→f64 did not become f16→f64")
 	}
 	s := f.block.AddArgument(f.tensor(f.ctx.F32(), 4), nil)
-	down := f.buildTyped(ConvertOp, f.tensor(f.ctx.F16(), 4), []*ir.Value{s})
-	back := f.buildTyped(ConvertOp, f.tensor(f.ctx.F32(), 4), []*ir.Value{down})
+	down := f.buildTyped(ConvertOpName, f.tensor(f.ctx.F16(), 4), []*ir.Value{s})
+	back := f.buildTyped(ConvertOpName, f.tensor(f.ctx.F32(), 4), []*ir.Value{down})
 	if applyPattern(t, f, convertOfConvert, back) {
 		t.Fatal("f32→f16→f32 was merged, which would skip a rounding")
 	}
-	b16 := f.buildTyped(ConvertOp, f.tensor(f.ctx.BF16(), 4), []*ir.Value{up})
+	b16 := f.buildTyped(ConvertOpName, f.tensor(f.ctx.BF16(), 4), []*ir.Value{up})
 	if applyPattern(t, f, convertOfConvert, b16) != true {
 		t.Fatal("f16→f32→bf16 should merge into f16→bf16")
 	}
@@ -206,7 +206,7 @@ func TestMaterializeConstant(t *testing.T) {
 	ty := f.tensor(f.ctx.BF16(), 2)
 	a := f.ctx.DenseFloats(ty, []float64{1, 2})
 	op := f.ctx.Dialect(Name).MaterializeConstant(f.b, a, ty, f.ctx.UnknownLoc())
-	if op == nil || op.Name() != ConstantOp || op.Attr("value") != a || op.Result(0).Type() != ty {
+	if op == nil || op.Name() != ConstantOpName || op.Attr("value") != a || op.Result(0).Type() != ty {
 		t.Fatalf("materialised %v", op)
 	}
 	if d := ir.VerifyOne(op); d != nil {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ipuir/ipuir/dialects/tensor/eval"
+	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/numeric"
 )
@@ -94,7 +95,7 @@ func wantVerifyError(t *testing.T, op *ir.Operation, msg string) {
 	}
 }
 
-func gaussian(t *testing.T, shape []int, kind numeric.Kind, seed uint64) *eval.Array {
+func gaussian(t *testing.T, shape []int, kind elem.Type, seed uint64) *eval.Array {
 	t.Helper()
 	n, _ := eval.NumElements(shape)
 	x, err := numeric.Gaussian(n, seed, 0, 1)

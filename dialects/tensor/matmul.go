@@ -9,8 +9,8 @@ import (
 
 // Op names of this file.
 const (
-	MatmulOp      = "tensor.matmul"
-	BatchMatmulOp = "tensor.batch_matmul"
+	MatmulOpName      = "tensor.matmul"
+	BatchMatmulOpName = "tensor.batch_matmul"
 )
 
 const matmulSemantics = " Operands and result share one element type. f16, bf16 and f32 products " +
@@ -20,8 +20,9 @@ const matmulSemantics = " Operands and result share one element type. f16, bf16 
 func matmulSpecs() []*opSpec {
 	return []*opSpec{
 		{
+			handle: &MatmulOp,
 			def: &ir.OpDef{
-				Name:           MatmulOp,
+				Name:           MatmulOpName,
 				Summary:        "Matrix product of an M×K and a K×N tensor.",
 				Description:    "result[i, j] = Σ_k lhs[i, k]·rhs[k, j]." + matmulSemantics,
 				Example:        "%2 = tensor.matmul %0, %1 : tensor<729x1152xf16>, tensor<1152x1152xf16> -> tensor<729x1152xf16>",
@@ -38,8 +39,9 @@ func matmulSpecs() []*opSpec {
 			},
 		},
 		{
+			handle: &BatchMatmulOp,
 			def: &ir.OpDef{
-				Name:    BatchMatmulOp,
+				Name:    BatchMatmulOpName,
 				Summary: "Matrix products of matching matrices of two batches: B…×M×K times B…×K×N.",
 				Description: "The operands have one rank of at least 3 and equal leading (batch) dimensions; " +
 					"result[b…, i, j] = Σ_k lhs[b…, i, k]·rhs[b…, k, j]." + matmulSemantics,

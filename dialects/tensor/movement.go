@@ -9,11 +9,11 @@ import (
 
 // Op names of this file.
 const (
-	TransposeOp = "tensor.transpose"
-	ReshapeOp   = "tensor.reshape"
-	BroadcastOp = "tensor.broadcast"
-	SliceOp     = "tensor.slice"
-	ConcatOp    = "tensor.concat"
+	TransposeOpName = "tensor.transpose"
+	ReshapeOpName   = "tensor.reshape"
+	BroadcastOpName = "tensor.broadcast"
+	SliceOpName     = "tensor.slice"
+	ConcatOpName    = "tensor.concat"
 )
 
 // Attribute names of this file.
@@ -31,8 +31,9 @@ func movementSpecs() []*opSpec {
 
 func transposeSpec() *opSpec {
 	return &opSpec{
+		handle: &TransposeOp,
 		def: &ir.OpDef{
-			Name:    TransposeOp,
+			Name:    TransposeOpName,
 			Summary: "Permutes the axes of a tensor.",
 			Description: "Result axis i is operand axis permutation[i]. The identity permutation folds " +
 				"away; a transpose of a transpose becomes one transpose.",
@@ -87,8 +88,9 @@ func isIdentity(perm []int) bool {
 
 func reshapeSpec() *opSpec {
 	return &opSpec{
+		handle: &ReshapeOp,
 		def: &ir.OpDef{
-			Name:    ReshapeOp,
+			Name:    ReshapeOpName,
 			Summary: "Reinterprets a tensor's elements, in row-major order, under another shape.",
 			Description: "The result type gives the new shape; it has as many elements as the operand " +
 				"and the same element type. A reshape of a reshape becomes one reshape.",
@@ -126,8 +128,9 @@ func foldSameType(op *ir.Operation, _ []ir.Attribute) (ir.FoldResult, bool) {
 
 func broadcastSpec() *opSpec {
 	return &opSpec{
+		handle: &BroadcastOp,
 		def: &ir.OpDef{
-			Name:    BroadcastOp,
+			Name:    BroadcastOpName,
 			Summary: "Repeats a tensor along new axes and along axes of size 1.",
 			Description: "Operand axis i becomes result axis dimensions[i] (strictly increasing); each " +
 				"operand dimension is 1 or equal to its result dimension. Result axes not named in " +
@@ -167,8 +170,9 @@ func broadcastSpec() *opSpec {
 
 func sliceSpec() *opSpec {
 	return &opSpec{
+		handle: &SliceOp,
 		def: &ir.OpDef{
-			Name:    SliceOp,
+			Name:    SliceOpName,
 			Summary: "A strided rectangular part of a tensor.",
 			Description: "Along axis i the result takes sizes[i] elements starting at offsets[i], stride " +
 				"strides[i] apart (offsets ≥ 0, sizes ≥ 0, strides ≥ 1, all inside the operand). A slice " +
@@ -232,8 +236,9 @@ func sliceAttrs(attrs attrLookup) (offsets, sizes, strides []int, err error) {
 
 func concatSpec() *opSpec {
 	return &opSpec{
+		handle: &ConcatOp,
 		def: &ir.OpDef{
-			Name:    ConcatOp,
+			Name:    ConcatOpName,
 			Summary: "Joins tensors along one axis.",
 			Description: "The operands have one rank and element type and agree in every dimension but " +
 				"`axis`; the result's `axis` dimension is the sum of theirs. A single operand folds away.",

@@ -10,8 +10,8 @@ import (
 
 // Op names of this file.
 const (
-	SoftmaxOp   = "tensor.softmax"
-	LayerNormOp = "tensor.layer_norm"
+	SoftmaxOpName   = "tensor.softmax"
+	LayerNormOpName = "tensor.layer_norm"
 )
 
 // Attribute names of this file.
@@ -23,8 +23,9 @@ const (
 func normalizeSpecs() []*opSpec {
 	return []*opSpec{
 		{
+			handle: &SoftmaxOp,
 			def: &ir.OpDef{
-				Name:    SoftmaxOp,
+				Name:    SoftmaxOpName,
 				Summary: "Softmax along one axis: exp(x - max)/Σ exp(x - max).",
 				Description: "Fused: computed in float64 (subtracting the maximum along the axis first) and " +
 					"rounded once per element. tensor-decompose rewrites it into reduce_max, broadcast, sub, " +
@@ -34,6 +35,7 @@ func normalizeSpecs() []*opSpec {
 				Results:        []ir.ValueDef{{Name: "result", Type: FloatTensor}},
 				Attributes:     []ir.AttrDef{{Name: AxisAttr, Kind: I64AttrKind, Doc: "the normalised axis"}},
 				Traits:         ir.TraitPure | ir.TraitSameOperandsAndResultType,
+				Interfaces:     []any{softmaxAxis{}},
 				AssemblyFormat: "$input `axis` `=` custom<Index>($axis) attr-dict `:` type($result)",
 			},
 			infer: func(operands []ir.Type, attrs attrLookup) (resultType, error) {
@@ -59,8 +61,9 @@ func normalizeSpecs() []*opSpec {
 			},
 		},
 		{
+			handle: &LayerNormOp,
 			def: &ir.OpDef{
-				Name:    LayerNormOp,
+				Name:    LayerNormOpName,
 				Summary: "Layer normalisation over the last axis, with scale and bias.",
 				Description: "(x - mean)/√(var + epsilon)·scale + bias over the last axis, with the biased " +
 					"(population) variance; scale and bias are rank 1 with the last axis's length and the " +
@@ -72,6 +75,7 @@ func normalizeSpecs() []*opSpec {
 				Results:    []ir.ValueDef{{Name: "result", Type: FloatTensor}},
 				Attributes: []ir.AttrDef{{Name: EpsilonAttr, Kind: F32AttrKind, Doc: "added to the variance"}},
 				Traits:     ir.TraitPure | ir.TraitSameOperandsAndResultElementType,
+				Interfaces: []any{lastAxis{}},
 				AssemblyFormat: "$input `,` $scale `,` $bias `epsilon` `=` custom<F32>($epsilon) attr-dict `:` type($input) `,` " +
 					"type($scale) `,` type($bias) `->` type($result)",
 			},
@@ -112,4 +116,28 @@ func inferLayerNorm(operands []ir.Type, attrs attrLookup) (resultType, error) {
 		return resultType{}, fmt.Errorf("epsilon must be a non-negative number, but is %v", eps)
 	}
 	return tensorResult(shape, elemOf(operands[0])), nil
+}
+
+// softmaxAxis makes softmax ir.LayoutPreserving: each element depends on
+// its row along the softmax axis.
+type softmaxAxis struct{}
+
+func (softmaxAxis) ReductionAxes(op *ir.Operation) []int64 {
+	axis, err := opAttrs(op).int(AxisAttr)
+	if err != nil {
+		return nil
+	}
+	return []int64{int64(axis)}
+}
+
+// lastAxis makes layer_norm ir.LayoutPreserving: each element depends on
+// its row along the last axis.
+type lastAxis struct{}
+
+func (lastAxis) ReductionAxes(op *ir.Operation) []int64 {
+	in, ok := op.Operand(0).Type().(*ir.RankedTensorType)
+	if !ok || len(in.Dims) == 0 {
+		return nil
+	}
+	return []int64{int64(len(in.Dims) - 1)}
 }

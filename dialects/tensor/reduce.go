@@ -9,16 +9,17 @@ import (
 
 // Op names of this file.
 const (
-	ReduceSumOp = "tensor.reduce_sum"
-	ReduceMaxOp = "tensor.reduce_max"
+	ReduceSumOpName = "tensor.reduce_sum"
+	ReduceMaxOpName = "tensor.reduce_max"
 )
 
 // AxesAttr lists the axes a reduction removes.
 const AxesAttr = "axes"
 
-func reduceSpec(name string, kind eval.ReduceOp, summary, semantics string) *opSpec {
+func reduceSpec(handle **ir.OpDef, name string, kind eval.ReduceOp, summary, semantics string) *opSpec {
 	short := name[len(Name)+1:]
 	return &opSpec{
+		handle: handle,
 		def: &ir.OpDef{
 			Name:    name,
 			Summary: summary,
@@ -57,10 +58,10 @@ func reduceSpec(name string, kind eval.ReduceOp, summary, semantics string) *opS
 
 func reduceSpecs() []*opSpec {
 	return []*opSpec{
-		reduceSpec(ReduceSumOp, eval.ReduceSum, "Sum over axes.",
+		reduceSpec(&ReduceSumOp, ReduceSumOpName, eval.ReduceSum, "Sum over axes.",
 			"f16, bf16 and f32 sums accumulate in f32 (f64 in f64) in row-major order of the reduced "+
 				"elements, and round once to the element type; an empty sum is +0."),
-		reduceSpec(ReduceMaxOp, eval.ReduceMax, "Maximum over axes.",
+		reduceSpec(&ReduceMaxOp, ReduceMaxOpName, eval.ReduceMax, "Maximum over axes.",
 			"NaN propagates and +0 is above -0; the maximum of no elements is -inf."),
 	}
 }

@@ -1,7 +1,6 @@
 package tensor
 
 import (
-	"github.com/ipuir/ipuir/asmformat"
 	"github.com/ipuir/ipuir/ir"
 )
 
@@ -15,16 +14,14 @@ const (
 	customF32       = "F32"
 )
 
-// registerSyntax makes the custom directives available to the formats of
-// the dialect. It may run any number of times (each registration replaces
-// the last with the same functions).
-func registerSyntax() {
-	asmformat.RegisterCustom(Name, customIndexList, asmformat.Custom{Print: printIndexList, Parse: parseIndexList})
-	asmformat.RegisterCustom(Name, customIndex, asmformat.Custom{Print: printIndex, Parse: parseIndex})
-	asmformat.RegisterCustom(Name, customF32, asmformat.Custom{Print: printF32, Parse: parseF32})
+// directives are the dialect's custom directives (Dialect.Directives).
+var directives = map[string]*ir.CustomDirective{
+	customIndexList: {Print: printIndexList, Parse: parseIndexList},
+	customIndex:     {Print: printIndex, Parse: parseIndex},
+	customF32:       {Print: printF32, Parse: parseF32},
 }
 
-func printIndexList(p ir.OpAsmPrinter, _ *ir.Operation, args []*asmformat.Arg) {
+func printIndexList(p ir.OpAsmPrinter, _ *ir.Operation, args []*ir.DirectiveArg) {
 	a, ok := args[0].Attr.(*ir.DenseArrayAttr)
 	if !ok {
 		// Not an i64 array (the verifier will say so): print it in full so
@@ -42,7 +39,7 @@ func printIndexList(p ir.OpAsmPrinter, _ *ir.Operation, args []*asmformat.Arg) {
 	p.WriteString("]")
 }
 
-func parseIndexList(p ir.OpAsmParser, _ *ir.OperationState, args []*asmformat.Arg) error {
+func parseIndexList(p ir.OpAsmParser, _ *ir.OperationState, args []*ir.DirectiveArg) error {
 	if err := p.ParsePunct("["); err != nil {
 		return err
 	}
@@ -66,7 +63,7 @@ func parseIndexList(p ir.OpAsmParser, _ *ir.OperationState, args []*asmformat.Ar
 	return nil
 }
 
-func printIndex(p ir.OpAsmPrinter, _ *ir.Operation, args []*asmformat.Arg) {
+func printIndex(p ir.OpAsmPrinter, _ *ir.Operation, args []*ir.DirectiveArg) {
 	if !I64AttrKind.Pred(args[0].Attr) {
 		p.PrintAttr(args[0].Attr)
 		return
@@ -74,7 +71,7 @@ func printIndex(p ir.OpAsmPrinter, _ *ir.Operation, args []*asmformat.Arg) {
 	p.Asm().WriteInt(args[0].Attr.(*ir.IntegerAttr).Int)
 }
 
-func parseIndex(p ir.OpAsmParser, _ *ir.OperationState, args []*asmformat.Arg) error {
+func parseIndex(p ir.OpAsmParser, _ *ir.OperationState, args []*ir.DirectiveArg) error {
 	v, err := p.ParseInteger()
 	if err != nil {
 		return err
@@ -83,7 +80,7 @@ func parseIndex(p ir.OpAsmParser, _ *ir.OperationState, args []*asmformat.Arg) e
 	return nil
 }
 
-func printF32(p ir.OpAsmPrinter, _ *ir.Operation, args []*asmformat.Arg) {
+func printF32(p ir.OpAsmPrinter, _ *ir.Operation, args []*ir.DirectiveArg) {
 	if !F32AttrKind.Pred(args[0].Attr) {
 		p.PrintAttr(args[0].Attr)
 		return
@@ -91,7 +88,7 @@ func printF32(p ir.OpAsmPrinter, _ *ir.Operation, args []*asmformat.Arg) {
 	p.PrintAttrWithoutType(args[0].Attr)
 }
 
-func parseF32(p ir.OpAsmParser, _ *ir.OperationState, args []*asmformat.Arg) error {
+func parseF32(p ir.OpAsmParser, _ *ir.OperationState, args []*ir.DirectiveArg) error {
 	a, err := p.ParseAttribute(p.Context().F32())
 	if err != nil {
 		return err

@@ -1,50 +1,28 @@
 package tensor
 
 import (
-	"fmt"
-
+	"github.com/ipuir/ipuir/elem"
+	"github.com/ipuir/ipuir/elem/irelem"
 	"github.com/ipuir/ipuir/ir"
-	"github.com/ipuir/ipuir/numeric"
 )
 
-// kindOf maps an element type to the numeric kind the interpreter rounds
-// to; ok is false for element types the dialect does not compute on.
-func kindOf(t ir.Type) (numeric.Kind, bool) {
-	ft, ok := t.(*ir.FloatType)
-	if !ok {
-		return 0, false
+// kindOf maps an element type to the float type the interpreter rounds
+// to (the IR's one mapping, package irelem); ok is false for element types
+// the dialect does not compute on.
+func kindOf(t ir.Type) (elem.Type, bool) {
+	if _, scalar := t.(*ir.FloatType); !scalar {
+		return elem.Invalid, false
 	}
-	switch ft.Kind {
-	case ir.F16:
-		return numeric.F16, true
-	case ir.BF16:
-		return numeric.BF16, true
-	case ir.F32:
-		return numeric.F32, true
-	case ir.F64:
-		return numeric.F64, true
-	}
-	return 0, false
+	e, ok := irelem.Of(t)
+	return e, ok && e.IsFloat()
 }
 
-// ElementKind returns the numeric kind of a supported scalar float type or
+// ElementKind returns the float type of a supported scalar float type or
 // of the element type of a supported tensor type.
-func ElementKind(t ir.Type) (numeric.Kind, bool) { return kindOf(ir.ElementTypeOrSelf(t)) }
+func ElementKind(t ir.Type) (elem.Type, bool) { return kindOf(ir.ElementTypeOrSelf(t)) }
 
-// FloatType returns the IR float type of a numeric kind.
-func FloatType(ctx *ir.Context, k numeric.Kind) *ir.FloatType {
-	switch k {
-	case numeric.F16:
-		return ctx.F16()
-	case numeric.BF16:
-		return ctx.BF16()
-	case numeric.F32:
-		return ctx.F32()
-	case numeric.F64:
-		return ctx.F64()
-	}
-	panic(fmt.Sprintf("BUG: tensor: no float type for %v", k))
-}
+// FloatType returns the IR float type of a float element type.
+func FloatType(ctx *ir.Context, k elem.Type) *ir.FloatType { return irelem.FloatType(ctx, k) }
 
 // isStaticFloatTensor accepts ranked tensors with static dimensions and an
 // element type the interpreter computes on; any encoding is allowed, so

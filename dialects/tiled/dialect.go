@@ -1,8 +1,6 @@
 package tiled
 
 import (
-	"fmt"
-
 	"github.com/ipuir/ipuir/ir"
 )
 
@@ -28,79 +26,82 @@ const (
 	ConstraintAnnotation = "tiled.constraint"
 )
 
-// Dialect returns a fresh declaration of the tiled dialect.
-func Dialect() *ir.Dialect {
-	registerSyntax()
-	return &ir.Dialect{
-		Name:    Name,
-		Summary: "Tiled layouts: how tensors are cut into shards over tiles, and how matmuls are partitioned.",
-		Description: "Step 2 of the lowering pipeline. Tensor types carry a #tiled.layout encoding; " +
-			"tiled.relayout moves a tensor between layouts, tiled.shard and tiled.view name one tile's " +
-			"piece of it, and tiled.matmul is a matmul with a GEMM plan whose operands are in the " +
-			"layouts the plan gives them.",
-		Ops:       ops(),
-		ParseAttr: parseAttr,
-		AttrDocs: []DocEntry{
-			{Name: "layout", Syntax: "#tiled.layout<order = ..., tile_count = N, replicas = N, axes = [{axis = -n, partitions = N, ...}], memory_class = Name>",
-				Summary: "A tensor's distribution over tiles (see LayoutAttr)."},
-			{Name: "gemm_plan", Syntax: "#tiled.gemm_plan<orientation = normal|swapped, batch_partitions = N, row_partitions = N, ...>",
-				Summary: "How a matmul is partitioned (see GemmPlanAttr)."},
-			{Name: "gemm_constraint", Syntax: "#tiled.gemm_constraint<any subset of gemm_plan's fields>",
-				Summary: "Fields of a plan a user pins."},
-			{Name: "extents", Syntax: "#tiled.extents<[start, logical_end, physical_end], ...>",
-				Summary: "A region of a tensor, one triple per axis."},
-			{Name: "estimate", Syntax: "#tiled.estimate<cycles = N, compute_cycles = N, ...>",
-				Summary: "The planner's estimate for a plan."},
-		},
-	}
+// Dialect is the tiled dialect, declared once and registered in each
+// context that uses it.
+var Dialect = &ir.Dialect{
+	Name:    Name,
+	Summary: "Tiled layouts: how tensors are cut into shards over tiles, and how matmuls are partitioned.",
+	Description: "Step 2 of the lowering pipeline. Tensor types carry a #tiled.layout encoding; " +
+		"tiled.relayout moves a tensor between layouts, tiled.shard and tiled.view name one tile's " +
+		"piece of it, and tiled.matmul is a matmul with a GEMM plan whose operands are in the " +
+		"layouts the plan gives them.",
+	Ops: []*ir.OpDef{RelayoutOp, ShardOp, ViewOp, MatmulOp},
+	Attrs: []*ir.AttrDecl{
+		{Mnemonic: LayoutMnemonic, Summary: "A tensor's distribution over tiles (see LayoutAttr).",
+			Syntax: "#tiled.layout<order = ..., tile_count = N, replicas = N, axes = [{axis = -n, partitions = N, ...}], memory_class = Name>",
+			Parse: attrParser(LayoutMnemonic, func(ctx *ir.Context, args *syntaxArgs) (ir.Attribute, error) {
+				l, err := layoutFromSyntax(args)
+				if err != nil {
+					return nil, err
+				}
+				return NewLayoutAttr(ctx, l), nil
+			})},
+		{Mnemonic: GemmPlanMnemonic, Summary: "How a matmul is partitioned (see GemmPlanAttr).",
+			Syntax: "#tiled.gemm_plan<orientation = normal|swapped, batch_partitions = N, row_partitions = N, ...>",
+			Parse: attrParser(GemmPlanMnemonic, func(ctx *ir.Context, args *syntaxArgs) (ir.Attribute, error) {
+				p, err := planFromSyntax(args)
+				if err != nil {
+					return nil, err
+				}
+				return NewGemmPlanAttr(ctx, p), nil
+			})},
+		{Mnemonic: GemmConstraintMnemonic, Summary: "Fields of a plan a user pins.",
+			Syntax: "#tiled.gemm_constraint<any subset of gemm_plan's fields>",
+			Parse: attrParser(GemmConstraintMnemonic, func(ctx *ir.Context, args *syntaxArgs) (ir.Attribute, error) {
+				c, err := constraintFromSyntax("#tiled.gemm_constraint", args, false)
+				if err != nil {
+					return nil, err
+				}
+				return NewGemmConstraintAttr(ctx, c), nil
+			})},
+		{Mnemonic: ExtentsMnemonic, Summary: "A region of a tensor, one triple per axis.",
+			Syntax: "#tiled.extents<[start, logical_end, physical_end], ...>",
+			Parse: attrParser(ExtentsMnemonic, func(ctx *ir.Context, args *syntaxArgs) (ir.Attribute, error) {
+				ext, err := extentsFromSyntax(args)
+				if err != nil {
+					return nil, err
+				}
+				return NewExtentsAttr(ctx, ext), nil
+			})},
+		{Mnemonic: EstimateMnemonic, Summary: "The planner's estimate for a plan.",
+			Syntax: "#tiled.estimate<cycles = N, compute_cycles = N, ...>",
+			Parse: attrParser(EstimateMnemonic, func(ctx *ir.Context, args *syntaxArgs) (ir.Attribute, error) {
+				e, err := estimateFromSyntax(args)
+				if err != nil {
+					return nil, err
+				}
+				return NewEstimateAttr(ctx, e), nil
+			})},
+	},
+	Directives: map[string]*ir.CustomDirective{
+		customTile:    {Print: printTile, Parse: parseTile},
+		customExtents: {Print: printExtents, Parse: parseExtents},
+	},
 }
 
-// DocEntry is ir.DocEntry, named here to keep the declaration short.
-type DocEntry = ir.DocEntry
-
 // Register adds the tiled dialect to ctx.
-func Register(ctx *ir.Context) error { return ctx.RegisterDialect(Dialect()) }
+func Register(ctx *ir.Context) error { return ctx.RegisterDialect(Dialect) }
 
-// parseAttr is the dialect's attribute hook: body is the text after
-// `#tiled`, e.g. `.layout<...>`.
-func parseAttr(ctx *ir.Context, body string, _ ir.Type) (ir.Attribute, error) {
-	tree, err := parseBody(body)
-	if err != nil {
-		return nil, err
+// attrParser adapts a constructor from the parsed `<...>` fields to an
+// AttrDecl's Parse: every attribute of the dialect shares one grammar.
+func attrParser(mnemonic string, build func(ctx *ir.Context, args *syntaxArgs) (ir.Attribute, error)) func(*ir.Context, string, ir.Type) (ir.Attribute, error) {
+	return func(ctx *ir.Context, body string, _ ir.Type) (ir.Attribute, error) {
+		tree, err := parseBody(ctx, "#"+Name+"."+mnemonic, body)
+		if err != nil {
+			return nil, err
+		}
+		return build(ctx, tree.Args)
 	}
-	switch tree.Mnemonic {
-	case LayoutMnemonic:
-		l, err := layoutFromSyntax(tree.Args)
-		if err != nil {
-			return nil, err
-		}
-		return NewLayoutAttr(ctx, l), nil
-	case GemmPlanMnemonic:
-		p, err := planFromSyntax(tree.Args)
-		if err != nil {
-			return nil, err
-		}
-		return NewGemmPlanAttr(ctx, p), nil
-	case GemmConstraintMnemonic:
-		c, err := constraintFromSyntax("#tiled.gemm_constraint", tree.Args, false)
-		if err != nil {
-			return nil, err
-		}
-		return NewGemmConstraintAttr(ctx, c), nil
-	case ExtentsMnemonic:
-		ext, err := extentsFromSyntax(tree.Args)
-		if err != nil {
-			return nil, err
-		}
-		return NewExtentsAttr(ctx, ext), nil
-	case EstimateMnemonic:
-		e, err := estimateFromSyntax(tree.Args)
-		if err != nil {
-			return nil, err
-		}
-		return NewEstimateAttr(ctx, e), nil
-	}
-	return nil, fmt.Errorf("unknown attribute #tiled.%s (known: layout, gemm_plan, gemm_constraint, extents, estimate)", tree.Mnemonic)
 }
 
 // AliasName makes layouts print through `#layout` aliases, so that the

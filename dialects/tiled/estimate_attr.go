@@ -1,8 +1,7 @@
 package tiled
 
 import (
-	"fmt"
-
+	"github.com/alecthomas/participle/v2/lexer"
 	"github.com/ipuir/ipuir/ir"
 )
 
@@ -61,7 +60,7 @@ func (a *EstimateAttr) Print(p *ir.AsmPrinter) {
 
 func estimateFromSyntax(args *syntaxArgs) (Estimate, error) {
 	var e Estimate
-	f, err := newFieldSet("#tiled.estimate", args)
+	f, err := newFieldSet("#tiled.estimate", lexer.Position{}, args)
 	if err != nil {
 		return e, err
 	}
@@ -70,11 +69,11 @@ func estimateFromSyntax(args *syntaxArgs) (Estimate, error) {
 			return e, err
 		}
 		if *v < 0 {
-			return e, fmt.Errorf("#tiled.estimate: field '%s' must not be negative, got %d", estimateFields[i], *v)
+			return e, errAt(f.items[estimateFields[i]].Value.Pos, "#tiled.estimate: field '%s' must not be negative, got %d", estimateFields[i], *v)
 		}
 	}
 	if sum := e.ComputeCycles + e.ExchangeCycles + e.ReductionCycles + e.SyncCycles; sum != e.Cycles {
-		return e, fmt.Errorf("#tiled.estimate: cycles %d is not the sum of its parts (%d)", e.Cycles, sum)
+		return e, errAt(f.items["cycles"].Value.Pos, "#tiled.estimate: cycles %d is not the sum of its parts (%d)", e.Cycles, sum)
 	}
 	return e, f.done(estimateFields...)
 }

@@ -1,9 +1,9 @@
 package tiled
 
 import (
-	"fmt"
 	"strconv"
 
+	"github.com/alecthomas/participle/v2/lexer"
 	"github.com/ipuir/ipuir/ir"
 )
 
@@ -41,24 +41,27 @@ func (a *ExtentsAttr) Shape() []int64 {
 
 func extentsFromSyntax(args *syntaxArgs) ([]Extent, error) {
 	if args == nil {
-		return nil, fmt.Errorf("#tiled.extents: expected <[start, logical_end, physical_end], ...>")
+		return nil, errAt(lexer.Position{}, "#tiled.extents: expected <[start, logical_end, physical_end], ...>")
 	}
 	var out []Extent
 	for i, it := range args.Items {
 		v := it.Value
 		if it.Key != "" || v.List == nil || len(v.List.Elems) != 3 {
-			return nil, fmt.Errorf("#tiled.extents: axis %d: expected [start, logical_end, physical_end]", i)
+			return nil, errAt(it.Pos, "#tiled.extents: axis %d: expected [start, logical_end, physical_end]", i)
 		}
 		var n [3]int64
 		for j, e := range v.List.Elems {
 			if e.Int == nil {
-				return nil, fmt.Errorf("#tiled.extents: axis %d: expected integers, got %s", i, describeValue(e))
+				return nil, errAt(e.Pos, "#tiled.extents: axis %d: expected integers, got %s", i, describeValue(e))
 			}
-			n[j] = *e.Int
+			var err error
+			if n[j], err = e.Int.value(e.Pos); err != nil {
+				return nil, err
+			}
 		}
 		ext := Extent{n[0], n[1], n[2]}
 		if !ext.WellFormed() {
-			return nil, fmt.Errorf("#tiled.extents: axis %d: need 0 ≤ start ≤ logical_end ≤ physical_end, got [%d, %d, %d]", i, n[0], n[1], n[2])
+			return nil, errAt(v.Pos, "#tiled.extents: axis %d: need 0 ≤ start ≤ logical_end ≤ physical_end, got [%d, %d, %d]", i, n[0], n[1], n[2])
 		}
 		out = append(out, ext)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/alecthomas/participle/v2/lexer"
 	"github.com/ipuir/ipuir/ir"
 )
 
@@ -128,13 +129,13 @@ var axisFields = []string{"axis", "partitions", "padding_groups", "block_size", 
 // a tensor and a target is the verifier's business (NewShardMap, Check).
 func layoutFromSyntax(args *syntaxArgs) (Layout, error) {
 	var l Layout
-	f, err := newFieldSet("#tiled.layout", args)
+	f, err := newFieldSet("#tiled.layout", lexer.Position{}, args)
 	if err != nil {
 		return l, err
 	}
 	ov := f.take("order")
 	if ov == nil {
-		return l, fmt.Errorf("#tiled.layout: missing field 'order'")
+		return l, f.missing("order", "")
 	}
 	if l.Order, err = orderFromSyntax(ov); err != nil {
 		return l, err
@@ -152,10 +153,10 @@ func layoutFromSyntax(args *syntaxArgs) (Layout, error) {
 	}
 	av := f.take("axes")
 	if av == nil {
-		return l, fmt.Errorf("#tiled.layout: missing field 'axes' (write axes = [] for a tensor stored whole on each tile)")
+		return l, f.missing("axes", " (write axes = [] for a tensor stored whole on each tile)")
 	}
 	if av.List == nil {
-		return l, fmt.Errorf("#tiled.layout: field 'axes' must be a list of {...} records, got %s", describeValue(av))
+		return l, errAt(av.Pos, "#tiled.layout: field 'axes' must be a list of {...} records, got %s", describeValue(av))
 	}
 	for i, e := range av.List.Elems {
 		ax, err := axisFromSyntax(fmt.Sprintf("#tiled.layout: axes[%d]", i), e)
@@ -172,17 +173,17 @@ func layoutFromSyntax(args *syntaxArgs) (Layout, error) {
 
 func orderFromSyntax(v *syntaxValue) (Order, error) {
 	if v.Word == nil {
-		return Order{}, fmt.Errorf("#tiled.layout: field 'order' must be row_major, block_major<...>, amp<left> or amp<right>, got %s", describeValue(v))
+		return Order{}, errAt(v.Pos, "#tiled.layout: field 'order' must be row_major, block_major<...>, amp<left> or amp<right>, got %s", describeValue(v))
 	}
 	w := v.Word
 	switch w.Name {
 	case "row_major":
 		if w.Args != nil {
-			return Order{}, fmt.Errorf("#tiled.layout: row_major takes no arguments")
+			return Order{}, errAt(v.Pos, "#tiled.layout: row_major takes no arguments")
 		}
 		return Order{Kind: RowMajor}, nil
 	case "block_major":
-		f, err := newFieldSet("#tiled.layout: block_major", w.Args)
+		f, err := newFieldSet("#tiled.layout: block_major", v.Pos, w.Args)
 		if err != nil {
 			return Order{}, err
 		}
@@ -196,7 +197,7 @@ func orderFromSyntax(v *syntaxValue) (Order, error) {
 		return o, f.done("row_block", "column_block")
 	case "amp":
 		if w.Args == nil || len(w.Args.Items) != 1 || w.Args.Items[0].Key != "" || w.Args.Items[0].Value.Word == nil {
-			return Order{}, fmt.Errorf("#tiled.layout: amp order must be amp<left> or amp<right>")
+			return Order{}, errAt(v.Pos, "#tiled.layout: amp order must be amp<left> or amp<right>")
 		}
 		switch w.Args.Items[0].Value.Word.Name {
 		case "left":
@@ -204,16 +205,16 @@ func orderFromSyntax(v *syntaxValue) (Order, error) {
 		case "right":
 			return Order{Kind: AmpRight}, nil
 		}
-		return Order{}, fmt.Errorf("#tiled.layout: amp order must be amp<left> or amp<right>, got amp<%s>", w.Args.Items[0].Value.Word.Name)
+		return Order{}, errAt(v.Pos, "#tiled.layout: amp order must be amp<left> or amp<right>, got amp<%s>", w.Args.Items[0].Value.Word.Name)
 	}
-	return Order{}, fmt.Errorf("#tiled.layout: unknown order '%s' (row_major, block_major<...>, amp<left>, amp<right>)", w.Name)
+	return Order{}, errAt(v.Pos, "#tiled.layout: unknown order '%s' (row_major, block_major<...>, amp<left>, amp<right>)", w.Name)
 }
 
 func axisFromSyntax(what string, v *syntaxValue) (AxisTiling, error) {
 	if v.Record == nil {
-		return AxisTiling{}, fmt.Errorf("%s: expected a {...} record, got %s", what, describeValue(v))
+		return AxisTiling{}, errAt(v.Pos, "%s: expected a {...} record, got %s", what, describeValue(v))
 	}
-	f, err := newFieldSet(what, v.Record)
+	f, err := newFieldSet(what, v.Pos, v.Record)
 	if err != nil {
 		return AxisTiling{}, err
 	}
@@ -222,7 +223,7 @@ func axisFromSyntax(what string, v *syntaxValue) (AxisTiling, error) {
 		return AxisTiling{}, err
 	}
 	if axis >= 0 || axis < -64 {
-		return AxisTiling{}, fmt.Errorf("%s: axis is counted from the end and written -1 (last) to -64, got %d", what, axis)
+		return AxisTiling{}, errAt(f.items["axis"].Value.Pos, "%s: axis is counted from the end and written -1 (last) to -64, got %d", what, axis)
 	}
 	a := NewAxis(int(-axis), 0)
 	for _, p := range []struct {

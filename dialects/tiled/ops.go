@@ -1,20 +1,22 @@
 package tiled
 
 import (
-	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
+	"github.com/ipuir/ipuir/elem"
+	"github.com/ipuir/ipuir/elem/irelem"
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/target"
 )
 
 // Op names of the dialect.
 const (
-	RelayoutOp = "tiled.relayout"
-	ShardOp    = "tiled.shard"
-	ViewOp     = "tiled.view"
-	MatmulOp   = "tiled.matmul"
+	RelayoutOpName = "tiled.relayout"
+	ShardOpName    = "tiled.shard"
+	ViewOpName     = "tiled.view"
+	MatmulOpName   = "tiled.matmul"
 )
 
 // Attribute names of the dialect's ops.
@@ -56,117 +58,88 @@ var (
 	estimateAttrKind = ir.AttrKind{Desc: "#tiled.estimate attribute", Pred: func(a ir.Attribute) bool { _, ok := a.(*EstimateAttr); return ok }}
 )
 
-func ops() []*ir.OpDef {
-	return []*ir.OpDef{
-		{
-			Name:    RelayoutOp,
-			Summary: "Moves a tensor into a layout.",
-			Description: "The result holds the input's values in the result type's #tiled.layout. Between two " +
-				"layouts that put the same elements on the same tiles it is a local copy on each tile; " +
-				"otherwise it is an exchange. The input may have no layout (a model-level value entering " +
-				"the tiled program) or another one.",
-			Example:        "%1 = tiled.relayout %0 : tensor<729x1152xf16> -> tensor<729x1152xf16, #layout>",
-			Operands:       []ir.ValueDef{{Name: "input", Type: staticTensor}},
-			Results:        []ir.ValueDef{{Name: "result", Type: LaidOutTensor}},
-			Traits:         ir.TraitPure,
-			AssemblyFormat: "$input attr-dict `:` type($input) `->` type($result)",
-			Verify:         verifyRelayout,
-		},
-		{
-			Name:    ShardOp,
-			Summary: "One tile's shard of a laid-out tensor, as a local tensor.",
-			Description: "The result is the whole stored shard on `tile`, padding included: its shape is the " +
-				"shard's physical extent on each axis.",
-			Example:        "%s = tiled.shard %t tile 45 : tensor<1x729x1152xf16, #layout> -> tensor<1x16x384xf16>",
-			Operands:       []ir.ValueDef{{Name: "source", Type: LaidOutTensor}},
-			Results:        []ir.ValueDef{{Name: "result", Type: LocalTensor}},
-			Attributes:     []ir.AttrDef{{Name: TileAttrName, Kind: i64AttrKind, Doc: "the tile whose shard is taken"}},
-			Traits:         ir.TraitPure,
-			AssemblyFormat: "$source `tile` custom<Tile>($tile) attr-dict `:` type($source) `->` type($result)",
-			Verify:         verifyShard,
-		},
-		{
-			Name:    ViewOp,
-			Summary: "A region of the shard a tile stores, as a local tensor.",
-			Description: "The extents are in the tensor's positions, one [start, logical_end, physical_end] " +
-				"per axis; the result's shape is their physical sizes. Shard-view containment: the view " +
-				"must lie inside the shard stored on `tile` (start no earlier, logical and physical ends " +
-				"no later), or the op is rejected with `tensor view falls outside its storage shard`, the " +
-				"layout, the shard extents and the view extents.",
-			Example:        "%v = tiled.view %t tile 45 extents [[0, 1, 1], [720, 729, 736], [0, 16, 16]] : tensor<1x729x1152xf16, #layout> -> tensor<1x16x16xf16>",
-			Operands:       []ir.ValueDef{{Name: "source", Type: LaidOutTensor}},
-			Results:        []ir.ValueDef{{Name: "result", Type: LocalTensor}},
-			Attributes:     []ir.AttrDef{{Name: TileAttrName, Kind: i64AttrKind, Doc: "the tile whose shard is viewed"}, {Name: ExtentsAttrName, Kind: extentsAttrKind}},
-			Traits:         ir.TraitPure,
-			AssemblyFormat: "$source `tile` custom<Tile>($tile) `extents` custom<Extents>($extents) attr-dict `:` type($source) `->` type($result)",
-			Verify:         verifyView,
-		},
-		{
-			Name:    MatmulOp,
-			Summary: "A matmul partitioned by a GEMM plan, on laid-out tensors.",
-			Description: "C = A·B (rank 2) or per batch entry (rank 3), with the plan's orientation, partitions, " +
-				"reduction and weight staging. The operands and the result must be in exactly the layouts " +
-				"the plan gives them (LayoutsForPlan), and the plan must be feasible on the module's " +
-				"target (ipu.target): every tile's AMP reads and writes inside its shards and its buffers " +
-				"fit its memory classes. `estimate` is the planner's cost estimate.",
-			Example: "%c = tiled.matmul %a, %b {plan = #gemm_plan} : tensor<729x1152xf16, #layout>, " +
-				"tensor<1152x1152xf16, #layout1> -> tensor<729x1152xf16, #layout2>",
-			Operands: []ir.ValueDef{{Name: "lhs", Type: LaidOutTensor}, {Name: "rhs", Type: LaidOutTensor}},
-			Results:  []ir.ValueDef{{Name: "result", Type: LaidOutTensor}},
-			Attributes: []ir.AttrDef{{Name: PlanAttrName, Kind: planAttrKind},
-				{Name: EstimateAttrName, Kind: estimateAttrKind, Optional: true}},
-			Traits: ir.TraitPure,
-			// The plan sits in the attribute dictionary: a dialect attribute
-			// followed by `:` would read the type as its own.
-			AssemblyFormat: "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)",
-			Verify:         verifyMatmul,
-		},
+// The ops of the dialect, by definition: recognise them with
+// op.Is(...), never by comparing names.
+var (
+	// RelayoutOp is tiled.relayout.
+	RelayoutOp = &ir.OpDef{
+		Name:    RelayoutOpName,
+		Summary: "Moves a tensor into a layout.",
+		Description: "The result holds the input's values in the result type's #tiled.layout. Between two " +
+			"layouts that put the same elements on the same tiles it is a local copy on each tile; " +
+			"otherwise it is an exchange. The input may have no layout (a model-level value entering " +
+			"the tiled program) or another one.",
+		Example:        "%1 = tiled.relayout %0 : tensor<729x1152xf16> -> tensor<729x1152xf16, #layout>",
+		Operands:       []ir.ValueDef{{Name: "input", Type: staticTensor}},
+		Results:        []ir.ValueDef{{Name: "result", Type: LaidOutTensor}},
+		Traits:         ir.TraitPure,
+		AssemblyFormat: "$input attr-dict `:` type($input) `->` type($result)",
+		VerifyEnv:      verifyRelayout,
 	}
-}
 
-// targetIfAny returns the module's target when the op sits in a module
-// naming one; layout checks that need a machine are skipped without it.
-func targetIfAny(op *ir.Operation) *target.Target {
-	for m := op.ParentOp(); m != nil; m = m.ParentOp() {
-		if m.Name() == ir.ModuleOpName {
-			if m.Attr(target.ModuleAttr) == nil {
-				return nil
-			}
-			t, err := target.FromModule(m)
-			if err != nil {
-				return nil
-			}
-			return t
-		}
+	// ShardOp is tiled.shard.
+	ShardOp = &ir.OpDef{
+		Name:    ShardOpName,
+		Summary: "One tile's shard of a laid-out tensor, as a local tensor.",
+		Description: "The result is the whole stored shard on `tile`, padding included: its shape is the " +
+			"shard's physical extent on each axis.",
+		Example:        "%s = tiled.shard %t tile 45 : tensor<1x729x1152xf16, #layout> -> tensor<1x16x384xf16>",
+		Operands:       []ir.ValueDef{{Name: "source", Type: LaidOutTensor}},
+		Results:        []ir.ValueDef{{Name: "result", Type: LocalTensor}},
+		Attributes:     []ir.AttrDef{{Name: TileAttrName, Kind: i64AttrKind, Doc: "the tile whose shard is taken"}},
+		Traits:         ir.TraitPure,
+		AssemblyFormat: "$source `tile` custom<Tile>($tile) attr-dict `:` type($source) `->` type($result)",
+		VerifyEnv:      verifyShard,
 	}
-	return nil
-}
 
-// ElemTypeOf maps an IR element type to the target's element types.
-func ElemTypeOf(t ir.Type) (target.ElemType, error) {
-	switch et := ir.ElementTypeOrSelf(t).(type) {
-	case *ir.FloatType:
-		switch et.Kind {
-		case ir.F16:
-			return target.F16, nil
-		case ir.F32:
-			return target.F32, nil
-		}
-	case *ir.IntegerType:
-		if et.Signedness == ir.Signless {
-			switch et.Width {
-			case 1:
-				return target.I1, nil
-			case 8:
-				return target.I8, nil
-			case 16:
-				return target.I16, nil
-			case 32:
-				return target.I32, nil
-			}
-		}
+	// ViewOp is tiled.view.
+	ViewOp = &ir.OpDef{
+		Name:    ViewOpName,
+		Summary: "A region of the shard a tile stores, as a local tensor.",
+		Description: "The extents are in the tensor's positions, one [start, logical_end, physical_end] " +
+			"per axis; the result's shape is their physical sizes. Shard-view containment: the view " +
+			"must lie inside the shard stored on `tile` (start no earlier, logical and physical ends " +
+			"no later), or the op is rejected with `tensor view falls outside its storage shard`, the " +
+			"layout, the shard extents and the view extents.",
+		Example:        "%v = tiled.view %t tile 45 extents [[0, 1, 1], [720, 729, 736], [0, 16, 16]] : tensor<1x729x1152xf16, #layout> -> tensor<1x16x16xf16>",
+		Operands:       []ir.ValueDef{{Name: "source", Type: LaidOutTensor}},
+		Results:        []ir.ValueDef{{Name: "result", Type: LocalTensor}},
+		Attributes:     []ir.AttrDef{{Name: TileAttrName, Kind: i64AttrKind, Doc: "the tile whose shard is viewed"}, {Name: ExtentsAttrName, Kind: extentsAttrKind}},
+		Traits:         ir.TraitPure,
+		AssemblyFormat: "$source `tile` custom<Tile>($tile) `extents` custom<Extents>($extents) attr-dict `:` type($source) `->` type($result)",
+		VerifyEnv:      verifyView,
 	}
-	return 0, fmt.Errorf("element type %s has no tile representation", ir.TypeString(ir.ElementTypeOrSelf(t)))
+
+	// MatmulOp is tiled.matmul.
+	MatmulOp = &ir.OpDef{
+		Name:    MatmulOpName,
+		Summary: "A matmul partitioned by a GEMM plan, on laid-out tensors.",
+		Description: "C = A·B (rank 2) or per batch entry (rank 3), with the plan's orientation, partitions, " +
+			"reduction and weight staging. The operands and the result must be in exactly the layouts " +
+			"the plan gives them (LayoutsForPlan), and the plan must be feasible on the module's " +
+			"target (ipu.target): every tile's AMP reads and writes inside its shards and its buffers " +
+			"fit its memory classes. `estimate` is the planner's cost estimate.",
+		Example: "%c = tiled.matmul %a, %b {plan = #gemm_plan} : tensor<729x1152xf16, #layout>, " +
+			"tensor<1152x1152xf16, #layout1> -> tensor<729x1152xf16, #layout2>",
+		Operands: []ir.ValueDef{{Name: "lhs", Type: LaidOutTensor}, {Name: "rhs", Type: LaidOutTensor}},
+		Results:  []ir.ValueDef{{Name: "result", Type: LaidOutTensor}},
+		Attributes: []ir.AttrDef{{Name: PlanAttrName, Kind: planAttrKind},
+			{Name: EstimateAttrName, Kind: estimateAttrKind, Optional: true}},
+		Traits: ir.TraitPure,
+		// The plan sits in the attribute dictionary: a dialect attribute
+		// followed by `:` would read the type as its own.
+		AssemblyFormat: "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)",
+		VerifyEnv:      verifyMatmul,
+	}
+)
+
+// ElemTypeOf maps an IR element type to an element type the targets
+// compute on.
+func ElemTypeOf(t ir.Type) (elem.Type, error) {
+	if e, ok := irelem.Of(t); ok && target.Computes(e) {
+		return e, nil
+	}
+	return elem.Invalid, fmt.Errorf("element type %s has no tile representation", ir.TypeString(ir.ElementTypeOrSelf(t)))
 }
 
 // CheckLayout checks that l is well formed for a tensor of type t and, when
@@ -186,25 +159,27 @@ func CheckLayout(l *Layout, t *ir.RankedTensorType, tg *target.Target) (*ShardMa
 	if err != nil {
 		return nil, layoutErr("memory_class: %v", err)
 	}
-	elem, err := ElemTypeOf(t.Elem)
+	et, err := ElemTypeOf(t.Elem)
 	if err != nil {
 		return nil, err
 	}
-	bytes, err := tg.BytesFor(m.MaxShardElements(), elem)
+	bytes, err := tg.BytesFor(m.MaxShardElements(), et)
 	if err != nil {
 		return nil, err
 	}
 	if err := tg.Fits(map[target.MemoryKind]int64{class.Kind: bytes}); err != nil {
-		return nil, layoutErr("the largest shard (%v of %v) does not fit its tile: %v", m.MaxShardShape(), elem, err)
+		return nil, layoutErr("the largest shard (%v of %v) does not fit its tile: %v", m.MaxShardShape(), et, err)
 	}
 	return m, nil
 }
 
 // layoutOfValue checks the layout of an operand's type and returns its map.
-func layoutOfValue(op *ir.Operation, v *ir.Value, what string) (*ShardMap, error) {
+// Checks that need a machine run when env names a target.
+func layoutOfValue(env *ir.Env, v *ir.Value, what string) (*ShardMap, error) {
 	t := v.Type().(*ir.RankedTensorType)
 	l, _ := LayoutOf(t)
-	m, err := CheckLayout(l, t, targetIfAny(op))
+	tg, _ := target.FromEnv(env)
+	m, err := CheckLayout(l, t, tg)
 	if err != nil {
 		return nil, fmt.Errorf("%s layout is not valid for %s: %v", what, ir.TypeString(t), err)
 	}
@@ -223,25 +198,25 @@ func sameShapeAndElement(a, b *ir.RankedTensorType) bool {
 	return true
 }
 
-func verifyRelayout(op *ir.Operation) error {
+func verifyRelayout(op *ir.Operation, env *ir.Env) error {
 	in := op.Operand(0).Type().(*ir.RankedTensorType)
 	out := op.Result(0).Type().(*ir.RankedTensorType)
 	if !sameShapeAndElement(in, out) {
 		return fmt.Errorf("result %s must have the input's shape and element type (%s)", ir.TypeString(out), ir.TypeString(in))
 	}
 	if _, ok := LayoutOf(in); ok {
-		if _, err := layoutOfValue(op, op.Operand(0), "input"); err != nil {
+		if _, err := layoutOfValue(env, op.Operand(0), "input"); err != nil {
 			return err
 		}
 	}
-	_, err := layoutOfValue(op, op.Result(0), "result")
+	_, err := layoutOfValue(env, op.Result(0), "result")
 	return err
 }
 
 func tileOf(op *ir.Operation) int64 { return op.Attr(TileAttrName).(*ir.IntegerAttr).Int }
 
-func verifyShard(op *ir.Operation) error {
-	m, err := layoutOfValue(op, op.Operand(0), "source")
+func verifyShard(op *ir.Operation, env *ir.Env) error {
+	m, err := layoutOfValue(env, op.Operand(0), "source")
 	if err != nil {
 		return err
 	}
@@ -263,8 +238,8 @@ func verifyShard(op *ir.Operation) error {
 	return nil
 }
 
-func verifyView(op *ir.Operation) error {
-	m, err := layoutOfValue(op, op.Operand(0), "source")
+func verifyView(op *ir.Operation, env *ir.Env) error {
+	m, err := layoutOfValue(env, op.Operand(0), "source")
 	if err != nil {
 		return err
 	}
@@ -320,18 +295,15 @@ func MatmulShapeOf(lhs, rhs, result ir.Type) (MatmulShape, error) {
 	return s, nil
 }
 
-func verifyMatmul(op *ir.Operation) error {
+func verifyMatmul(op *ir.Operation, env *ir.Env) error {
 	s, err := MatmulShapeOf(op.Operand(0).Type(), op.Operand(1).Type(), op.Result(0).Type())
 	if err != nil {
 		return err
 	}
-	tg, err := target.FromModule(op)
-	if err != nil {
-		var d *ir.Diagnostic
-		if errors.As(err, &d) {
-			return fmt.Errorf("needs the module's target to check its plan: %s", d.Message)
-		}
-		return err
+	tg, ok := target.FromEnv(env)
+	if !ok {
+		return fmt.Errorf("needs the module's target to check its plan: the module has no '%s' attribute naming one (known targets: %s)",
+			target.ModuleAttr, strings.Join(target.Names(), ", "))
 	}
 	plan := &op.Attr(PlanAttrName).(*GemmPlanAttr).Plan
 	ls, err := LayoutsForPlan(plan, s, tg)

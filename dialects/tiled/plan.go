@@ -1,10 +1,12 @@
 package tiled
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
+	"github.com/alecthomas/participle/v2/lexer"
 	"github.com/ipuir/ipuir/ir"
 )
 
@@ -343,7 +345,7 @@ func planFieldsFromSyntax(f *fieldSet, p *GemmPlan, all bool) (uint16, error) {
 		name := planFieldNames[fld]
 		if !f.has(name) {
 			if all && fld != fieldBatch {
-				return 0, fmt.Errorf("%s: missing field '%s'", f.what, name)
+				return 0, f.missing(name, "")
 			}
 			continue
 		}
@@ -388,7 +390,7 @@ func indexOf(list []string, s string) int {
 
 func planFromSyntax(args *syntaxArgs) (GemmPlan, error) {
 	var p GemmPlan
-	f, err := newFieldSet("#tiled.gemm_plan", args)
+	f, err := newFieldSet("#tiled.gemm_plan", lexer.Position{}, args)
 	if err != nil {
 		return p, err
 	}
@@ -402,7 +404,7 @@ func planFromSyntax(args *syntaxArgs) (GemmPlan, error) {
 // source_operation (pass options name their matmul with it).
 func constraintFromSyntax(what string, args *syntaxArgs, allowSource bool) (GemmConstraint, error) {
 	c := GemmConstraint{SourceOperation: -1}
-	f, err := newFieldSet(what, args)
+	f, err := newFieldSet(what, lexer.Position{}, args)
 	if err != nil {
 		return c, err
 	}
@@ -411,7 +413,7 @@ func constraintFromSyntax(what string, args *syntaxArgs, allowSource bool) (Gemm
 			return c, err
 		}
 		if c.SourceOperation < 0 {
-			return c, fmt.Errorf("%s: source_operation must not be negative, got %d", what, c.SourceOperation)
+			return c, errAt(f.items["source_operation"].Value.Pos, "%s: source_operation must not be negative, got %d", what, c.SourceOperation)
 		}
 	}
 	if c.pinned, err = planFieldsFromSyntax(f, &c.Values, false); err != nil {
@@ -428,9 +430,18 @@ func constraintFromSyntax(what string, args *syntaxArgs, allowSource bool) (Gemm
 // attribute body's fields, optionally with source_operation = N, e.g.
 // `source_operation = 2, orientation = swapped, inner_partitions = 2`.
 func ParseGemmConstraint(text string) (GemmConstraint, error) {
-	tree, err := parseBody("gemm_constraint<" + text + ">")
+	tree, err := parseBody(nil, "constraint", "<"+text+">")
 	if err != nil {
+		if be, ok := err.(*ir.BodyError); ok {
+			// The text is an option value: say where in it, by column.
+			return GemmConstraint{}, fmt.Errorf("constraint %q: at column %d: %s", text, max(be.Offset, 1), be.Message)
+		}
 		return GemmConstraint{}, fmt.Errorf("constraint %q: %v", text, err)
 	}
-	return constraintFromSyntax("constraint", tree.Args, true)
+	c, err := constraintFromSyntax("constraint", tree.Args, true)
+	if be, ok := err.(*ir.BodyError); ok {
+		// The message names the field at fault already.
+		return GemmConstraint{}, errors.New(be.Message)
+	}
+	return c, err
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/target"
 )
 
@@ -13,8 +14,8 @@ type MatmulShape struct {
 	Batched    bool
 	Batch      int64
 	M, K, N    int64
-	Elem       target.ElemType
-	ResultElem target.ElemType
+	Elem       elem.Type
+	ResultElem elem.Type
 }
 
 // Shapes returns the tensor shapes of A, B and C.
@@ -43,12 +44,12 @@ func (s MatmulShape) AMP(o Orientation) (rows, cols, inner int64) {
 type Groups struct{ Row, Inner, Column int64 }
 
 // AMPGroups reads the groups from the target's matmul fit.
-func AMPGroups(t *target.Target, elem target.ElemType) (Groups, error) {
-	fit, ok := t.MatmulFitFor(elem)
+func AMPGroups(t *target.Target, et elem.Type) (Groups, error) {
+	fit, ok := t.MatmulFitFor(et)
 	if !ok {
-		return Groups{}, fmt.Errorf("target %s has no AMP matmul for %v", t.Name, elem)
+		return Groups{}, fmt.Errorf("target %s has no AMP matmul for %v", t.Name, et)
 	}
-	return Groups{Row: int64(fit.RowGroup), Inner: int64(fit.InnerGroupBytes / elem.Bytes()), Column: int64(fit.ColumnGroup)}, nil
+	return Groups{Row: int64(fit.RowGroup), Inner: int64(fit.InnerGroupBytes / et.Bytes()), Column: int64(fit.ColumnGroup)}, nil
 }
 
 // PlanLayouts are the layouts a plan gives a matmul's operands and result,

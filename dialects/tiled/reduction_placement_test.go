@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/target"
 )
 
@@ -16,7 +17,7 @@ func TestReductionInPlace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	proj := MatmulShape{Batch: 1, M: 729, K: 1152, N: 1152, Elem: target.F16, ResultElem: target.F16}
+	proj := MatmulShape{Batch: 1, M: 729, K: 1152, N: 1152, Elem: elem.F16, ResultElem: elem.F16}
 	plan := func(o Orientation, r, c, k, rr, rc int64) GemmPlan {
 		return GemmPlan{Orientation: o, BatchPartitions: 1, RowPartitions: r, ColumnPartitions: c, InnerPartitions: k,
 			ResultRowPartitions: rr, ResultColumnPartitions: rc, OutputColumnBlock: 16,
@@ -58,7 +59,7 @@ func TestReductionInPlaceAgreesWithShards(t *testing.T) {
 	inPlace := 0
 	for trial := 0; trial < 300; trial++ {
 		s := MatmulShape{Batch: 1, M: 1 + rng.Int64N(300), K: 16 + rng.Int64N(300), N: 1 + rng.Int64N(300),
-			Elem: target.F16, ResultElem: target.F16}
+			Elem: elem.F16, ResultElem: elem.F16}
 		k := 2 + rng.Int64N(4)
 		rr := 1 + rng.Int64N(k)
 		p := GemmPlan{Orientation: Orientation(rng.IntN(2)), BatchPartitions: 1, RowPartitions: 1 + rng.Int64N(4),

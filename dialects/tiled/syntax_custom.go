@@ -1,7 +1,6 @@
 package tiled
 
 import (
-	"github.com/ipuir/ipuir/asmformat"
 	"github.com/ipuir/ipuir/ir"
 )
 
@@ -18,14 +17,7 @@ const (
 	customExtents = "Extents"
 )
 
-// registerSyntax makes the dialect's custom directives available to its
-// assembly formats; it may run any number of times.
-func registerSyntax() {
-	asmformat.RegisterCustom(Name, customTile, asmformat.Custom{Print: printTile, Parse: parseTile})
-	asmformat.RegisterCustom(Name, customExtents, asmformat.Custom{Print: printExtents, Parse: parseExtents})
-}
-
-func printTile(p ir.OpAsmPrinter, _ *ir.Operation, args []*asmformat.Arg) {
+func printTile(p ir.OpAsmPrinter, _ *ir.Operation, args []*ir.DirectiveArg) {
 	if !i64AttrKind.Pred(args[0].Attr) {
 		// Not an i64 (the verifier says so): print it whole.
 		p.PrintAttr(args[0].Attr)
@@ -34,7 +26,7 @@ func printTile(p ir.OpAsmPrinter, _ *ir.Operation, args []*asmformat.Arg) {
 	p.Asm().WriteInt(args[0].Attr.(*ir.IntegerAttr).Int)
 }
 
-func parseTile(p ir.OpAsmParser, _ *ir.OperationState, args []*asmformat.Arg) error {
+func parseTile(p ir.OpAsmParser, _ *ir.OperationState, args []*ir.DirectiveArg) error {
 	v, err := p.ParseInteger()
 	if err != nil {
 		return err
@@ -43,7 +35,7 @@ func parseTile(p ir.OpAsmParser, _ *ir.OperationState, args []*asmformat.Arg) er
 	return nil
 }
 
-func printExtents(p ir.OpAsmPrinter, _ *ir.Operation, args []*asmformat.Arg) {
+func printExtents(p ir.OpAsmPrinter, _ *ir.Operation, args []*ir.DirectiveArg) {
 	ext, ok := args[0].Attr.(*ExtentsAttr)
 	if !ok {
 		p.PrintAttr(args[0].Attr)
@@ -65,7 +57,7 @@ func printExtents(p ir.OpAsmPrinter, _ *ir.Operation, args []*asmformat.Arg) {
 	p.WriteString("]")
 }
 
-func parseExtents(p ir.OpAsmParser, _ *ir.OperationState, args []*asmformat.Arg) error {
+func parseExtents(p ir.OpAsmParser, _ *ir.OperationState, args []*ir.DirectiveArg) error {
 	if err := p.ParsePunct("["); err != nil {
 		return err
 	}

@@ -3,51 +3,77 @@ package npy
 import (
 	"fmt"
 	"strings"
+
+	"github.com/ipuir/ipuir/elem"
 )
 
-// DType is an element type a .npy file can hold here: NumPy's bool, signed
-// and unsigned integers of 1 to 8 bytes, and float16/32/64. Byte order is not
-// part of a DType: Array data is always little-endian.
-type DType uint8
+// DType is an element type a .npy file can hold: a type of the shared
+// vocabulary (package elem) that NumPy has, named as NumPy names it: bool,
+// signed and unsigned integers of 1 to 8 bytes, and float16/32/64 (NumPy
+// has no bfloat16). Byte order is not part of a DType: Array data is
+// always little-endian.
+type DType elem.Type
 
+// The dtypes, as the element types they are.
 const (
-	Bool DType = iota + 1
-	Int8
-	Int16
-	Int32
-	Int64
-	Uint8
-	Uint16
-	Uint32
-	Uint64
-	Float16
-	Float32
-	Float64
+	Bool    = DType(elem.I1)
+	Int8    = DType(elem.I8)
+	Int16   = DType(elem.I16)
+	Int32   = DType(elem.I32)
+	Int64   = DType(elem.I64)
+	Uint8   = DType(elem.U8)
+	Uint16  = DType(elem.U16)
+	Uint32  = DType(elem.U32)
+	Uint64  = DType(elem.U64)
+	Float16 = DType(elem.F16)
+	Float32 = DType(elem.F32)
+	Float64 = DType(elem.F64)
 )
 
 type dtypeInfo struct {
 	name string // NumPy's name, e.g. "float32"
 	kind byte   // NumPy's kind character in a descr: b, i, u, f
-	size int    // bytes per element
 }
 
-var dtypes = [...]dtypeInfo{
-	Bool:    {"bool", 'b', 1},
-	Int8:    {"int8", 'i', 1},
-	Int16:   {"int16", 'i', 2},
-	Int32:   {"int32", 'i', 4},
-	Int64:   {"int64", 'i', 8},
-	Uint8:   {"uint8", 'u', 1},
-	Uint16:  {"uint16", 'u', 2},
-	Uint32:  {"uint32", 'u', 4},
-	Uint64:  {"uint64", 'u', 8},
-	Float16: {"float16", 'f', 2},
-	Float32: {"float32", 'f', 4},
-	Float64: {"float64", 'f', 8},
+// dtypes gives NumPy's spelling of the element types it has; the size is
+// the element type's.
+var dtypes = map[DType]dtypeInfo{
+	Bool:    {"bool", 'b'},
+	Int8:    {"int8", 'i'},
+	Int16:   {"int16", 'i'},
+	Int32:   {"int32", 'i'},
+	Int64:   {"int64", 'i'},
+	Uint8:   {"uint8", 'u'},
+	Uint16:  {"uint16", 'u'},
+	Uint32:  {"uint32", 'u'},
+	Uint64:  {"uint64", 'u'},
+	Float16: {"float16", 'f'},
+	Float32: {"float32", 'f'},
+	Float64: {"float64", 'f'},
+}
+
+// allDTypes lists the dtypes in the order of the element types.
+func allDTypes() []DType {
+	var out []DType
+	for _, e := range elem.All() {
+		if _, ok := dtypes[DType(e)]; ok {
+			out = append(out, DType(e))
+		}
+	}
+	return out
+}
+
+// Elem is the element type d holds.
+func (d DType) Elem() elem.Type { return elem.Type(d) }
+
+// DTypeOf returns the dtype that holds elements of type e, if NumPy has one.
+func DTypeOf(e elem.Type) (DType, bool) {
+	_, ok := dtypes[DType(e)]
+	return DType(e), ok
 }
 
 // Valid reports whether d is one of the declared dtypes.
-func (d DType) Valid() bool { return d >= Bool && d <= Float64 }
+func (d DType) Valid() bool { _, ok := dtypes[d]; return ok }
 
 // String returns NumPy's name for the dtype ("float32", "bool", ...).
 func (d DType) String() string {
@@ -60,7 +86,7 @@ func (d DType) String() string {
 // Size returns the bytes per element, or 0 for an invalid DType.
 func (d DType) Size() int {
 	if d.Valid() {
-		return dtypes[d].size
+		return d.Elem().Bytes()
 	}
 	return 0
 }
@@ -75,12 +101,12 @@ func (d DType) Descr() string {
 	if !d.Valid() {
 		return d.String()
 	}
-	info := dtypes[d]
+	info, size := dtypes[d], d.Size()
 	order := byte('<')
-	if info.size == 1 {
+	if size == 1 {
 		order = '|'
 	}
-	return fmt.Sprintf("%c%c%d", order, info.kind, info.size)
+	return fmt.Sprintf("%c%c%d", order, info.kind, size)
 }
 
 // parseDescr maps a descr string to its dtype and whether the data is
@@ -93,20 +119,20 @@ func parseDescr(descr string) (DType, bool, error) {
 		return 0, false, formatErrorf("unsupported dtype descr %q (supported: %s)", descr, supportedDescrs())
 	}
 	order, rest := descr[0], descr[1:]
-	for d := Bool; d <= Float64; d++ {
-		info := dtypes[d]
-		if rest != fmt.Sprintf("%c%d", info.kind, info.size) {
+	for _, d := range allDTypes() {
+		info, size := dtypes[d], d.Size()
+		if rest != fmt.Sprintf("%c%d", info.kind, size) {
 			continue
 		}
 		switch {
 		case order == '<':
 			return d, false, nil
 		case order == '>':
-			return d, info.size > 1, nil
-		case order == '|' && info.size == 1:
+			return d, size > 1, nil
+		case order == '|' && size == 1:
 			return d, false, nil
 		case order == '|':
-			return 0, false, formatErrorf("dtype descr %q: byte order '|' is only for one-byte types; a %d-byte type needs '<' or '>'", descr, info.size)
+			return 0, false, formatErrorf("dtype descr %q: byte order '|' is only for one-byte types; a %d-byte type needs '<' or '>'", descr, size)
 		}
 		return 0, false, formatErrorf("dtype descr %q: unsupported byte order %q (want '<', '>' or, for one-byte types, '|')", descr, order)
 	}
@@ -115,7 +141,7 @@ func parseDescr(descr string) (DType, bool, error) {
 
 func supportedDescrs() string {
 	var names []string
-	for d := Bool; d <= Float64; d++ {
+	for _, d := range allDTypes() {
 		names = append(names, d.Descr())
 	}
 	return strings.Join(names, " ") + ", and '>' for big-endian"

@@ -4,6 +4,9 @@ import (
 	"math"
 	"testing"
 
+	funcd "github.com/ipuir/ipuir/dialects/func"
+	"github.com/ipuir/ipuir/elem"
+
 	"github.com/ipuir/ipuir/dialects/tensor"
 	"github.com/ipuir/ipuir/dialects/tensor/eval"
 	"github.com/ipuir/ipuir/ir"
@@ -27,6 +30,9 @@ func buildAttention(t testing.TB, s attentionShape, elem func(*ir.Context) ir.Ty
 	t.Helper()
 	ctx := ir.NewContext()
 	ctx.AllowUnregisteredDialects = true
+	if err := funcd.Register(ctx); err != nil {
+		t.Fatal(err)
+	}
 	if err := tensor.Register(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -52,21 +58,22 @@ func buildAttention(t testing.TB, s attentionShape, elem func(*ir.Context) ir.Ty
 		return ir.NamedAttr{Name: tensor.PermutationAttr, Value: tensor.I64Array(ctx, p...)}
 	}
 	heads := func(v *ir.Value, p ...int) *ir.Value {
-		r := must(tensor.BuildTyped(b, tensor.ReshapeOp, nil, ty(int64(s.tokens), int64(s.heads), int64(d)), []*ir.Value{v}))
-		return op(tensor.TransposeOp, []*ir.Value{r}, perm(p...))
+		r := must(tensor.BuildTyped(b, tensor.ReshapeOpName, nil, ty(int64(s.tokens), int64(s.heads), int64(d)), []*ir.Value{v}))
+		return op(tensor.TransposeOpName, []*ir.Value{r}, perm(p...))
 	}
 	x := blk.Argument(0)
-	q := heads(op(tensor.MatmulOp, []*ir.Value{x, blk.Argument(1)}), 1, 0, 2)
-	k := heads(op(tensor.MatmulOp, []*ir.Value{x, blk.Argument(2)}), 1, 2, 0)
-	v := heads(op(tensor.MatmulOp, []*ir.Value{x, blk.Argument(3)}), 1, 0, 2)
-	scores := op(tensor.BatchMatmulOp, []*ir.Value{q, k})
+	q := heads(op(tensor.MatmulOpName, []*ir.Value{x, blk.Argument(1)}), 1, 0, 2)
+	k := heads(op(tensor.MatmulOpName, []*ir.Value{x, blk.Argument(2)}), 1, 2, 0)
+	v := heads(op(tensor.MatmulOpName, []*ir.Value{x, blk.Argument(3)}), 1, 0, 2)
+	scores := op(tensor.BatchMatmulOpName, []*ir.Value{q, k})
 	scale := must(tensor.SplatConstant(b, nil, scores.Type(), 1/math.Sqrt(float64(d))))
-	probs := op(tensor.SoftmaxOp, []*ir.Value{op(tensor.MulOp, []*ir.Value{scores, scale})},
+	probs := op(tensor.SoftmaxOpName, []*ir.Value{op(tensor.MulOpName, []*ir.Value{scores, scale})},
 		ir.NamedAttr{Name: tensor.AxisAttr, Value: tensor.I64(ctx, 2)})
-	o := op(tensor.TransposeOp, []*ir.Value{op(tensor.BatchMatmulOp, []*ir.Value{probs, v})}, perm(1, 0, 2))
-	merged := must(tensor.BuildTyped(b, tensor.ReshapeOp, nil, act, []*ir.Value{o}))
-	out := op(tensor.MatmulOp, []*ir.Value{merged, blk.Argument(4)})
+	o := op(tensor.TransposeOpName, []*ir.Value{op(tensor.BatchMatmulOpName, []*ir.Value{probs, v})}, perm(1, 0, 2))
+	merged := must(tensor.BuildTyped(b, tensor.ReshapeOpName, nil, act, []*ir.Value{o}))
+	out := op(tensor.MatmulOpName, []*ir.Value{merged, blk.Argument(4)})
 	b.Create(&ir.OperationState{Name: ReturnOp, Operands: []*ir.Value{out}})
+	fn.SetAttr(ctx, "function_type", ctx.TypeAttr(ctx.Function([]ir.Type{act, w, w, w, w}, []ir.Type{out.Type()})))
 	if d := ir.Verify(fn); d != nil {
 		t.Fatal(d)
 	}
@@ -75,7 +82,7 @@ func buildAttention(t testing.TB, s attentionShape, elem func(*ir.Context) ir.Ty
 
 // attentionInputs draws x ~ N(0, 1) and weights ~ N(0, 1/hidden), so that
 // projections, scaled scores and outputs are all of order 1.
-func attentionInputs(t testing.TB, s attentionShape, kind numeric.Kind) []*eval.Array {
+func attentionInputs(t testing.TB, s attentionShape, kind elem.Type) []*eval.Array {
 	t.Helper()
 	g := func(shape []int, seed uint64, stddev float64) *eval.Array {
 		n, _ := eval.NumElements(shape)
@@ -148,7 +155,7 @@ func oracleAttention(s attentionShape, x, wq, wk, wv, wo []float64) []float64 {
 
 // attentionError runs the interpreter and the oracle and returns the
 // largest absolute error and the largest |oracle| value.
-func attentionError(t testing.TB, s attentionShape, kind numeric.Kind, elem func(*ir.Context) ir.Type) (maxErr, maxRef float64) {
+func attentionError(t testing.TB, s attentionShape, kind elem.Type, elem func(*ir.Context) ir.Type) (maxErr, maxRef float64) {
 	_, fn := buildAttention(t, s, elem)
 	in := attentionInputs(t, s, kind)
 	out, err := Run(fn, in, nil)
@@ -172,11 +179,11 @@ func attentionError(t testing.TB, s attentionShape, kind numeric.Kind, elem func
 func TestAttentionMatchesFloat64Oracle(t *testing.T) {
 	f16 := func(c *ir.Context) ir.Type { return c.F16() }
 	f64 := func(c *ir.Context) ir.Type { return c.F64() }
-	errF64, refF64 := attentionError(t, smallAttention, numeric.F64, f64)
+	errF64, refF64 := attentionError(t, smallAttention, elem.F64, f64)
 	if errF64 > 1e-12*refF64 {
 		t.Fatalf("f64 attention differs from the oracle by %g (max |ref| %g)", errF64, refF64)
 	}
-	errF16, refF16 := attentionError(t, smallAttention, numeric.F16, f16)
+	errF16, refF16 := attentionError(t, smallAttention, elem.F16, f16)
 	// A chain of f16 roundings with f32 accumulation stays within a few
 	// f16 ulps of the largest output (an ulp is 2^-10 relative).
 	t.Logf("f16 attention %v: max abs error %.3g, max |ref| %.3g", smallAttention, errF16, refF16)

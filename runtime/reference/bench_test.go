@@ -4,8 +4,8 @@ import (
 	"os"
 	"testing"
 
+	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/ir"
-	"github.com/ipuir/ipuir/numeric"
 )
 
 // BenchmarkAttentionFull runs the interpreter on the full-size attention
@@ -13,7 +13,7 @@ import (
 // about 5.1 G multiply-accumulates.
 func BenchmarkAttentionFull(b *testing.B) {
 	_, fn := buildAttention(b, fullAttention, func(c *ir.Context) ir.Type { return c.F16() })
-	in := attentionInputs(b, fullAttention, numeric.F16)
+	in := attentionInputs(b, fullAttention, elem.F16)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, err := Run(fn, in, nil); err != nil {
@@ -25,7 +25,7 @@ func BenchmarkAttentionFull(b *testing.B) {
 // BenchmarkAttentionSmall is the 64-token variant.
 func BenchmarkAttentionSmall(b *testing.B) {
 	_, fn := buildAttention(b, smallAttention, func(c *ir.Context) ir.Type { return c.F16() })
-	in := attentionInputs(b, smallAttention, numeric.F16)
+	in := attentionInputs(b, smallAttention, elem.F16)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, err := Run(fn, in, nil); err != nil {
@@ -41,7 +41,7 @@ func TestFullAttentionMatchesOracle(t *testing.T) {
 	if os.Getenv("IPUIR_FULL_ATTENTION") != "1" {
 		t.Skip("set IPUIR_FULL_ATTENTION=1 to run the full-size oracle comparison")
 	}
-	maxErr, maxRef := attentionError(t, fullAttention, numeric.F16, func(c *ir.Context) ir.Type { return c.F16() })
+	maxErr, maxRef := attentionError(t, fullAttention, elem.F16, func(c *ir.Context) ir.Type { return c.F16() })
 	t.Logf("f16 attention %v: max abs error %.3g, max |ref| %.3g", fullAttention, maxErr, maxRef)
 	if maxErr > f16Tolerance(maxRef) {
 		t.Fatalf("full attention differs from the oracle by %g", maxErr)

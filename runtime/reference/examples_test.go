@@ -8,8 +8,8 @@ import (
 	funcd "github.com/ipuir/ipuir/dialects/func"
 	"github.com/ipuir/ipuir/dialects/tensor"
 	"github.com/ipuir/ipuir/dialects/tensor/eval"
+	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/ir"
-	"github.com/ipuir/ipuir/numeric"
 	"github.com/ipuir/ipuir/parser"
 )
 
@@ -56,7 +56,7 @@ func TestExamplesMatchBuiltAttention(t *testing.T) {
 		t.Run(tc.file, func(t *testing.T) {
 			parsed := loadExample(t, tc.file)
 			_, built := buildAttention(t, tc.shape, func(c *ir.Context) ir.Type { return c.F16() })
-			in := attentionInputs(t, tc.shape, numeric.F16)
+			in := attentionInputs(t, tc.shape, elem.F16)
 			want, err := Run(built, in, nil)
 			if err != nil {
 				t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ipuir/ipuir/dialects/tensor"
 	"github.com/ipuir/ipuir/dialects/tensor/eval"
+	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/numeric"
 	"github.com/ipuir/ipuir/runtime/npy"
@@ -14,7 +15,7 @@ import (
 // shapeAndKind returns what an argument of type t holds: the shape (empty
 // for a scalar) and element kind, or an error for types the interpreter
 // cannot hold.
-func shapeAndKind(t ir.Type) ([]int, numeric.Kind, error) {
+func shapeAndKind(t ir.Type) ([]int, elem.Type, error) {
 	k, ok := tensor.ElementKind(t)
 	if !ok {
 		return nil, 0, fmt.Errorf("type '%s' is not f16, bf16, f32 or f64, nor a tensor of them", ir.TypeString(t))
@@ -59,12 +60,9 @@ func CheckInput(a *eval.Array, t ir.Type) error {
 // DTypeFor is the .npy dtype that holds values of kind k: float16, float32
 // and float64 for f16, f32 and f64, and float32 for bf16, which NumPy does
 // not have (every bf16 value is exact in float32).
-func DTypeFor(k numeric.Kind) npy.DType {
-	switch k {
-	case numeric.F16:
-		return npy.Float16
-	case numeric.F64:
-		return npy.Float64
+func DTypeFor(k elem.Type) npy.DType {
+	if d, ok := npy.DTypeOf(k); ok {
+		return d
 	}
 	return npy.Float32
 }
@@ -88,7 +86,7 @@ func FromNPY(a *npy.Array, t ir.Type) (*eval.Array, error) {
 		return nil, fmt.Errorf("array is %v, but the argument has type '%s' (shape %s)", a, ir.TypeString(t), npyShape(shape))
 	}
 	vals := a.Float64s()
-	if k == numeric.BF16 {
+	if k == elem.BF16 {
 		numeric.RoundSlice(vals, k)
 	}
 	return &eval.Array{Shape: shape, Kind: k, Data: vals}, nil

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ipuir/ipuir/dialects/tensor/eval"
+	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/numeric"
 	"github.com/ipuir/ipuir/runtime/npy"
@@ -15,11 +16,11 @@ func TestNPYRoundTrip(t *testing.T) {
 	ctx := ir.NewContext()
 	for _, tc := range []struct {
 		elem  ir.Type
-		kind  numeric.Kind
+		kind  elem.Type
 		dtype npy.DType
 	}{
-		{ctx.F16(), numeric.F16, npy.Float16}, {ctx.BF16(), numeric.BF16, npy.Float32},
-		{ctx.F32(), numeric.F32, npy.Float32}, {ctx.F64(), numeric.F64, npy.Float64},
+		{ctx.F16(), elem.F16, npy.Float16}, {ctx.BF16(), elem.BF16, npy.Float32},
+		{ctx.F32(), elem.F32, npy.Float32}, {ctx.F64(), elem.F64, npy.Float64},
 	} {
 		ty := ctx.Tensor([]int64{2, 2}, tc.elem)
 		a, _ := eval.FromValues([]int{2, 2}, tc.kind, []float64{1.5, -0.1, 65504, math.Inf(-1)})
@@ -102,7 +103,7 @@ func TestGenerators(t *testing.T) {
 	}
 	// Input i is drawn from seed+i with the given parameters.
 	want, _ := numeric.Gaussian(100, 8, 0, 0.5)
-	numeric.RoundSlice(want, numeric.F16)
+	numeric.RoundSlice(want, elem.F16)
 	for i, v := range want {
 		if in[1].Data[i] != v {
 			t.Fatalf("input #1 element %d = %v, want %v", i, in[1].Data[i], v)

@@ -44,7 +44,7 @@ func Run(fn *ir.Operation, inputs []*eval.Array, opts *Options) ([]*eval.Array, 
 	lastUse := lastUses(body)
 	ops := body.Ops()
 	for idx, op := range ops {
-		if op.Name() == ReturnOp {
+		if op.HasTrait(ir.TraitReturnLike) {
 			if idx != len(ops)-1 {
 				return nil, op.EmitOpError("must be the last operation in the function body")
 			}
@@ -54,8 +54,8 @@ func Run(fn *ir.Operation, inputs []*eval.Array, opts *Options) ([]*eval.Array, 
 			}
 			return out, nil
 		}
-		if !tensor.Evaluates(op.Name()) {
-			return nil, op.EmitOpError("cannot be evaluated by the reference interpreter (only tensor dialect ops and %s can)", ReturnOp)
+		if !tensor.Evaluates(op) {
+			return nil, op.EmitOpError("cannot be evaluated by the reference interpreter (only tensor dialect ops and func.return can)")
 		}
 		if op.NumResults() != 1 || op.NumRegions() != 0 {
 			return nil, op.EmitOpError("has %d results and %d regions; the interpreter evaluates ops of one result and no regions",

@@ -4,6 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	funcd "github.com/ipuir/ipuir/dialects/func"
+	"github.com/ipuir/ipuir/elem"
+
 	"github.com/ipuir/ipuir/dialects/tensor"
 	"github.com/ipuir/ipuir/dialects/tensor/eval"
 	"github.com/ipuir/ipuir/ir"
@@ -16,6 +19,9 @@ func smallFunc(t *testing.T) (*ir.Context, *ir.Operation, *ir.Operation) {
 	t.Helper()
 	ctx := ir.NewContext()
 	ctx.AllowUnregisteredDialects = true
+	if err := funcd.Register(ctx); err != nil {
+		t.Fatal(err)
+	}
 	if err := tensor.Register(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -26,21 +32,22 @@ func smallFunc(t *testing.T) (*ir.Context, *ir.Operation, *ir.Operation) {
 	b := ir.NewBuilder(ctx)
 	f16 := ctx.F16()
 	blk := b.CreateBlock(fn.Region(0), []ir.Type{ctx.Tensor([]int64{2, 3}, f16), ctx.Tensor([]int64{3, 2}, f16)}, nil)
-	m, err := tensor.Build(b, tensor.MatmulOp, nil, blk.Arguments())
+	m, err := tensor.Build(b, tensor.MatmulOpName, nil, blk.Arguments())
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := tensor.Build(b, tensor.ExpOp, nil, []*ir.Value{m})
+	e, err := tensor.Build(b, tensor.ExpOpName, nil, []*ir.Value{m})
 	if err != nil {
 		t.Fatal(err)
 	}
 	b.Create(&ir.OperationState{Name: ReturnOp, Operands: []*ir.Value{m, e}})
+	fn.SetAttr(ctx, "function_type", ctx.TypeAttr(ctx.Function([]ir.Type{blk.Argument(0).Type(), blk.Argument(1).Type()}, []ir.Type{m.Type(), e.Type()})))
 	return ctx, module, fn
 }
 
 func f16Array(t *testing.T, shape []int, vals ...float64) *eval.Array {
 	t.Helper()
-	a, err := eval.FromValues(shape, numeric.F16, vals)
+	a, err := eval.FromValues(shape, elem.F16, vals)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,15 +92,15 @@ func TestRunRejectsBadInputs(t *testing.T) {
 	wantError(t, err, "f.ipuir:1:1: error: function @f takes 2 inputs, but 1 was given")
 	_, err = Run(fn, []*eval.Array{b, b}, nil)
 	wantError(t, err, "input #0: value of type 'tensor<3x2xf16>' given for an argument of type 'tensor<2x3xf16>'")
-	f32, _ := eval.FromValues([]int{3, 2}, numeric.F32, []float64{1, 2, 3, 4, 5, 6})
+	f32, _ := eval.FromValues([]int{3, 2}, elem.F32, []float64{1, 2, 3, 4, 5, 6})
 	_, err = Run(fn, []*eval.Array{a, f32}, nil)
 	wantError(t, err, "input #1: value of type 'tensor<3x2xf32>' given for an argument of type 'tensor<3x2xf16>'")
 	_, err = Run(fn, []*eval.Array{a, nil}, nil)
 	wantError(t, err, "input #1: missing array")
-	short := &eval.Array{Shape: []int{3, 2}, Kind: numeric.F16, Data: []float64{1}}
+	short := &eval.Array{Shape: []int{3, 2}, Kind: elem.F16, Data: []float64{1}}
 	_, err = Run(fn, []*eval.Array{a, short}, nil)
 	wantError(t, err, "input #1: array of shape 3x2 holds 1 values, want 6")
-	unrounded := &eval.Array{Shape: []int{3, 2}, Kind: numeric.F16, Data: []float64{0.1, 0, 0, 0, 0, 0}}
+	unrounded := &eval.Array{Shape: []int{3, 2}, Kind: elem.F16, Data: []float64{0.1, 0, 0, 0, 0, 0}}
 	_, err = Run(fn, []*eval.Array{a, unrounded}, nil)
 	wantError(t, err, "input #1: element 0 (0.1) is not a f16 value")
 }
@@ -130,7 +137,7 @@ func TestRunReportsInvalidOps(t *testing.T) {
 	ctx, _, fn := smallFunc(t)
 	blk := fn.Region(0).Front()
 	m := blk.First()
-	bad := ir.NewOperation(ctx, &ir.OperationState{Name: tensor.TransposeOp, Loc: ctx.FileLineCol("f.ipuir", 4, 9),
+	bad := ir.NewOperation(ctx, &ir.OperationState{Name: tensor.TransposeOpName, Loc: ctx.FileLineCol("f.ipuir", 4, 9),
 		Operands: []*ir.Value{m.Result(0)}, ResultTypes: []ir.Type{m.Result(0).Type()},
 		Attrs: []ir.NamedAttr{{Name: tensor.PermutationAttr, Value: tensor.I64Array(ctx, 0, 0)}}})
 	blk.InsertBefore(bad, m.Next())

@@ -17,8 +17,8 @@ import (
 	"github.com/ipuir/ipuir/internal/irgen"
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/parser"
-	"github.com/ipuir/ipuir/passes/testdialect"
 	"github.com/ipuir/ipuir/printer"
+	"github.com/ipuir/ipuir/tests/testdialect"
 )
 
 // printModes are the printer options the round trip covers: generic and

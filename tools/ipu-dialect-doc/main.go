@@ -1,5 +1,5 @@
 // Command ipu-dialect-doc writes the Markdown reference of every dialect
-// ipu-opt registers, from the dialects' declarations (docs/dialects/*.md).
+// ipuir registers (package registry), from the dialects' declarations (docs/dialects/*.md).
 // The op definitions are data, so the reference is generated rather than
 // written: it cannot drift from what the verifier and the parser accept.
 // A test in this package fails when the checked-in files are stale;
@@ -15,15 +15,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	funcd "github.com/ipuir/ipuir/dialects/func"
-	"github.com/ipuir/ipuir/dialects/tensor"
-	"github.com/ipuir/ipuir/dialects/tiled"
 	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/registry"
 )
-
-// documented lists the dialects the reference covers (the test dialect of
-// ipu-opt is internal and left out).
-var documented = []func(*ir.Context) error{funcd.Register, tensor.Register, tiled.Register}
 
 func main() {
 	out := flag.String("o", "docs/dialects", "directory to write one Markdown file per dialect into")
@@ -48,10 +42,8 @@ func main() {
 // generate returns file name -> Markdown for every documented dialect.
 func generate() (map[string]string, error) {
 	ctx := ir.NewContext()
-	for _, register := range documented {
-		if err := register(ctx); err != nil {
-			return nil, err
-		}
+	if err := registry.RegisterDialects(ctx); err != nil {
+		return nil, err
 	}
 	out := map[string]string{}
 	for _, d := range ctx.Dialects() {
@@ -77,8 +69,15 @@ func dialectDoc(d *ir.Dialect) string {
 			opDoc(&b, op)
 		}
 	}
-	entries(&b, "Attributes", d.AttrDocs)
-	entries(&b, "Types", d.TypeDocs)
+	var attrs, types []entry
+	for _, a := range d.Attrs {
+		attrs = append(attrs, entry{"#" + d.Name + "." + a.Mnemonic, a.Summary, a.Syntax, a.Description})
+	}
+	for _, t := range d.Types {
+		types = append(types, entry{"!" + d.Name + "." + t.Mnemonic, t.Summary, t.Syntax, t.Description})
+	}
+	entries(&b, "Attributes", attrs)
+	entries(&b, "Types", types)
 	return strings.TrimRight(b.String(), "\n") + "\n"
 }
 
@@ -112,6 +111,9 @@ func opDoc(b *strings.Builder, op *ir.OpDef) {
 	}
 	if names := op.Traits.Names(); len(names) > 0 {
 		fmt.Fprintf(b, "Traits: %s\n\n", strings.Join(names, ", "))
+	}
+	if names := interfaceNames(op); len(names) > 0 {
+		fmt.Fprintf(b, "Interfaces: %s\n\n", strings.Join(names, ", "))
 	}
 	if len(op.ParentOps) > 0 {
 		fmt.Fprintf(b, "Parent ops: `%s`\n\n", strings.Join(op.ParentOps, "`, `"))
@@ -186,20 +188,45 @@ func valueTable(b *strings.Builder, title string, vals []ir.ValueDef) {
 	b.WriteString("\n")
 }
 
-func entries(b *strings.Builder, title string, es []ir.DocEntry) {
+// entry documents an attribute or type declaration.
+type entry struct{ name, summary, syntax, description string }
+
+func entries(b *strings.Builder, title string, es []entry) {
 	if len(es) == 0 {
 		return
 	}
 	fmt.Fprintf(b, "## %s\n\n", title)
 	for _, e := range es {
-		fmt.Fprintf(b, "### `%s`\n\n", e.Name)
-		para(b, e.Summary)
-		if e.Syntax != "" {
-			fmt.Fprintf(b, "```mlir\n%s\n```\n\n", strings.TrimSpace(e.Syntax))
+		fmt.Fprintf(b, "### `%s`\n\n", e.name)
+		para(b, e.summary)
+		para(b, e.description)
+		if e.syntax != "" {
+			fmt.Fprintf(b, "```mlir\n%s\n```\n\n", strings.TrimSpace(e.syntax))
 		}
 	}
 }
 
 func escapeCell(s string) string {
 	return strings.NewReplacer("|", "\\|", "\n", " ").Replace(s)
+}
+
+// interfaceNames lists the core op interfaces (package ir) op implements.
+func interfaceNames(op *ir.OpDef) []string {
+	var names []string
+	add := func(name string, ok bool) {
+		if ok {
+			names = append(names, name)
+		}
+	}
+	_, fn := ir.DefInterface[ir.FunctionLike](op)
+	add("FunctionLike", fn)
+	_, call := ir.DefInterface[ir.CallLike](op)
+	add("CallLike", call)
+	_, ew := ir.DefInterface[ir.Elementwise](op)
+	add("Elementwise", ew)
+	_, lp := ir.DefInterface[ir.LayoutPreserving](op)
+	add("LayoutPreserving", lp)
+	_, me := ir.DefInterface[ir.MemoryEffects](op)
+	add("MemoryEffects", me)
+	return names
 }

@@ -39,6 +39,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	toolsDir := fs.String("tools-dir", "", "use the commands in this folder instead of building ./tools/...")
 	timeout := fs.Duration("timeout", 5*time.Minute, "time limit of each test")
 	suffixes := fs.StringSlice("suffixes", lit.DefaultSuffixes, "file extensions of tests")
+	tags := fs.StringSlice("build-tags", []string{"ipuir_testing"}, "build tags for building ./tools/... (ipuir_testing gives ipu-opt the test dialect and passes that ipuir's own tests use)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: ipu-lit [options] PATH...")
 		fs.PrintDefaults()
@@ -64,7 +65,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 		defer os.RemoveAll(dir)
-		if err := lit.BuildTools(root, dir); err != nil {
+		if err := lit.BuildTools(root, dir, *tags...); err != nil {
 			// Tests of the commands that did build still run.
 			fmt.Fprintln(stderr, "ipu-lit: warning:", err)
 		}

@@ -6,34 +6,33 @@
 //	ipu-opt input.ipuir --canonicalize --cse --mlir-print-ir-after-all
 //	ipu-opt bad.ipuir --split-input-file --verify-diagnostics
 //
-// The driver itself is package optmain; this command registers ipuir's
-// dialects, passes and targets with it.
+// The driver itself is package optmain; this command gives it ipuir's
+// dialects and passes (package registry) and the --target flag. Built
+// with the `ipuir_testing` build tag (as the behaviour tests build it) it
+// also registers the test dialect and passes of tests/.
 package main
 
 import (
 	"os"
 
-	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/registry"
+	"github.com/ipuir/ipuir/target"
 	"github.com/ipuir/ipuir/tools/optmain"
+	"github.com/ipuir/ipuir/tools/targetflag"
 )
+
+// Version is the ipuir release this tool belongs to.
+const Version = "0.1.0"
 
 func main() {
 	tool := &optmain.Tool{
 		Name:       "ipu-opt",
 		Version:    Version,
-		Setup:      registerDialects,
-		Extensions: []optmain.Extension{newTargetExtension(), newPassExtension()},
+		Dialects:   registry.RegisterDialects,
+		Passes:     registry.RegisterPasses,
+		Env:        target.EnvOfModule,
+		Extensions: []optmain.Extension{targetflag.New()},
 	}
+	addTestRegistrations(tool)
 	os.Exit(tool.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
-}
-
-// Version is the ipuir release this tool belongs to.
-const Version = "0.1.0"
-
-func registerDialects(ctx *ir.Context) {
-	for _, register := range dialectRegistrations {
-		if err := register(ctx); err != nil {
-			panic("BUG: " + err.Error())
-		}
-	}
 }

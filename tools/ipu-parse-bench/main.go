@@ -36,10 +36,10 @@ import (
 	"syscall"
 	"time"
 
-	funcd "github.com/ipuir/ipuir/dialects/func"
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/parser"
 	"github.com/ipuir/ipuir/printer"
+	"github.com/ipuir/ipuir/registry"
 )
 
 func main() {
@@ -125,7 +125,7 @@ func runChild(path, cpuProfile, memProfile string) error {
 	}
 	ctx := ir.NewContext()
 	ctx.AllowUnregisteredDialects = true
-	if err := funcd.Register(ctx); err != nil {
+	if err := registry.RegisterDialects(ctx); err != nil {
 		return err
 	}
 	t0, c0 := time.Now(), cpuTime()

@@ -24,7 +24,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ipuir/ipuir/dialects/tensor/eval"
-	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/tools/toolkit"
 )
 
 // options are the command line.
@@ -51,9 +51,6 @@ type mode interface {
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
-// errReported marks a failure whose diagnostic was already printed.
-var errReported = errors.New("reported")
-
 func run(args []string, stdout, stderr io.Writer) int {
 	o, err := parseFlags(args, stderr)
 	if err != nil {
@@ -64,7 +61,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if err := execute(o, stdout, stderr); err != nil {
-		if !errors.Is(err, errReported) {
+		if !errors.Is(err, toolkit.ErrReported) {
 			fmt.Fprintf(stderr, "ipu-run: %v\n", err)
 		}
 		return 1
@@ -139,10 +136,8 @@ func execute(o *options, stdout, stderr io.Writer) error {
 	outputs, err := m.Run(p, inputs)
 	done(err)
 	if err != nil {
-		var d *ir.Diagnostic
-		if errors.As(err, &d) {
-			fmt.Fprint(stderr, p.sources.Render(d))
-			return errReported
+		if err := p.Report(err, stderr); errors.Is(err, toolkit.ErrReported) {
+			return err
 		}
 		return fmt.Errorf("%s run: %w", m.Name(), err)
 	}

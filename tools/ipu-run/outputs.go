@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ipuir/ipuir/dialects/tensor"
 	"github.com/ipuir/ipuir/dialects/tensor/eval"
+	"github.com/ipuir/ipuir/elem/irelem"
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/runtime/npy"
 	"github.com/ipuir/ipuir/runtime/reference"
@@ -103,7 +103,7 @@ func compare(o *options, p *program, outputs []*eval.Array, stdout io.Writer) er
 		if err != nil {
 			return fmt.Errorf("--compare #%d: %w", i, err)
 		}
-		want, err := reference.FromNPY(n, typeOf(p.ctx, outputs[i]))
+		want, err := reference.FromNPY(n, typeOf(p.Ctx, outputs[i]))
 		if err != nil {
 			return fmt.Errorf("--compare #%d (%s): %w", i, path, err)
 		}
@@ -127,13 +127,13 @@ func compare(o *options, p *program, outputs []*eval.Array, stdout io.Writer) er
 // typeOf is the IR type of a value: a tensor type, or the element type for
 // a scalar.
 func typeOf(ctx *ir.Context, a *eval.Array) ir.Type {
-	elem := tensor.FloatType(ctx, a.Kind)
+	et := irelem.Type(ctx, a.Kind)
 	if a.Rank() == 0 {
-		return elem
+		return et
 	}
 	dims := make([]int64, len(a.Shape))
 	for i, d := range a.Shape {
 		dims[i] = int64(d)
 	}
-	return ctx.Tensor(dims, elem)
+	return ctx.Tensor(dims, et)
 }

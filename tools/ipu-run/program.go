@@ -5,67 +5,41 @@ import (
 	"io"
 	"os"
 
-	funcd "github.com/ipuir/ipuir/dialects/func"
-	"github.com/ipuir/ipuir/dialects/tensor"
 	"github.com/ipuir/ipuir/dialects/tensor/eval"
 	"github.com/ipuir/ipuir/ir"
-	"github.com/ipuir/ipuir/parser"
+	"github.com/ipuir/ipuir/registry"
 	"github.com/ipuir/ipuir/runtime/npy"
 	"github.com/ipuir/ipuir/runtime/reference"
+	"github.com/ipuir/ipuir/target"
+	"github.com/ipuir/ipuir/tools/toolkit"
 )
 
 // program is a parsed, verified module and the function to run.
 type program struct {
-	ctx     *ir.Context
-	sources *ir.SourceMgr
-	module  *ir.Operation
-	fn      *ir.Operation
-	name    string
-	args    []ir.Type
+	*toolkit.Program
+	fn   *ir.Operation
+	name string
+	args []ir.Type
 }
 
-// load parses and verifies file and finds the function. Diagnostics are
-// printed to stderr with the source line they point at.
+// load parses and verifies file with the tools' shared loader and finds
+// the function. Diagnostics are printed to stderr with the source line
+// they point at.
 func load(file, function string, stderr io.Writer) (*program, error) {
-	var src []byte
-	var err error
-	if file == "-" {
-		file = "<stdin>"
-		src, err = io.ReadAll(os.Stdin)
-	} else {
-		src, err = os.ReadFile(file)
-	}
+	loader := &toolkit.Loader{Setup: registry.RegisterDialects, Env: target.EnvOfModule}
+	lp, err := loader.Load(file, os.Stdin, stderr)
 	if err != nil {
 		return nil, err
 	}
-	ctx := ir.NewContext()
-	for _, register := range []func(*ir.Context) error{funcd.Register, tensor.Register} {
-		if err := register(ctx); err != nil {
-			return nil, fmt.Errorf("BUG: registering dialects: %w", err)
-		}
-	}
-	p := &program{ctx: ctx, sources: ir.NewSourceMgr()}
-	report := func(err error) error {
-		if d, ok := err.(*ir.Diagnostic); ok {
-			fmt.Fprint(stderr, p.sources.Render(d))
-			return errReported
-		}
-		return err
-	}
-	p.module, err = parser.ParseSourceString(ctx, src, parser.Config{Filename: file, SourceMgr: p.sources})
-	if err != nil {
-		return nil, report(err)
-	}
-	if d := ir.Verify(p.module); d != nil {
-		return nil, report(d)
-	}
+	p := &program{Program: lp}
+	report := func(err error) error { return p.Report(err, stderr) }
 	if function == "" {
-		if function, err = onlyFunction(p.module); err != nil {
+		if function, err = onlyFunction(p.Module); err != nil {
 			return nil, report(err)
 		}
 	}
 	p.name = function
-	if p.fn, err = reference.LookupFunction(p.module, function); err != nil {
+	if p.fn, err = reference.LookupFunction(p.Module, function); err != nil {
 		return nil, report(err)
 	}
 	if p.args, err = reference.ArgumentTypes(p.fn); err != nil {
@@ -79,7 +53,7 @@ func load(file, function string, stderr io.Writer) (*program, error) {
 func onlyFunction(module *ir.Operation) (string, error) {
 	var names []string
 	for _, op := range ir.ModuleBody(module).Ops() {
-		if op.Name() == funcd.FuncOpName {
+		if ir.Implements[ir.FunctionLike](op) {
 			if n, ok := ir.SymbolName(op); ok {
 				names = append(names, n)
 			}

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -15,16 +14,14 @@ import (
 	"testing"
 	"time"
 
-	funcd "github.com/ipuir/ipuir/dialects/func"
-	"github.com/ipuir/ipuir/dialects/tensor"
-	"github.com/ipuir/ipuir/dialects/tiled"
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/parser"
 	"github.com/ipuir/ipuir/passes"
-	"github.com/ipuir/ipuir/passes/testdialect"
-	"github.com/ipuir/ipuir/passes/testpasses"
 	"github.com/ipuir/ipuir/printer"
+	"github.com/ipuir/ipuir/registry"
 	"github.com/ipuir/ipuir/target"
+	"github.com/ipuir/ipuir/tests/testdialect"
+	"github.com/ipuir/ipuir/tests/testpasses"
 	"github.com/ipuir/ipuir/tools/optmain"
 )
 
@@ -56,7 +53,7 @@ var updateFuzzSeeds = flag.Bool("update-fuzz-seeds", false,
 func newFuzzContext() *ir.Context {
 	ctx := ir.NewContext()
 	ctx.AllowUnregisteredDialects = true
-	for _, register := range []func(*ir.Context) error{funcd.Register, tensor.Register, tiled.Register, testdialect.Register} {
+	for _, register := range []func(*ir.Context) error{registry.RegisterDialects, testdialect.Register} {
 		if err := register(ctx); err != nil {
 			panic("BUG: registering dialects: " + err.Error())
 		}
@@ -68,9 +65,7 @@ func newFuzzContext() *ir.Context {
 
 func newFuzzRegistry(t testing.TB) *passes.Registry {
 	r := passes.NewRegistry()
-	for _, register := range []func(*passes.Registry) error{
-		passes.RegisterBuiltinPasses, passes.RegisterTensorPasses, testpasses.Register, passes.RegisterTiledPasses,
-	} {
+	for _, register := range []func(*passes.Registry) error{registry.RegisterPasses, testpasses.Register} {
 		if err := register(r); err != nil {
 			t.Fatalf("registering passes: %v", err)
 		}
@@ -82,17 +77,12 @@ func FuzzPipeline(f *testing.F) {
 	if *updateFuzzSeeds {
 		writeFuzzSeeds(f)
 	}
-	// The GEMM planner logs its choices through slog's default logger;
-	// thousands of inputs' worth of that is noise here.
-	old := slog.Default()
-	slog.SetDefault(slog.New(slog.DiscardHandler))
-	f.Cleanup(func() { slog.SetDefault(old) })
-	registry := newFuzzRegistry(f)
-	plain, err := registry.ParsePipeline(fuzzPipeline)
+	reg := newFuzzRegistry(f)
+	plain, err := reg.ParsePipeline(fuzzPipeline)
 	if err != nil {
 		f.Fatalf("parsing %s: %v", fuzzPipeline, err)
 	}
-	lowering, err := registry.ParsePipeline(fuzzLoweringPipeline)
+	lowering, err := reg.ParsePipeline(fuzzLoweringPipeline)
 	if err != nil {
 		f.Fatalf("parsing %s: %v", fuzzLoweringPipeline, err)
 	}
@@ -126,7 +116,11 @@ func runFuzzPipeline(src []byte, plain, lowering *passes.OpPassManager) string {
 	if err != nil {
 		return ""
 	}
-	if d := ir.Verify(module); d != nil {
+	env, err := target.EnvOfModule(module)
+	if err != nil {
+		return ""
+	}
+	if d := ir.VerifyIn(module, env); d != nil {
 		// ipu-opt prints the op a diagnostic names (--mlir-print-op-on-diagnostic),
 		// and that op may be invalid.
 		if d.Op != nil {
@@ -138,10 +132,10 @@ func runFuzzPipeline(src []byte, plain, lowering *passes.OpPassManager) string {
 	if module.Attr(target.ModuleAttr) != nil {
 		pipeline = lowering
 	}
-	runErr := passes.NewPassManager(ctx, pipeline, passes.Options{DisableThreading: true, VerifyEach: true}).Run(module)
+	runErr := passes.NewPassManager(ctx, pipeline, passes.Options{DisableThreading: true, VerifyEach: true, Env: env}).Run(module)
 	// A failed pass may leave the IR invalid; it must still print, but only
 	// verified IR must print text that parses.
-	verified := runErr == nil || ir.Verify(module) == nil
+	verified := runErr == nil || ir.VerifyIn(module, env) == nil
 	for _, generic := range []bool{false, true} {
 		var text bytes.Buffer
 		if err := printer.Print(&text, module, printer.Options{Generic: generic}); err != nil {

@@ -3,14 +3,25 @@
 // lines (as MLIR's MlirOptMain does):
 //
 //	func main() {
-//		t := &optmain.Tool{Name: "my-opt", Setup: func(ctx *ir.Context) { mydialect.Register(ctx) }}
+//		t := &optmain.Tool{
+//			Name:     "toy-opt",
+//			Dialects: func(ctx *ir.Context) error { return ctx.RegisterDialect(toy.Dialect) },
+//			Passes:   toy.RegisterPasses,
+//		}
 //		os.Exit(t.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 //	}
 //
 // It reads a file (or stdin), optionally splits it at `// -----` lines,
 // parses, verifies, runs a pass pipeline and prints the result, and reports
 // diagnostics in mlir-opt's form — or, with --verify-diagnostics, checks
-// them against `// expected-error {{...}}` comments in the input.
+// them against `// expected-error {{...}}` comments in the input. The pass
+// manager's flags (--pass-pipeline, --<pass-name>, --mlir-print-ir-*,
+// --mlir-timing, --mlir-pass-statistics, reproducers, --list-passes) come
+// with it whenever the tool has passes.
+//
+// Extensions add flags and steps of their own (ipu-opt's --target), and an
+// extension that is an Emitter writes something other than IR in place of
+// the printed module (ipu-translate's packages and JSON).
 //
 // Flags follow mlir-opt's spelling. LLVM tools accept single-dash long
 // flags (`-split-input-file`); so do we: a single-dash argument longer than
@@ -18,29 +29,36 @@
 package optmain
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/ipuir/ipuir/ir"
-	"github.com/ipuir/ipuir/parser"
+	"github.com/ipuir/ipuir/passes"
 	"github.com/ipuir/ipuir/printer"
+	"github.com/ipuir/ipuir/tools/toolkit"
 )
 
 // Tool describes an opt-like tool.
 type Tool struct {
 	Name    string
 	Version string
-	// Setup registers the tool's dialects on a fresh context.
-	Setup func(ctx *ir.Context)
-	// Extensions add flags and pipeline stages (passes, targets) without
-	// this package depending on them.
+	// Overview is the one line --help starts with; "optimizer driver for
+	// ipuir" when empty.
+	Overview string
+	// Dialects registers the tool's dialects on a fresh context.
+	Dialects func(ctx *ir.Context) error
+	// Passes registers the passes and pipelines the tool offers; nil for a
+	// tool without passes (no pass-manager flags then).
+	Passes func(r *passes.Registry) error
+	// Env states the facts of a parsed module that verifiers and passes
+	// may need (ipu-opt: the target its ipu.target names); nil for none.
+	Env func(module *ir.Operation) (*ir.Env, error)
+	// Extensions add flags and processing steps.
 	Extensions []Extension
 }
 
@@ -52,10 +70,17 @@ type Extension interface {
 	// the (normalised) command-line arguments, for flags whose order
 	// matters. It may print and ask the driver to exit with code.
 	Early(args []string, stdout io.Writer) (done bool, code int, err error)
-	// Process transforms a parsed, verified module. Diagnostics go through
-	// ctx.Emit; a non-nil error means failure (it is reported too unless it
-	// is ErrReported).
+	// Process transforms a parsed, verified module before the pass
+	// pipeline runs. Diagnostics go through ctx.Emit; a non-nil error
+	// means failure (it is reported too unless it is ErrReported).
 	Process(ctx *ir.Context, module *ir.Operation, in *Input) error
+}
+
+// Emitter is an Extension that may write the chunk's output itself, after
+// the pipeline, instead of the printed IR: a binary package, JSON, a
+// report. Emit returns false to leave the output to the printer.
+type Emitter interface {
+	Emit(ctx *ir.Context, module *ir.Operation, in *Input, out io.Writer) (emitted bool, err error)
 }
 
 // Input is what an extension may need of the chunk being processed.
@@ -63,18 +88,18 @@ type Input struct {
 	File   string // the file name used in locations
 	Source []byte // the chunk's text
 	Stderr io.Writer
+	// Env is the chunk's environment as the tool's Env states it.
+	Env *ir.Env
+	// Logger is the tool's structured log (--log-level).
+	Logger *slog.Logger
 	// Print prints an op with the tool's printing flags.
 	Print func(w io.Writer, op *ir.Operation) error
-	// Printing is those flags, for extensions that print by themselves
-	// (in parallel, say).
+	// Printing is those flags, for extensions that print by themselves.
 	Printing printer.Options
-	// Timing is the chunk's timer when --mlir-timing is on (nil otherwise),
-	// as the TimingExtension gave it.
-	Timing PhaseTimer
 }
 
 // ErrReported marks a failure whose diagnostics were already emitted.
-var ErrReported = fmt.Errorf("failure already reported")
+var ErrReported = toolkit.ErrReported
 
 // SplitMarker separates the chunks of --split-input-file.
 const SplitMarker = "// -----"
@@ -111,12 +136,22 @@ func normaliseArgs(args []string) []string {
 	return out
 }
 
+// run is one invocation of the tool.
+type run struct {
+	t      *Tool
+	o      options
+	pf     *passFlags // nil without passes
+	logger *slog.Logger
+	loader *toolkit.Loader
+}
+
 // Main runs the tool and returns its exit status.
 func (t *Tool) Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet(t.Name, pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.SortFlags = false
-	var o options
+	r := &run{t: t}
+	o := &r.o
 	fs.StringVarP(&o.output, "output", "o", "-", "Output filename")
 	fs.BoolVar(&o.allowUnregistered, "allow-unregistered-dialect", false, "Allow operation with no registered dialects")
 	fs.BoolVar(&o.generic, "mlir-print-op-generic", false, "Print the generic op form")
@@ -129,34 +164,49 @@ func (t *Tool) Main(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 	fs.BoolVar(&o.showDialects, "show-dialects", false, "Print the list of registered dialects and exit")
 	fs.BoolVar(&o.version, "version", false, "Display the version of this program")
 	fs.BoolVarP(&o.help, "help", "h", false, "Display available options")
+	if t.Passes != nil {
+		reg := passes.NewRegistry()
+		if err := t.Passes(reg); err != nil {
+			fmt.Fprintf(stderr, "%s: BUG: registering passes: %v\n", t.Name, err)
+			return 1
+		}
+		r.pf = newPassFlags(reg)
+		r.pf.addFlags(fs)
+	}
 	for _, e := range t.Extensions {
 		e.AddFlags(fs)
 	}
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "OVERVIEW: %s: optimizer driver for ipuir\n\nUSAGE: %s [options] <input file>\n\nOPTIONS:\n", t.Name, t.Name)
-		fmt.Fprint(stderr, fs.FlagUsages())
+	usage := func(w io.Writer) {
+		fmt.Fprintf(w, "OVERVIEW: %s: %s\n\nUSAGE: %s [options] <input file>\n\nOPTIONS:\n", t.Name, t.overview(), t.Name)
+		fmt.Fprint(w, fs.FlagUsages())
 	}
+	fs.Usage = func() { usage(stderr) }
 	args = normaliseArgs(args)
 	if err := fs.Parse(args); err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", t.Name, err)
 		return 2
 	}
 	if o.help {
-		fs.SetOutput(stdout)
-		fmt.Fprintf(stdout, "OVERVIEW: %s: optimizer driver for ipuir\n\nUSAGE: %s [options] <input file>\n\nOPTIONS:\n", t.Name, t.Name)
-		fmt.Fprint(stdout, fs.FlagUsages())
+		usage(stdout)
 		return 0
 	}
 	if o.version {
 		fmt.Fprintf(stdout, "%s version %s\n", t.Name, t.versionString())
 		return 0
 	}
-	if err := setLogLevel(o.logLevel); err != nil {
+	logger, err := toolkit.NewLogger(stderr, o.logLevel)
+	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", t.Name, err)
 		return 2
 	}
-	ctx := t.newContext(o.allowUnregistered)
+	r.logger = logger
+	r.loader = &toolkit.Loader{Setup: t.Dialects, AllowUnregistered: o.allowUnregistered, Env: t.Env}
 	if o.showDialects {
+		ctx, err := r.loader.NewContext()
+		if err != nil {
+			fmt.Fprintf(stderr, "%s: %v\n", t.Name, err)
+			return 1
+		}
 		fmt.Fprintln(stdout, "Available Dialects:")
 		var names []string
 		for _, d := range ctx.Dialects() {
@@ -164,6 +214,16 @@ func (t *Tool) Main(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 		}
 		fmt.Fprintln(stdout, strings.Join(names, ", "))
 		return 0
+	}
+	if r.pf != nil {
+		done, code, err := r.pf.early(args, stdout)
+		if err != nil {
+			fmt.Fprintf(stderr, "%s: %v\n", t.Name, err)
+			return 1
+		}
+		if done {
+			return code
+		}
 	}
 	for _, e := range t.Extensions {
 		done, code, err := e.Early(args, stdout)
@@ -184,19 +244,24 @@ func (t *Tool) Main(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 	if len(inputs) == 1 {
 		inputName = inputs[0]
 	}
-	src, err := readInput(inputName, stdin)
-	if err != nil {
-		fmt.Fprintf(stderr, "%s: could not open input file '%s': %v\n", t.Name, inputName, unwrapPathError(err))
+	if err := toolkit.CheckOutput(o.output, inputName); err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", t.Name, err)
 		return 1
 	}
-	fileName := inputName
-	if inputName == "-" {
-		fileName = "<stdin>"
+	fileName, src, err := toolkit.ReadInput(inputName, stdin)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", t.Name, toolkit.InputError(inputName, err))
+		return 1
 	}
 
 	var out bytes.Buffer
-	ok := t.processFile(&o, fileName, src, &out, stderr)
-	if err := writeOutput(o.output, out.Bytes(), stdout); err != nil {
+	ok := r.processFile(fileName, src, &out, stderr)
+	// A failed run leaves an existing output file as it was; on stdout the
+	// chunks that succeeded are printed, as mlir-opt prints them.
+	if !ok && o.output != "-" && o.output != "" {
+		return 1
+	}
+	if err := toolkit.WriteOutput(o.output, out.Bytes(), stdout, inputName); err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", t.Name, err)
 		return 1
 	}
@@ -213,35 +278,11 @@ func (t *Tool) versionString() string {
 	return "0.1.0"
 }
 
-func (t *Tool) newContext(allowUnregistered bool) *ir.Context {
-	ctx := ir.NewContext()
-	ctx.AllowUnregisteredDialects = allowUnregistered
-	if t.Setup != nil {
-		t.Setup(ctx)
+func (t *Tool) overview() string {
+	if t.Overview != "" {
+		return t.Overview
 	}
-	return ctx
-}
-
-func unwrapPathError(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err
-	}
-	return err
-}
-
-func readInput(name string, stdin io.Reader) ([]byte, error) {
-	if name == "-" {
-		return io.ReadAll(bufio.NewReader(stdin))
-	}
-	return os.ReadFile(name)
-}
-
-func writeOutput(name string, data []byte, stdout io.Writer) error {
-	if name == "-" || name == "" {
-		_, err := stdout.Write(data)
-		return err
-	}
-	return os.WriteFile(name, data, 0o644)
+	return "optimizer driver for ipuir"
 }
 
 // chunk is one piece of a split input.
@@ -271,37 +312,44 @@ func splitInput(src string, split bool) []chunk {
 }
 
 // processFile handles every chunk and reports whether all succeeded.
-func (t *Tool) processFile(o *options, fileName string, src []byte, out io.Writer, stderr io.Writer) bool {
+func (r *run) processFile(fileName string, src []byte, out io.Writer, stderr io.Writer) bool {
 	sm := ir.NewSourceMgr()
 	sm.Add(fileName, src)
 	allOK := true
-	for i, c := range splitInput(string(src), o.split) {
+	for i, c := range splitInput(string(src), r.o.split) {
 		if i > 0 {
 			fmt.Fprintln(out, SplitMarker)
 		}
-		if !t.processChunk(o, fileName, sm, c, out, stderr) {
+		if !r.processChunk(fileName, sm, c, out, stderr) {
 			allOK = false
 		}
 	}
 	return allOK
 }
 
-func (t *Tool) processChunk(o *options, fileName string, sm *ir.SourceMgr, c chunk, out, stderr io.Writer) bool {
-	ctx := t.newContext(o.allowUnregistered)
+func (r *run) processChunk(fileName string, sm *ir.SourceMgr, c chunk, out, stderr io.Writer) bool {
+	ctx, err := r.loader.NewContext()
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", r.t.Name, err)
+		return false
+	}
 	var diags []*ir.Diagnostic
 	ctx.SetDiagnosticHandler(func(d *ir.Diagnostic) { diags = append(diags, d) })
 
 	var chunkOut bytes.Buffer
-	timing := t.chunkTimer()
-	failed := !t.compileChunk(o, ctx, fileName, sm, c, timing, &chunkOut, stderr)
+	var timing *passes.Timing
+	if r.pf != nil {
+		timing = r.pf.newTiming()
+	}
+	failed := !r.compileChunk(ctx, fileName, sm, c, timing, &chunkOut, stderr)
 	// mlir-opt writes the report when the chunk is done, after its
 	// diagnostics.
 	defer func() {
 		if timing != nil {
-			timing.Report(stderr)
+			r.pf.reportTiming(timing, stderr)
 		}
 	}()
-	if o.verifyDiagnostics {
+	if r.o.verifyDiagnostics {
 		exps, bad := parseExpectations(fileName, c.text, c.firstLine, ctx)
 		failures := append(bad, checkExpectations(ctx, fileName, exps, diags)...)
 		for _, f := range failures {
@@ -313,7 +361,7 @@ func (t *Tool) processChunk(o *options, fileName string, sm *ir.SourceMgr, c chu
 		return len(failures) == 0
 	}
 	for _, d := range diags {
-		if o.printOpOnDiag && d.Op != nil {
+		if r.o.printOpOnDiag && d.Op != nil {
 			d = withCurrentOpNote(d)
 		}
 		fmt.Fprint(stderr, sm.Render(d))
@@ -342,55 +390,69 @@ func withCurrentOpNote(d *ir.Diagnostic) *ir.Diagnostic {
 	return &c
 }
 
-// compileChunk parses, verifies, runs the extensions and prints; it emits
-// every diagnostic through ctx and reports success.
-func (t *Tool) compileChunk(o *options, ctx *ir.Context, fileName string, sm *ir.SourceMgr, c chunk, timing PhaseTimer, out, stderr io.Writer) bool {
+// startPhase starts a top-level timer of the chunk's report when timing
+// is on.
+func startPhase(t *passes.Timing, name string) (stop func()) {
+	if t == nil {
+		return func() {}
+	}
+	return t.Start(name).Stop
+}
+
+// compileChunk parses, verifies, runs the extensions and the pipeline and
+// writes the output; it emits every diagnostic through ctx and reports
+// success.
+func (r *run) compileChunk(ctx *ir.Context, fileName string, sm *ir.SourceMgr, c chunk, timing *passes.Timing, out, stderr io.Writer) bool {
 	// Verification is part of `Parser`, as in mlir-opt, which verifies
 	// the module as the last step of parsing it.
 	stopParser := startPhase(timing, "Parser")
-	module, err := parser.ParseSourceString(ctx, []byte(c.text), parser.Config{
-		Filename: fileName, SourceMgr: sm, LineOffset: c.firstLine - 1,
-	})
+	module, env, err := r.loader.Parse(ctx, toolkit.Chunk{File: fileName, Source: []byte(c.text), FirstLine: c.firstLine, Sources: sm})
+	stopParser()
 	if err != nil {
-		stopParser()
 		ctx.Emit(ir.AsDiagnostic(err, nil))
 		return false
 	}
-	d := ir.Verify(module)
-	stopParser()
-	if d != nil {
-		ctx.Emit(d)
+	popts := printer.Options{Generic: r.o.generic, DebugInfo: r.o.debugInfo, Env: env}
+	in := &Input{File: fileName, Source: []byte(c.text), Stderr: stderr, Env: env, Logger: r.logger, Printing: popts,
+		Print: func(w io.Writer, op *ir.Operation) error { return printer.Print(w, op, popts) }}
+	fail := func(err error) bool {
+		if err != ErrReported {
+			ctx.Emit(ir.AsDiagnostic(err, nil))
+		}
 		return false
 	}
-	popts := printer.Options{Generic: o.generic, DebugInfo: o.debugInfo}
-	in := &Input{File: fileName, Source: []byte(c.text), Stderr: stderr, Printing: popts, Timing: timing,
-		Print: func(w io.Writer, op *ir.Operation) error { return printer.Print(w, op, popts) }}
-	for _, e := range t.Extensions {
+	for _, e := range r.t.Extensions {
 		if err := e.Process(ctx, module, in); err != nil {
-			if err != ErrReported {
-				ctx.Emit(ir.AsDiagnostic(err, nil))
-			}
-			return false
+			return fail(err)
+		}
+	}
+	// Extensions may have changed what the environment is made of (the
+	// target flag sets ipu.target): state it again for the pipeline.
+	if in.Env, err = r.loader.EnvOf(module); err != nil {
+		return fail(err)
+	}
+	popts.Env = in.Env
+	in.Printing = popts
+	if r.pf != nil {
+		if err := r.pf.run(ctx, module, in, timing); err != nil {
+			return fail(err)
 		}
 	}
 	stopOutput := startPhase(timing, "Output")
 	defer stopOutput()
+	for _, e := range r.t.Extensions {
+		if em, ok := e.(Emitter); ok {
+			emitted, err := em.Emit(ctx, module, in, out)
+			if err != nil {
+				return fail(err)
+			}
+			if emitted {
+				return true
+			}
+		}
+	}
 	if err := printer.Print(out, module, popts); err != nil {
-		ctx.Emit(ir.AsDiagnostic(err, nil))
-		return false
+		return fail(err)
 	}
 	return true
-}
-
-// setLogLevel sets the level of log/slog's default logger, which passes
-// use for their structured progress lines; "off" silences it.
-func setLogLevel(name string) error {
-	levels := map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn,
-		"error": slog.LevelError, "off": slog.LevelError + 100}
-	l, ok := levels[strings.ToLower(name)]
-	if !ok {
-		return fmt.Errorf("--log-level: unknown level '%s' (debug, info, warn, error or off)", name)
-	}
-	slog.SetLogLoggerLevel(l)
-	return nil
 }

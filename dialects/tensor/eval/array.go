@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/numeric"
 )
 
@@ -15,7 +16,7 @@ import (
 // value.
 type Array struct {
 	Shape []int
-	Kind  numeric.Kind
+	Kind  elem.Type
 	Data  []float64
 }
 
@@ -41,8 +42,8 @@ func NumElements(shape []int) (int, error) {
 }
 
 // New returns a zero-filled array.
-func New(shape []int, kind numeric.Kind) (*Array, error) {
-	if !kind.Valid() {
+func New(shape []int, kind elem.Type) (*Array, error) {
+	if !kind.IsFloat() {
 		return nil, fmt.Errorf("invalid element kind %v", kind)
 	}
 	n, err := NumElements(shape)
@@ -54,7 +55,7 @@ func New(shape []int, kind numeric.Kind) (*Array, error) {
 
 // FromValues returns an array holding vals rounded to kind. vals must have
 // exactly as many elements as shape.
-func FromValues(shape []int, kind numeric.Kind, vals []float64) (*Array, error) {
+func FromValues(shape []int, kind elem.Type, vals []float64) (*Array, error) {
 	a, err := New(shape, kind)
 	if err != nil {
 		return nil, err
@@ -74,7 +75,7 @@ func (a *Array) Check() error {
 	if a == nil {
 		return fmt.Errorf("missing array")
 	}
-	if !a.Kind.Valid() {
+	if !a.Kind.IsFloat() {
 		return fmt.Errorf("invalid element kind %v", a.Kind)
 	}
 	n, err := NumElements(a.Shape)

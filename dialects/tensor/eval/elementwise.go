@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/numeric"
 )
 
@@ -131,11 +132,11 @@ func Unary(op UnaryOp, a *Array) (*Array, error) {
 }
 
 // Convert rounds every element of a to kind.
-func Convert(a *Array, kind numeric.Kind) (*Array, error) {
+func Convert(a *Array, kind elem.Type) (*Array, error) {
 	if err := a.Check(); err != nil {
 		return nil, err
 	}
-	if !kind.Valid() {
+	if !kind.IsFloat() {
 		return nil, fmt.Errorf("invalid element kind %v", kind)
 	}
 	out := &Array{Shape: append([]int{}, a.Shape...), Kind: kind, Data: make([]float64, len(a.Data))}
@@ -148,7 +149,7 @@ func Convert(a *Array, kind numeric.Kind) (*Array, error) {
 }
 
 // Splat returns an array of shape and kind filled with v rounded to kind.
-func Splat(v float64, shape []int, kind numeric.Kind) (*Array, error) {
+func Splat(v float64, shape []int, kind elem.Type) (*Array, error) {
 	out, err := New(shape, kind)
 	if err != nil {
 		return nil, err

@@ -5,10 +5,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/numeric"
 )
 
-func arr(t *testing.T, shape []int, kind numeric.Kind, vals ...float64) *Array {
+func arr(t *testing.T, shape []int, kind elem.Type, vals ...float64) *Array {
 	t.Helper()
 	a, err := FromValues(shape, kind, vals)
 	if err != nil {
@@ -43,8 +44,8 @@ func wantErr(t *testing.T, err error, substr string) {
 }
 
 func TestMatMulSmall(t *testing.T) {
-	a := arr(t, []int{2, 3}, numeric.F32, 1, 2, 3, 4, 5, 6)
-	b := arr(t, []int{3, 2}, numeric.F32, 7, 8, 9, 10, 11, 12)
+	a := arr(t, []int{2, 3}, elem.F32, 1, 2, 3, 4, 5, 6)
+	b := arr(t, []int{3, 2}, elem.F32, 7, 8, 9, 10, 11, 12)
 	c, err := MatMul(a, b)
 	wantData(t, c, err, []int{2, 2}, 58, 64, 139, 154)
 }
@@ -71,8 +72,8 @@ func TestMatMulBlockingMatchesNaiveOrder(t *testing.T) {
 		m, k, n := sz[0], sz[1], sz[2]
 		x, _ := numeric.Gaussian(m*k, 1, 0, 1)
 		y, _ := numeric.Gaussian(k*n, 2, 0, 1)
-		a := arr(t, []int{m, k}, numeric.F64, x...)
-		b := arr(t, []int{k, n}, numeric.F64, y...)
+		a := arr(t, []int{m, k}, elem.F64, x...)
+		b := arr(t, []int{k, n}, elem.F64, y...)
 		c, err := MatMul(a, b)
 		wantData(t, c, err, []int{m, n}, naive(x, y, m, k, n)...)
 	}
@@ -89,8 +90,8 @@ func TestMatMulF16AccumulatesInF32(t *testing.T) {
 		ones[i], row[i] = 1, 1
 	}
 	row[0] = 2048
-	a := arr(t, []int{1, k}, numeric.F16, row...)
-	b := arr(t, []int{k, 1}, numeric.F16, ones...)
+	a := arr(t, []int{1, k}, elem.F16, row...)
+	b := arr(t, []int{k, 1}, elem.F16, ones...)
 	c, err := MatMul(a, b)
 	// 2048+7 = 2055 in f32, rounded to f16 (spacing 2 above 2048): 2056.
 	wantData(t, c, err, []int{1, 1}, 2056)
@@ -99,28 +100,28 @@ func TestMatMulF16AccumulatesInF32(t *testing.T) {
 // f32 accumulation order is sequential in k: 1e8 + 1 - 1e8 ... gives a
 // different answer from a float64 sum, and the kernel must give the f32 one.
 func TestMatMulF32RoundsEachStep(t *testing.T) {
-	a := arr(t, []int{1, 3}, numeric.F32, 1e8, 1, -1e8)
-	b := arr(t, []int{3, 1}, numeric.F32, 1, 1, 1)
+	a := arr(t, []int{1, 3}, elem.F32, 1e8, 1, -1e8)
+	b := arr(t, []int{3, 1}, elem.F32, 1, 1, 1)
 	c, err := MatMul(a, b)
 	wantData(t, c, err, []int{1, 1}, 0)
 }
 
 func TestBatchMatMul(t *testing.T) {
-	a := arr(t, []int{2, 1, 2}, numeric.F32, 1, 2, 3, 4)
-	b := arr(t, []int{2, 2, 1}, numeric.F32, 5, 6, 7, 8)
+	a := arr(t, []int{2, 1, 2}, elem.F32, 1, 2, 3, 4)
+	b := arr(t, []int{2, 2, 1}, elem.F32, 5, 6, 7, 8)
 	c, err := BatchMatMul(a, b)
 	wantData(t, c, err, []int{2, 1, 1}, 17, 53)
-	_, err = BatchMatMul(a, arr(t, []int{3, 2, 1}, numeric.F32, 1, 2, 3, 4, 5, 6))
+	_, err = BatchMatMul(a, arr(t, []int{3, 2, 1}, elem.F32, 1, 2, 3, 4, 5, 6))
 	wantErr(t, err, "batch dimensions differ")
 	_, err = MatMul(a, b)
 	wantErr(t, err, "rank-2")
-	_, err = MatMul(arr(t, []int{1, 2}, numeric.F32, 1, 2), arr(t, []int{3, 1}, numeric.F32, 1, 2, 3))
+	_, err = MatMul(arr(t, []int{1, 2}, elem.F32, 1, 2), arr(t, []int{3, 1}, elem.F32, 1, 2, 3))
 	wantErr(t, err, "contracting dimensions differ")
 }
 
 func TestBinaryAndUnary(t *testing.T) {
-	a := arr(t, []int{3}, numeric.F16, 1, -2, 0.5)
-	b := arr(t, []int{3}, numeric.F16, 3, 4, -0.5)
+	a := arr(t, []int{3}, elem.F16, 1, -2, 0.5)
+	b := arr(t, []int{3}, elem.F16, 3, 4, -0.5)
 	for _, tc := range []struct {
 		op   BinaryOp
 		want []float64
@@ -133,27 +134,27 @@ func TestBinaryAndUnary(t *testing.T) {
 	}
 	e, err := Unary(Exp, a)
 	wantData(t, e, err, []int{3}, numeric.RoundF16(math.E), numeric.RoundF16(math.Exp(-2)), numeric.RoundF16(math.Exp(0.5)))
-	r, err := Unary(Rsqrt, arr(t, []int{2}, numeric.F32, 4, 0))
+	r, err := Unary(Rsqrt, arr(t, []int{2}, elem.F32, 4, 0))
 	wantData(t, r, err, []int{2}, 0.5, math.Inf(1))
 	x := -30.0
-	g, err := Unary(Gelu, arr(t, []int{3}, numeric.F64, 0, 1, x))
+	g, err := Unary(Gelu, arr(t, []int{3}, elem.F64, 0, 1, x))
 	wantData(t, g, err, []int{3}, 0, 0.8413447460685429, x*0.5*math.Erfc(-x/math.Sqrt2))
-	gt, err := Unary(GeluTanh, arr(t, []int{1}, numeric.F64, 1))
+	gt, err := Unary(GeluTanh, arr(t, []int{1}, elem.F64, 1))
 	wantData(t, gt, err, []int{1}, 0.5*(1+math.Tanh(math.Sqrt(2/math.Pi)*(1+0.044715))))
-	_, err = Binary(Add, a, arr(t, []int{3}, numeric.F32, 1, 2, 3))
+	_, err = Binary(Add, a, arr(t, []int{3}, elem.F32, 1, 2, 3))
 	wantErr(t, err, "operands differ: tensor<3xf16> and tensor<3xf32>")
 }
 
 func TestConvertRounds(t *testing.T) {
-	a := arr(t, []int{2}, numeric.F32, 1+1.0/1024+1.0/4096, 70000)
-	c, err := Convert(a, numeric.F16)
+	a := arr(t, []int{2}, elem.F32, 1+1.0/1024+1.0/4096, 70000)
+	c, err := Convert(a, elem.F16)
 	wantData(t, c, err, []int{2}, 1+1.0/1024, math.Inf(1))
-	d, err := Convert(a, numeric.BF16)
+	d, err := Convert(a, elem.BF16)
 	wantData(t, d, err, []int{2}, 1, 70144)
 }
 
 func TestReduce(t *testing.T) {
-	a := arr(t, []int{2, 3}, numeric.F32, 1, 2, 3, 4, 5, 6)
+	a := arr(t, []int{2, 3}, elem.F32, 1, 2, 3, 4, 5, 6)
 	s, err := Reduce(ReduceSum, a, []int{1})
 	wantData(t, s, err, []int{2}, 6, 15)
 	s, err = Reduce(ReduceSum, a, []int{0})
@@ -162,10 +163,10 @@ func TestReduce(t *testing.T) {
 	wantData(t, s, err, []int{}, 21)
 	m, err := Reduce(ReduceMax, a, []int{0})
 	wantData(t, m, err, []int{3}, 4, 5, 6)
-	m, err = Reduce(ReduceMax, arr(t, []int{3}, numeric.F32, 1, math.NaN(), 2), []int{0})
+	m, err = Reduce(ReduceMax, arr(t, []int{3}, elem.F32, 1, math.NaN(), 2), []int{0})
 	wantData(t, m, err, []int{}, math.NaN())
 	// f16 sums accumulate in f32: 2048 + 1 + 1 = 2050 exactly.
-	s, err = Reduce(ReduceSum, arr(t, []int{3}, numeric.F16, 2048, 1, 1), []int{0})
+	s, err = Reduce(ReduceSum, arr(t, []int{3}, elem.F16, 2048, 1, 1), []int{0})
 	wantData(t, s, err, []int{}, 2050)
 	_, err = Reduce(ReduceSum, a, []int{2})
 	wantErr(t, err, "axis 2 is out of range for rank 2")
@@ -174,7 +175,7 @@ func TestReduce(t *testing.T) {
 }
 
 func TestSoftmaxAndLayerNorm(t *testing.T) {
-	a := arr(t, []int{2, 2}, numeric.F64, 0, 0, 1, 3)
+	a := arr(t, []int{2, 2}, elem.F64, 0, 0, 1, 3)
 	s, err := Softmax(a, 1)
 	e := math.Exp(-2)
 	wantData(t, s, err, []int{2, 2}, 0.5, 0.5, e/(1+e), 1/(1+e))
@@ -184,21 +185,21 @@ func TestSoftmaxAndLayerNorm(t *testing.T) {
 	e1, e3 := math.Exp(-1), math.Exp(-3)
 	wantData(t, s, err, []int{2, 2}, e1/(e1+1), e3/(e3+1), 1/(e1+1), 1/(e3+1))
 	// Large inputs do not overflow thanks to max subtraction.
-	s, err = Softmax(arr(t, []int{2}, numeric.F16, 60000, 60000), 0)
+	s, err = Softmax(arr(t, []int{2}, elem.F16, 60000, 60000), 0)
 	wantData(t, s, err, []int{2}, 0.5, 0.5)
 
-	x := arr(t, []int{1, 4}, numeric.F64, 1, 2, 3, 4)
-	g := arr(t, []int{4}, numeric.F64, 1, 1, 2, 2)
-	bb := arr(t, []int{4}, numeric.F64, 0, 0, 0, 1)
+	x := arr(t, []int{1, 4}, elem.F64, 1, 2, 3, 4)
+	g := arr(t, []int{4}, elem.F64, 1, 1, 2, 2)
+	bb := arr(t, []int{4}, elem.F64, 0, 0, 0, 1)
 	y, err := LayerNorm(x, g, bb, 0)
 	sd := math.Sqrt(1.25)
 	wantData(t, y, err, []int{1, 4}, -1.5/sd, -0.5/sd, 2*0.5/sd, 2*1.5/sd+1)
-	_, err = LayerNorm(x, arr(t, []int{3}, numeric.F64, 1, 1, 1), bb, 0)
+	_, err = LayerNorm(x, arr(t, []int{3}, elem.F64, 1, 1, 1), bb, 0)
 	wantErr(t, err, "scale and bias must be tensor<4xf64>")
 }
 
 func TestTransposeBroadcastSliceConcat(t *testing.T) {
-	a := arr(t, []int{2, 3}, numeric.F32, 1, 2, 3, 4, 5, 6)
+	a := arr(t, []int{2, 3}, elem.F32, 1, 2, 3, 4, 5, 6)
 	tr, err := Transpose(a, []int{1, 0})
 	wantData(t, tr, err, []int{3, 2}, 1, 4, 2, 5, 3, 6)
 	_, err = Transpose(a, []int{0, 0})
@@ -206,17 +207,17 @@ func TestTransposeBroadcastSliceConcat(t *testing.T) {
 	_, err = Transpose(a, []int{0})
 	wantErr(t, err, "has 1 entries, expected 2")
 
-	b3 := arr(t, []int{2, 3, 2}, numeric.F32, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)
+	b3 := arr(t, []int{2, 3, 2}, elem.F32, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)
 	tr, err = Transpose(b3, []int{2, 0, 1})
 	wantData(t, tr, err, []int{2, 2, 3}, 0, 2, 4, 6, 8, 10, 1, 3, 5, 7, 9, 11)
 
-	bc, err := Broadcast(arr(t, []int{2}, numeric.F32, 1, 2), []int{2, 3}, []int{0})
+	bc, err := Broadcast(arr(t, []int{2}, elem.F32, 1, 2), []int{2, 3}, []int{0})
 	wantData(t, bc, err, []int{2, 3}, 1, 1, 1, 2, 2, 2)
-	bc, err = Broadcast(arr(t, []int{1, 3}, numeric.F32, 1, 2, 3), []int{2, 3}, []int{0, 1})
+	bc, err = Broadcast(arr(t, []int{1, 3}, elem.F32, 1, 2, 3), []int{2, 3}, []int{0, 1})
 	wantData(t, bc, err, []int{2, 3}, 1, 2, 3, 1, 2, 3)
-	bc, err = Broadcast(arr(t, nil, numeric.F32, 7), []int{2}, nil)
+	bc, err = Broadcast(arr(t, nil, elem.F32, 7), []int{2}, nil)
 	wantData(t, bc, err, []int{2}, 7, 7)
-	_, err = Broadcast(arr(t, []int{2}, numeric.F32, 1, 2), []int{2, 3}, []int{1})
+	_, err = Broadcast(arr(t, []int{2}, elem.F32, 1, 2), []int{2, 3}, []int{1})
 	wantErr(t, err, "operand dimension 0 (size 2) cannot be broadcast to result dimension 1 (size 3)")
 
 	sl, err := Slice(a, []int{0, 1}, []int{2, 2}, []int{1, 1})
@@ -226,11 +227,11 @@ func TestTransposeBroadcastSliceConcat(t *testing.T) {
 	_, err = Slice(a, []int{0, 1}, []int{2, 2}, []int{1, 2})
 	wantErr(t, err, "runs past the dimension size 3")
 
-	c, err := Concat([]*Array{a, arr(t, []int{2, 1}, numeric.F32, 7, 8)}, 1)
+	c, err := Concat([]*Array{a, arr(t, []int{2, 1}, elem.F32, 7, 8)}, 1)
 	wantData(t, c, err, []int{2, 4}, 1, 2, 3, 7, 4, 5, 6, 8)
 	c, err = Concat([]*Array{a, a}, 0)
 	wantData(t, c, err, []int{4, 3}, 1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6)
-	_, err = Concat([]*Array{a, arr(t, []int{1, 2}, numeric.F32, 7, 8)}, 0)
+	_, err = Concat([]*Array{a, arr(t, []int{1, 2}, elem.F32, 7, 8)}, 0)
 	wantErr(t, err, "differs from tensor<2x3xf32> outside axis 0")
 
 	r, err := Reshape(a, []int{3, 2})
@@ -240,14 +241,14 @@ func TestTransposeBroadcastSliceConcat(t *testing.T) {
 }
 
 func TestMalformedArraysAreErrors(t *testing.T) {
-	bad := &Array{Shape: []int{2, 2}, Kind: numeric.F32, Data: []float64{1}}
+	bad := &Array{Shape: []int{2, 2}, Kind: elem.F32, Data: []float64{1}}
 	_, err := Unary(Exp, bad)
 	wantErr(t, err, "holds 1 values, want 4")
 	_, err = MatMul(nil, bad)
 	wantErr(t, err, "missing array")
-	_, err = New([]int{1 << 20, 1 << 20}, numeric.F32)
+	_, err = New([]int{1 << 20, 1 << 20}, elem.F32)
 	wantErr(t, err, "more than")
-	_, err = New([]int{-1}, numeric.F32)
+	_, err = New([]int{-1}, elem.F32)
 	wantErr(t, err, "negative dimension")
 }
 
@@ -262,7 +263,7 @@ func TestRoundFromFloat32MatchesRound(t *testing.T) {
 	// Exact ties: halfway between f16 neighbours 1 and 1+2^-10, and
 	// between bf16 neighbours 1 and 1+2^-7.
 	src = append(src, 1+0x1p-11, 1+3*0x1p-11, 1+0x1p-8, 1+3*0x1p-8)
-	for _, k := range []numeric.Kind{numeric.F16, numeric.BF16, numeric.F32} {
+	for _, k := range []elem.Type{elem.F16, elem.BF16, elem.F32} {
 		dst := make([]float64, len(src))
 		roundFromFloat32(dst, src, k)
 		for i, v := range src {

@@ -3,7 +3,7 @@ package eval
 import (
 	"testing"
 
-	"github.com/ipuir/ipuir/numeric"
+	"github.com/ipuir/ipuir/elem"
 )
 
 // FuzzKernels feeds every kernel shapes, axes, permutations and slices
@@ -28,7 +28,7 @@ func FuzzKernels(f *testing.F) {
 		for i := range shape {
 			shape[i] = next() & 7
 		}
-		kinds := []numeric.Kind{numeric.F16, numeric.BF16, numeric.F32, numeric.F64}
+		kinds := []elem.Type{elem.F16, elem.BF16, elem.F32, elem.F64}
 		kind := kinds[next()&3]
 		n, err := NumElements(shape)
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/numeric"
 )
 
@@ -56,7 +57,7 @@ func batchMatMul(a, b *Array, batch []int) (*Array, error) {
 	}
 	batches, _ := NumElements(batch)
 	p := problem{batches: batches, m: m, k: k, n: n}
-	if a.Kind == numeric.F64 {
+	if a.Kind == elem.F64 {
 		mulAll(p, a.Data, b.Data, out.Data)
 		return out, nil
 	}
@@ -71,14 +72,14 @@ func batchMatMul(a, b *Array, batch []int) (*Array, error) {
 // roundFromFloat32 rounds f32 sums to kind. Rounding a float32 to f16 or
 // bf16 directly is a single correct rounding, and cheaper than the
 // float64 path (which must round to odd first).
-func roundFromFloat32(dst []float64, src []float32, kind numeric.Kind) {
+func roundFromFloat32(dst []float64, src []float32, kind elem.Type) {
 	parallelFor(len(src), elementwiseGrain, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			v := src[i]
 			switch kind {
-			case numeric.F16:
+			case elem.F16:
 				dst[i] = numeric.F16ToFloat64(numeric.F16FromFloat32(v))
-			case numeric.BF16:
+			case elem.BF16:
 				dst[i] = numeric.BF16ToFloat64(numeric.BF16FromFloat32(v))
 			default:
 				dst[i] = float64(v)

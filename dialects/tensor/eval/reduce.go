@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/numeric"
 )
 
@@ -91,7 +92,7 @@ func Reduce(op ReduceOp, a *Array, axes []int) (*Array, error) {
 			o++
 		}
 	}
-	f32 := a.Kind != numeric.F64
+	f32 := a.Kind != elem.F64
 	acc := make([]float64, len(out.Data))
 	if op == ReduceMax {
 		for i := range acc {

@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/ipuir/ipuir/dialects/tiled"
+	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/target"
 )
 
@@ -32,7 +33,7 @@ const (
 )
 
 func attentionProgram() Program {
-	f16 := target.F16
+	f16 := elem.F16
 	proj := tiled.MatmulShape{Batch: 1, M: 729, K: 1152, N: 1152, Elem: f16, ResultElem: f16}
 	weight := Operand{Resident: true, Value: -1}
 	x := Operand{Value: valX}

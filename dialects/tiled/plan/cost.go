@@ -5,6 +5,7 @@ import (
 	"math/bits"
 
 	"github.com/ipuir/ipuir/dialects/tiled"
+	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/target"
 )
 
@@ -301,7 +302,7 @@ func (pr *problem) estimate(p *tiled.GemmPlan, layouts *tiled.PlanLayouts) (tile
 			} else {
 				phases = append(phases, max(block, kp*piece))
 			}
-			adds, _ := t.ElementwiseCycles((kp-1)*piece, target.F32, target.Simple)
+			adds, _ := t.ElementwiseCycles((kp-1)*piece, elem.F32, target.Simple)
 			e.ReductionCycles += adds
 		} else {
 			rounds := ceilLog2(kp)
@@ -309,13 +310,13 @@ func (pr *problem) estimate(p *tiled.GemmPlan, layouts *tiled.PlanLayouts) (tile
 			for i := int64(0); i < rounds; i++ {
 				half := ceilDiv(left, 2)
 				phases = append(phases, half)
-				adds, _ := t.ElementwiseCycles(half, target.F32, target.Simple)
+				adds, _ := t.ElementwiseCycles(half, elem.F32, target.Simple)
 				e.ReductionCycles += adds
 				left = half
 			}
 			phases = append(phases, max(left, piece))
 		}
-		convert, _ := t.ElementwiseCycles(piece, target.F32, target.Simple)
+		convert, _ := t.ElementwiseCycles(piece, elem.F32, target.Simple)
 		e.ReductionCycles += convert
 	}
 	for _, w := range phases {

@@ -8,10 +8,10 @@ import (
 	"testing"
 
 	"github.com/ipuir/ipuir/dialects/tiled"
-	"github.com/ipuir/ipuir/target"
+	"github.com/ipuir/ipuir/elem"
 )
 
-var projection = tiled.MatmulShape{Batch: 1, M: 729, K: 1152, N: 1152, Elem: target.F16, ResultElem: target.F16}
+var projection = tiled.MatmulShape{Batch: 1, M: 729, K: 1152, N: 1152, Elem: elem.F16, ResultElem: elem.F16}
 
 func single(m Matmul) Program { return Program{Matmuls: []Matmul{m}} }
 
@@ -86,7 +86,7 @@ func TestPartialConstraint(t *testing.T) {
 
 // Impossible pins are reported with the reason, never silently dropped.
 func TestInfeasibleConstraints(t *testing.T) {
-	small := tiled.MatmulShape{Batch: 1, M: 96, K: 256, N: 256, Elem: target.F16, ResultElem: target.F16}
+	small := tiled.MatmulShape{Batch: 1, M: 96, K: 256, N: 256, Elem: elem.F16, ResultElem: elem.F16}
 	cases := []struct {
 		target, text string
 		shape        tiled.MatmulShape
@@ -138,10 +138,10 @@ func TestChoicesVerify(t *testing.T) {
 	for _, name := range []string{"ipu21", "test16"} {
 		tg := mustTarget(t, name)
 		for _, s := range []tiled.MatmulShape{
-			{Batch: 1, M: 1, K: 1, N: 1, Elem: target.F16, ResultElem: target.F16},
-			{Batch: 1, M: 37, K: 300, N: 5, Elem: target.F32, ResultElem: target.F32},
-			{Batched: true, Batch: 3, M: 50, K: 17, N: 90, Elem: target.F16, ResultElem: target.F16},
-			{Batch: 1, M: 129, K: 64, N: 1000, Elem: target.F16, ResultElem: target.F16},
+			{Batch: 1, M: 1, K: 1, N: 1, Elem: elem.F16, ResultElem: elem.F16},
+			{Batch: 1, M: 37, K: 300, N: 5, Elem: elem.F32, ResultElem: elem.F32},
+			{Batched: true, Batch: 3, M: 50, K: 17, N: 90, Elem: elem.F16, ResultElem: elem.F16},
+			{Batch: 1, M: 129, K: 64, N: 1000, Elem: elem.F16, ResultElem: elem.F16},
 		} {
 			choices, err := PlanProgram(single(Matmul{Name: "%m", Shape: s, LHS: Operand{Value: 0}, RHS: Operand{Value: 1}, Result: 2}), tg, Options{})
 			if err != nil {
@@ -171,7 +171,7 @@ func TestCostsMoveTheRightWay(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for trial := 0; trial < 300; trial++ {
 		s := tiled.MatmulShape{Batch: 1, M: 1 + rng.Int64N(800), K: 1 + rng.Int64N(1200), N: 1 + rng.Int64N(1200),
-			Elem: target.F16, ResultElem: target.F16}
+			Elem: elem.F16, ResultElem: elem.F16}
 		pr, err := newProblem(tg, s)
 		if err != nil {
 			t.Fatal(err)
@@ -307,7 +307,7 @@ func TestValidAgreesWithValidate(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for trial := 0; trial < 5000; trial++ {
 		s := tiled.MatmulShape{Batched: rng.IntN(2) == 0, M: 1 + rng.Int64N(300), K: 1 + rng.Int64N(300), N: 1 + rng.Int64N(300),
-			Elem: target.F16, ResultElem: target.F16}
+			Elem: elem.F16, ResultElem: elem.F16}
 		s.Batch = 1
 		if s.Batched {
 			s.Batch = 1 + rng.Int64N(20)

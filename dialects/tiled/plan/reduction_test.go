@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/ipuir/ipuir/dialects/tiled"
-	"github.com/ipuir/ipuir/target"
+	"github.com/ipuir/ipuir/elem"
 )
 
 // A Complete reduction whose pieces stay on the tiles that computed them
@@ -28,7 +28,7 @@ func TestInPlaceReductionMovesFewerWords(t *testing.T) {
 		t.Errorf("in-place reduction moves %d words, want %d", e.ExchangeWords, want)
 	}
 	// The same sizes with pieces that straddle cells (729 rows) cannot.
-	pr2, _ := newProblem(tg, tiled.MatmulShape{Batch: 1, M: 729, K: 1152, N: 1152, Elem: target.F16, ResultElem: target.F16})
+	pr2, _ := newProblem(tg, tiled.MatmulShape{Batch: 1, M: 729, K: 1152, N: 1152, Elem: elem.F16, ResultElem: elem.F16})
 	pr2.lhs.resident, pr2.rhs.resident = true, true
 	q := p
 	q.Orientation, q.ColumnPartitions = tiled.Normal, 18
@@ -50,7 +50,7 @@ func TestLowerBoundBoundsEstimates(t *testing.T) {
 	checked := 0
 	for trial := 0; trial < 400; trial++ {
 		s := tiled.MatmulShape{Batch: 1, M: 1 + rng.Int64N(1200), K: 16 + rng.Int64N(1200), N: 1 + rng.Int64N(1200),
-			Elem: target.F16, ResultElem: target.F16}
+			Elem: elem.F16, ResultElem: elem.F16}
 		pr, err := newProblem(tg, s)
 		if err != nil {
 			t.Fatal(err)

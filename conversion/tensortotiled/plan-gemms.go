@@ -1,0 +1,177 @@
+package tensortotiled
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ipuir/ipuir/dialects/tiled"
+	"github.com/ipuir/ipuir/dialects/tiled/plan"
+	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/passes"
+)
+
+// PlanGemms is the `plan-gemms` pass: for every tensor.matmul and
+// tensor.batch_matmul (one batch axis) of each function it chooses a GEMM
+// plan for the module's target (ipu.target) with the planner of
+// dialects/tiled/plan, and records it on the op as `tiled.plan` with the
+// plan's estimate as `tiled.estimate`.
+//
+// A matmul's plan may be pinned, wholly or in part, by a
+// `tiled.constraint = #tiled.gemm_constraint<...>` attribute on the op, or
+// by the `constraints` option, which names matmuls by their index in the
+// module (walk order, from 0; the reference log's source_operation) and
+// overrides the attribute: `constraints="source_operation = 2,
+// orientation = swapped; source_operation = 4, inner_partitions = 1"`.
+// A pinned plan that is infeasible fails the pass with the verifier's
+// reason. The planner logs through the pass context's logger.
+type PlanGemms struct {
+	Finalists   int    `pass:"finalists" help:"Number of cheapest candidate plans kept and verified per matmul" default:"4"`
+	Constraints string `pass:"constraints" help:"Plan constraints, ';'-separated, each 'source_operation = N, field = value, ...'"`
+
+	NumPlanned    passes.Statistic `statistic:"num-planned" help:"Number of matmuls planned"`
+	NumCandidates passes.Statistic `statistic:"num-candidates" help:"Number of candidate plans costed"`
+	NumRejected   passes.Statistic `statistic:"num-rejected" help:"Number of finalists the verifier rejected"`
+}
+
+func (*PlanGemms) Name() string { return "plan-gemms" }
+func (*PlanGemms) Summary() string {
+	return "Choose a GEMM plan (#tiled.gemm_plan) for every tensor matmul on the module's target"
+}
+func (*PlanGemms) Anchor() string { return ir.ModuleOpName }
+
+func (p *PlanGemms) Run(module *ir.Operation, pc *passes.PassContext) error {
+	tg, err := targetOf(module, pc)
+	if err != nil {
+		return err
+	}
+	pinned, err := p.parseConstraints(module)
+	if err != nil {
+		return err
+	}
+	index := 0 // source_operation numbering, module-wide
+	for _, fn := range functions(module) {
+		prog, ops, err := gemmProgram(fn, pinned, &index)
+		if err != nil {
+			return err
+		}
+		if len(ops) == 0 {
+			continue
+		}
+		choices, err := plan.PlanProgram(prog, tg, plan.Options{Finalists: p.Finalists, Logger: pc.Logger()})
+		if err != nil {
+			return planError(err, prog, ops)
+		}
+		ctx := pc.Context()
+		for i, c := range choices {
+			ops[i].SetAttr(ctx, tiled.PlanAnnotation, tiled.NewGemmPlanAttr(ctx, c.Plan))
+			ops[i].SetAttr(ctx, tiled.EstimateAnnotation, tiled.NewEstimateAttr(ctx, c.Estimate))
+			p.NumPlanned.Inc()
+			p.NumCandidates.Add(uint64(c.Candidates))
+			p.NumRejected.Add(uint64(c.Rejected))
+		}
+	}
+	if len(pinned) > 0 {
+		first := -1
+		for n := range pinned {
+			if first < 0 || n < first {
+				first = n
+			}
+		}
+		return module.EmitError("plan-gemms: constraint for source_operation %d, but the module has %d matmuls", first, index)
+	}
+	return nil
+}
+
+// parseConstraints reads the constraints option into pinned constraints by
+// source operation.
+func (p *PlanGemms) parseConstraints(module *ir.Operation) (map[int]*tiled.GemmConstraint, error) {
+	out := map[int]*tiled.GemmConstraint{}
+	for _, text := range strings.Split(p.Constraints, ";") {
+		if strings.TrimSpace(text) == "" {
+			continue
+		}
+		c, err := tiled.ParseGemmConstraint(text)
+		if err != nil {
+			return nil, module.EmitError("plan-gemms: %v", err)
+		}
+		if c.SourceOperation < 0 {
+			return nil, module.EmitError("plan-gemms: constraint %q does not say which matmul it is for (source_operation = N)", strings.TrimSpace(text))
+		}
+		n := int(c.SourceOperation)
+		if _, dup := out[n]; dup {
+			return nil, module.EmitError("plan-gemms: two constraints for source_operation %d", n)
+		}
+		c.SourceOperation = -1
+		out[n] = &c
+	}
+	return out, nil
+}
+
+// gemmProgram describes fn's matmuls for the planner: each operand's layout
+// root (see layoutRoot) is its Value, roots that are resident (isResident)
+// are marked so, and constraints come from the option (by module-wide
+// index, consuming them) or the op's tiled.constraint attribute.
+func gemmProgram(fn *ir.Operation, pinned map[int]*tiled.GemmConstraint, index *int) (plan.Program, []*ir.Operation, error) {
+	var prog plan.Program
+	var ops []*ir.Operation
+	ids := map[*ir.Value]int{}
+	id := func(v *ir.Value) int {
+		if n, ok := ids[v]; ok {
+			return n
+		}
+		ids[v] = len(ids)
+		return ids[v]
+	}
+	operand := func(v *ir.Value) plan.Operand {
+		root := layoutRoot(v)
+		return plan.Operand{Resident: isResident(root), Value: id(root)}
+	}
+	var fail error
+	fn.Walk(func(op *ir.Operation) ir.WalkResult {
+		if !isMatmul(op) {
+			return ir.WalkAdvance
+		}
+		shape, err := tiled.MatmulShapeOf(op.Operand(0).Type(), op.Operand(1).Type(), op.Result(0).Type())
+		if err != nil {
+			fail = op.EmitOpError("cannot be planned: %v", err)
+			return ir.WalkInterrupt
+		}
+		m := plan.Matmul{Name: valueName(op), Shape: shape, LHS: operand(op.Operand(0)), RHS: operand(op.Operand(1)),
+			Result: id(op.Result(0))}
+		if c, ok := pinned[*index]; ok {
+			m.Constraint = c
+			delete(pinned, *index)
+		} else if a := op.Attr(tiled.ConstraintAnnotation); a != nil {
+			ca, ok := a.(*tiled.GemmConstraintAttr)
+			if !ok {
+				fail = op.EmitOpError("attribute '%s' must be a #tiled.gemm_constraint, got %s", tiled.ConstraintAnnotation, ir.AttrString(a))
+				return ir.WalkInterrupt
+			}
+			c := ca.Constraint
+			m.Constraint = &c
+		}
+		*index++
+		prog.Matmuls = append(prog.Matmuls, m)
+		ops = append(ops, op)
+		return ir.WalkAdvance
+	})
+	return prog, ops, fail
+}
+
+// valueName names a matmul in log lines by its place: the op's location.
+func valueName(op *ir.Operation) string {
+	if l, ok := ir.FileLineColOf(op.Loc()); ok {
+		return fmt.Sprintf("%s@%s:%d:%d", op.Name(), l.File, l.Line, l.Col)
+	}
+	return op.Name()
+}
+
+// planError locates a planner error at the matmul it names.
+func planError(err error, prog plan.Program, ops []*ir.Operation) error {
+	for i, m := range prog.Matmuls {
+		if prefix := m.Name + ": "; strings.HasPrefix(err.Error(), prefix) {
+			return ops[i].EmitOpError("cannot be planned: %s", strings.TrimPrefix(err.Error(), prefix))
+		}
+	}
+	return err
+}

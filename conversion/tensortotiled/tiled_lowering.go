@@ -1,0 +1,97 @@
+// Package tensortotiled is the lowering from the tensor dialect to the
+// tiled one (DESIGN.md's step 2; MLIR's lib/Conversion/TensorToTiled),
+// three passes run in order by the `lower-tensor-to-tiled` pipeline:
+//
+//	plan-gemms                 choose a GEMM plan for every matmul
+//	tiled-assign-layouts       give every tensor value a #tiled.layout
+//	convert-tensor-to-tiled    turn planned matmuls into tiled.matmul
+//
+// This file holds what they share: the data-flow rules that say which
+// tensor ops carry their operand's layout to their result.
+package tensortotiled
+
+import (
+	"slices"
+
+	"github.com/ipuir/ipuir/dialects/tensor"
+	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/passes"
+	"github.com/ipuir/ipuir/target"
+)
+
+// preservesLayout reports whether op's result can be computed where its
+// first operand lies, in its layout: the op says it preserves layouts
+// (elementwise ops, convert, softmax, layer_norm, gelu: see
+// ir.LayoutPreserving) and the result has the first operand's shape.
+func preservesLayout(op *ir.Operation) bool {
+	if !ir.Implements[ir.LayoutPreserving](op) || op.NumResults() != 1 || op.NumOperands() == 0 {
+		return false
+	}
+	in, ok1 := op.Operand(0).Type().(*ir.RankedTensorType)
+	out, ok2 := op.Result(0).Type().(*ir.RankedTensorType)
+	return ok1 && ok2 && slices.Equal(in.Dims, out.Dims)
+}
+
+// layoutRoot follows v back through layout-preserving ops to the value
+// whose layout it has.
+func layoutRoot(v *ir.Value) *ir.Value {
+	for {
+		def := v.DefiningOp()
+		if def == nil || !preservesLayout(def) {
+			return v
+		}
+		v = def.Operand(0)
+	}
+}
+
+// isMatmul reports whether op is a tensor matmul the planner handles.
+func isMatmul(op *ir.Operation) bool { return op.Is(tensor.MatmulOp, tensor.BatchMatmulOp) }
+
+// isResident reports whether v (a layout root) is placed on tiles when the
+// program is loaded rather than computed or streamed: a constant, or a
+// function argument used only as the right operand of matmuls — a weight.
+// Host inputs used any other way (x) arrive in a default layout instead.
+func isResident(v *ir.Value) bool {
+	if def := v.DefiningOp(); def != nil {
+		return def.Is(tensor.ConstantOp)
+	}
+	if blk := v.OwnerBlock(); blk == nil || !ir.Implements[ir.FunctionLike](blk.ParentOp()) {
+		return false
+	}
+	resident := v.HasUses()
+	v.Uses(func(u *ir.OpOperand) {
+		if !isMatmul(u.Owner()) || u.Index() != 1 {
+			resident = false
+		}
+	})
+	return resident
+}
+
+// functions returns the functions (ir.FunctionLike ops) directly in a
+// module, or op itself when it is one.
+func functions(op *ir.Operation) []*ir.Operation {
+	if ir.Implements[ir.FunctionLike](op) {
+		return []*ir.Operation{op}
+	}
+	var out []*ir.Operation
+	for _, r := range op.Regions() {
+		for _, b := range r.Blocks() {
+			for _, o := range b.Ops() {
+				if ir.Implements[ir.FunctionLike](o) {
+					out = append(out, o)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// targetOf is the machine the module is compiled for: the one the tool
+// stated (PassContext.Env), or else the one the module's ipu.target
+// attribute names.
+func targetOf(module *ir.Operation, pc *passes.PassContext) (*target.Target, error) {
+	if t, ok := target.FromEnv(pc.Env()); ok {
+		return t, nil
+	}
+	return target.FromModule(module)
+}

@@ -1,0 +1,26 @@
+package target
+
+import "github.com/ipuir/ipuir/ir"
+
+// EnvKey is the target's place in an ir.Env: verifiers that check IR
+// against a machine (tiled layouts and plans) read it from there, never
+// from the enclosing module.
+var EnvKey = ir.NewEnvKey[*Target]("target")
+
+// FromEnv returns the target env names, if it names one.
+func FromEnv(env *ir.Env) (*Target, bool) { return EnvKey.Get(env) }
+
+// EnvOfModule states the facts of a module explicitly for verification
+// and passes: the target its ipu.target attribute names, when it has one.
+// A module without the attribute gives the empty environment; an attribute
+// that names no known target is an error at the module.
+func EnvOfModule(module *ir.Operation) (*ir.Env, error) {
+	if module == nil || !module.Is(ir.Module) || module.Attr(ModuleAttr) == nil {
+		return nil, nil
+	}
+	t, err := FromModule(module)
+	if err != nil {
+		return nil, err
+	}
+	return EnvKey.With(nil, t), nil
+}
