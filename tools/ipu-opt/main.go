@@ -24,7 +24,11 @@ import (
 // Version is the ipuir release this tool belongs to.
 const Version = "0.1.0"
 
-func main() {
+func main() { os.Exit(newTool().Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+
+// newTool is ipu-opt: ipuir's dialects and passes, the target flag, and
+// the test ones when built for ipuir's tests.
+func newTool() *optmain.Tool {
 	tool := &optmain.Tool{
 		Name:       "ipu-opt",
 		Version:    Version,
@@ -34,5 +38,5 @@ func main() {
 		Extensions: []optmain.Extension{targetflag.New()},
 	}
 	addTestRegistrations(tool)
-	os.Exit(tool.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	return tool
 }
