@@ -1,9 +1,9 @@
 package npy
 
 import (
-	"errors"
 	"io"
-	"os"
+
+	"github.com/ipuir/ipuir/runtime/atomicfile"
 )
 
 // Write writes a as a .npy file the way np.save does: format 1.0 unless the
@@ -40,14 +40,11 @@ func Encode(a *Array) ([]byte, error) {
 	return append(header, a.Data...), nil
 }
 
-// WriteFile writes a to a .npy file at path, replacing any file there.
+// WriteFile writes a to a .npy file at path, replacing any file there
+// only once the whole file is written (a failure leaves it as it was).
 func WriteFile(path string, a *Array) error {
 	if err := a.Validate(); err != nil {
 		return err
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	return errors.Join(Write(f, a), f.Close())
+	return atomicfile.WriteFile(path, func(w io.Writer) error { return Write(w, a) })
 }

@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/ipuir/ipuir/dialects/tensor/eval"
 	"github.com/ipuir/ipuir/elem/irelem"
 	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/runtime/atomicfile"
 	"github.com/ipuir/ipuir/runtime/npy"
 	"github.com/ipuir/ipuir/runtime/reference"
 )
@@ -20,6 +22,11 @@ func deliver(o *options, p *program, outputs []*eval.Array, stdout io.Writer) er
 	if len(o.outputs) > 0 {
 		if len(o.outputs) != len(outputs) {
 			return fmt.Errorf("@%s returns %s, but --outputs names %s", p.name, count(len(outputs), "result"), count(len(o.outputs), "file"))
+		}
+		for i := range outputs {
+			if slices.ContainsFunc(o.inputs, func(in string) bool { return atomicfile.SameFile(in, o.outputs[i]) }) || atomicfile.SameFile(o.file, o.outputs[i]) {
+				return fmt.Errorf("output #%d (%s) is one of the inputs: refusing to overwrite it", i, o.outputs[i])
+			}
 		}
 		for i, a := range outputs {
 			n, err := reference.ToNPY(a)

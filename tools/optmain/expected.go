@@ -3,6 +3,7 @@ package optmain
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -22,7 +23,17 @@ type expectation struct {
 	matched                 bool
 }
 
-var expectedRE = regexp.MustCompile(`expected-(error|warning|remark|note)(-re)?(@[^ \t{]*)?\s*\{\{`)
+// expectedRE is MLIR's spelling of a directive: spaces may stand before
+// the `@` and before the `{{`, and the message runs to the last `}}` of the
+// line (mlir/lib/IR/Diagnostics.cpp).
+var expectedRE = regexp.MustCompile(`expected-(error|warning|remark|note)(-re)? *(@[^ \t{]*)? *\{\{`)
+
+// directiveRE finds what is meant as a directive: the keyword followed by
+// a location or a brace. Text that says "expected-error" in prose is left
+// alone; a directive that expectedRE does not read is an error, where
+// mlir-opt skips it silently and a test that expects an error would pass
+// without it.
+var directiveRE = regexp.MustCompile(`expected-(error|warning|remark|note)(-re)?[ \t]*[@{]`)
 
 // parseExpectations scans src (whose first line is line firstLine) for
 // expected-* comments. Malformed ones are reported as diagnostics.
@@ -33,7 +44,14 @@ func parseExpectations(file string, src string, firstLine int, ctx *ir.Context) 
 	// @above/@below attach to the previous/next line that is not itself
 	// only an expected-* comment.
 	for i, l := range lines {
-		for _, m := range expectedRE.FindAllStringSubmatchIndex(l, -1) {
+		found := expectedRE.FindAllStringSubmatchIndex(l, -1)
+		for _, d := range directiveRE.FindAllStringIndex(l, -1) {
+			if !slices.ContainsFunc(found, func(m []int) bool { return m[0] == d[0] }) {
+				loc := ctx.FileLineCol(file, firstLine+i, d[0]+1)
+				errs = append(errs, ir.Errorf(loc, "malformed expected-* directive: write `expected-<severity>[-re] [@+N|@-N|@above|@below|@unknown] {{message}}`"))
+			}
+		}
+		for _, m := range found {
 			lineNo := firstLine + i
 			col := m[0] + 1
 			loc := ctx.FileLineCol(file, lineNo, col)
@@ -66,7 +84,7 @@ func parseExpectations(file string, src string, firstLine int, ctx *ir.Context) 
 					e.line = neighbourLine(lines, i, +1) + firstLine
 				case strings.HasPrefix(spec, "+") || strings.HasPrefix(spec, "-"):
 					n, err := strconv.Atoi(spec)
-					if err != nil {
+					if err != nil || len(spec) < 2 || spec[1] < '0' || spec[1] > '9' {
 						errs = append(errs, ir.Errorf(loc, "expected valid line offset in '@%s'", spec))
 						continue
 					}

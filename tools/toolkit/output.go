@@ -1,11 +1,10 @@
 package toolkit
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
+
+	"github.com/ipuir/ipuir/runtime/atomicfile"
 )
 
 // WriteOutput writes data to the file called name, or to stdout when name
@@ -23,51 +22,10 @@ func WriteOutput(name string, data []byte, stdout io.Writer, inputs ...string) e
 	if err := CheckOutput(name, inputs...); err != nil {
 		return err
 	}
-	mode := os.FileMode(0o644)
-	if st, err := os.Stat(name); err == nil {
-		if !st.Mode().IsRegular() {
-			// A device or a pipe (/dev/null, a FIFO): nothing to keep,
-			// and nothing to rename over.
-			f, err := os.OpenFile(name, os.O_WRONLY, 0)
-			if err != nil {
-				return fmt.Errorf("cannot write '%s': %v", name, unwrapPath(err))
-			}
-			_, err = f.Write(data)
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil {
-				return fmt.Errorf("cannot write '%s': %v", name, unwrapPath(err))
-			}
-			return nil
-		}
-		mode = st.Mode().Perm()
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("cannot write '%s': %v", name, unwrapPath(err))
-	}
-	done := false
-	defer func() {
-		if !done {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err := tmp.Write(data); err != nil {
-		return fmt.Errorf("cannot write '%s': %v", name, unwrapPath(err))
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		return fmt.Errorf("cannot write '%s': %v", name, unwrapPath(err))
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("cannot write '%s': %v", name, unwrapPath(err))
-	}
-	if err := os.Rename(tmp.Name(), name); err != nil {
-		return fmt.Errorf("cannot write '%s': %v", name, unwrapPath(err))
-	}
-	done = true
-	return nil
+	return atomicfile.WriteFile(name, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
 }
 
 // CheckOutput refuses an output that is one of the inputs, before any work
@@ -76,25 +34,10 @@ func CheckOutput(name string, inputs ...string) error {
 	if name == "-" || name == "" {
 		return nil
 	}
-	out, err := os.Stat(name)
-	if err != nil {
-		return nil // a new file
-	}
 	for _, in := range inputs {
-		if in == "-" || in == "" {
-			continue
-		}
-		if st, err := os.Stat(in); err == nil && os.SameFile(st, out) {
+		if in != "-" && in != "" && atomicfile.SameFile(name, in) {
 			return fmt.Errorf("output file '%s' is the input file: refusing to overwrite it", name)
 		}
 	}
 	return nil
-}
-
-func unwrapPath(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
