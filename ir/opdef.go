@@ -299,6 +299,11 @@ type Dialect struct {
 	// MaterializeConstant builds an op producing the constant a of type t,
 	// used by folding. Nil when the dialect cannot.
 	MaterializeConstant func(b *Builder, a Attribute, t Type, loc Location) *Operation
+	// AllowUnknownOps lets ops with the dialect's prefix that it does not
+	// declare through the verifier (MLIR's allowUnknownOperations), as
+	// test dialects want; otherwise such an op is an error, with or
+	// without --allow-unregistered-dialect, as in mlir-opt.
+	AllowUnknownOps bool
 
 	linked bool // set once its op definitions point at it
 }

@@ -148,10 +148,18 @@ func verifyOpEntrance(op *Operation, env *Env) *Diagnostic {
 			return plainOpErr(op, "null operand found")
 		}
 	}
+	if op.def == nil {
+		if d := op.ctx.Dialect(DialectNamespace(op.name)); d != nil && !d.AllowUnknownOps {
+			return plainOpErr(op, "unregistered operation '%s' found in dialect ('%s') that does not allow unknown operations", op.name, d.Name)
+		}
+	}
 	if op.next != nil && op.HasTrait(TraitTerminator) {
 		return opErr(op, "must be the last operation in the parent block")
 	}
 	if d := verifyDeclared(op); d != nil {
+		return d
+	}
+	if d := verifySymbolParent(op); d != nil {
 		return d
 	}
 	if d := verifyHook(op, env); d != nil {
@@ -523,4 +531,17 @@ func verifyIsolated(op *Operation) *Diagnostic {
 		}
 	}
 	return fail
+}
+
+// verifySymbolParent checks MLIR's Symbol trait rule: a symbol sits
+// directly in a symbol table (a func.func nested in another is not a
+// symbol anyone can name). Unregistered parents might be tables.
+func verifySymbolParent(op *Operation) *Diagnostic {
+	if !op.HasTrait(TraitSymbol) {
+		return nil
+	}
+	if parent := op.ParentOp(); parent != nil && parent.def != nil && !parent.HasTrait(TraitSymbolTable) {
+		return opErr(op, "symbol's parent must have the SymbolTable trait")
+	}
+	return nil
 }

@@ -53,6 +53,8 @@ func declare() *ir.Dialect {
 	return &ir.Dialect{
 		Name:    "test",
 		Summary: "Small ops for testing passes and rewrite drivers.",
+		// As MLIR's test dialect: tests use ops it does not declare.
+		AllowUnknownOps: true,
 		Ops: []*ir.OpDef{
 			{Name: Constant, Summary: "An integer constant.",
 				Attributes: []ir.AttrDef{{Name: "value", Kind: ir.TypedAttrKind}},
