@@ -143,9 +143,15 @@ func verifyOperation(op *Operation, cache *domCache) *Diagnostic {
 }
 
 func verifyOpEntrance(op *Operation, env *Env) *Diagnostic {
-	for _, o := range op.operands {
+	for i, o := range op.operands {
 		if o.value == nil {
 			return plainOpErr(op, "null operand found")
+		}
+		if def := o.value.DefiningOp(); def != nil && def.block == nil {
+			// An op created at no insertion point (a pattern that built
+			// a replacement without one): its value would print as
+			// <<UNKNOWN SSA VALUE>>.
+			return opErr(op, "operand #%d is the result of '%s', which is not in the IR", i, def.name)
 		}
 	}
 	if op.def == nil {

@@ -177,3 +177,19 @@ func TestVerifyDeclaredOrderAndRegionSize(t *testing.T) {
 		t.Errorf("one block: %v", d)
 	}
 }
+
+// An operand whose defining op is not in the IR (built at no insertion
+// point) is an error, not a value that prints as <<UNKNOWN SSA VALUE>>.
+func TestVerifyRejectsOperandsOfDetachedOps(t *testing.T) {
+	ctx := NewContext()
+	ctx.AllowUnregisteredDialects = true
+	m := NewModule(ctx, ctx.FileLineCol("t.ipuir", 1, 1))
+	detached := NewOperation(ctx, &OperationState{Name: "x.def", ResultTypes: []Type{ctx.I(32)}})
+	user := NewOperation(ctx, &OperationState{Name: "x.use", Operands: []*Value{detached.Result(0)},
+		Loc: ctx.FileLineCol("t.ipuir", 2, 3)})
+	ModuleBody(m).Append(user)
+	d := Verify(m)
+	if d == nil || d.Message != "'x.use' op operand #0 is the result of 'x.def', which is not in the IR" {
+		t.Fatalf("got %v", d)
+	}
+}

@@ -216,6 +216,9 @@ func (d *greedyDriver) processWorklist() {
 			continue
 		}
 		for _, p := range d.patterns.forOp(op.Name()) {
+			// As in MLIR, ops a pattern creates go right before the op
+			// it matched unless the pattern says otherwise.
+			d.rw.SetInsertionPoint(op)
 			if p.MatchAndRewrite(op, d.rw) {
 				rewrites++
 				d.note(p.Name())

@@ -289,3 +289,31 @@ module {
   }) : () -> ()
 }`)
 }
+
+// A pattern that creates its replacement without choosing a place gets
+// the op it matched as the insertion point, as in MLIR, so the new op is
+// in the IR and the result prints and verifies.
+func TestGreedySetsTheInsertionPointForEachPattern(t *testing.T) {
+	f := fixture.New()
+	a := f.Fn("f", "", 1)
+	f.Ret(f.Neg(a[0]))
+	negToSub := &ir.Pattern{PatternName: "neg-to-sub", RootOp: testdialect.Neg,
+		Rewrite: func(op *ir.Operation, rw *ir.Rewriter) bool {
+			zero := rw.Create(&ir.OperationState{Name: testdialect.Constant, Loc: op.Loc(),
+				ResultTypes: []ir.Type{op.Result(0).Type()},
+				Attrs:       []ir.NamedAttr{{Name: "value", Value: rw.Ctx.IntegerAttr(op.Result(0).Type(), 0)}}})
+			sub := rw.Create(&ir.OperationState{Name: testdialect.Sub, Loc: op.Loc(),
+				Operands: []*ir.Value{zero.Result(0), op.Operand(0)}, ResultTypes: op.ResultTypes()})
+			rw.ReplaceOp(op, sub.Results())
+			return true
+		}}
+	cfg := passes.DefaultGreedyConfig()
+	cfg.MaxIterations = 1
+	passes.ApplyPatternsGreedily(f.Module, passes.NewPatternSet(negToSub), cfg)
+	if d := ir.Verify(f.Module); d != nil {
+		t.Fatalf("the rewritten IR does not verify: %v\n%s", d, fixture.Show(t, f.Module))
+	}
+	if out := fixture.Show(t, f.Module); strings.Contains(out, "UNKNOWN") || !strings.Contains(out, `"test.sub"(%0, %arg0)`) {
+		t.Errorf("rewritten IR:\n%s", out)
+	}
+}
