@@ -2,6 +2,7 @@ package tensor
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/ipuir/ipuir/dialects/tensor/eval"
 	"github.com/ipuir/ipuir/ir"
@@ -299,7 +300,13 @@ func inferConcat(operands []ir.Type, attrs attrLookup) (resultType, error) {
 				return resultType{}, fmt.Errorf("operand #%d has size %d in dimension %d, but operand #0 has %d", i, s[d], d, first[d])
 			}
 		}
+		if s[axis] > math.MaxInt64-shape[axis] {
+			return resultType{}, fmt.Errorf("the result's size along axis %d overflows a 64-bit integer", axis)
+		}
 		shape[axis] += s[axis]
+	}
+	if ir.NumElements(dims64(shape)) < 0 {
+		return resultType{}, fmt.Errorf("the result %s has more elements than a 64-bit integer counts", eval.ShapeString(shape))
 	}
 	return tensorResult(shape, elemOf(operands[0])), nil
 }
