@@ -105,6 +105,11 @@ func (c *checker) printNoMatch(expected bool, prefix string, loc location, p *pa
 }
 
 func (c *checker) reportMatchResult(expected bool, prefix string, loc location, p *pattern, matched int, start, end int, r matchResult) bool {
+	if r.fatal != nil {
+		printMessage(c.w, loc, kindError, fmt.Sprintf("%s: cannot search for the pattern: %v", p.typ.description(prefix), r.fatal))
+		c.fatal = true
+		return true
+	}
 	if r.found {
 		return c.printMatch(expected, prefix, loc, p, matched, start, r)
 	}
@@ -317,7 +322,7 @@ func (c *checker) checkInput(cf *checkFile) bool {
 				continue
 			}
 			pos, length, ok := c.check(label, bufStart, bufEnd, true)
-			if !ok {
+			if !ok || c.fatal {
 				return false
 			}
 			regionStart, regionEnd = bufStart, pos+length
@@ -329,6 +334,9 @@ func (c *checker) checkInput(cf *checkFile) bool {
 		}
 		for ; i != j; i++ {
 			pos, length, ok := c.check(strs[i], regionStart, regionEnd, false)
+			if c.fatal {
+				return false
+			}
 			if !ok {
 				failed = true
 				i = j

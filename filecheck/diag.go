@@ -43,6 +43,10 @@ type checker struct {
 	input *sourceBuffer
 	diags *[]diag // nil when no input dump was requested
 	cache regexCache
+	// fatal is set when a pattern could not be matched at all (too large
+	// to compile, or over the matcher's budget): the run then ends with
+	// status 2, since neither a match nor its absence is known.
+	fatal bool
 }
 
 func (c *checker) addDiag(typ checkType, checkLoc location, mt matchType, start, end int, note string) {

@@ -2,6 +2,8 @@ package filecheck
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 
 	"github.com/ipuir/ipuir/filecheck/ere"
 )
@@ -14,6 +16,9 @@ type matchResult struct {
 	pos    int
 	length int
 	errs   []*diagError
+	// fatal is set when the search could not be done: the pattern is too
+	// large to compile or needs more than the matcher's budget.
+	fatal error
 }
 
 // regexCache keeps the expressions built from substituted patterns; the
@@ -104,6 +109,14 @@ func (p *pattern) match(input *sourceBuffer, start, end int, cache *regexCache) 
 		var err error
 		re, err = cache.compile(src, flags)
 		if err != nil {
+			// A substitution that makes the expression invalid (an empty
+			// one, say) is no match, as in FileCheck-19, whose regex
+			// engine matches nothing then; one too large for the engine
+			// is not known to match or not, so it is an error.
+			var ee *ere.Error
+			if errors.As(err, &ee) && ee.Code == ere.ErrSpace {
+				return matchResult{fatal: fmt.Errorf("the regular expression is too large for the matcher (%v)", err)}
+			}
 			return matchResult{}
 		}
 		if len(p.subs) == 0 {
@@ -112,10 +125,14 @@ func (p *pattern) match(input *sourceBuffer, start, end int, cache *regexCache) 
 	}
 
 	var loc []int
+	var err error
 	if len(p.varDefs) > 0 || len(p.numDefs) > 0 {
-		loc = re.FindSubmatchIndex(window)
+		loc, err = re.FindSubmatchIndex(window)
 	} else {
-		loc = re.FindIndex(window)
+		loc, err = re.FindIndex(window)
+	}
+	if err != nil {
+		return matchResult{fatal: err}
 	}
 	if loc == nil {
 		return matchResult{}

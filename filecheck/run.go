@@ -67,6 +67,9 @@ func run(opts *Options, checkName string, checkText []byte, inputName string, re
 	if c.checkInput(cf) {
 		code = 0
 	}
+	if c.fatal {
+		return 2
+	}
 	if opts.DumpInput == DumpAlways || code == 1 && opts.DumpInput == DumpFail {
 		filter := opts.DumpInputFilter
 		if !opts.DumpInputFilterSet {

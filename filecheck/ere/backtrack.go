@@ -1,5 +1,7 @@
 package ere
 
+import "fmt"
+
 // Back-references cannot be matched by an automaton. As in Spencer's engine,
 // the superset program (each \n replaced by a copy of group n) proposes a
 // start and its possible ends, longest first, and a backtracking matcher over
@@ -7,8 +9,12 @@ package ere
 // span. The first start with a confirmed end wins: leftmost, then longest.
 
 // backtrackBudget bounds the backtracking work of one search; a
-// pathological expression then reports no match rather than run for ever.
+// pathological expression then fails with ErrTooComplex rather than run
+// for ever (or, worse, report no match where there may be one).
 const backtrackBudget = 1 << 22
+
+// ErrTooComplex is the error of a search that ran out of its budget.
+var ErrTooComplex = fmt.Errorf("the expression needs more than %d backtracking steps to match; simplify it", backtrackBudget)
 
 type backtracker struct {
 	text    []byte
@@ -17,14 +23,17 @@ type backtracker struct {
 	steps   *int
 }
 
-func (re *Regexp) findWithBackrefs(text []byte) []int {
+func (re *Regexp) findWithBackrefs(text []byte) ([]int, error) {
 	m := re.machine(false)
 	defer re.release(m)
 	steps := 0
-	for from := 0; from <= len(text) && steps <= backtrackBudget; {
+	for from := 0; from <= len(text); {
+		if steps > backtrackBudget {
+			return nil, ErrTooComplex
+		}
 		start, _, _ := m.search(text, from, false, -1)
 		if start < 0 {
-			return nil
+			return nil, nil
 		}
 		ends := m.matchEnds(text, start)
 		for i := len(ends) - 1; i >= 0; i-- {
@@ -35,12 +44,15 @@ func (re *Regexp) findWithBackrefs(text []byte) []int {
 			end := ends[i]
 			if b.match(re.ast, start, func(pos int) bool { return pos == end }) {
 				b.caps[0], b.caps[1] = start, end
-				return b.caps
+				return b.caps, nil
+			}
+			if steps > backtrackBudget {
+				return nil, ErrTooComplex
 			}
 		}
 		from = start + 1
 	}
-	return nil
+	return nil, nil
 }
 
 // match tries n at pos and calls k with each end position, in priority

@@ -85,7 +85,7 @@ func TestLeftmostLongest(t *testing.T) {
 			t.Fatalf("Compile(%q): %v", c.pattern, err)
 		}
 		got := "nil"
-		if loc := re.FindSubmatchIndex([]byte(c.text)); loc != nil {
+		if loc, _ := re.FindSubmatchIndex([]byte(c.text)); loc != nil {
 			got = fmt.Sprint(loc)
 		}
 		if got != c.want {

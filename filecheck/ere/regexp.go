@@ -127,33 +127,36 @@ func (re *Regexp) release(m *machine) {
 }
 
 // FindIndex returns the leftmost-longest match in text as {start, end}, or
-// nil.
-func (re *Regexp) FindIndex(text []byte) []int {
-	loc := re.find(text, false)
+// nil. The error is ErrTooComplex when an expression with back-references
+// needs more work than the budget: then it is not known whether there is
+// a match.
+func (re *Regexp) FindIndex(text []byte) ([]int, error) {
+	loc, err := re.find(text, false)
 	if loc == nil {
-		return nil
+		return nil, err
 	}
-	return loc[:2]
+	return loc[:2], nil
 }
 
 // FindSubmatchIndex returns the leftmost-longest match and its groups as
-// start/end pairs (-1 for groups that did not participate), or nil.
-func (re *Regexp) FindSubmatchIndex(text []byte) []int {
+// start/end pairs (-1 for groups that did not participate), or nil; errors
+// as FindIndex.
+func (re *Regexp) FindSubmatchIndex(text []byte) ([]int, error) {
 	return re.find(text, true)
 }
 
-func (re *Regexp) find(text []byte, wantCaps bool) []int {
+func (re *Regexp) find(text []byte, wantCaps bool) ([]int, error) {
 	if re.backrefs {
 		return re.findWithBackrefs(text)
 	}
 	if len(re.literal) == 0 {
-		return re.findIn(text, 0, wantCaps)
+		return re.findIn(text, 0, wantCaps), nil
 	}
 	if !re.singleLine {
 		if indexLiteral(text, re.literal, re.literalFold) < 0 {
-			return nil
+			return nil, nil
 		}
-		return re.findIn(text, 0, wantCaps)
+		return re.findIn(text, 0, wantCaps), nil
 	}
 	// Search only lines containing the literal. Lines before the first
 	// occurrence cannot hold a match, and the line around it is searched
@@ -161,7 +164,7 @@ func (re *Regexp) find(text []byte, wantCaps bool) []int {
 	for pos := 0; pos <= len(text); {
 		i := indexLiteral(text[pos:], re.literal, re.literalFold)
 		if i < 0 {
-			return nil
+			return nil, nil
 		}
 		i += pos
 		lineStart := pos
@@ -173,11 +176,11 @@ func (re *Regexp) find(text []byte, wantCaps bool) []int {
 			lineEnd = i + j
 		}
 		if loc := re.findIn(text[:lineEnd], lineStart, wantCaps); loc != nil {
-			return loc
+			return loc, nil
 		}
 		pos = lineEnd + 1
 	}
-	return nil
+	return nil, nil
 }
 
 // findIn searches text for a match starting at or after from; text[:from]
