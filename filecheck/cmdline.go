@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/ipuir/ipuir/internal/cli"
 	"github.com/spf13/pflag"
 )
 
@@ -38,6 +39,9 @@ func newFlags() *flags {
 	f := &flags{set: pflag.NewFlagSet("filecheck", pflag.ContinueOnError)}
 	s := f.set
 	s.SortFlags = false
+	// Main reports errors and help itself, in LLVM's words.
+	s.SetOutput(io.Discard)
+	s.Usage = func() {}
 	s.StringVar(&f.inputFile, "input-file", "-", "file to check (defaults to stdin)")
 	s.StringArrayVar(&f.checkPrefixes, "check-prefixes", nil, "comma-separated prefixes of directives (default CHECK)")
 	s.StringArrayVar(&f.checkPrefixes, "check-prefix", nil, "alias for --check-prefixes")
@@ -193,8 +197,13 @@ func Main(args []string, env Env) int {
 		}
 	}
 	if err := f.set.Parse(normalizeArgs(f.set, all)); err != nil {
-		fmt.Fprintf(stderr, "filecheck: %v\n", err)
-		return 1
+		if errors.Is(err, pflag.ErrHelp) {
+			// As FileCheck: --help prints the options and succeeds.
+			fmt.Fprintf(stdout, "OVERVIEW: filecheck: a flexible pattern matching file verifier (LLVM FileCheck 19)\n\nUSAGE: filecheck [options] <check-file>\n\nOPTIONS:\n")
+			fmt.Fprint(stdout, f.set.FlagUsages())
+			return 0
+		}
+		return cli.ParseError(stderr, "filecheck", f.set, err)
 	}
 
 	opts := DefaultOptions()

@@ -2,7 +2,7 @@
 // tool's current output, like MLIR's generate-test-checks.py.
 //
 //	ipu-opt test.ipuir | generate-test-checks              print the checks
-//	ipu-opt test.ipuir | generate-test-checks -i test.ipuir rewrite test.ipuir
+//	ipu-opt test.ipuir | generate-test-checks --source test.ipuir -i   rewrite test.ipuir
 //
 // Each output line becomes a CHECK line and each top-level operation a
 // CHECK-LABEL with one CHECK-SAME per argument. SSA names become captures,
@@ -10,10 +10,11 @@
 // arguments are named after themselves, [[ARG0:...]]), scoped to the region
 // that defines them; attribute aliases become [[$ATTR0:.+]] captures.
 //
-// With -i FILE the old CHECK directives of FILE (for --check-prefix) are
-// removed and the new ones are inserted before each top-level operation of
-// FILE, found by --source-delim-regex; the output must hold as many
-// top-level operations as FILE.
+// With --source FILE the old CHECK directives of FILE (for --check-prefix)
+// are removed and the new ones are inserted before each top-level
+// operation of FILE, found by --source-delim-regex (the output must hold
+// as many top-level operations as FILE); the result is printed, or with -i
+// written back to FILE. The flags are upstream's (underscores or dashes).
 package main
 
 import (
@@ -24,6 +25,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/ipuir/ipuir/tools/toolkit"
 	"github.com/spf13/pflag"
 )
 
@@ -40,42 +42,92 @@ func main() {
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("generate-test-checks", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
-	inPlace := fs.StringP("inplace", "i", "", "rewrite the CHECK lines of this test file")
+	// Upstream's flags are spelled with underscores (--source_delim_regex);
+	// both spellings work.
+	fs.SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+		return pflag.NormalizedName(strings.ReplaceAll(name, "_", "-"))
+	})
+	source := fs.String("source", "", "the test file to insert the checks into (printed, or rewritten with -i)")
+	inPlace := fs.BoolP("inplace", "i", false, "rewrite the --source file in place")
+	output := fs.StringP("output", "o", "-", "where to write the result")
 	prefix := fs.String("check-prefix", "CHECK", "prefix of the generated directives")
 	startsFromScope := fs.Int("starts-from-scope", 1, "nesting level whose operations get labels (1 skips \"module {\")")
-	delim := fs.String("source-delim-regex", "func @", "Go regular expression for the lines that start a top-level operation in the -i file")
+	delim := fs.String("source-delim-regex", "func @", "Go regular expression for the lines that start a top-level operation in the --source file")
 	varNames := fs.String("variable-names", "", "comma-separated names for the first SSA variables (empty entries keep the default)")
 	attrNames := fs.String("attribute-names", "", "comma-separated names for the first attribute aliases")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: generate-test-checks [options] [OUTPUT-FILE]\n  reads the tool output from OUTPUT-FILE or stdin")
+	help := fs.BoolP("help", "h", false, "show this help")
+	usage := func(w io.Writer) {
+		fmt.Fprintln(w, "usage: generate-test-checks [options] [TOOL-OUTPUT]\n"+
+			"  reads the tool's output from TOOL-OUTPUT or stdin and prints FileCheck directives for it;\n"+
+			"  with --source FILE, prints FILE with the directives inserted (-i: rewrites FILE)\n\noptions:")
+		fs.SetOutput(w)
 		fs.PrintDefaults()
+		fs.SetOutput(stderr)
+	}
+	fs.Usage = func() {}
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "generate-test-checks: "+format+"\n", a...)
+		return 2
 	}
 	if err := fs.Parse(args); err != nil {
+		fmt.Fprintf(stderr, "generate-test-checks: %v\n", err)
+		usage(stderr)
 		return 2
+	}
+	if *help {
+		usage(stdout)
+		return 0
 	}
 	if fs.NArg() > 1 {
-		fs.Usage()
-		return 2
+		return fail("one tool output expected, got %s", strings.Join(fs.Args(), " "))
 	}
-	var output []byte
-	var err error
+	// Every option is checked before anything is read or written, so that
+	// a bad one never leaves a test rewritten with checks FileCheck rejects.
+	if !validPrefix.MatchString(*prefix) {
+		return fail("--check-prefix: %q is not a valid FileCheck prefix (a letter, then letters, digits, '-' or '_')", *prefix)
+	}
+	vars, attrs := splitNames(*varNames), splitNames(*attrNames)
+	for _, names := range []struct {
+		flag  string
+		names []string
+	}{{"--variable-names", vars}, {"--attribute-names", attrs}} {
+		for _, n := range names.names {
+			if n != "" && !validVariable.MatchString(n) {
+				return fail("%s: %q is not a valid FileCheck variable name (a letter or '_', then letters, digits or '_')", names.flag, n)
+			}
+		}
+	}
+	if *startsFromScope < 0 {
+		return fail("--starts-from-scope must not be negative, got %d", *startsFromScope)
+	}
+	if *inPlace && *source == "" {
+		return fail("-i rewrites the --source file; give --source FILE")
+	}
+	if *inPlace && *output != "-" {
+		return fail("-i writes the --source file; it cannot be combined with -o")
+	}
+	delimRE, err := regexp.Compile(*delim)
+	if err != nil {
+		return fail("--source-delim-regex: %v", err)
+	}
+	var toolOutput []byte
 	if fs.NArg() == 1 {
-		output, err = os.ReadFile(fs.Arg(0))
+		toolOutput, err = os.ReadFile(fs.Arg(0))
 	} else {
-		output, err = io.ReadAll(stdin)
+		toolOutput, err = io.ReadAll(stdin)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "generate-test-checks:", err)
 		return 1
 	}
-	opts := options{prefix: *prefix, startsFromScope: *startsFromScope,
-		variableNames: splitNames(*varNames), attributeNames: splitNames(*attrNames)}
-	segments, err := newGenerator(opts).generate(string(output))
+	opts := options{prefix: *prefix, startsFromScope: *startsFromScope, variableNames: vars, attributeNames: attrs}
+	segments, err := newGenerator(opts).generate(string(toolOutput))
 	if err != nil {
 		fmt.Fprintln(stderr, "generate-test-checks:", err)
 		return 1
 	}
-	if *inPlace == "" {
+	var result string
+	if *source == "" {
 		var sb strings.Builder
 		sb.WriteString(note + "\n")
 		for _, seg := range segments {
@@ -84,30 +136,33 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				sb.WriteString(l + "\n")
 			}
 		}
-		io.WriteString(stdout, sb.String())
-		return 0
+		result = sb.String()
+	} else {
+		text, err := os.ReadFile(*source)
+		if err != nil {
+			fmt.Fprintln(stderr, "generate-test-checks:", err)
+			return 1
+		}
+		if result, err = rewrite(string(text), segments, *prefix, delimRE); err != nil {
+			fmt.Fprintf(stderr, "generate-test-checks: %s: %v\n", *source, err)
+			return 1
+		}
 	}
-	delimRE, err := regexp.Compile(*delim)
-	if err != nil {
-		fmt.Fprintln(stderr, "generate-test-checks: --source-delim-regex:", err)
-		return 2
+	dest := *output
+	if *inPlace {
+		dest = *source
 	}
-	source, err := os.ReadFile(*inPlace)
-	if err != nil {
-		fmt.Fprintln(stderr, "generate-test-checks:", err)
-		return 1
-	}
-	updated, err := rewrite(string(source), segments, *prefix, delimRE)
-	if err != nil {
-		fmt.Fprintf(stderr, "generate-test-checks: %s: %v\n", *inPlace, err)
-		return 1
-	}
-	if err := os.WriteFile(*inPlace, []byte(updated), 0o644); err != nil {
+	if err := toolkit.WriteOutput(dest, []byte(result), stdout); err != nil {
 		fmt.Fprintln(stderr, "generate-test-checks:", err)
 		return 1
 	}
 	return 0
 }
+
+var (
+	validPrefix   = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
+	validVariable = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+)
 
 func splitNames(s string) []string {
 	if s == "" {

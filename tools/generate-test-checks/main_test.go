@@ -99,7 +99,7 @@ func.func @other(%a: i32) -> i32 {
 		t.Fatal(err)
 	}
 	var errs bytes.Buffer
-	if code := run([]string{"-i", path}, strings.NewReader(sampleOutput), &bytes.Buffer{}, &errs); code != 0 {
+	if code := run([]string{"--source", path, "-i"}, strings.NewReader(sampleOutput), &bytes.Buffer{}, &errs); code != 0 {
 		t.Fatalf("exit %d: %s", code, errs.String())
 	}
 	got, _ := os.ReadFile(path)
@@ -112,7 +112,7 @@ func.func @other(%a: i32) -> i32 {
 		t.Errorf("checks not placed before their functions:\n%s", text)
 	}
 	// Running it again gives the same file.
-	if code := run([]string{"-i", path}, strings.NewReader(sampleOutput), &bytes.Buffer{}, &errs); code != 0 {
+	if code := run([]string{"--source", path, "-i"}, strings.NewReader(sampleOutput), &bytes.Buffer{}, &errs); code != 0 {
 		t.Fatalf("second run: exit %d: %s", code, errs.String())
 	}
 	if again, _ := os.ReadFile(path); string(again) != text {
@@ -124,8 +124,44 @@ func TestInPlaceRejectsMismatchedFunctions(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "test.ipuir")
 	os.WriteFile(path, []byte("// RUN: true\nfunc.func @only() {\n  return\n}\n"), 0o644)
 	var errs bytes.Buffer
-	if code := run([]string{"-i", path}, strings.NewReader(sampleOutput), &bytes.Buffer{}, &errs); code != 1 ||
+	if code := run([]string{"--source", path, "-i"}, strings.NewReader(sampleOutput), &bytes.Buffer{}, &errs); code != 1 ||
 		!strings.Contains(errs.String(), "1 top-level operations matching --source-delim-regex, the output 2") {
 		t.Errorf("exit %d, stderr %q", code, errs.String())
+	}
+}
+
+// Bad options are refused before the test file is touched, with a message
+// and status 2; --help is not an error.
+func TestOptionsAreValidatedFirst(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "test.ipuir")
+	const original = "// RUN: true\nfunc.func @add(%a: i32) {\n  return\n}\n"
+	os.WriteFile(path, []byte(original), 0o644)
+	for _, args := range [][]string{
+		{"--source", path, "-i", "--check-prefix="},
+		{"--source", path, "-i", "--check-prefix=1X"},
+		{"--source", path, "-i", "--variable-names=A,9b"},
+		{"--source", path, "-i", "--attribute_names=a b"},
+		{"--source", path, "-i", "--source_delim_regex=("},
+		{"-i"},
+		{"--no-such-flag"},
+	} {
+		var errs bytes.Buffer
+		if code := run(args, strings.NewReader(sampleOutput), &bytes.Buffer{}, &errs); code != 2 || errs.Len() == 0 {
+			t.Errorf("%v: exit %d, stderr %q", args, code, errs.String())
+		}
+		if got, _ := os.ReadFile(path); string(got) != original {
+			t.Fatalf("%v rewrote the test:\n%s", args, got)
+		}
+	}
+	var out bytes.Buffer
+	if code := run([]string{"--help"}, nil, &out, &bytes.Buffer{}); code != 0 || !strings.Contains(out.String(), "--source") {
+		t.Errorf("--help: exit %d, output %q", code, out.String())
+	}
+	// Upstream's spellings: --source with the checks printed, underscores.
+	out.Reset()
+	if code := run([]string{"--source", path, "--source_delim_regex", "func @", "--check_prefix", "CHK"},
+		strings.NewReader("module {\n  func.func @add(%arg0: i32) {\n    return\n  }\n}\n"), &out, &bytes.Buffer{}); code != 0 ||
+		!strings.Contains(out.String(), "// CHK-LABEL:   func.func @add(") {
+		t.Errorf("exit %d, output:\n%s", code, out.String())
 	}
 }

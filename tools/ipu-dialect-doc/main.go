@@ -9,7 +9,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,11 +16,26 @@ import (
 
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/registry"
+	"github.com/ipuir/ipuir/tools/toolkit"
+	"github.com/spf13/pflag"
 )
 
 func main() {
-	out := flag.String("o", "docs/dialects", "directory to write one Markdown file per dialect into")
-	flag.Parse()
+	fs := pflag.NewFlagSet("ipu-dialect-doc", pflag.ContinueOnError)
+	fs.SetOutput(os.Stderr)
+	out := fs.StringP("output", "o", "docs/dialects", "directory to write one Markdown file per dialect into")
+	help := fs.BoolP("help", "h", false, "show this help")
+	fs.Usage = func() {}
+	if err := fs.Parse(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "ipu-dialect-doc:", err)
+		os.Exit(2)
+	}
+	if *help {
+		fmt.Println("usage: ipu-dialect-doc [-o DIR]\n  writes the Markdown reference of every dialect (docs/dialects)\n\noptions:")
+		fs.SetOutput(os.Stdout)
+		fs.PrintDefaults()
+		return
+	}
 	docs, err := generate()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "ipu-dialect-doc:", err)
@@ -32,7 +46,7 @@ func main() {
 		os.Exit(1)
 	}
 	for name, text := range docs {
-		if err := os.WriteFile(filepath.Join(*out, name), []byte(text), 0o644); err != nil {
+		if err := toolkit.WriteOutput(filepath.Join(*out, name), []byte(text), nil); err != nil {
 			fmt.Fprintln(os.Stderr, "ipu-dialect-doc:", err)
 			os.Exit(1)
 		}

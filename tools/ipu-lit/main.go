@@ -23,6 +23,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/ipuir/ipuir/internal/cli"
 	"github.com/ipuir/ipuir/lit"
 )
 
@@ -40,16 +41,29 @@ func run(args []string, stdout, stderr io.Writer) int {
 	timeout := fs.Duration("timeout", 5*time.Minute, "time limit of each test")
 	suffixes := fs.StringSlice("suffixes", lit.DefaultSuffixes, "file extensions of tests")
 	tags := fs.StringSlice("build-tags", []string{"ipuir_testing"}, "build tags for building ./tools/... (ipuir_testing gives ipu-opt the test dialect and passes that ipuir's own tests use)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: ipu-lit [options] PATH...")
+	help := fs.BoolP("help", "h", false, "show this help")
+	usage := func(w io.Writer) {
+		fmt.Fprintln(w, "usage: ipu-lit [options] PATH...\n  runs the lit-style tests (// RUN: lines) of the files and folders given\n\noptions:")
+		fs.SetOutput(w)
 		fs.PrintDefaults()
+		fs.SetOutput(stderr)
 	}
+	fs.Usage = func() {}
 	if err := fs.Parse(args); err != nil {
+		fmt.Fprintf(stderr, "ipu-lit: %v\n", err)
+		if s := cli.Suggest(fs, strings.TrimPrefix(err.Error(), "unknown flag: ")); s != "" && strings.HasPrefix(err.Error(), "unknown flag: ") {
+			fmt.Fprintf(stderr, "ipu-lit: did you mean '%s'?\n", s)
+		}
 		return 2
+	}
+	if *help {
+		usage(stdout)
+		return 0
 	}
 	paths := fs.Args()
 	if len(paths) == 0 {
-		fs.Usage()
+		fmt.Fprintln(stderr, "ipu-lit: no test paths given")
+		usage(stderr)
 		return 2
 	}
 

@@ -23,7 +23,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -40,18 +39,31 @@ import (
 	"github.com/ipuir/ipuir/parser"
 	"github.com/ipuir/ipuir/printer"
 	"github.com/ipuir/ipuir/registry"
+	"github.com/spf13/pflag"
 )
 
 func main() {
-	size := flag.Float64("size", 30, "size of the generated file in MB")
-	file := flag.String("file", "", "input file (generated when missing; default: a temporary file)")
-	mlirOpt := flag.String("mlir-opt", "mlir-opt-19", "mlir-opt binary to compare against (empty: skip)")
-	gogc := flag.Int("gogc", 100, "GOGC of our child process")
-	runs := flag.Int("runs", 3, "runs of each pipeline; the fastest counts")
-	child := flag.String("child", "", "internal: run our pipeline on this file and report JSON")
-	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of our pipeline (one run) to this file and exit")
-	memProfile := flag.String("memprofile", "", "write an allocation profile of our pipeline (one run) to this file and exit")
-	flag.Parse()
+	fs := pflag.NewFlagSet("ipu-parse-bench", pflag.ContinueOnError)
+	size := fs.Float64("size", 30, "size of the generated file in MB")
+	file := fs.String("file", "", "input file (generated when missing; default: a temporary file)")
+	mlirOpt := fs.String("mlir-opt", "mlir-opt-19", "mlir-opt binary to compare against (empty: skip)")
+	gogc := fs.Int("gogc", 100, "GOGC of our child process")
+	runs := fs.Int("runs", 3, "runs of each pipeline; the fastest counts")
+	child := fs.String("child", "", "internal: run our pipeline on this file and report JSON")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of our pipeline (one run) to this file and exit")
+	memProfile := fs.String("memprofile", "", "write an allocation profile of our pipeline (one run) to this file and exit")
+	help := fs.BoolP("help", "h", false, "show this help")
+	fs.Usage = func() {}
+	if err := fs.Parse(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "ipu-parse-bench:", err)
+		os.Exit(2)
+	}
+	if *help {
+		fmt.Println("usage: ipu-parse-bench [options]\n  times parse + verify + print of a generated file against mlir-opt-19\n\noptions:")
+		fs.SetOutput(os.Stdout)
+		fs.PrintDefaults()
+		return
+	}
 
 	if *child != "" {
 		debug.SetGCPercent(*gogc)
@@ -206,7 +218,7 @@ func run(sizeMB float64, path, mlirOpt string, gogc, runs int) error {
 		return err
 	}
 	ours, err := best(runs, func() (result, error) {
-		return measure(exec.Command(self, "-child", path, "-gogc", strconv.Itoa(gogc)), parseOurs)
+		return measure(exec.Command(self, "--child", path, "--gogc", strconv.Itoa(gogc)), parseOurs)
 	})
 	if err != nil {
 		return fmt.Errorf("our pipeline: %w", err)

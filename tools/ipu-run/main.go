@@ -24,6 +24,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ipuir/ipuir/dialects/tensor/eval"
+	"github.com/ipuir/ipuir/internal/cli"
 	"github.com/ipuir/ipuir/tools/toolkit"
 )
 
@@ -52,7 +53,7 @@ type mode interface {
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	o, err := parseFlags(args, stderr)
+	o, err := parseFlags(args, stdout, stderr)
 	if err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return 0
@@ -69,7 +70,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func parseFlags(args []string, stderr io.Writer) (*options, error) {
+func parseFlags(args []string, stdout, stderr io.Writer) (*options, error) {
 	o := &options{}
 	fs := pflag.NewFlagSet("ipu-run", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -82,12 +83,19 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringSliceVar(&o.compare, "compare", nil, "comma-separated .npy files of expected outputs; report the maximum absolute error of each")
 	fs.Float64Var(&o.atol, "atol", 2e-3, "with --compare, the largest absolute error that passes")
 	fs.BoolVarP(&o.verbose, "verbose", "v", false, "log each phase (load, inputs, run, outputs) with its time to stderr")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: ipu-run --reference FILE.ipuir [--function NAME] (--inputs a.npy,... | --generate SPEC) [--outputs out.npy,...]")
-		fs.PrintDefaults()
-	}
+	help := fs.BoolP("help", "h", false, "show this help")
+	fs.Usage = func() {}
 	if err := fs.Parse(args); err != nil {
+		if s := cli.Suggest(fs, strings.TrimPrefix(err.Error(), "unknown flag: ")); s != "" && strings.HasPrefix(err.Error(), "unknown flag: ") {
+			err = fmt.Errorf("%v (did you mean '%s'?)", err, s)
+		}
 		return nil, err
+	}
+	if *help {
+		fmt.Fprintln(stdout, "usage: ipu-run --reference FILE.ipuir [--function NAME] (--inputs a.npy,... | --generate SPEC) [--outputs out.npy,...]\n\noptions:")
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+		return nil, pflag.ErrHelp
 	}
 	switch fs.NArg() {
 	case 1:

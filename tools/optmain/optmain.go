@@ -37,6 +37,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/ipuir/ipuir/internal/cli"
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/passes"
 	"github.com/ipuir/ipuir/printer"
@@ -180,11 +181,13 @@ func (t *Tool) Main(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 		fmt.Fprintf(w, "OVERVIEW: %s: %s\n\nUSAGE: %s [options] <input file>\n\nOPTIONS:\n", t.Name, t.overview(), t.Name)
 		fmt.Fprint(w, fs.FlagUsages())
 	}
-	fs.Usage = func() { usage(stderr) }
+	fs.Usage = func() {}
+	fs.SetOutput(io.Discard)
 	args = normaliseArgs(args)
 	if err := fs.Parse(args); err != nil {
-		fmt.Fprintf(stderr, "%s: %v\n", t.Name, err)
-		return 2
+		// mlir-opt's words and status: "Unknown command line argument
+		// ... Did you mean ...?", exit 1.
+		return cli.ParseError(stderr, t.Name, fs, err)
 	}
 	if o.help {
 		usage(stdout)
