@@ -29,6 +29,11 @@ type AsmPrinter struct {
 	// nested ones included; see AsmHook.
 	Hook AsmHook
 
+	// HexThreshold: elements attributes with more elements than this print
+	// as a hex string; 0 means DenseHexThreshold (mlir-opt's default), a
+	// negative value never.
+	HexThreshold int
+
 	// distinctIDs numbers the DistinctAttrs printed so far (distinct.go).
 	distinctIDs map[*DistinctAttr]uint64
 	// identityKeys is set in printers that make uniquing keys: a
@@ -309,4 +314,16 @@ func isPrettyDialectSymbol(s string) bool {
 
 func isAlnum(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// hexWhenLarger reports whether an elements attribute of n elements prints
+// as a hex string.
+func (p *AsmPrinter) hexWhenLarger(n int64) bool {
+	switch {
+	case p.HexThreshold < 0:
+		return false
+	case p.HexThreshold == 0:
+		return n > DenseHexThreshold
+	}
+	return n > int64(p.HexThreshold)
 }

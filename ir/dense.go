@@ -267,7 +267,7 @@ func (a *DenseElementsAttr) printWithoutType(p *AsmPrinter) {
 	switch {
 	case a.Splat:
 		a.printElem(p, 0)
-	case n > DenseHexThreshold:
+	case p.hexWhenLarger(n):
 		p.WriteString(`"0x`)
 		p.buf = appendUpperHex(p.buf, a.HexData())
 		p.WriteByte('"')

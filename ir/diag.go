@@ -101,16 +101,45 @@ func (c *Context) Emit(d *Diagnostic) {
 // point at.
 type SourceMgr struct {
 	mu    sync.RWMutex
-	files map[string][]byte
+	files map[string]*sourceBuffer
+}
+
+// sourceBuffer is one buffer and, once a diagnostic needs a line of it,
+// the offsets of its line starts, found in one pass, so that any number
+// of diagnostics costs a binary search each rather than a scan.
+type sourceBuffer struct {
+	text   []byte
+	once   sync.Once
+	starts []int
+}
+
+func (b *sourceBuffer) line(n int) ([]byte, bool) {
+	b.once.Do(func() {
+		b.starts = append(b.starts, 0)
+		for i, c := range b.text {
+			if c == '\n' {
+				b.starts = append(b.starts, i+1)
+			}
+		}
+	})
+	if n < 1 || n > len(b.starts) {
+		return nil, false
+	}
+	start := b.starts[n-1]
+	end := len(b.text)
+	if n < len(b.starts) {
+		end = b.starts[n] - 1
+	}
+	return b.text[start:end], true
 }
 
 // NewSourceMgr returns an empty source manager.
-func NewSourceMgr() *SourceMgr { return &SourceMgr{files: map[string][]byte{}} }
+func NewSourceMgr() *SourceMgr { return &SourceMgr{files: map[string]*sourceBuffer{}} }
 
 // Add registers the contents of a buffer under its name.
 func (s *SourceMgr) Add(name string, contents []byte) {
 	s.mu.Lock()
-	s.files[name] = contents
+	s.files[name] = &sourceBuffer{text: contents}
 	s.mu.Unlock()
 }
 
@@ -122,20 +151,14 @@ func (s *SourceMgr) Line(name string, line int) (string, bool) {
 	s.mu.RLock()
 	buf, ok := s.files[name]
 	s.mu.RUnlock()
-	if !ok || line < 1 {
+	if !ok {
 		return "", false
 	}
-	for i := 1; i < line; i++ {
-		j := strings.IndexByte(string(buf), '\n')
-		if j < 0 {
-			return "", false
-		}
-		buf = buf[j+1:]
+	text, ok := buf.line(line)
+	if !ok {
+		return "", false
 	}
-	if j := strings.IndexByte(string(buf), '\n'); j >= 0 {
-		buf = buf[:j]
-	}
-	return strings.TrimSuffix(string(buf), "\r"), true
+	return strings.TrimSuffix(string(text), "\r"), true
 }
 
 // Render formats d as mlir-opt does: `file:line:col: error: message`, the

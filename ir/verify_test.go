@@ -1,6 +1,7 @@
 package ir
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -191,5 +192,33 @@ func TestVerifyRejectsOperandsOfDetachedOps(t *testing.T) {
 	d := Verify(m)
 	if d == nil || d.Message != "'x.use' op operand #0 is the result of 'x.def', which is not in the IR" {
 		t.Fatalf("got %v", d)
+	}
+}
+
+// Rendering a diagnostic finds its source line through an index of line
+// starts built once per buffer: many diagnostics near the end of a large
+// file used to rescan (and copy) the whole buffer each, quadratically.
+func TestSourceLinesOfALargeFile(t *testing.T) {
+	var b strings.Builder
+	const lines = 300000
+	for i := 0; i < lines; i++ {
+		fmt.Fprintf(&b, "line %d\n", i+1)
+	}
+	b.WriteString("last")
+	sm := NewSourceMgr()
+	sm.Add("big.ipuir", []byte(b.String()))
+	ctx := NewContext()
+	for i := 0; i < 2000; i++ {
+		out := sm.Render(Errorf(ctx.FileLineCol("big.ipuir", lines-i%7, 1), "boom"))
+		want := fmt.Sprintf("line %d\n", lines-i%7)
+		if !strings.Contains(out, "\n"+want) {
+			t.Fatalf("rendered %q", out)
+		}
+	}
+	if l, ok := sm.Line("big.ipuir", lines+1); !ok || l != "last" {
+		t.Errorf("last line without newline: %q %v", l, ok)
+	}
+	if _, ok := sm.Line("big.ipuir", lines+2); ok {
+		t.Error("a line past the end exists")
 	}
 }

@@ -63,15 +63,21 @@ type names struct {
 	nextValue, nextArg, nextConflict int
 	cur                              *scope
 	custom                           bool // custom forms name results through AsmResultNames
+	// opIDs numbers the ops without results when value users are
+	// printed: such an op may be a user (MLIR's operationIDs).
+	opIDs map[*ir.Operation]uint32
 }
 
-func newNames(root *ir.Operation, custom, unique bool) *names {
+func newNames(root *ir.Operation, custom, unique, valueUsers bool) *names {
 	numValues, numBlocks := countNamed(root)
 	n := &names{
 		values: make(map[*ir.Value]valueID, numValues),
 		groups: map[*ir.Operation][]int{},
 		blocks: make(map[*ir.Block]int32, numBlocks),
 		custom: custom,
+	}
+	if valueUsers {
+		n.opIDs = map[*ir.Operation]uint32{}
 	}
 	type pending struct {
 		region               *ir.Region
@@ -164,6 +170,12 @@ func (n *names) numberOp(op *ir.Operation) {
 		}
 	}
 	if op.NumResults() == 0 {
+		if n.opIDs != nil {
+			if _, done := n.opIDs[op]; !done {
+				n.opIDs[op] = uint32(n.nextValue)
+				n.nextValue++
+			}
+		}
 		return
 	}
 	if _, done := n.values[op.Result(0)]; !done {
@@ -319,4 +331,15 @@ func upperHex(c byte) string {
 		return string(digits[c])
 	}
 	return string([]byte{digits[c>>4], digits[c&15]})
+}
+
+// writeOpID prints the id of an op without results (value users mode).
+func (n *names) writeOpID(p *ir.AsmPrinter, op *ir.Operation) {
+	id, ok := n.opIDs[op]
+	if !ok {
+		p.WriteString("<<UNKNOWN OPERATION>>")
+		return
+	}
+	p.WriteByte('%')
+	p.WriteUint(uint64(id))
 }

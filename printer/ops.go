@@ -155,6 +155,83 @@ func (p *opPrinter) printFullOp(op *ir.Operation) {
 	}
 	p.printCustomOrGeneric(op)
 	p.printTrailingLocation(op.Loc(), true)
+	if p.opts.ValueUsers {
+		p.printUsersComment(op)
+	}
+}
+
+// printUsersComment ends an op's line with who uses its results, as
+// mlir-opt's --mlir-print-value-users does: `// users: %3, %2#0`,
+// `// user: %4`, `// unused`, or an op's own id when it has no results.
+func (p *opPrinter) printUsersComment(op *ir.Operation) {
+	n := op.NumResults()
+	switch {
+	case n == 0 && op.NumOperands() > 0:
+		p.asm.WriteString(" // id: ")
+		p.names.writeOpID(p.asm, op)
+	case n > 0 && op.UseEmpty():
+		p.asm.WriteString(" // unused")
+	case n > 0:
+		// "user" when one op with at most one result uses the one result.
+		users := map[*ir.Operation]bool{}
+		usedInResults := 0
+		for _, r := range op.Results() {
+			r.Uses(func(u *ir.OpOperand) {
+				if !users[u.Owner()] {
+					users[u.Owner()] = true
+					usedInResults += u.Owner().NumResults()
+				}
+			})
+		}
+		if usedInResults <= 1 && len(users) <= 1 && n == 1 {
+			p.asm.WriteString(" // user: ")
+		} else {
+			p.asm.WriteString(" // users: ")
+		}
+		for i, r := range op.Results() {
+			if i > 0 {
+				p.asm.WriteString(", ")
+			}
+			if n > 1 {
+				p.asm.WriteByte('(')
+			}
+			p.writeValueUsers(r)
+			if n > 1 {
+				p.asm.WriteByte(')')
+			}
+		}
+	}
+}
+
+// writeValueUsers lists the users of v, each once, in use-list order.
+func (p *opPrinter) writeValueUsers(v *ir.Value) {
+	if !v.HasUses() {
+		p.asm.WriteString("unused")
+		return
+	}
+	seen := map[*ir.Operation]bool{}
+	first := true
+	v.Uses(func(u *ir.OpOperand) {
+		user := u.Owner()
+		if seen[user] {
+			return
+		}
+		seen[user] = true
+		if !first {
+			p.asm.WriteString(", ")
+		}
+		first = false
+		if user.NumResults() == 0 {
+			p.names.writeOpID(p.asm, user)
+			return
+		}
+		for i, r := range user.Results() {
+			if i > 0 {
+				p.asm.WriteString(", ")
+			}
+			p.names.writeValue(p.asm, r, true)
+		}
+	})
 }
 
 func (p *opPrinter) printCustomOrGeneric(op *ir.Operation) {
@@ -324,6 +401,20 @@ func (p *opPrinter) printBlock(b *ir.Block, printArgs, printTerminator bool) {
 		last = nil
 	}
 	p.indent += indentWidth
+	if p.opts.ValueUsers && p.collect == nil {
+		for _, a := range b.Arguments() {
+			p.writeIndent()
+			p.asm.WriteString("// ")
+			p.PrintOperand(a)
+			if a.HasUses() {
+				p.asm.WriteString(" is used by ")
+				p.writeValueUsers(a)
+			} else {
+				p.asm.WriteString(" is unused")
+			}
+			p.asm.WriteByte('\n')
+		}
+	}
 	for op := b.First(); op != nil && op != last; op = op.Next() {
 		p.printFullOp(op)
 		if p.collect == nil {

@@ -27,6 +27,18 @@ type Options struct {
 	// AssumeVerified skips the verification that otherwise decides between
 	// the custom and the generic form (--mlir-print-assume-verified).
 	AssumeVerified bool
+	// ValueUsers ends each op's line with the users of its results, and
+	// starts each block with those of its arguments
+	// (--mlir-print-value-users); ops without results get an id.
+	ValueUsers bool
+	// HexIfLarger prints elements attributes with more elements than this
+	// as hex strings (--mlir-print-elementsattrs-with-hex-if-larger); 0
+	// keeps mlir-opt's default of 100, -1 never prints hex.
+	HexIfLarger int
+	// ElideResourceStringsIfLarger leaves resource strings and blobs whose
+	// printed form is longer than this out of the {-# #-} section
+	// (--mlir-elide-resource-strings-if-larger); 0 keeps them all.
+	ElideResourceStringsIfLarger int
 	// Env is the environment that verification runs in (see ir.Env): IR
 	// that verifies only against its target prints in custom form when
 	// the target is given here.

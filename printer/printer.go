@@ -70,11 +70,11 @@ func newOpPrinter(root, op *ir.Operation, opts Options) *opPrinter {
 		generic = true
 	}
 	return &opPrinter{
-		asm:      &ir.AsmPrinter{Hook: &printHook{elideLimit: opts.ElideElementsAttrsIfLarger}},
+		asm:      &ir.AsmPrinter{Hook: &printHook{elideLimit: opts.ElideElementsAttrsIfLarger}, HexThreshold: opts.HexIfLarger},
 		ctx:      op.Context(),
 		opts:     opts,
 		generic:  generic,
-		names:    newNames(root, !generic, generic || opts.UniqueSSAIDs),
+		names:    newNames(root, !generic, generic || opts.UniqueSSAIDs, opts.ValueUsers),
 		dialects: []string{"builtin"},
 	}
 }
@@ -204,6 +204,27 @@ func (p *opPrinter) printResources() {
 	}
 	if len(groups) == 0 {
 		return
+	}
+	if limit := p.opts.ElideResourceStringsIfLarger; limit > 0 {
+		// As mlir-opt: a string or blob whose printed form (quotes
+		// included) is longer than the limit is left out, and so is a
+		// group left empty; booleans always print.
+		kept := groups[:0]
+		for _, g := range groups {
+			entries := g.entries[:0]
+			for _, r := range g.entries {
+				if v := resourceValue(r.Value); !strings.HasPrefix(v, `"`) || len(v) <= limit {
+					entries = append(entries, r)
+				}
+			}
+			if g.entries = entries; len(entries) > 0 {
+				kept = append(kept, g)
+			}
+		}
+		if groups = kept; len(groups) == 0 {
+			p.asm.WriteString("\n{-#\n\n#-}\n")
+			return
+		}
 	}
 	p.asm.WriteString("\n{-#\n  dialect_resources: {\n")
 	for i, g := range groups {
