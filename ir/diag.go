@@ -2,8 +2,10 @@ package ir
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Severity of a diagnostic.
@@ -49,7 +51,37 @@ func (d *Diagnostic) AttachNote(loc Location, format string, args ...any) *Diagn
 
 // Errorf makes an error diagnostic at loc.
 func Errorf(loc Location, format string, args ...any) *Diagnostic {
-	return &Diagnostic{Severity: SeverityError, Loc: loc, Message: fmt.Sprintf(format, args...)}
+	d := &Diagnostic{Severity: SeverityError, Loc: loc, Message: fmt.Sprintf(format, args...)}
+	if diagnosticTraces.Load() {
+		d.Notes = append(d.Notes, &Diagnostic{Severity: SeverityNote, Loc: loc, Message: "diagnostic emitted with trace:\n" + trace(2)})
+	}
+	return d
+}
+
+// diagnosticTraces is set by --mlir-print-stacktrace-on-diagnostic.
+var diagnosticTraces atomic.Bool
+
+// SetDiagnosticTraces makes every error diagnostic carry a note with the
+// stack of the code that made it (mlir-opt's
+// --mlir-print-stacktrace-on-diagnostic), for finding where in the
+// compiler a message comes from. It is a process-wide switch for tools.
+func SetDiagnosticTraces(on bool) { diagnosticTraces.Store(on) }
+
+// trace formats the caller's stack, skipping skip frames, as LLVM's
+// stack traces read: one numbered frame a line.
+func trace(skip int) string {
+	pcs := make([]uintptr, 64)
+	n := runtime.Callers(skip+1, pcs)
+	frames := runtime.CallersFrames(pcs[:n])
+	var b strings.Builder
+	for i := 0; ; i++ {
+		f, more := frames.Next()
+		fmt.Fprintf(&b, " #%d %s %s:%d\n", i, f.Function, f.File, f.Line)
+		if !more {
+			break
+		}
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // EmitError makes an error located at op.

@@ -139,7 +139,7 @@ func (c *opAsmParser) operandOf(u useRef) ir.UnresolvedOperand {
 	return ir.UnresolvedOperand{
 		Name:   string(p.text(u.tok)),
 		Number: u.number,
-		Loc:    &ir.FileLineColLoc{File: p.file, Line: u.tok.Line + p.lineOffset, Col: u.tok.Col},
+		Loc:    &ir.FileLineColLoc{File: p.file, Line: u.tok.Line + p.lineOffset, Col: p.column(u.tok)},
 	}
 }
 

@@ -15,11 +15,22 @@ import (
 // locAt is the file location of a 1-based line and byte column of the
 // source being parsed.
 func (p *parser) locAt(line, col int) *ir.FileLineColLoc {
+	if line == 1 {
+		col += p.colOffset
+	}
 	return p.ctx.FileLineCol(p.file, line+p.lineOffset, col)
 }
 
 // tokLoc is the file location of t's first byte.
 func (p *parser) tokLoc(t Token) *ir.FileLineColLoc { return p.locAt(t.Line, t.Col) }
+
+// column is t's column in the file (see Config.ColumnOffset).
+func (p *parser) column(t Token) int {
+	if t.Line == 1 {
+		return t.Col + p.colOffset
+	}
+	return t.Col
+}
 
 // lineColOf computes the line and column of a byte offset (error paths only).
 func (p *parser) lineColOf(off int) (int, int) {

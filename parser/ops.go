@@ -429,7 +429,11 @@ func (p *parser) parseBlockArgList(b *ir.Block) error {
 // (custom op operands carry their position as a location).
 func (p *parser) tokOfLoc(l ir.Location) Token {
 	if f, ok := l.(*ir.FileLineColLoc); ok {
-		return Token{Kind: PercentIdent, Start: -1, Line: f.Line - p.lineOffset, Col: f.Col}
+		t := Token{Kind: PercentIdent, Start: -1, Line: f.Line - p.lineOffset, Col: f.Col}
+		if t.Line == 1 {
+			t.Col -= p.colOffset
+		}
+		return t
 	}
 	return p.tok
 }

@@ -17,6 +17,9 @@ type Config struct {
 	// chunk's first line minus one, so locations and diagnostics refer to
 	// lines of the original file.
 	LineOffset int
+	// ColumnOffset is added to columns of the chunk's first line, which
+	// for a chunk that starts after a split marker is not the whole line.
+	ColumnOffset int
 }
 
 // maxNestingDepth bounds the recursion of regions, attributes, types and
@@ -31,6 +34,7 @@ type parser struct {
 	ctx        *ir.Context
 	file       string
 	lineOffset int
+	colOffset  int // for columns of line 1 (Config.ColumnOffset)
 	st         *state
 	depth      int
 }
@@ -122,6 +126,7 @@ func parseSource(ctx *ir.Context, src []byte, cfg Config, noCache bool) (*ir.Ope
 	st := newState()
 	st.noCache = noCache
 	p := newParser(ctx, src, cfg.Filename, cfg.LineOffset, st)
+	p.colOffset = cfg.ColumnOffset
 	defer activate(ctx, st)()
 
 	top := &ir.Block{}

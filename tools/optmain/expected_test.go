@@ -68,8 +68,9 @@ func TestCheckExpectations(t *testing.T) {
 }
 
 func TestSplitInput(t *testing.T) {
-	cs := splitInput("a\nb\n// -----\nc\n// -----\n", true)
-	if len(cs) != 3 || cs[0].text != "a\nb\n" || cs[1].text != "c\n" || cs[1].firstLine != 4 || cs[2].firstLine != 6 {
+	cs := splitInput([]byte("a\nb\n// -----\nc\n  // ----- x\n"), SplitMarker)
+	if len(cs) != 3 || string(cs[0].text) != "a\nb\n" || string(cs[1].text) != "\nc\n" || cs[1].firstLine != 3 ||
+		string(cs[2].text) != " x\n" || cs[2].firstLine != 5 {
 		t.Errorf("split = %+v", cs)
 	}
 }

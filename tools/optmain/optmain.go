@@ -111,8 +111,12 @@ type options struct {
 	allowUnregistered bool
 	generic           bool
 	debugInfo         bool
-	split             bool
+	splitMarker       string // "" when the input is not split
+	outputSplitMarker string
 	verifyDiagnostics bool
+	verifyRoundtrip   bool
+	stackTraces       bool
+	printing          printer.Options
 	showDialects      bool
 	version           bool
 	help              bool
@@ -157,7 +161,21 @@ func (t *Tool) Main(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 	fs.BoolVar(&o.allowUnregistered, "allow-unregistered-dialect", false, "Allow operation with no registered dialects")
 	fs.BoolVar(&o.generic, "mlir-print-op-generic", false, "Print the generic op form")
 	fs.BoolVar(&o.debugInfo, "mlir-print-debuginfo", false, "Print debug info (locations) in MLIR output")
-	fs.BoolVar(&o.split, "split-input-file", false, "Split the input file into pieces at '// -----' and process each chunk independently")
+	fs.StringVar(&o.splitMarker, "split-input-file", "", "Split the input file into pieces at lines starting with the marker (default '// -----') and process each chunk independently")
+	fs.Lookup("split-input-file").NoOptDefVal = SplitMarker
+	fs.StringVar(&o.outputSplitMarker, "output-split-marker", SplitMarker, "Split marker to use for merging the output of split input chunks")
+	fs.BoolVar(&o.verifyRoundtrip, "verify-roundtrip", false, "Round-trip the IR after the pipeline (generic and custom form) and check it prints the same")
+	fs.BoolVar(&o.stackTraces, "mlir-print-stacktrace-on-diagnostic", false, "When a diagnostic is emitted, also print where in the compiler it was made")
+	pf := &o.printing
+	fs.IntVar(&pf.ElideElementsAttrsIfLarger, "mlir-elide-elementsattrs-if-larger", 0, "Elide ElementsAttrs with \"...\" that have more elements than the given upper limit")
+	fs.IntVar(&pf.HexIfLarger, "mlir-print-elementsattrs-with-hex-if-larger", 0, "Print DenseElementsAttrs with a hex string that have more elements than the given upper limit (default 100, -1 to disable)")
+	fs.IntVar(&pf.ElideResourceStringsIfLarger, "mlir-elide-resource-strings-if-larger", 0, "Elide printing value of resources if string is too long in chars")
+	fs.BoolVar(&pf.LocalScope, "mlir-print-local-scope", false, "Print with local scope and inline information (eliding aliases for attributes, types, and locations)")
+	fs.BoolVar(&pf.ValueUsers, "mlir-print-value-users", false, "Print users of operation results and block arguments as a comment")
+	fs.BoolVar(&pf.AssumeVerified, "mlir-print-assume-verified", false, "Skip op verification when using custom printers")
+	fs.BoolVar(&pf.UniqueSSAIDs, "mlir-print-unique-ssa-ids", false, "Print unique SSA ID numbers for values, block arguments and naming conflicts across all regions")
+	fs.BoolVar(&pf.PrettyDebugInfo, "mlir-pretty-debuginfo", false, "Print pretty debug info in MLIR output")
+	fs.BoolVar(&pf.SkipRegions, "mlir-print-skip-regions", false, "Skip regions when printing ops")
 	fs.BoolVar(&o.verifyDiagnostics, "verify-diagnostics", false, "Check that emitted diagnostics match expected-* lines on the corresponding line")
 	fs.BoolVar(&o.printOpOnDiag, "mlir-print-op-on-diagnostic", true, "When a diagnostic is emitted on an operation, also print the operation as an attached note")
 	fs.StringVar(&o.logLevel, "log-level", "info", "Level of the structured log that long phases (GEMM planning, ...) write to stderr: debug, info, warn, error or off")
@@ -196,6 +214,10 @@ func (t *Tool) Main(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 	if o.version {
 		fmt.Fprintf(stdout, "%s version %s\n", t.Name, t.versionString())
 		return 0
+	}
+	if o.stackTraces {
+		ir.SetDiagnosticTraces(true)
+		defer ir.SetDiagnosticTraces(false)
 	}
 	logger, err := toolkit.NewLogger(stderr, o.logLevel)
 	if err != nil {
@@ -288,30 +310,38 @@ func (t *Tool) overview() string {
 	return "optimizer driver for ipuir"
 }
 
-// chunk is one piece of a split input.
+// chunk is one piece of a split input: a slice of the file, not a copy,
+// so that a large input is held once.
 type chunk struct {
-	text      string
+	text      []byte
 	firstLine int // 1-based line of the chunk's first line in the file
+	firstCol  int // bytes of that line before the chunk (a split marker)
 }
 
-func splitInput(src string, split bool) []chunk {
-	if !split {
-		return []chunk{{src, 1}}
+// splitInput cuts src at each marker that starts a line (after spaces);
+// "" does not split. As in mlir-opt, what follows the marker on its line
+// belongs to the next chunk, which starts on the marker's line.
+func splitInput(src []byte, marker string) []chunk {
+	if marker == "" {
+		return []chunk{{src, 1, 0}}
 	}
 	var chunks []chunk
-	lines := strings.SplitAfter(src, "\n")
-	startLine := 1
-	var cur strings.Builder
-	for i, l := range lines {
-		if strings.HasPrefix(strings.TrimSpace(l), SplitMarker) {
-			chunks = append(chunks, chunk{cur.String(), startLine})
-			cur.Reset()
-			startLine = i + 2
-			continue
+	start, startLine, startCol, line := 0, 1, 0, 1
+	for pos := 0; pos < len(src); line++ {
+		end := bytes.IndexByte(src[pos:], '\n')
+		next := len(src)
+		if end >= 0 {
+			next = pos + end + 1
 		}
-		cur.WriteString(l)
+		trimmed := bytes.TrimLeft(src[pos:next], " \t")
+		if bytes.HasPrefix(trimmed, []byte(marker)) {
+			chunks = append(chunks, chunk{src[start:pos], startLine, startCol})
+			start, startLine = next-len(trimmed)+len(marker), line
+			startCol = start - pos
+		}
+		pos = next
 	}
-	return append(chunks, chunk{cur.String(), startLine})
+	return append(chunks, chunk{src[start:], startLine, startCol})
 }
 
 // processFile handles every chunk and reports whether all succeeded.
@@ -319,9 +349,9 @@ func (r *run) processFile(fileName string, src []byte, out io.Writer, stderr io.
 	sm := ir.NewSourceMgr()
 	sm.Add(fileName, src)
 	allOK := true
-	for i, c := range splitInput(string(src), r.o.split) {
+	for i, c := range splitInput(src, r.o.splitMarker) {
 		if i > 0 {
-			fmt.Fprintln(out, SplitMarker)
+			fmt.Fprintln(out, r.o.outputSplitMarker)
 		}
 		if !r.processChunk(fileName, sm, c, out, stderr) {
 			allOK = false
@@ -353,7 +383,7 @@ func (r *run) processChunk(fileName string, sm *ir.SourceMgr, c chunk, out, stde
 		}
 	}()
 	if r.o.verifyDiagnostics {
-		exps, bad := parseExpectations(fileName, c.text, c.firstLine, ctx)
+		exps, bad := parseExpectations(fileName, string(c.text), c.firstLine, ctx)
 		failures := append(bad, checkExpectations(ctx, fileName, exps, diags)...)
 		for _, f := range failures {
 			fmt.Fprint(stderr, sm.Render(f))
@@ -409,20 +439,26 @@ func (r *run) compileChunk(ctx *ir.Context, fileName string, sm *ir.SourceMgr, c
 	// Verification is part of `Parser`, as in mlir-opt, which verifies
 	// the module as the last step of parsing it.
 	stopParser := startPhase(timing, "Parser")
-	module, env, err := r.loader.Parse(ctx, toolkit.Chunk{File: fileName, Source: []byte(c.text), FirstLine: c.firstLine, Sources: sm})
+	module, env, err := r.loader.Parse(ctx, toolkit.Chunk{File: fileName, Source: c.text, FirstLine: c.firstLine, FirstColumn: c.firstCol, Sources: sm})
 	stopParser()
 	if err != nil {
 		ctx.Emit(ir.AsDiagnostic(err, nil))
 		return false
 	}
-	popts := printer.Options{Generic: r.o.generic, DebugInfo: r.o.debugInfo, Env: env}
-	in := &Input{File: fileName, Source: []byte(c.text), Stderr: stderr, Env: env, Logger: r.logger, Printing: popts,
+	popts := r.o.printing
+	popts.Generic, popts.DebugInfo, popts.Env = r.o.generic, r.o.debugInfo, env
+	in := &Input{File: fileName, Source: c.text, Stderr: stderr, Env: env, Logger: r.logger, Printing: popts,
 		Print: func(w io.Writer, op *ir.Operation) error { return printer.Print(w, op, popts) }}
 	fail := func(err error) bool {
 		if err != ErrReported {
 			ctx.Emit(ir.AsDiagnostic(err, nil))
 		}
 		return false
+	}
+	if r.o.verifyRoundtrip {
+		if err := r.verifyRoundtrip(module, fileName, env); err != nil {
+			return fail(err)
+		}
 	}
 	for _, e := range r.t.Extensions {
 		if err := e.Process(ctx, module, in); err != nil {
@@ -458,4 +494,49 @@ func (r *run) compileChunk(ctx *ir.Context, fileName string, sm *ir.SourceMgr, c
 		return fail(err)
 	}
 	return true
+}
+
+// verifyRoundtrip prints module in the generic and the custom form, with
+// locations, parses each into a fresh context and prints it again
+// (mlir-opt's --verify-roundtrip): the two printings must be the same.
+func (r *run) verifyRoundtrip(module *ir.Operation, file string, env *ir.Env) error {
+	for _, generic := range []bool{true, false} {
+		opts := printer.Options{Generic: generic, DebugInfo: true, Env: env}
+		var first bytes.Buffer
+		if err := printer.Print(&first, module, opts); err != nil {
+			return err
+		}
+		form := "custom"
+		if generic {
+			form = "generic"
+		}
+		ctx, err := r.loader.NewContext()
+		if err != nil {
+			return err
+		}
+		again, _, err := r.loader.Parse(ctx, toolkit.Chunk{File: file + " (" + form + " round trip)", Source: first.Bytes(), FirstLine: 1})
+		if err != nil {
+			return module.EmitError("round trip of the %s form: the printed IR does not parse back: %v", form, err)
+		}
+		var second bytes.Buffer
+		if err := printer.Print(&second, again, opts); err != nil {
+			return err
+		}
+		if !bytes.Equal(first.Bytes(), second.Bytes()) {
+			a, b := strings.Split(first.String(), "\n"), strings.Split(second.String(), "\n")
+			i := 0
+			for i < len(a) && i < len(b) && a[i] == b[i] {
+				i++
+			}
+			line := func(ls []string) string {
+				if i < len(ls) {
+					return ls[i]
+				}
+				return "<end>"
+			}
+			return module.EmitError("round trip of the %s form changes the IR, first at line %d:\n  printed:  %s\n  reparsed: %s",
+				form, i+1, line(a), line(b))
+		}
+	}
+	return nil
 }

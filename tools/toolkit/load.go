@@ -65,8 +65,9 @@ func InputError(name string, err error) error {
 type Chunk struct {
 	File   string // the file name locations use
 	Source []byte
-	// FirstLine is the 1-based line of the chunk's first line in the file.
-	FirstLine int
+	// FirstLine is the 1-based line of the chunk's first line in the file,
+	// and FirstColumn how many bytes of that line come before the chunk.
+	FirstLine, FirstColumn int
 	// Sources holds the file's text for rendering diagnostics.
 	Sources *ir.SourceMgr
 }
@@ -78,8 +79,10 @@ func (l *Loader) Parse(ctx *ir.Context, c Chunk) (*ir.Operation, *ir.Env, error)
 	if first < 1 {
 		first = 1
 	}
+	// c.Sources already holds the whole file (the parser would add the
+	// chunk again, padded: a copy of every chunk of a large input).
 	module, err := parser.ParseSourceString(ctx, c.Source, parser.Config{
-		Filename: c.File, SourceMgr: c.Sources, LineOffset: first - 1,
+		Filename: c.File, LineOffset: first - 1, ColumnOffset: c.FirstColumn,
 	})
 	if err != nil {
 		return nil, nil, err
