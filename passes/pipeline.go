@@ -16,6 +16,9 @@ const AnyOp = "any"
 type OpPassManager struct {
 	anchor string
 	items  []pipelineItem
+	// implicitNesting nests a pass anchored on another op than the
+	// pipeline's in a pipeline for that op (MLIR's Nesting::Implicit).
+	implicitNesting bool
 }
 
 // pipelineItem is a pass or a nested pipeline.
@@ -37,6 +40,13 @@ func (pm *OpPassManager) Size() int { return len(pm.items) }
 // AddPass appends p. A pass anchored on a specific op may only be added to
 // a pipeline anchored on that op or on any op.
 func (pm *OpPassManager) AddPass(p Pass) error {
+	if a := p.Anchor(); pm.implicitNesting && a != "" && pm.anchor != AnyOp && a != pm.anchor {
+		// Consecutive passes of one anchor share one nested pipeline.
+		if n := len(pm.items); n > 0 && pm.items[n-1].nested != nil && pm.items[n-1].nested.anchor == a {
+			return pm.items[n-1].nested.AddPass(p)
+		}
+		return pm.Nest(a).AddPass(p)
+	}
 	if a := p.Anchor(); a != "" && pm.anchor != AnyOp && a != pm.anchor {
 		return fmt.Errorf("Can't add pass '%s' restricted to '%s' on a PassManager intended to run on '%s', did you intend to nest?",
 			DisplayName(p), a, pm.anchor)
@@ -44,6 +54,11 @@ func (pm *OpPassManager) AddPass(p Pass) error {
 	pm.items = append(pm.items, pipelineItem{pass: p})
 	return nil
 }
+
+// SetImplicitNesting makes AddPass nest a pass anchored on another op in a
+// pipeline for that op, as mlir-opt does for pass flags (`--my-func-pass`
+// on a module runs on each func.func).
+func (pm *OpPassManager) SetImplicitNesting(on bool) { pm.implicitNesting = on }
 
 // Nest appends a pipeline anchored on anchor and returns it.
 func (pm *OpPassManager) Nest(anchor string) *OpPassManager {

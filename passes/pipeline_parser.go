@@ -164,8 +164,13 @@ func (r *Registry) ParsePipeline(text string) (*OpPassManager, error) {
 
 // ParseFlatPipeline parses a pipeline without its anchor, such as
 // "canonicalize,func.func(cse)", into a new pipeline anchored on anchor.
+//
+// Passes anchored on another op than anchor nest implicitly, as mlir-opt
+// builds the pipeline of its pass flags: `--cse --my-func-pass` on a module
+// is `builtin.module(cse,func.func(my-func-pass))`.
 func (r *Registry) ParseFlatPipeline(anchor, text string) (*OpPassManager, error) {
 	pm := NewOpPassManager(anchor)
+	pm.SetImplicitNesting(true)
 	if err := r.ParseInto(pm, text); err != nil {
 		return nil, err
 	}

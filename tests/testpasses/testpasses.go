@@ -18,7 +18,7 @@ import (
 
 // Register adds the test passes to r.
 func Register(r *passes.Registry) error {
-	for _, p := range []passes.Pass{&TestFailurePass{}, &TestCreateInvalidIRPass{}, &TestCrashPass{}, &TestRemarksPass{}, &TestOptionsPass{}, &TestLegalizePass{}} {
+	for _, p := range []passes.Pass{&TestFailurePass{}, &TestCreateInvalidIRPass{}, &TestCrashPass{}, &TestRemarksPass{}, &TestOptionsPass{}, &TestLegalizePass{}, &TestFuncRemarksPass{}} {
 		if err := r.RegisterInGroup("Test Passes", p); err != nil {
 			return err
 		}
@@ -168,4 +168,17 @@ func (l *TestLegalizePass) Run(op *ir.Operation, pc *passes.PassContext) error {
 		return passes.ApplyFullConversion(op, target, patterns, tc)
 	}
 	return passes.ApplyPartialConversion(op, target, patterns, tc)
+}
+
+// TestFuncRemarksPass is anchored on func.func: given as a flag on a
+// module it must nest, as mlir-opt nests passes given as flags.
+type TestFuncRemarksPass struct{}
+
+func (*TestFuncRemarksPass) Name() string    { return "test-func-remarks" }
+func (*TestFuncRemarksPass) Summary() string { return "Emit a remark on each func.func (anchored on func.func)" }
+func (*TestFuncRemarksPass) Anchor() string  { return "func.func" }
+func (*TestFuncRemarksPass) Run(op *ir.Operation, pc *passes.PassContext) error {
+	name, _ := ir.SymbolName(op)
+	pc.Emit(&ir.Diagnostic{Severity: ir.SeverityRemark, Loc: op.Loc(), Message: "on function @" + name})
+	return nil
 }
