@@ -55,6 +55,9 @@ type Options struct {
 	// Logger receives the structured log of passes (PassContext.Logger);
 	// nil discards it.
 	Logger *slog.Logger
+	// BeforePass, when set, is told the name of each pass as it starts
+	// (from the goroutine running it), for progress lines.
+	BeforePass func(name string)
 }
 
 // printFunc returns how dumps and reproducers print an op: PrintOp, or
@@ -317,6 +320,9 @@ func (r *runner) runPass(p Pass, op *ir.Operation, f *frame, node *timerNode, an
 	pnode := r.node(node, DisplayName(p))
 	am.node, am.times = pnode, f.times
 	pc := &PassContext{ctx: r.ctx, frame: f, analyses: am, env: r.opts.Env, logger: r.opts.Logger}
+	if r.opts.BeforePass != nil {
+		r.opts.BeforePass(p.Name())
+	}
 	start := time.Now()
 	err := r.call(p, op, pc)
 	if pnode != nil {

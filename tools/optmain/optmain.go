@@ -107,6 +107,7 @@ const SplitMarker = "// -----"
 
 type options struct {
 	logLevel          string
+	verbose           bool
 	output            string
 	allowUnregistered bool
 	generic           bool
@@ -145,9 +146,10 @@ func normaliseArgs(args []string) []string {
 type run struct {
 	t      *Tool
 	o      options
-	pf     *passFlags // nil without passes
-	logger *slog.Logger
-	loader *toolkit.Loader
+	pf       *passFlags // nil without passes
+	logger   *slog.Logger
+	loader   *toolkit.Loader
+	progress *toolkit.Progress // nil unless stderr is a terminal
 }
 
 // Main runs the tool and returns its exit status.
@@ -178,7 +180,8 @@ func (t *Tool) Main(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 	fs.BoolVar(&pf.SkipRegions, "mlir-print-skip-regions", false, "Skip regions when printing ops")
 	fs.BoolVar(&o.verifyDiagnostics, "verify-diagnostics", false, "Check that emitted diagnostics match expected-* lines on the corresponding line")
 	fs.BoolVar(&o.printOpOnDiag, "mlir-print-op-on-diagnostic", true, "When a diagnostic is emitted on an operation, also print the operation as an attached note")
-	fs.StringVar(&o.logLevel, "log-level", "info", "Level of the structured log that long phases (GEMM planning, ...) write to stderr: debug, info, warn, error or off")
+	fs.StringVar(&o.logLevel, "log-level", "warn", "Level of the structured log that long phases (GEMM planning, ...) write to stderr: debug, info, warn, error or off")
+	fs.BoolVarP(&o.verbose, "verbose", "v", false, "Log the progress of long phases (--log-level=info unless --log-level says otherwise)")
 	fs.BoolVar(&o.noImplicitModule, "no-implicit-module", false, "Disable the parsing of an implicit top-level module op")
 	fs.BoolVar(&o.showDialects, "show-dialects", false, "Print the list of registered dialects and exit")
 	fs.BoolVar(&o.version, "version", false, "Display the version of this program")
@@ -219,12 +222,17 @@ func (t *Tool) Main(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 		ir.SetDiagnosticTraces(true)
 		defer ir.SetDiagnosticTraces(false)
 	}
-	logger, err := toolkit.NewLogger(stderr, o.logLevel)
+	level := o.logLevel
+	if o.verbose && !fs.Changed("log-level") {
+		level = "info"
+	}
+	logger, err := toolkit.NewLogger(stderr, level)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", t.Name, err)
 		return 2
 	}
 	r.logger = logger
+	r.progress = toolkit.NewProgress(stderr, t.Name)
 	r.loader = &toolkit.Loader{Setup: t.Dialects, AllowUnregistered: o.allowUnregistered, Env: t.Env}
 	if o.showDialects {
 		ctx, err := r.loader.NewContext()
@@ -439,7 +447,9 @@ func (r *run) compileChunk(ctx *ir.Context, fileName string, sm *ir.SourceMgr, c
 	// Verification is part of `Parser`, as in mlir-opt, which verifies
 	// the module as the last step of parsing it.
 	stopParser := startPhase(timing, "Parser")
+	endPhase := r.progress.Phase("parsing and verifying")
 	module, env, err := r.loader.Parse(ctx, toolkit.Chunk{File: fileName, Source: c.text, FirstLine: c.firstLine, FirstColumn: c.firstCol, Sources: sm})
+	endPhase()
 	stopParser()
 	if err != nil {
 		ctx.Emit(ir.AsDiagnostic(err, nil))
@@ -473,12 +483,16 @@ func (r *run) compileChunk(ctx *ir.Context, fileName string, sm *ir.SourceMgr, c
 	popts.Env = in.Env
 	in.Printing = popts
 	if r.pf != nil {
-		if err := r.pf.run(ctx, module, in, timing); err != nil {
+		endPhase := r.progress.Phase("running the pass pipeline")
+		err := r.pf.run(ctx, module, in, timing, r.progress.Detail)
+		endPhase()
+		if err != nil {
 			return fail(err)
 		}
 	}
 	stopOutput := startPhase(timing, "Output")
 	defer stopOutput()
+	defer r.progress.Phase("writing the output")()
 	for _, e := range r.t.Extensions {
 		if em, ok := e.(Emitter); ok {
 			emitted, err := em.Emit(ctx, module, in, out)

@@ -170,8 +170,9 @@ func (e *passFlags) reportTiming(t *passes.Timing, w io.Writer) {
 }
 
 // run runs the pipeline the flags describe on module.
-func (e *passFlags) run(ctx *ir.Context, module *ir.Operation, in *Input, timing *passes.Timing) error {
+func (e *passFlags) run(ctx *ir.Context, module *ir.Operation, in *Input, timing *passes.Timing, onPass func(string)) error {
 	opts := e.options(in, timing)
+	opts.BeforePass = onPass
 	var pm *passes.OpPassManager
 	var err error
 	if e.runRepro {
