@@ -85,11 +85,11 @@ func TestGenerators(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, err := g.Generate(types)
+	in, err := g.Generate(types, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, _ := g.Generate(types)
+	again, _ := g.Generate(types, nil)
 	for i := range in {
 		if err := CheckInput(in[i], types[i]); err != nil {
 			t.Fatalf("input #%d: %v", i, err)
@@ -113,7 +113,7 @@ func TestGenerators(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	un, _ := u.Generate(types[:1])
+	un, _ := u.Generate(types[:1], nil)
 	for _, v := range un[0].Data {
 		if v < 2 || v > 3 {
 			t.Fatalf("uniform value %v outside [2, 3]", v)
@@ -133,8 +133,58 @@ func TestGenerators(t *testing.T) {
 		wantError(t, err, msg)
 	}
 	bad, _ := ParseGenerator("gaussian:seed=1,stddev=-1")
-	_, err = bad.Generate(types)
+	_, err = bad.Generate(types, nil)
 	wantError(t, err, "input #0:")
-	_, err = g.Generate([]ir.Type{ctx.Tensor([]int64{ir.Dynamic}, ctx.F16())})
+	_, err = g.Generate([]ir.Type{ctx.Tensor([]int64{ir.Dynamic}, ctx.F16())}, nil)
 	wantError(t, err, "input #0: type 'tensor<?xf16>' has a dynamic dimension")
+}
+
+// Weights (right operands of matmuls) are drawn with stddev 1/√fan-in, so
+// that a product of unit-variance activations stays at unit variance;
+// scale=none turns that off.
+func TestGeneratorScalesWeightsByFanIn(t *testing.T) {
+	fn := loadExample(t, "attention-small.ipuir")
+	fanIn := FanIns(fn)
+	args, err := ArgumentTypes(fn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fanIn) != 5 || fanIn[0] != 0 {
+		t.Fatalf("fan-ins %v: x is no weight", fanIn)
+	}
+	hidden := int(args[1].(*ir.RankedTensorType).Dims[0])
+	for i := 1; i < 5; i++ {
+		if fanIn[i] != hidden {
+			t.Fatalf("fan-ins %v, want %d for the four weights", fanIn, hidden)
+		}
+	}
+	stddev := func(a *eval.Array) float64 {
+		var s float64
+		for _, v := range a.Data {
+			s += v * v
+		}
+		return math.Sqrt(s / float64(len(a.Data)))
+	}
+	for _, c := range []struct {
+		spec   string
+		weight float64
+	}{{"gaussian:seed=3", 1 / math.Sqrt(float64(hidden))}, {"gaussian:seed=3,scale=none", 1}} {
+		g, err := ParseGenerator(c.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in, err := g.Generate(args, fanIn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := stddev(in[0]); math.Abs(got-1) > 0.05 {
+			t.Errorf("%s: x has stddev %v, want 1", c.spec, got)
+		}
+		if got := stddev(in[1]); math.Abs(got-c.weight) > 0.1*c.weight {
+			t.Errorf("%s: wq has stddev %v, want %v", c.spec, got, c.weight)
+		}
+	}
+	if _, err := ParseGenerator("gaussian:seed=1,scale=half"); err == nil {
+		t.Error("scale=half accepted")
+	}
 }

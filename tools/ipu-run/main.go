@@ -78,7 +78,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.function, "function", "", "the function to run (default: the module's only function)")
 	fs.StringSliceVar(&o.inputs, "inputs", nil, "comma-separated .npy files, one per function argument")
 	fs.StringSliceVar(&o.outputs, "outputs", nil, "comma-separated .npy files to write, one per result")
-	fs.StringVar(&o.generate, "generate", "", "generate the inputs: gaussian:seed=N[,mean=M][,stddev=S] or uniform:seed=N[,lo=L][,hi=H]")
+	fs.StringVar(&o.generate, "generate", "", "generate the inputs: gaussian:seed=N[,mean=M][,stddev=S] or uniform:seed=N[,lo=L][,hi=H]; weights (right operands of matmuls) are scaled by 1/sqrt(fan-in) unless scale=none")
 	fs.BoolVar(&o.print, "print", false, "print every output value (for small outputs)")
 	fs.StringSliceVar(&o.compare, "compare", nil, "comma-separated .npy files of expected outputs; report the maximum absolute error of each")
 	fs.Float64Var(&o.atol, "atol", 2e-3, "with --compare, the largest absolute error that passes")

@@ -72,7 +72,7 @@ func (p *program) inputs(o *options) ([]*eval.Array, error) {
 		if err != nil {
 			return nil, fmt.Errorf("--generate: %w", err)
 		}
-		return g.Generate(p.args)
+		return g.Generate(p.args, reference.FanIns(p.fn))
 	}
 	if len(o.inputs) == 0 {
 		if len(p.args) == 0 {
