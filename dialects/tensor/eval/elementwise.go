@@ -108,7 +108,11 @@ func (o UnaryOp) apply(x float64) float64 {
 		// 1+erf(x/√2) would cancel.
 		return x * 0.5 * math.Erfc(-x/math.Sqrt2)
 	case GeluTanh:
-		return 0.5 * x * (1 + math.Tanh(math.Sqrt(2/math.Pi)*(x+GeluTanhCoefficient*x*x*x)))
+		// x/2·(1+tanh(z)) = x/(1+e^(-2z)): the same value without the
+		// cancellation of 1+tanh(z) for negative z, where it would give 0
+		// (or noise) instead of about -3e-21 at x = -8.
+		z := math.Sqrt(2/math.Pi) * (x + GeluTanhCoefficient*x*x*x)
+		return x / (1 + math.Exp(-2*z))
 	}
 	panic(fmt.Sprintf("BUG: eval: unknown %v", o))
 }

@@ -273,3 +273,31 @@ func TestRoundFromFloat32MatchesRound(t *testing.T) {
 		}
 	}
 }
+
+// The tanh form of gelu keeps its precision for negative x, where
+// 1+tanh(z) cancels: at x = -8 the value is about -3e-21, which f32 and
+// bf16 hold, not -0.
+func TestGeluTanhWithoutCancellation(t *testing.T) {
+	for _, x := range []float64{-8, -6, -12, -3, -0.5, 0.5, 3, 8} {
+		z := math.Sqrt(2/math.Pi) * (x + GeluTanhCoefficient*x*x*x)
+		// An independent form: x·e^(2z)/(1+e^(2z)).
+		want := x * math.Exp(2*z) / (1 + math.Exp(2*z))
+		if x > 0 {
+			want = 0.5 * x * (1 + math.Tanh(z)) // no cancellation here
+		}
+		for _, k := range []elem.Type{elem.F32, elem.BF16, elem.F64} {
+			a := arr(t, []int{1}, k, x)
+			got, err := Unary(GeluTanh, a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := numeric.Round(want, k)
+			if d := math.Abs(got.Data[0] - w); d > 1e-2*math.Abs(w) {
+				t.Errorf("gelu_tanh(%v) in %v = %v, want %v", x, k, got.Data[0], w)
+			}
+			if x <= -6 && w != 0 && (got.Data[0] == 0 || !math.Signbit(got.Data[0])) {
+				t.Errorf("gelu_tanh(%v) in %v = %v: lost to cancellation", x, k, got.Data[0])
+			}
+		}
+	}
+}
