@@ -60,7 +60,14 @@ func (ps *parseState) element(e *element) error {
 	case elVar:
 		return ps.variable(e.ref)
 	case elType:
-		ts, err := ps.parseTypes(ps.typeCount(e.ref))
+		count := ps.typeCount(e.ref)
+		if count > 0 && ps.variadic(e.ref) {
+			// As MLIR's generated parsers: a variadic group's types are a
+			// list of any length, checked against the operands when they
+			// are resolved.
+			count = -1
+		}
+		ts, err := ps.parseTypes(count)
 		if err != nil {
 			return err
 		}
@@ -144,6 +151,19 @@ func (ps *parseState) parseTypes(count int) ([]ir.Type, error) {
 		out = append(out, t)
 	}
 	return out, nil
+}
+
+// variadic reports whether type(r) names a group that may hold several
+// values (a variadic operand or result, or all operands or results).
+func (ps *parseState) variadic(r ref) bool {
+	def := ps.f.def
+	switch r.kind {
+	case refOperand:
+		return def.Operands[r.index].Kind == ir.Variadic
+	case refResult:
+		return def.Results[r.index].Kind == ir.Variadic
+	}
+	return false
 }
 
 // typeCount is how many types type(r) has: known from the operands read
@@ -476,9 +496,8 @@ func (ps *parseState) finish() error {
 			}
 		}
 	}
-	if len(opTypes) != len(ops) {
-		return p.Errorf("%d operands present, but expected %d", len(ops), len(opTypes))
-	}
+	// A count that differs is reported by the parser at the first
+	// operand, in mlir-opt's words ("2 operands present, but expected 1").
 	if err := p.ResolveOperands(ops, opTypes, st); err != nil {
 		return err
 	}

@@ -115,6 +115,8 @@ var errorCases = []errorCase{
 	{name: "syn-custom-func-unknown", src: "func.foo", want: "1:1: custom op 'func.foo' is unknown"},
 	{name: "syn-custom-keyword", src: "%0 = \"a.b\"() : () -> i32\n%1 = builtin.unrealized_conversion_cast %0 : i32 too f32", want: "2:50: custom op 'builtin.unrealized_conversion_cast' expected 'to'"},
 	{name: "syn-custom-count", src: "%0 = \"a.b\"() : () -> i32\n%1 = builtin.unrealized_conversion_cast %0 : i32, i32 to f32", want: "2:41: custom op 'builtin.unrealized_conversion_cast' 1 operands present, but expected 2"},
+	{name: "syn-return-count-more", src: "func.func @f(%a: i32) -> i32 {\n  %0 = \"x.y\"() : () -> i32\n  return %0, %a : i32\n}", want: "3:10: custom op 'func.return' 2 operands present, but expected 1"},
+	{name: "syn-return-count-fewer", src: "func.func @f(%a: i32) -> i32 {\n  return %a : i32, i32\n}", want: "2:10: custom op 'func.return' 1 operands present, but expected 2"},
 	{name: "syn-module-region", src: "module @a @b {}", want: "1:10: expected '{' to begin a region"},
 	{name: "syn-loc-paren", src: "\"a.b\"() : () -> () loc", want: "1:23: expected '(' in location"},
 	{name: "syn-loc-instance", src: "\"a.b\"() : () -> () loc(foo)", want: "1:24: expected location instance"},
