@@ -10,9 +10,10 @@ import (
 // through it; the printer package wraps it with op-level printing and fills
 // in the alias tables so that nested references print as `#map` or `!t`.
 //
-// With an output set (SetOutput) it streams: the printer package hands the
-// buffered text to the writer between ops (FlushIfLarge), so that printing
-// a large module needs memory for one chunk of text, not the whole file.
+// With an output set (SetOutput) it streams: buffered text goes to the
+// writer between ops and before each nested type or attribute
+// (FlushIfLarge), so that printing a large module, or one huge attribute,
+// needs memory for one chunk of text, not the whole output.
 type AsmPrinter struct {
 	buf []byte
 
@@ -71,7 +72,8 @@ const flushThreshold = 64 << 10
 
 // SetOutput makes p stream to w: Flush and FlushIfLarge hand w what has
 // been printed. Text already handed over can no longer be read back
-// (Bytes, String), so callers flush only between complete items.
+// (Bytes, String): code that reads back what it printed uses a printer
+// without an output.
 func (p *AsmPrinter) SetOutput(w io.Writer) {
 	p.out = w
 	if cap(p.buf) < flushThreshold+flushThreshold/4 {
@@ -115,6 +117,7 @@ func (p *AsmPrinter) PrintType(t Type) {
 		p.WriteString("<<NULL TYPE>>")
 		return
 	}
+	p.FlushIfLarge()
 	if p.Hook != nil && p.Hook.HookType(p, t) {
 		return
 	}
@@ -132,6 +135,7 @@ func (p *AsmPrinter) PrintAttr(a Attribute) {
 		p.WriteString("<<NULL ATTRIBUTE>>")
 		return
 	}
+	p.FlushIfLarge()
 	if p.Hook != nil && p.Hook.HookAttr(p, a, false) {
 		return
 	}
@@ -151,6 +155,7 @@ func (p *AsmPrinter) PrintAttrWithoutType(a Attribute) {
 		p.WriteString("<<NULL ATTRIBUTE>>")
 		return
 	}
+	p.FlushIfLarge()
 	if p.Hook != nil && p.Hook.HookAttr(p, a, true) {
 		return
 	}

@@ -23,13 +23,30 @@ type aliasEntry struct {
 	depth      int    // 1 for an alias without aliased parts, more when nested
 	deferrable bool   // only used by op locations: may be defined at the end
 	children   []int
+
+	// size is how many values print when this one prints inline (itself
+	// and its parts, an aliased part counting one); uses is how many
+	// times it is referred to. Together they find shared values too large
+	// to repeat (sharedAliasSize).
+	size int
+	uses int
 }
 
 // aliasFrame gathers the children of the value being visited.
 type aliasFrame struct {
 	children []int
 	maxDepth int
+	size     int
 }
+
+// sharedAliasSize is the size (in values printed) from which a value that
+// is referred to more than once prints through an alias (`#attr`,
+// `!type`) although its kind has no alias name. MLIR has no such rule and
+// prints every reference in full, so a few hundred bytes of aliases that
+// each refer twice to the previous one print as terabytes; with it the
+// output stays as large as the input's DAG. Values this large and shared
+// do not occur in ordinary IR, whose printing is unchanged.
+const sharedAliasSize = 1024
 
 // aliasCollector is the ir.AsmHook of the dry run: it records each value
 // the first time it would print, its alias name, and its nesting, as
@@ -39,6 +56,7 @@ type aliasCollector struct {
 	index      map[any]int
 	stack      []*aliasFrame
 	deferrable bool // the visit under way started at an op location
+	shared     bool // some value took an alias for its size (aliasShared)
 }
 
 func newAliasCollector() *aliasCollector {
@@ -97,11 +115,16 @@ func (c *aliasCollector) visit(value any, isType bool, print func()) {
 		if !c.deferrable {
 			c.markNonDeferrable(i)
 		}
+		e := c.entries[i]
+		e.uses++
+		if e.base == "" && e.size >= sharedAliasSize {
+			c.aliasShared(e)
+		}
 		c.addChild(parent, i)
 		return
 	}
 	i := len(c.entries)
-	e := &aliasEntry{value: value, isType: isType}
+	e := &aliasEntry{value: value, isType: isType, uses: 1}
 	if name, ok := aliasNameOf(value); ok && name != "" {
 		// Only aliased entries carry the deferral, so marking a value
 		// non-deferrable stops at parts without an alias, as in MLIR.
@@ -119,6 +142,7 @@ func (c *aliasCollector) visit(value any, isType bool, print func()) {
 	if frame.maxDepth > 0 {
 		e.depth = frame.maxDepth + 1
 	}
+	e.size = 1 + frame.size
 	c.addChild(parent, i)
 }
 
@@ -128,8 +152,56 @@ func (c *aliasCollector) addChild(f *aliasFrame, i int) {
 		return
 	}
 	f.children = append(f.children, i)
-	if d := c.entries[i].depth; d > f.maxDepth {
+	e := c.entries[i]
+	if d := e.depth; d > f.maxDepth {
 		f.maxDepth = d
+	}
+	if e.base != "" {
+		f.size++
+	} else {
+		f.size = min(f.size+e.size, 1<<40) // saturates: sizes only compare
+	}
+}
+
+// aliasShared gives e, a large value met again, an alias of its own.
+// Values that took it in before are the larger for it (their size counted
+// e in full), which only errs towards more aliases. Depths that counted e
+// as unaliased are recomputed once the dry run ends (fixDepths).
+func (c *aliasCollector) aliasShared(e *aliasEntry) {
+	e.base = "attr"
+	if e.isType {
+		e.base = "type"
+	}
+	c.shared = true
+}
+
+// fixDepths recomputes every depth after shared values took aliases, so
+// that each alias is defined after the aliases it refers to.
+func (c *aliasCollector) fixDepths() {
+	done := make([]bool, len(c.entries))
+	var depth func(i int) int
+	depth = func(i int) int {
+		e := c.entries[i]
+		if done[i] {
+			return e.depth
+		}
+		done[i] = true
+		m := 0
+		for _, ch := range e.children {
+			m = max(m, depth(ch))
+		}
+		switch {
+		case m > 0:
+			e.depth = m + 1
+		case e.base != "":
+			e.depth = 1
+		default:
+			e.depth = 0
+		}
+		return e.depth
+	}
+	for i := range c.entries {
+		depth(i)
 	}
 }
 
@@ -180,6 +252,9 @@ type aliasTable struct {
 // then first sight) and numbers repeated names.
 func (c *aliasCollector) table() *aliasTable {
 	t := &aliasTable{types: map[ir.Type]string{}, attrs: map[ir.Attribute]string{}, names: map[*aliasEntry]string{}}
+	if c.shared {
+		c.fixDepths()
+	}
 	var named []*aliasEntry
 	for _, e := range c.entries {
 		if e.base != "" {

@@ -192,3 +192,28 @@ func BenchmarkPrintCustomDebugInfo(b *testing.B) {
 type countingWriter struct{ n int64 }
 
 func (w *countingWriter) Write(b []byte) (int, error) { w.n += int64(len(b)); return len(b), nil }
+
+// One attribute too large to hold streams too: with local scope (no
+// aliases) an attribute that refers twice to a smaller one, 18 times over,
+// prints as megabytes in writes no larger than the printer's chunk.
+func TestPrintStreamsWithinOneAttribute(t *testing.T) {
+	x := newBuilder()
+	m := x.module()
+	a := ir.Attribute(x.ctx.Array(x.ctx.IntegerAttr(x.ctx.I(32), 1)))
+	for range 18 {
+		a = x.ctx.Array(a, a)
+	}
+	x.op("test.op", nil, nil, attr("x", a))
+	w := &chunkRecorder{}
+	if err := Print(w, m, Options{LocalScope: true}); err != nil {
+		t.Fatal(err)
+	}
+	total, largest := 0, 0
+	for _, c := range w.chunks {
+		total += len(c)
+		largest = max(largest, len(c))
+	}
+	if total < 2<<20 || largest > 128<<10 {
+		t.Fatalf("printed %d bytes with a largest write of %d; want over 2 MiB in writes of at most 128 KiB", total, largest)
+	}
+}
