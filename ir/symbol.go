@@ -108,18 +108,52 @@ func LookupNearestSymbolFrom(from *Operation, ref *SymbolRefAttr) *Operation {
 	return LookupSymbolIn(t, ref)
 }
 
-// WalkSymbolRefs calls f for every symbol reference in a's tree.
+// WalkSymbolRefs calls f for every symbol reference in a's tree. A
+// reference that occurs several times may be reported once: the walk
+// visits each distinct (uniqued) array and dictionary once, as MLIR's
+// AttrTypeWalker does, so that a DAG of shared attributes costs its size,
+// not the size of its expansion.
 func WalkSymbolRefs(a Attribute, f func(*SymbolRefAttr)) {
+	w := symbolRefWalker{f: f}
+	w.walk(a)
+}
+
+type symbolRefWalker struct {
+	f       func(*SymbolRefAttr)
+	visited int
+	seen    map[Attribute]bool // made once the walk is large enough to share
+}
+
+// symbolRefWalkShared is the number of containers visited after which
+// the walk starts to remember them; small attributes need no map.
+const symbolRefWalkShared = 64
+
+func (w *symbolRefWalker) walk(a Attribute) {
 	switch a := a.(type) {
 	case *SymbolRefAttr:
-		f(a)
+		w.f(a)
+		return
+	case *ArrayAttr, *DictAttr:
+	default:
+		return
+	}
+	if w.visited++; w.visited > symbolRefWalkShared && w.seen == nil {
+		w.seen = map[Attribute]bool{}
+	}
+	if w.seen != nil {
+		if w.seen[a] {
+			return
+		}
+		w.seen[a] = true
+	}
+	switch a := a.(type) {
 	case *ArrayAttr:
 		for _, e := range a.Elems {
-			WalkSymbolRefs(e, f)
+			w.walk(e)
 		}
 	case *DictAttr:
 		for _, e := range a.Entries {
-			WalkSymbolRefs(e.Value, f)
+			w.walk(e.Value)
 		}
 	}
 }
