@@ -12,6 +12,12 @@
 // sums; fused softmax and layer_norm rounded once) are documented in package
 // dialects/tensor/eval.
 //
+// The values held at once (inputs and live results, 8 bytes an element;
+// each result is dropped after its last use) are counted against
+// Options.MemoryLimit before each is made, so that a function too large
+// for the host fails at the op that would cross the limit instead of
+// exhausting memory.
+//
 // Around Run sit what the ipu-run tool needs: conversion between .npy
 // arrays and argument types (npy.go) and seeded input generation
 // (generate.go). Every problem with the function or the inputs is an

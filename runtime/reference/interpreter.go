@@ -1,6 +1,8 @@
 package reference
 
 import (
+	"fmt"
+
 	"github.com/ipuir/ipuir/dialects/tensor"
 	"github.com/ipuir/ipuir/dialects/tensor/eval"
 	"github.com/ipuir/ipuir/ir"
@@ -16,6 +18,11 @@ type Options struct {
 	// intermediate values with the interpreter's. The array must not be
 	// modified.
 	Observe func(op *ir.Operation, result *eval.Array)
+
+	// MemoryLimit bounds the bytes of values held at once (inputs and
+	// live results, 8 bytes an element); 0 means DefaultMemoryLimit. Kernels
+	// need scratch of at most their operands' size on top.
+	MemoryLimit int64
 }
 
 // Run evaluates fn, a function whose body is one block of tensor-dialect
@@ -35,7 +42,11 @@ func Run(fn *ir.Operation, inputs []*eval.Array, opts *Options) ([]*eval.Array, 
 			plural(len(args), "input"), len(inputs), plural(len(inputs), "was", "were"))
 	}
 	values := make(map[*ir.Value]*eval.Array, len(args)+body.NumOps())
+	budget := newMemoryBudget(opts.MemoryLimit)
 	for i, a := range args {
+		if err := budget.reserve(fmt.Sprintf("input #%d", i), a.Type()); err != nil {
+			return nil, fn.EmitError("%v", err)
+		}
 		if err := CheckInput(inputs[i], a.Type()); err != nil {
 			return nil, fn.EmitError("input #%d: %v", i, err)
 		}
@@ -69,6 +80,9 @@ func Run(fn *ir.Operation, inputs []*eval.Array, opts *Options) ([]*eval.Array, 
 			}
 			in[i] = a
 		}
+		if err := budget.reserve("the result", op.Result(0).Type()); err != nil {
+			return nil, op.EmitOpError("%v", err)
+		}
 		res, err := tensor.Evaluate(op, in)
 		if err != nil {
 			return nil, op.EmitOpError("%v", err)
@@ -80,8 +94,9 @@ func Run(fn *ir.Operation, inputs []*eval.Array, opts *Options) ([]*eval.Array, 
 		// Drop values no later op needs: the attention block's 16×729×729
 		// scores would otherwise pile up.
 		for _, v := range op.Operands() {
-			if lastUse[v] == op && !v.IsBlockArgument() {
+			if _, held := values[v]; held && lastUse[v] == op && !v.IsBlockArgument() {
 				delete(values, v)
+				budget.release(v.Type())
 			}
 		}
 	}

@@ -21,10 +21,12 @@ import (
 	"os"
 	"strings"
 
+	"github.com/dustin/go-humanize"
 	"github.com/spf13/pflag"
 
 	"github.com/ipuir/ipuir/dialects/tensor/eval"
 	"github.com/ipuir/ipuir/internal/cli"
+	"github.com/ipuir/ipuir/runtime/reference"
 	"github.com/ipuir/ipuir/tools/toolkit"
 )
 
@@ -40,6 +42,8 @@ type options struct {
 	compare   []string
 	atol      float64
 	verbose   bool
+
+	memoryLimit int64 // --memory-limit in bytes
 }
 
 // mode executes a loaded function on inputs.
@@ -82,6 +86,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.print, "print", false, "print every output value (for small outputs)")
 	fs.StringSliceVar(&o.compare, "compare", nil, "comma-separated .npy files of expected outputs; report the maximum absolute error of each")
 	fs.Float64Var(&o.atol, "atol", 2e-3, "with --compare, the largest absolute error that passes")
+	memoryLimit := fs.String("memory-limit", humanize.IBytes(reference.DefaultMemoryLimit), "the most memory the reference interpreter may hold in values (inputs and live results, 8 bytes an element), e.g. 512MiB or 16GiB")
 	fs.BoolVarP(&o.verbose, "verbose", "v", false, "log each phase (load, inputs, run, outputs) with its time to stderr")
 	help := fs.BoolP("help", "h", false, "show this help")
 	fs.Usage = func() {}
@@ -105,6 +110,11 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, error) {
 	default:
 		return nil, fmt.Errorf("one input file expected, got %s", strings.Join(fs.Args(), " "))
 	}
+	limit, err := humanize.ParseBytes(*memoryLimit)
+	if err != nil || limit == 0 || limit > 1<<62 {
+		return nil, fmt.Errorf("--memory-limit=%s: expected a size such as 512MiB or 16GiB", *memoryLimit)
+	}
+	o.memoryLimit = int64(limit)
 	if o.atol < 0 || o.atol != o.atol {
 		return nil, fmt.Errorf("--atol must be a non-negative number")
 	}
@@ -117,7 +127,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, error) {
 // selectMode returns the execution mode the flags choose.
 func selectMode(o *options) (mode, error) {
 	if o.reference {
-		return referenceMode{}, nil
+		return referenceMode{memoryLimit: o.memoryLimit}, nil
 	}
 	return nil, fmt.Errorf("no execution mode: pass --reference (the device mode is not available yet)")
 }
@@ -138,7 +148,7 @@ func execute(o *options, stdout, stderr io.Writer) error {
 	inputs, err := p.inputs(o)
 	done(err)
 	if err != nil {
-		return err
+		return p.Report(err, stderr)
 	}
 	done = log.start(m.Name())
 	outputs, err := m.Run(p, inputs)

@@ -67,6 +67,9 @@ func onlyFunction(module *ir.Operation) (string, error) {
 
 // inputs reads the --inputs files or generates inputs as --generate says.
 func (p *program) inputs(o *options) ([]*eval.Array, error) {
+	if err := reference.CheckInputsFit(p.args, o.memoryLimit); err != nil {
+		return nil, p.fn.EmitError("%v", err)
+	}
 	if o.generate != "" {
 		g, err := reference.ParseGenerator(o.generate)
 		if err != nil {

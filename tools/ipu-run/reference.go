@@ -6,10 +6,12 @@ import (
 )
 
 // referenceMode runs on the host reference interpreter.
-type referenceMode struct{}
+type referenceMode struct {
+	memoryLimit int64 // bytes; 0 is the interpreter's default
+}
 
 func (referenceMode) Name() string { return "reference" }
 
-func (referenceMode) Run(p *program, inputs []*eval.Array) ([]*eval.Array, error) {
-	return reference.Run(p.fn, inputs, nil)
+func (m referenceMode) Run(p *program, inputs []*eval.Array) ([]*eval.Array, error) {
+	return reference.Run(p.fn, inputs, &reference.Options{MemoryLimit: m.memoryLimit})
 }
