@@ -20,7 +20,9 @@ import (
 // after the pipeline instead of the IR, as ipu-translate writes packages.
 type countOps struct{ on bool }
 
-func (e *countOps) AddFlags(fs *pflag.FlagSet) { fs.BoolVar(&e.on, "count-ops", false, "print the op count") }
+func (e *countOps) AddFlags(fs *pflag.FlagSet) {
+	fs.BoolVar(&e.on, "count-ops", false, "print the op count")
+}
 func (e *countOps) Early([]string, io.Writer) (bool, int, error) {
 	return false, 0, nil
 }

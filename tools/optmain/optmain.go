@@ -144,8 +144,8 @@ func normaliseArgs(args []string) []string {
 
 // run is one invocation of the tool.
 type run struct {
-	t      *Tool
-	o      options
+	t        *Tool
+	o        options
 	pf       *passFlags // nil without passes
 	logger   *slog.Logger
 	loader   *toolkit.Loader
