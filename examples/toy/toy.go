@@ -15,7 +15,9 @@ import (
 // promises to stay within.
 type Interval struct{ Lo, Hi int64 }
 
-func (a *Interval) Print(p *ir.AsmPrinter) { p.WriteString(fmt.Sprintf("#toy.interval<%d, %d>", a.Lo, a.Hi)) }
+func (a *Interval) Print(p *ir.AsmPrinter) {
+	p.WriteString(fmt.Sprintf("#toy.interval<%d, %d>", a.Lo, a.Hi))
+}
 
 // intervalSyntax is the attribute's body as a participle grammar.
 type intervalSyntax struct {

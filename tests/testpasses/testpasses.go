@@ -174,9 +174,11 @@ func (l *TestLegalizePass) Run(op *ir.Operation, pc *passes.PassContext) error {
 // module it must nest, as mlir-opt nests passes given as flags.
 type TestFuncRemarksPass struct{}
 
-func (*TestFuncRemarksPass) Name() string    { return "test-func-remarks" }
-func (*TestFuncRemarksPass) Summary() string { return "Emit a remark on each func.func (anchored on func.func)" }
-func (*TestFuncRemarksPass) Anchor() string  { return "func.func" }
+func (*TestFuncRemarksPass) Name() string { return "test-func-remarks" }
+func (*TestFuncRemarksPass) Summary() string {
+	return "Emit a remark on each func.func (anchored on func.func)"
+}
+func (*TestFuncRemarksPass) Anchor() string { return "func.func" }
 func (*TestFuncRemarksPass) Run(op *ir.Operation, pc *passes.PassContext) error {
 	name, _ := ir.SymbolName(op)
 	pc.Emit(&ir.Diagnostic{Severity: ir.SeverityRemark, Loc: op.Loc(), Message: "on function @" + name})
