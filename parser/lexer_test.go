@@ -2,8 +2,11 @@ package parser
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/ipuir/ipuir/ir"
 )
 
 // lexAll renders the tokens of src as "kind:text" (or "error@line:col:msg").
@@ -98,5 +101,23 @@ func TestDecodeString(t *testing.T) {
 		if got := decodeString([]byte(in)); got != want {
 			t.Errorf("decodeString(%s) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// A long comment costs no memory beyond the source: the parser allocates
+// for the ops, not for the 16 MB it skips (a 1 GB comment once took four
+// times its size).
+func TestLongCommentAllocatesNothingForIt(t *testing.T) {
+	src := []byte("// " + strings.Repeat("x", 16<<20) + "\n\"t.op\"() : () -> ()\n")
+	ctx := ir.NewContext()
+	ctx.AllowUnregisteredDialects = true
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if _, err := ParseSourceString(ctx, src, Config{Filename: "c.mlir"}); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if n := after.TotalAlloc - before.TotalAlloc; n > 256<<10 {
+		t.Fatalf("parsing allocated %d bytes for a 16 MB comment and one op", n)
 	}
 }

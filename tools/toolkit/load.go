@@ -1,7 +1,6 @@
 package toolkit
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -43,11 +42,68 @@ func (l *Loader) NewContext() (*ir.Context, error) {
 // returns the name diagnostics use for it ("<stdin>" for standard input).
 func ReadInput(name string, stdin io.Reader) (file string, src []byte, err error) {
 	if name == "-" || name == "" {
-		src, err = io.ReadAll(bufio.NewReader(stdin))
+		src, err = readAll(stdin)
 		return "<stdin>", src, err
 	}
 	src, err = os.ReadFile(name)
 	return name, src, err
+}
+
+// readAll reads r to its end into one exactly sized buffer: of the size a
+// regular file says it has, or else gathered in blocks and joined once,
+// so that a large piped input takes twice its size at the peak, not the
+// two and a half of growing one slice.
+func readAll(r io.Reader) ([]byte, error) {
+	if f, ok := r.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			if pos, err := f.Seek(0, io.SeekCurrent); err == nil && fi.Size() >= pos {
+				buf := make([]byte, 0, fi.Size()-pos+1)
+				for {
+					n, err := f.Read(buf[len(buf):cap(buf)])
+					buf = buf[:len(buf)+n]
+					if err == io.EOF {
+						return buf, nil
+					}
+					if err != nil {
+						return buf, err
+					}
+					if len(buf) == cap(buf) {
+						// The file grew: read the rest as from a pipe.
+						rest, err := readBlocks(f)
+						return append(buf, rest...), err
+					}
+				}
+			}
+		}
+	}
+	return readBlocks(r)
+}
+
+// readBlocks reads r in blocks of growing size, then joins them.
+func readBlocks(r io.Reader) ([]byte, error) {
+	var blocks [][]byte
+	total, size := 0, 64<<10
+	var err error
+	for err == nil {
+		b := make([]byte, size)
+		n := 0
+		for n < len(b) && err == nil {
+			var m int
+			m, err = r.Read(b[n:])
+			n += m
+		}
+		blocks = append(blocks, b[:n])
+		total += n
+		size = min(size*2, 16<<20)
+	}
+	if err == io.EOF {
+		err = nil
+	}
+	out := make([]byte, 0, total)
+	for _, b := range blocks {
+		out = append(out, b...)
+	}
+	return out, err
 }
 
 // InputError describes a failure to read an input as LLVM tools do:
