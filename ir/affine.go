@@ -27,6 +27,12 @@ type AffineExpr struct {
 	Pos      int   // dim or symbol position
 	Val      int64 // constant value
 	LHS, RHS *AffineExpr
+
+	// symbolic caches IsSymbolic (0 unknown, 1 yes, 2 no): the
+	// constructors ask it of every operand, and walking each time made
+	// building a sum of n terms take n² steps (mlir-opt-19 walks too: 6 s
+	// for 20,000 terms). Expressions are not changed once built.
+	symbolic uint8
 }
 
 func Dim(i int) *AffineExpr         { return &AffineExpr{Kind: AffineDim, Pos: i} }
@@ -36,13 +42,21 @@ func (e *AffineExpr) isConst() bool { return e.Kind == AffineConst }
 
 // IsSymbolic reports whether e uses no dims (symbols and constants only).
 func (e *AffineExpr) IsSymbolic() bool {
-	switch e.Kind {
-	case AffineDim:
-		return false
-	case AffineSymbol, AffineConst:
-		return true
+	if e.symbolic == 0 {
+		var yes bool
+		switch e.Kind {
+		case AffineDim:
+		case AffineSymbol, AffineConst:
+			yes = true
+		default:
+			yes = e.LHS.IsSymbolic() && e.RHS.IsSymbolic()
+		}
+		e.symbolic = 2
+		if yes {
+			e.symbolic = 1
+		}
 	}
-	return e.LHS.IsSymbolic() && e.RHS.IsSymbolic()
+	return e.symbolic == 1
 }
 
 // IsPureAffine reports whether e is affine in the strict sense: products

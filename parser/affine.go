@@ -67,12 +67,14 @@ type affineFactor struct {
 	Operand *affineUnary `parser:"@@"`
 }
 
+// affineUnary is a primary with the unary minuses before it, read as a
+// run rather than recursively, so that a long run costs no stack.
 type affineUnary struct {
+	Negs  []string `parser:"@'-'*"`
 	Pos   lexer.Position
-	Neg   *affineUnary `parser:"'-' @@"`
-	Paren *affineSum   `parser:"| '(' @@ ')'"`
-	Int   string       `parser:"| @Int"`
-	Ident string       `parser:"| @Ident"`
+	Paren *affineSum `parser:"( '(' @@ ')'"`
+	Int   string     `parser:"| @Int"`
+	Ident string     `parser:"| @Ident )"`
 }
 
 var affineGrammar = participle.MustBuild[affineDecl](
@@ -85,7 +87,7 @@ func (p *parser) parseAffineMapAttr() (ir.Attribute, error) {
 	if err := p.expect(Less, "expected '<' in affine map"); err != nil {
 		return nil, err
 	}
-	decl, names, err := p.parseAffineDecl()
+	decl, names, err := p.parseAffineDecl("affine map")
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +114,7 @@ func (p *parser) parseIntegerSetAttr() (ir.Attribute, error) {
 	if err := p.expect(Less, "expected '<' in integer set"); err != nil {
 		return nil, err
 	}
-	decl, names, err := p.parseAffineDecl()
+	decl, names, err := p.parseAffineDecl("integer set")
 	if err != nil {
 		return nil, err
 	}
@@ -144,10 +146,16 @@ func (p *parser) parseIntegerSetAttr() (ir.Attribute, error) {
 	return p.ctx.IntegerSetAttr(s), nil
 }
 
+// maxAffineTokens bounds the body of one affine map or set. Expressions
+// are trees that printing, comparing and simplifying walk recursively, and
+// a sum of n terms is n levels deep; the bound keeps those walks within
+// the stack (and far above any map a compiler writes).
+const maxAffineTokens = 1 << 18
+
 // parseAffineDecl reads the body up to the closing `>` with participle and
 // returns it with the dimension and symbol names in scope.
-func (p *parser) parseAffineDecl() (*affineDecl, map[string]*ir.AffineExpr, error) {
-	toks, err := p.collectUntil(Greater)
+func (p *parser) parseAffineDecl(what string) (*affineDecl, map[string]*ir.AffineExpr, error) {
+	toks, err := p.collectUntil(Greater, maxAffineTokens, what)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -222,13 +230,19 @@ func (p *parser) buildAffineProduct(s *affineProduct, names map[string]*ir.Affin
 }
 
 func (p *parser) buildAffineUnary(u *affineUnary, names map[string]*ir.AffineExpr) (*ir.AffineExpr, error) {
+	x, err := p.buildAffinePrimary(u, names)
+	if err != nil {
+		return nil, err
+	}
+	// -(-x) simplifies to x, so only the parity of the run matters.
+	if len(u.Negs)%2 == 1 {
+		x = ir.Neg(x)
+	}
+	return x, nil
+}
+
+func (p *parser) buildAffinePrimary(u *affineUnary, names map[string]*ir.AffineExpr) (*ir.AffineExpr, error) {
 	switch {
-	case u.Neg != nil:
-		x, err := p.buildAffineUnary(u.Neg, names)
-		if err != nil {
-			return nil, err
-		}
-		return ir.Neg(x), nil
 	case u.Paren != nil:
 		return p.buildAffineSum(u.Paren, names)
 	case u.Ident != "":

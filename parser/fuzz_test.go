@@ -23,6 +23,19 @@ func FuzzParse(f *testing.F) {
 	for _, c := range validInputs {
 		f.Add([]byte(c.src + "\n"))
 	}
+	// Deep and long bodies of every participle-read part (affine maps and
+	// sets, memref layouts, resources), so that mutations start next to
+	// the nesting and length bounds.
+	for _, s := range []string{
+		`"a.b"() {m = affine_map<(d0) -> (` + strings.Repeat("(", 600) + "d0" + strings.Repeat(")", 600) + `)>} : () -> ()`,
+		`"a.b"() {m = affine_map<(d0)[s0] -> (` + strings.Repeat("-", 5000) + `d0 floordiv s0)>} : () -> ()`,
+		`"a.b"() {s = affine_set<(d0) : (` + strings.Repeat("-(", 600) + "d0" + strings.Repeat(")", 600) + ` >= 0)>} : () -> ()`,
+		`"a.b"() : () -> memref<4xf32, affine_map<(d0) -> (` + strings.Repeat("(d0 + ", 600) + "1" + strings.Repeat(")", 600) + `)>>`,
+		`"a.b"() {m = affine_map<(d0, d1) -> (d0` + strings.Repeat(" + d1 * 2 - d0", 2000) + `)>} : () -> ()`,
+		`{-# dialect_resources: ` + strings.Repeat("{ a: ", 600) + `"0x01"` + strings.Repeat("}", 600) + ` #-}`,
+	} {
+		f.Add([]byte(s + "\n"))
+	}
 	f.Fuzz(func(t *testing.T, src []byte) {
 		ctx := ir.NewContext()
 		ctx.AllowUnregisteredDialects = true
@@ -56,9 +69,22 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
-// dumpIR writes the structure of op with attributes, types and locations
-// by identity (both parses share a context, so equal ones are the same
-// objects) and values numbered by position.
+// dumpIR writes the structure of op with types and locations by identity
+// (both parses share a context, so equal ones are the same objects),
+// attributes by their text (a distinct attribute is a new object in each
+// parse, as it must be, but prints the same) and values numbered by
+// position.
+func attrText[A interface {
+	ir.Attribute
+	comparable
+}](a A) string {
+	var none A
+	if a == none {
+		return "none"
+	}
+	return ir.AttrString(a)
+}
+
 func dumpIR(op *ir.Operation) string {
 	var b strings.Builder
 	ids := map[*ir.Value]int{}
@@ -71,7 +97,7 @@ func dumpIR(op *ir.Operation) string {
 	}
 	var walk func(op *ir.Operation, depth int)
 	walk = func(op *ir.Operation, depth int) {
-		fmt.Fprintf(&b, "%*s%s attrs=%p props=%p loc=%p (", depth, "", op.Name(), op.Attrs(), op.Props(), op.Loc())
+		fmt.Fprintf(&b, "%*s%s attrs=%s props=%s loc=%p (", depth, "", op.Name(), attrText(op.Attrs()), attrText(op.Props()), op.Loc())
 		for i := 0; i < op.NumOperands(); i++ {
 			fmt.Fprintf(&b, "v%d ", id(op.Operand(i)))
 		}

@@ -146,12 +146,16 @@ func (s *sliceLexer) Next() (lexer.Token, error) {
 // collectUntil gathers the tokens from the current one up to (not
 // including) the first `closing` outside parentheses and square brackets,
 // leaving it current. It returns them as a participle token stream ending
-// in EOF at the closing token.
-func (p *parser) collectUntil(closing TokenKind) (*lexer.PeekingLexer, error) {
+// in EOF at the closing token. A body of more than maxTokens tokens (when
+// maxTokens > 0) is an error naming what (e.g. "affine map").
+func (p *parser) collectUntil(closing TokenKind, maxTokens int, what string) (*lexer.PeekingLexer, error) {
 	var toks []lexer.Token
 	depth := 0
 	var nest nesting
 	for {
+		if maxTokens > 0 && len(toks) > maxTokens {
+			return nil, p.errorf("%s is longer than %d tokens", what, maxTokens)
+		}
 		if nest.deeper(p.tok.Kind) {
 			return nil, p.errorf("%s", nestingMessage)
 		}

@@ -53,7 +53,7 @@ var metadataGrammar = participle.MustBuild[fileMetadata](
 
 func (p *parser) parseFileMetadata() error {
 	p.Next() // {-#
-	toks, err := p.collectUntil(FileMetadataEnd)
+	toks, err := p.collectUntil(FileMetadataEnd, 0, "")
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/ipuir/ipuir/ir"
@@ -135,15 +136,7 @@ func TestNestingLimit(t *testing.T) {
 	ctx := ir.NewContext()
 	ctx.AllowUnregisteredDialects = true
 	deep := func(open, close string, n int, mid string) string {
-		s := ""
-		for i := 0; i < n; i++ {
-			s += open
-		}
-		s += mid
-		for i := 0; i < n; i++ {
-			s += close
-		}
-		return s
+		return strings.Repeat(open, n) + mid + strings.Repeat(close, n)
 	}
 	for _, src := range []string{
 		`"a.b"() {x = ` + deep("[", "]", 2000, "1") + `} : () -> ()`,
@@ -153,11 +146,40 @@ func TestNestingLimit(t *testing.T) {
 		`"a.b"() ` + deep(`({"a.c"() `, `: () -> ()})`, 2000, "") + ` : () -> ()`,
 		`"a.b"() {x = ` + deep("{a = ", "}", 2000, "1") + `} : () -> ()`,
 		`"a.b"() : () -> () loc(` + deep(`"n"(`, ")", 2000, `"x"`) + `)`,
+		// Affine bodies, read by participle, are bounded too.
+		`"a.b"() {m = affine_map<(d0) -> (` + deep("(", ")", 1000000, "d0") + `)>} : () -> ()`,
+		`"a.b"() {s = affine_set<(d0) : (` + deep("(", ")", 2000, "d0") + ` >= 0)>} : () -> ()`,
+		`"a.b"() : () -> memref<4xf32, affine_map<(d0) -> (` + deep("(", ")", 2000, "d0") + `)>>`,
+		`"a.b"() {m = affine_map<(d0) -> (` + deep("-(", ")", 2000, "d0") + `)>} : () -> ()`,
+		`{-# dialect_resources: ` + deep("{ a: ", "}", 2000, `"0x01"`) + ` #-}`,
 	} {
 		_, err := ParseSourceString(ctx, []byte(src), Config{Filename: "deep.mlir"})
 		d, ok := err.(*ir.Diagnostic)
 		if !ok || d.Message != "nesting of regions, attributes or types is deeper than 512 levels" {
 			t.Errorf("deep input %.40q...: %v", src, err)
 		}
+	}
+}
+
+// Affine expressions without brackets nest too: a run of unary minuses
+// costs no stack however long, and a body past maxAffineTokens (a sum of
+// 200,000 terms is 1.2 million) is refused with a message; one just under
+// it parses, in time linear in its length.
+func TestLongAffineBodies(t *testing.T) {
+	ctx := ir.NewContext()
+	ctx.AllowUnregisteredDialects = true
+	parse := func(body string) error {
+		_, err := ParseSourceString(ctx, []byte(`"a.b"() {m = affine_map<(d0, d1) -> (`+body+`)>} : () -> ()`), Config{Filename: "long.mlir"})
+		return err
+	}
+	if err := parse(strings.Repeat("-", 200001) + "d0"); err != nil {
+		t.Errorf("200,001 minuses: %v", err)
+	}
+	if err := parse("d0" + strings.Repeat(" + d1 * 2 - d0", 40000)); err != nil {
+		t.Errorf("a sum of 80,000 terms: %v", err)
+	}
+	err := parse("d0" + strings.Repeat(" + d1 * 2 - d0", 200000))
+	if d, ok := err.(*ir.Diagnostic); !ok || d.Message != "affine map is longer than 262144 tokens" {
+		t.Errorf("a sum of 400,000 terms: %v", err)
 	}
 }
