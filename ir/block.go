@@ -97,6 +97,7 @@ func (b *Block) insertBefore(op, ref *Operation) {
 	if op.block != nil {
 		panic("BUG: inserting an op that is already in a block")
 	}
+	regionChanged(b.parent)
 	op.block = b
 	op.next = ref
 	if ref == nil {
@@ -119,6 +120,7 @@ func (b *Block) insertBefore(op, ref *Operation) {
 }
 
 func (b *Block) unlink(op *Operation) {
+	regionChanged(b.parent)
 	if op.prev != nil {
 		op.prev.next = op.next
 	} else {
@@ -208,6 +210,7 @@ func (r *Region) AppendBlock(b *Block) {
 	}
 	b.parent = r
 	r.blocks = append(r.blocks, b)
+	regionChanged(r)
 }
 
 // InsertBlock adds b at position i.
@@ -219,6 +222,7 @@ func (r *Region) InsertBlock(i int, b *Block) {
 	r.blocks = append(r.blocks, nil)
 	copy(r.blocks[i+1:], r.blocks[i:])
 	r.blocks[i] = b
+	regionChanged(r)
 }
 
 // RemoveBlock detaches b from r.
@@ -227,6 +231,7 @@ func (r *Region) RemoveBlock(b *Block) {
 		if x == b {
 			r.blocks = append(r.blocks[:i], r.blocks[i+1:]...)
 			b.parent = nil
+			regionChanged(r)
 			return
 		}
 	}
@@ -239,6 +244,8 @@ func (r *Region) TakeBody(other *Region) {
 	}
 	r.blocks = append(r.blocks, other.blocks...)
 	other.blocks = nil
+	regionChanged(r)
+	regionChanged(other)
 }
 
 // IsAncestor reports whether r contains other (or is it).

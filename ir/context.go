@@ -36,6 +36,9 @@ type Context struct {
 
 	// tables unique the most frequent values without printing them.
 	tables uniqueTables
+
+	// symbols caches the symbol tables that lookups build (symbol.go).
+	symbols symbolTableCache
 }
 
 type uniqueKey struct {

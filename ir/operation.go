@@ -204,7 +204,10 @@ func (op *Operation) Attrs() *DictAttr { return op.attrs }
 func (op *Operation) Props() Attribute { return op.props }
 
 // SetProps replaces the properties.
-func (op *Operation) SetProps(a Attribute) { op.props = a }
+func (op *Operation) SetProps(a Attribute) {
+	op.props = a
+	op.attrsChanged()
+}
 
 // SetAttrs replaces the discardable dictionary.
 func (op *Operation) SetAttrs(d *DictAttr) {
@@ -212,6 +215,7 @@ func (op *Operation) SetAttrs(d *DictAttr) {
 		d = nil
 	}
 	op.attrs = d
+	op.attrsChanged()
 }
 
 // Attr returns the attribute called name: an inherent one from the
@@ -277,6 +281,7 @@ func (op *Operation) SetAttr(ctx *Context, name string, a Attribute) {
 			entries = d.Entries
 		}
 		op.props = ctx.Dict(update(entries))
+		op.attrsChanged()
 		return
 	}
 	op.SetAttrs(ctx.Dict(update(op.attrs.entriesOrNil())))
