@@ -47,6 +47,21 @@ func (l *Lexer) Next() {
 	l.tok = l.lex()
 }
 
+// NextSplittingX advances like Next, but when an `x` follows the current
+// token directly, the next token is that `x` alone: a dimension list
+// (`4x4xf32`) splits there anyway, and lexing the rest as one identifier
+// each time made a tensor of rank n take n² steps.
+func (l *Lexer) NextSplittingX() {
+	if l.tok.Kind == Error || l.pos >= len(l.src) || l.src[l.pos] != 'x' || l.pos != l.tok.End {
+		l.Next()
+		return
+	}
+	l.prevEnd = l.tok.End
+	start := l.pos
+	l.pos++
+	l.tok = l.form(BareIdent, start)
+}
+
 // Text is the spelling of t.
 func (l *Lexer) Text(t Token) string { return string(l.src[t.Start:t.End]) }
 

@@ -232,18 +232,17 @@ func (p *parser) parseIntegerInDimensionList() (int64, error) {
 	if !ok || v > math.MaxInt64 {
 		return 0, p.errorf("invalid dimension")
 	}
-	p.Next()
+	p.NextSplittingX()
 	return int64(v), nil
 }
 
 // parseXInDimensionList consumes the `x` of a dimension list, splitting
 // tokens such as `xf32` and `x4xf32`.
 func (p *parser) parseXInDimensionList() error {
-	text := p.text(p.tok)
-	if p.tok.Kind != BareIdent || text[0] != 'x' {
+	if p.tok.Kind != BareIdent || p.src[p.tok.Start] != 'x' {
 		return p.wrongToken("expected 'x' in dimension list")
 	}
-	if len(text) > 1 {
+	if p.tok.End-p.tok.Start > 1 {
 		p.ResetTo(p.tok.Start + 1)
 	} else {
 		p.Next()
@@ -256,7 +255,8 @@ func (p *parser) parseXInDimensionList() error {
 func (p *parser) parseDimensionListRanked() ([]int64, error) {
 	dims := []int64{}
 	for p.tok.Kind == Integer || p.tok.Kind == Question {
-		if p.consumeIf(Question) {
+		if p.tok.Kind == Question {
+			p.NextSplittingX()
 			dims = append(dims, ir.Dynamic)
 		} else {
 			d, err := p.parseIntegerInDimensionList()

@@ -51,14 +51,14 @@ func (l *Layout) String() string {
 	if l.Tiling.ReplicaStride != 0 {
 		w.int("replica_stride", l.Tiling.ReplicaStride)
 	}
-	axes := "["
+	axes := []byte{'['}
 	for i, ax := range l.Tiling.Axes {
 		if i > 0 {
-			axes += ", "
+			axes = append(axes, ", "...)
 		}
-		axes += "{" + ax.String() + "}"
+		axes = append(append(append(axes, '{'), ax.String()...), '}')
 	}
-	w.raw("axes", axes+"]")
+	w.raw("axes", string(append(axes, ']')))
 	w.raw("memory_class", l.MemoryClass)
 	return w.String()
 }
@@ -158,11 +158,18 @@ func layoutFromSyntax(args *syntaxArgs) (Layout, error) {
 	if av.List == nil {
 		return l, errAt(av.Pos, "#tiled.layout: field 'axes' must be a list of {...} records, got %s", describeValue(av))
 	}
+	var tiledAt [65]int // 1 + the index of the record tiling axis -n; 0 for none
 	for i, e := range av.List.Elems {
-		ax, err := axisFromSyntax(fmt.Sprintf("#tiled.layout: axes[%d]", i), e)
+		what := fmt.Sprintf("#tiled.layout: axes[%d]", i)
+		ax, err := axisFromSyntax(what, e)
 		if err != nil {
 			return l, err
 		}
+		// Axes are -1 to -64, so this also bounds the list at 64.
+		if j := tiledAt[ax.FromEnd]; j > 0 {
+			return l, errAt(e.Pos, "%s: axis %s is tiled twice (axes[%d] tiles it too)", what, axisName(ax.FromEnd), j-1)
+		}
+		tiledAt[ax.FromEnd] = i + 1
 		l.Tiling.Axes = append(l.Tiling.Axes, ax)
 	}
 	if l.MemoryClass, err = f.word("memory_class", true); err != nil {
