@@ -2,7 +2,10 @@ package plan
 
 import (
 	"fmt"
+	"math/big"
 	"math/bits"
+
+	"github.com/dustin/go-humanize"
 
 	"github.com/ipuir/ipuir/dialects/tiled"
 	"github.com/ipuir/ipuir/elem"
@@ -340,6 +343,61 @@ func (pr *problem) estimate(p *tiled.GemmPlan, layouts *tiled.PlanLayouts) (tile
 	}
 	fits := e.PeakStandardBytes <= pr.capacity[target.Standard] && e.PeakInterleavedBytes <= pr.capacity[target.Interleaved]
 	return e, fits
+}
+
+// fitsAtAll refuses, before any enumeration, a matmul whose operands and
+// result cannot fit the target's tiles under any plan: every element is
+// held by some tile, so the busiest holds at least the total over the
+// tile count. (Sizes are multiplied in float64: a 2^31-cubed matmul's
+// products overflow int64, and the bound only needs to be approximate
+// where it is far off.) A matmul past it is refused in microseconds
+// instead of after enumerating millions of grids.
+func (pr *problem) fitsAtAll() error {
+	s := pr.s
+	batch := float64(max(s.Batch, 1))
+	elems := batch * (float64(s.M)*float64(s.K) + float64(s.K)*float64(s.N) + float64(s.M)*float64(s.N))
+	need := elems * float64(pr.bpe) / float64(pr.t.Tiles)
+	var have int64
+	for _, c := range pr.capacity {
+		have += c
+	}
+	if need > float64(have) {
+		return fmt.Errorf("no plan fits the tile memory of target %s: its operands and result (%s) need at least %s per tile even spread over all %d tiles, and a tile has %s",
+			pr.t.Name, formatBytes(elems*float64(pr.bpe)), formatBytes(need), pr.t.Tiles, formatBytes(float64(have)))
+	}
+	return nil
+}
+
+// shortOf says which memory of a tile est overflows: "needs N of standard
+// memory per tile, the target has M".
+func (pr *problem) shortOf(est *tiled.Estimate) string {
+	std, il := pr.capacity[target.Standard], pr.capacity[target.Interleaved]
+	switch {
+	case est.PeakStandardBytes > std && est.PeakInterleavedBytes > il:
+		return fmt.Sprintf("needs %s of standard and %s of interleaved memory per tile, the target has %s and %s",
+			formatBytes(float64(est.PeakStandardBytes)), formatBytes(float64(est.PeakInterleavedBytes)), formatBytes(float64(std)), formatBytes(float64(il)))
+	case est.PeakInterleavedBytes > il:
+		return fmt.Sprintf("needs %s of interleaved memory per tile, the target has %s", formatBytes(float64(est.PeakInterleavedBytes)), formatBytes(float64(il)))
+	}
+	return fmt.Sprintf("needs %s of standard memory per tile, the target has %s", formatBytes(float64(est.PeakStandardBytes)), formatBytes(float64(std)))
+}
+
+// formatBytes writes n as bytes with a binary unit ("624 KiB"); sizes
+// past uint64 occur in refusals of huge matmuls.
+func formatBytes(n float64) string {
+	if n >= 1<<63 {
+		b, _ := big.NewFloat(n).Int(nil)
+		return humanize.BigIBytes(b)
+	}
+	return humanize.IBytes(uint64(n))
+}
+
+// satMul multiplies partition counts, saturating instead of overflowing.
+func satMul(a, b int64) int64 {
+	if hi, lo := bits.Mul64(uint64(a), uint64(b)); a < 0 || b < 0 || hi != 0 || lo > 1<<62 {
+		return 1 << 62
+	}
+	return a * b
 }
 
 func ceilDiv(a, b int64) int64 {

@@ -220,6 +220,9 @@ type selector struct {
 	unfit       int
 	rejected    int
 	firstReject string
+	// smallestUnfit is the candidate that came closest to fitting tile
+	// memory (least total peak), for the message when none fits.
+	smallestUnfit *tiled.Estimate
 }
 
 // score costs p; with siblings, adds their cost with the shared operand in
@@ -229,6 +232,9 @@ func (s *selector) score(p *tiled.GemmPlan, layouts *tiled.PlanLayouts) (finalis
 	est, fits := s.pr.estimate(p, layouts)
 	if !fits {
 		s.unfit++
+		if u := s.smallestUnfit; u == nil || est.PeakStandardBytes+est.PeakInterleavedBytes < u.PeakStandardBytes+u.PeakInterleavedBytes {
+			s.smallestUnfit = &est
+		}
 		return finalist{}, false
 	}
 	f := finalist{plan: *p, est: est, score: est.Cycles}
@@ -336,10 +342,27 @@ func (s *selector) enumerate() {
 		for _, ocb := range blocks {
 			cBlocks := ceilDiv(cols, max(ocb, 1))
 			colSet := pinnedOr(c, "column_partitions", withExtra(representatives(cBlocks, tiles), extra, cBlocks))
-			for _, bp := range batches {
-				for _, r := range rowSet {
-					for _, cp := range colSet {
-						for _, kp := range innerSet {
+			// The sets ascend, and a grid of more partitions than tiles is
+			// invalid: each loop stops at the first such value after its
+			// first (which is visited so that a pinned value too large is
+			// reported). This bounds the grids by the tuples whose product
+			// fits the tiles, whatever the matmul's size.
+			for i, bp := range batches {
+				if i > 0 && bp > tiles {
+					break
+				}
+				for i, r := range rowSet {
+					if i > 0 && bp*r > tiles {
+						break
+					}
+					for i, cp := range colSet {
+						if i > 0 && satMul(bp*r, cp) > tiles {
+							break
+						}
+						for i, kp := range innerSet {
+							if i > 0 && satMul(satMul(bp*r, cp), kp) > tiles {
+								break
+							}
 							s.cell(o, ocb, bp, r, cp, kp, weights, stagings)
 						}
 					}
@@ -360,6 +383,9 @@ func (s *selector) cell(o tiled.Orientation, ocb, bp, r, cp, kp int64, weights [
 		if c != nil && !c.Empty() && s.firstReject == "" {
 			s.reject(pr.validate(&base)) // only pinned values can make a grid invalid
 		}
+		return
+	}
+	if !s.gridMayFit(&base) {
 		return
 	}
 	layouts, err := s.gridLayouts(&base)
@@ -403,6 +429,36 @@ func (s *selector) cell(o tiled.Orientation, ocb, bp, r, cp, kp int64, weights [
 	}
 }
 
+// gridMayFit reports whether some variant of the grid p might fit tile
+// memory: the buffers every variant holds (both operand shards, and the
+// result shard or, with inner partitions, the f32 partial sums) must fit
+// the tile's memory, the weights in the larger class. A grid that cannot
+// counts as one unfit candidate, with those buffers as its need; its
+// variants are not costed.
+func (s *selector) gridMayFit(p *tiled.GemmPlan) bool {
+	pr := s.pr
+	sh := pr.shape(p)
+	left := sh.batch * sh.rowsStored * sh.inner * pr.bpe
+	right := sh.batch * sh.inner * sh.cols * pr.bpe
+	rest := sh.batch * sh.pieceRows * sh.pieceCols * int64(pr.s.ResultElem.Bytes())
+	if p.InnerPartitions > 1 {
+		rest = sh.batch * sh.rowsStored * sh.cols * 4
+	}
+	std, il := pr.capacity[target.Standard], pr.capacity[target.Interleaved]
+	if left+rest <= std && right <= max(std-left-rest, il) {
+		return true
+	}
+	s.unfit++
+	est := tiled.Estimate{PeakStandardBytes: left + rest, PeakInterleavedBytes: right}
+	if right <= std-left-rest {
+		est = tiled.Estimate{PeakStandardBytes: left + rest + right}
+	}
+	if u := s.smallestUnfit; u == nil || left+rest+right < u.PeakStandardBytes+u.PeakInterleavedBytes {
+		s.smallestUnfit = &est
+	}
+	return false
+}
+
 // verified is a finalist that passed tiled.VerifyPlan.
 type verified struct {
 	index int // its place among the finalists
@@ -412,6 +468,9 @@ type verified struct {
 
 // finalists enumerates and logs the constraint and the retained finalists.
 func (s *selector) finalists() error {
+	if err := s.pr.fitsAtAll(); err != nil {
+		return err
+	}
 	s.enumerate()
 	c := s.m.Constraint
 	if c != nil && !c.Empty() {
@@ -477,11 +536,14 @@ func (s *selector) noCandidate() error {
 	if c != nil && !c.Empty() {
 		subject = "no plan satisfying " + c.DebugString()
 	}
+	constrained := c != nil && !c.Empty()
 	switch {
-	case s.firstReject != "":
+	case s.firstReject != "" && (constrained || s.unfit == 0):
+		// Only pinned values make the planner's own grids invalid, so the
+		// reason is the user's to fix.
 		return fmt.Errorf("%s is valid: %s", subject, s.firstReject)
 	case s.unfit > 0:
-		return fmt.Errorf("%s fits the tile memory of target %s (%d candidates costed, all too large)", subject, s.pr.t.Name, s.unfit)
+		return fmt.Errorf("%s fits the tile memory of target %s: the smallest of %d candidates %s", subject, s.pr.t.Name, s.unfit, s.pr.shortOf(s.smallestUnfit))
 	}
 	return fmt.Errorf("%s exists for this matmul on target %s", subject, s.pr.t.Name)
 }
