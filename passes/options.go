@@ -48,8 +48,11 @@ type OptionInfo struct {
 	// uint, number, string, value (enumerations); empty for booleans.
 	TypeName string
 	Choices  []Choice
-	field    int
-	list     bool
+	// Min, for integer options declared with a `min:"N"` tag, is the least
+	// value accepted; a smaller one is an error when the option is set.
+	Min   *int64
+	field int
+	list  bool
 }
 
 var optionValueType = reflect.TypeOf((*OptionValue)(nil)).Elem()
@@ -165,6 +168,9 @@ func setScalar(opt *OptionInfo, v reflect.Value, text string) error {
 		if err != nil || v.OverflowInt(n) {
 			return bad()
 		}
+		if opt.Min != nil && n < *opt.Min {
+			return fmt.Errorf("for the --%s option: '%s' is less than the least allowed value, %d!", opt.Name, text, *opt.Min)
+		}
 		v.SetInt(n)
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		if strings.HasPrefix(text, "-") {
@@ -173,6 +179,9 @@ func setScalar(opt *OptionInfo, v reflect.Value, text string) error {
 		n, err := parseLLVMInt(text)
 		if err != nil || n < 0 || v.OverflowUint(uint64(n)) {
 			return bad()
+		}
+		if opt.Min != nil && n < *opt.Min {
+			return fmt.Errorf("for the --%s option: '%s' is less than the least allowed value, %d!", opt.Name, text, *opt.Min)
 		}
 		v.SetUint(uint64(n))
 	case reflect.Float32, reflect.Float64:

@@ -154,6 +154,14 @@ func describe(proto Pass) (*PassInfo, error) {
 			if c, ok := reflect.New(f.Type).Interface().(OptionChoices); ok {
 				opt.Choices = c.Choices()
 			}
+			if m, ok := f.Tag.Lookup("min"); ok {
+				k := f.Type.Kind()
+				n, err := parseLLVMInt(m)
+				if err != nil || (k < reflect.Int || k > reflect.Uint64) || reflect.PointerTo(f.Type).Implements(optionValueType) {
+					return nil, fmt.Errorf("pass '%s': option '%s' has a min tag %q, but min needs an integer option and an integer", info.Name, optName, m)
+				}
+				opt.Min = &n
+			}
 			if def, ok := f.Tag.Lookup("default"); ok {
 				if err := setOption(&opt, reflect.New(f.Type).Elem(), def, true); err != nil {
 					return nil, fmt.Errorf("pass '%s': bad default: %v", info.Name, err)

@@ -44,6 +44,25 @@ type badDefault struct {
 	named
 	X int `pass:"x" help:"x" default:"ten"`
 }
+type minOnString struct {
+	named
+	X string `pass:"x" help:"x" min:"1"`
+}
+type defaultBelowMin struct {
+	named
+	X int `pass:"x" help:"x" default:"0" min:"1"`
+}
+
+// withMin has an option with a least value, as plan-gemms' finalists.
+type withMin struct {
+	X int  `pass:"x" help:"x" default:"2" min:"1"`
+	U uint `pass:"u" help:"u" min:"3"`
+}
+
+func (*withMin) Name() string                                 { return "with-min" }
+func (*withMin) Summary() string                              { return "A pass with least option values" }
+func (*withMin) Anchor() string                               { return "" }
+func (*withMin) Run(*ir.Operation, *passes.PassContext) error { return nil }
 type untaggedStat struct {
 	named
 	S passes.Statistic
@@ -88,6 +107,8 @@ func TestRegistryChecks(t *testing.T) {
 		{&helpNoTag{named: ok}, "field X has help or a default but no pass tag"},
 		{&dupStat{named: ok}, "statistic 'n' declared twice"},
 		{&unexported{named: ok}, "option field x must be exported"},
+		{&minOnString{named: ok}, `option 'x' has a min tag "1", but min needs an integer option and an integer`},
+		{&defaultBelowMin{named: ok}, "bad default: for the --x option: '0' is less than the least allowed value, 1!"},
 		{notStruct(0), "is not a pointer to a struct"},
 		{nil, "registering a nil pass"},
 	}
@@ -126,6 +147,24 @@ func TestRegistryChecks(t *testing.T) {
 	twice := fixture.Registry(t)
 	if err := twice.Register(&transforms.CSE{}); err == nil {
 		t.Error("registering a pass twice succeeded")
+	}
+}
+
+// An option's least value is enforced when it is set; values from it up
+// are taken.
+func TestOptionMin(t *testing.T) {
+	for opts, want := range map[string]string{
+		"x=0":  "for the --x option: '0' is less than the least allowed value, 1!",
+		"x=-1": "for the --x option: '-1' is less than the least allowed value, 1!",
+		"u=2":  "for the --u option: '2' is less than the least allowed value, 3!",
+		"x=1":  "",
+		"u=3":  "",
+	} {
+		p := passes.WithDefaults(&withMin{})
+		err := passes.SetOptions(p, opts)
+		if (want == "") != (err == nil) || (err != nil && err.Error() != want) {
+			t.Errorf("%s: got %v, want %q", opts, err, want)
+		}
 	}
 }
 

@@ -25,7 +25,7 @@ import (
 // A pinned plan that is infeasible fails the pass with the verifier's
 // reason. The planner logs through the pass context's logger.
 type PlanGemms struct {
-	Finalists   int    `pass:"finalists" help:"Number of cheapest candidate plans kept and verified per matmul" default:"4"`
+	Finalists   int    `pass:"finalists" help:"Number of cheapest candidate plans kept and verified per matmul" default:"4" min:"1"`
 	Constraints string `pass:"constraints" help:"Plan constraints, ';'-separated, each 'source_operation = N, field = value, ...'"`
 
 	NumPlanned    passes.Statistic `statistic:"num-planned" help:"Number of matmuls planned"`
