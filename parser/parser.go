@@ -20,6 +20,10 @@ type Config struct {
 	// ColumnOffset is added to columns of the chunk's first line, which
 	// for a chunk that starts after a split marker is not the whole line.
 	ColumnOffset int
+	// ExternalResources takes the groups of the file's external_resources
+	// by name; a group without a handler is ignored with a warning, as
+	// mlir-opt ignores it.
+	ExternalResources map[string]ResourceHandler
 }
 
 // maxNestingDepth bounds the recursion of regions, attributes, types and
@@ -37,6 +41,7 @@ type parser struct {
 	colOffset  int // for columns of line 1 (Config.ColumnOffset)
 	st         *state
 	depth      int
+	external   map[string]ResourceHandler
 }
 
 // state is what a whole file parse shares: aliases, the text caches, the
@@ -127,6 +132,7 @@ func parseSource(ctx *ir.Context, src []byte, cfg Config, noCache bool) (*ir.Ope
 	st.noCache = noCache
 	p := newParser(ctx, src, cfg.Filename, cfg.LineOffset, st)
 	p.colOffset = cfg.ColumnOffset
+	p.external = cfg.ExternalResources
 	defer activate(ctx, st)()
 
 	top := &ir.Block{}

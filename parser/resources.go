@@ -2,6 +2,7 @@ package parser
 
 import (
 	"encoding/binary"
+	"fmt"
 
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
@@ -72,8 +73,20 @@ func (p *parser) parseFileMetadata() error {
 			}
 		case "external_resources":
 			for _, g := range e.Groups {
-				p.ctx.Emit(&ir.Diagnostic{Severity: ir.SeverityWarning, Loc: p.locAt(g.Pos.Line, g.Pos.Column),
-					Message: "ignoring unknown external resources for '" + g.Name + "'"})
+				handle := p.external[g.Name]
+				if handle == nil {
+					p.ctx.Emit(&ir.Diagnostic{Severity: ir.SeverityWarning, Loc: p.locAt(g.Pos.Line, g.Pos.Column),
+						Message: "ignoring unknown external resources for '" + g.Name + "'"})
+					continue
+				}
+				for _, entry := range g.Entries {
+					if err := handle(&ResourceEntry{Key: unquoteKey(entry.Key), p: p, e: entry}); err != nil {
+						if _, located := err.(*ir.Diagnostic); located {
+							return err
+						}
+						return p.locErr(entry.Pos.Line, entry.Pos.Column, err.Error())
+					}
+				}
 			}
 		default:
 			return p.locErr(e.Pos.Line, e.Pos.Column, "unknown key '"+e.Key+"' in file metadata dictionary")
@@ -82,15 +95,59 @@ func (p *parser) parseFileMetadata() error {
 	return nil
 }
 
+// ResourceHandler takes the entries of one group of a file's
+// external_resources (Config.ExternalResources), as MLIR's resource
+// parsers do: mlir-opt's --run-reproducer reads the mlir_reproducer group
+// this way. An error it returns fails the parse; one that is not a
+// diagnostic (from ResourceEntry's methods) is placed at the entry's key.
+type ResourceHandler func(e *ResourceEntry) error
+
+// ResourceEntry is one `key: value` entry of an external resource group.
+type ResourceEntry struct {
+	Key string
+	p   *parser
+	e   *resourceEntry
+}
+
+// String returns the value, which must be a string.
+func (r *ResourceEntry) String() (string, error) {
+	v := r.e.Value
+	if v.Text == "" || v.Text[0] != '"' {
+		return "", r.p.locErr(v.Pos.Line, v.Pos.Column, "expected string value for key '"+r.Key+"'")
+	}
+	return decodeString([]byte(v.Text)), nil
+}
+
+// Bool returns the value, which must be true or false.
+func (r *ResourceEntry) Bool() (bool, error) {
+	v := r.e.Value
+	switch v.Text {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	return false, r.p.locErr(v.Pos.Line, v.Pos.Column, "expected 'true' or 'false' value for key '"+r.Key+"'")
+}
+
+// Errorf makes an error at the entry's key.
+func (r *ResourceEntry) Errorf(format string, args ...any) error {
+	return r.p.locErr(r.e.Pos.Line, r.e.Pos.Column, fmt.Sprintf(format, args...))
+}
+
+func unquoteKey(key string) string {
+	if key != "" && key[0] == '"' {
+		return decodeString([]byte(key))
+	}
+	return key
+}
+
 func (p *parser) recordResources(g *resourceGroup) error {
 	if p.ctx.Dialect(g.Name) == nil {
 		return p.locErr(g.Pos.Line, g.Pos.Column, "dialect '"+g.Name+"' is unknown")
 	}
 	for _, e := range g.Entries {
-		key := e.Key
-		if key != "" && key[0] == '"' {
-			key = decodeString([]byte(key))
-		}
+		key := unquoteKey(e.Key)
 		if g.Name == "builtin" {
 			if err := p.checkBlob(key, e.Value); err != nil {
 				return err

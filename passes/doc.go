@@ -44,7 +44,7 @@
 //	err = mgr.Run(module)                                 // passes.Diagnostics on failure
 //	opts.Timing.Report(os.Stderr, passes.TimingTree)      // --mlir-timing
 //	mgr.WriteStatistics(os.Stderr, passes.StatisticsPipeline) // --mlir-pass-statistics
-//	cfg, err := passes.ParseReproducer(src)               // --run-reproducer
+//	parser.Config{ExternalResources: {"mlir_reproducer": passes.ReproducerHandler(&cfg)}} // --run-reproducer
 //
 // What a pass needs of the compilation beyond its op it gets from its
 // PassContext: the tool's structured log (Logger) and the facts the tool

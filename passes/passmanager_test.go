@@ -14,6 +14,7 @@ import (
 	"github.com/ipuir/ipuir/tests/fixture"
 
 	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/parser"
 	"github.com/ipuir/ipuir/passes"
 	"github.com/ipuir/ipuir/tests/testdialect"
 )
@@ -350,7 +351,7 @@ func TestCrashReproducer(t *testing.T) {
 			t.Fatal(err)
 		}
 		text := string(data)
-		cfg, err := passes.ParseReproducer(data)
+		cfg, err := readReproducer(data)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -378,7 +379,19 @@ func TestCrashReproducer(t *testing.T) {
 	}
 }
 
-func TestParseReproducer(t *testing.T) {
+// readReproducer parses src as ipu-opt --run-reproducer does: the IR,
+// with the mlir_reproducer resources going to passes.ReproducerHandler.
+func readReproducer(src []byte) (passes.ReproducerConfig, error) {
+	var cfg passes.ReproducerConfig
+	ctx := ir.NewContext()
+	ctx.AllowUnregisteredDialects = true
+	ctx.SetDiagnosticHandler(func(*ir.Diagnostic) {}) // warnings of other groups
+	_, err := parser.ParseSourceString(ctx, src, parser.Config{Filename: "r.mlir",
+		ExternalResources: map[string]parser.ResourceHandler{"mlir_reproducer": passes.ReproducerHandler(&cfg)}})
+	return cfg, err
+}
+
+func TestReproducerHandler(t *testing.T) {
 	good := `module {
 }
 
@@ -386,6 +399,7 @@ func TestParseReproducer(t *testing.T) {
   dialect_resources: { builtin: { blob: "0x04000000010203" } },
   external_resources: {
     // comment
+    other_tool: { x: 1 },
     mlir_reproducer: {
       pipeline: "builtin.module(func.func(cse), \22quoted\22)",
       disable_threading: true,
@@ -394,11 +408,11 @@ func TestParseReproducer(t *testing.T) {
   }
 #-}
 `
-	cfg, err := passes.ParseReproducer([]byte(good))
+	cfg, err := readReproducer([]byte(good))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Pipeline != `builtin.module(func.func(cse), "quoted")` || !cfg.DisableThreading || cfg.VerifyEach {
+	if !cfg.Found || cfg.Pipeline != `builtin.module(func.func(cse), "quoted")` || !cfg.DisableThreading || cfg.VerifyEach {
 		t.Errorf("got %+v", cfg)
 	}
 	opts := passes.DefaultOptions()
@@ -406,17 +420,21 @@ func TestParseReproducer(t *testing.T) {
 	if !opts.DisableThreading || opts.VerifyEach {
 		t.Errorf("apply: %+v", opts)
 	}
-	for _, bad := range []string{
-		"module {}",
-		"{-# external_resources: { } #-}",
-		"{-# external_resources: { mlir_reproducer: { verify_each: true } } #-}",
-		"{-# external_resources: { mlir_reproducer: { pipeline: \"x } } #-}",
-		"{-# external_resources: { mlir_reproducer: { pipeline: 3 } } #-}",
-		"{-# external_resources: { mlir_reproducer: { pipeline \"x\" } } #-}",
-		"{-# external_resources: ",
+	if cfg, err := readReproducer([]byte("module {}")); err != nil || cfg.Found {
+		t.Errorf("no resources: %+v, %v", cfg, err)
+	}
+	// Errors in mlir-opt-19's words, at the value or key at fault.
+	for bad, want := range map[string]string{
+		`{-# external_resources: { mlir_reproducer: { pipeline: 3 } } #-}`:                "r.mlir:1:56: error: expected string value for key 'pipeline'",
+		`{-# external_resources: { mlir_reproducer: { disable_threading: "yes" } } #-}`:   "r.mlir:1:65: error: expected 'true' or 'false' value for key 'disable_threading'",
+		`{-# external_resources: { mlir_reproducer: { verify_each: 1 } } #-}`:             "r.mlir:1:59: error: expected 'true' or 'false' value for key 'verify_each'",
+		`{-# external_resources: { mlir_reproducer: { pipeline: "x", bogus: true } } #-}`: "r.mlir:1:61: error: unknown 'mlir_reproducer' resource key 'bogus'",
+		`{-# external_resources: { mlir_reproducer: { pipeline "x" } } #-}`:               "r.mlir:1:46: error: unexpected token",
+		"{-# external_resources: ": "r.mlir:1:24: error: expected '#-}'",
 	} {
-		if _, err := passes.ParseReproducer([]byte(bad)); err == nil {
-			t.Errorf("%q: no error", bad)
+		_, err := readReproducer([]byte(bad))
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%s:\ngot  %v\nwant %s...", bad, err, want)
 		}
 	}
 }
@@ -470,12 +488,16 @@ func TestAnalysisCache(t *testing.T) {
 	}
 }
 
-// FuzzParseReproducer: no input panics.
+// FuzzParseReproducer: no input panics, and a failure is a diagnostic.
 func FuzzParseReproducer(f *testing.F) {
 	f.Add([]byte("module {}\n{-#\n  external_resources: {\n    mlir_reproducer: {\n      pipeline: \"builtin.module(cse)\",\n      disable_threading: false,\n      verify_each: true\n    }\n  }\n#-}\n"))
 	f.Add([]byte(`{-# external_resources: { mlir_reproducer: { pipeline: "\22\5C", a: {b: {}} } } #-}`))
 	f.Fuzz(func(t *testing.T, src []byte) {
-		passes.ParseReproducer(src)
+		if _, err := readReproducer(src); err != nil {
+			if _, ok := err.(*ir.Diagnostic); !ok {
+				t.Fatalf("%T is not a diagnostic: %v", err, err)
+			}
+		}
 	})
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/parser"
 )
 
 // A crash reproducer is a file that replays a failing pipeline: the IR
@@ -31,6 +32,8 @@ type ReproducerConfig struct {
 	Pipeline         string
 	DisableThreading bool
 	VerifyEach       bool
+	// Found is set when a pipeline was read (ReproducerHandler).
+	Found bool
 }
 
 // Apply sets the options the reproducer recorded.
@@ -117,193 +120,26 @@ func localReproducerIR(ctx *ir.Context, top *ir.Operation, fl *failure) *ir.Oper
 	return clone
 }
 
-// ParseReproducer reads the mlir_reproducer entry of a file's
-// `{-# external_resources: ... #-}` block, for --run-reproducer. It reads
-// the block on its own so that it does not depend on how the parser
-// records resource blocks.
-func ParseReproducer(src []byte) (ReproducerConfig, error) {
-	var cfg ReproducerConfig
-	text := string(src)
-	start := strings.LastIndex(text, "{-#")
-	if start < 0 {
-		return cfg, fmt.Errorf("no '{-#' resource block holding a reproducer")
-	}
-	body, _, ok := strings.Cut(text[start+3:], "#-}")
-	if !ok {
-		return cfg, fmt.Errorf("unterminated '{-#' resource block")
-	}
-	lex := &resourceLexer{s: body}
-	top, err := lex.parseEntries()
-	if err != nil {
-		return cfg, fmt.Errorf("in the resource block: %v", err)
-	}
-	ext, ok := top["external_resources"].(map[string]any)
-	if !ok {
-		return cfg, fmt.Errorf("the resource block has no external_resources entry")
-	}
-	rep, ok := ext["mlir_reproducer"].(map[string]any)
-	if !ok {
-		return cfg, fmt.Errorf("external_resources has no mlir_reproducer entry")
-	}
-	p, ok := rep["pipeline"].(string)
-	if !ok {
-		return cfg, fmt.Errorf("mlir_reproducer has no pipeline string")
-	}
-	cfg.Pipeline = p
-	cfg.VerifyEach = true
-	if v, ok := rep["disable_threading"].(bool); ok {
-		cfg.DisableThreading = v
-	}
-	if v, ok := rep["verify_each"].(bool); ok {
-		cfg.VerifyEach = v
-	}
-	return cfg, nil
-}
-
-// resourceLexer reads the `key: value, ...` entries of a resource block,
-// where a value is a string, true, false, or a braced group of entries.
-type resourceLexer struct {
-	s     string
-	pos   int
-	depth int
-}
-
-// maxResourceDepth bounds the nesting of groups, so that hostile input
-// fails instead of recursing without end.
-const maxResourceDepth = 64
-
-func (l *resourceLexer) skipSpace() {
-	for l.pos < len(l.s) {
-		switch c := l.s[l.pos]; {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
-			l.pos++
-		case strings.HasPrefix(l.s[l.pos:], "//"):
-			for l.pos < len(l.s) && l.s[l.pos] != '\n' {
-				l.pos++
-			}
+// ReproducerHandler returns the parser's handler of the mlir_reproducer
+// external resource group, which fills cfg as mlir-opt reads it for
+// --run-reproducer: pipeline (a string), disable_threading and verify_each
+// (true or false); a later entry overrides an earlier one, and any other
+// key is an error at the key. Values of the wrong kind are errors at the
+// value, in mlir-opt's words.
+func ReproducerHandler(cfg *ReproducerConfig) parser.ResourceHandler {
+	return func(e *parser.ResourceEntry) error {
+		var err error
+		switch e.Key {
+		case "pipeline":
+			cfg.Pipeline, err = e.String()
+			cfg.Found = err == nil
+		case "disable_threading":
+			cfg.DisableThreading, err = e.Bool()
+		case "verify_each":
+			cfg.VerifyEach, err = e.Bool()
 		default:
-			return
+			err = e.Errorf("unknown 'mlir_reproducer' resource key '%s'", e.Key)
 		}
+		return err
 	}
-}
-
-func (l *resourceLexer) parseEntries() (map[string]any, error) {
-	out := map[string]any{}
-	for {
-		l.skipSpace()
-		if l.pos >= len(l.s) || l.s[l.pos] == '}' {
-			return out, nil
-		}
-		key, err := l.parseKey()
-		if err != nil {
-			return nil, err
-		}
-		l.skipSpace()
-		if l.pos >= len(l.s) || l.s[l.pos] != ':' {
-			return nil, fmt.Errorf("expected ':' after '%s'", key)
-		}
-		l.pos++
-		l.skipSpace()
-		v, err := l.parseValue()
-		if err != nil {
-			return nil, err
-		}
-		out[key] = v
-		l.skipSpace()
-		if l.pos < len(l.s) && l.s[l.pos] == ',' {
-			l.pos++
-		}
-	}
-}
-
-func (l *resourceLexer) parseKey() (string, error) {
-	if l.pos < len(l.s) && l.s[l.pos] == '"' {
-		return l.parseString()
-	}
-	start := l.pos
-	for l.pos < len(l.s) {
-		c := l.s[l.pos]
-		if c == '_' || c == '.' || c == '-' || c == '$' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') {
-			l.pos++
-			continue
-		}
-		break
-	}
-	if start == l.pos {
-		return "", fmt.Errorf("expected a key at offset %d", start)
-	}
-	return l.s[start:l.pos], nil
-}
-
-func (l *resourceLexer) parseValue() (any, error) {
-	if l.pos >= len(l.s) {
-		return nil, fmt.Errorf("expected a value")
-	}
-	switch {
-	case l.s[l.pos] == '"':
-		return l.parseString()
-	case l.s[l.pos] == '{':
-		if l.depth++; l.depth > maxResourceDepth {
-			return nil, fmt.Errorf("groups nested too deeply")
-		}
-		defer func() { l.depth-- }()
-		l.pos++
-		m, err := l.parseEntries()
-		if err != nil {
-			return nil, err
-		}
-		if l.pos >= len(l.s) || l.s[l.pos] != '}' {
-			return nil, fmt.Errorf("expected '}'")
-		}
-		l.pos++
-		return m, nil
-	case strings.HasPrefix(l.s[l.pos:], "true"):
-		l.pos += 4
-		return true, nil
-	case strings.HasPrefix(l.s[l.pos:], "false"):
-		l.pos += 5
-		return false, nil
-	}
-	return nil, fmt.Errorf("unexpected value at offset %d", l.pos)
-}
-
-// parseString reads an MLIR string literal: \n \t \" \\ and \XX escapes.
-func (l *resourceLexer) parseString() (string, error) {
-	var b strings.Builder
-	l.pos++
-	for l.pos < len(l.s) {
-		c := l.s[l.pos]
-		switch {
-		case c == '"':
-			l.pos++
-			return b.String(), nil
-		case c == '\n':
-			return "", fmt.Errorf("newline in string")
-		case c == '\\' && l.pos+1 < len(l.s):
-			n := l.s[l.pos+1]
-			switch n {
-			case 'n':
-				b.WriteByte('\n')
-			case 't':
-				b.WriteByte('\t')
-			case '"', '\\':
-				b.WriteByte(n)
-			default:
-				if l.pos+2 >= len(l.s) {
-					return "", fmt.Errorf("bad escape in string")
-				}
-				var v byte
-				if _, err := fmt.Sscanf(l.s[l.pos+1:l.pos+3], "%02x", &v); err != nil {
-					return "", fmt.Errorf("bad escape in string")
-				}
-				b.WriteByte(v)
-				l.pos++
-			}
-			l.pos += 2
-		default:
-			b.WriteByte(c)
-			l.pos++
-		}
-	}
-	return "", fmt.Errorf("unterminated string")
 }

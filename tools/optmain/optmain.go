@@ -39,6 +39,7 @@ import (
 
 	"github.com/ipuir/ipuir/internal/cli"
 	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/parser"
 	"github.com/ipuir/ipuir/passes"
 	"github.com/ipuir/ipuir/printer"
 	"github.com/ipuir/ipuir/tools/toolkit"
@@ -448,7 +449,12 @@ func (r *run) compileChunk(ctx *ir.Context, fileName string, sm *ir.SourceMgr, c
 	// the module as the last step of parsing it.
 	stopParser := startPhase(timing, "Parser")
 	endPhase := r.progress.Phase("parsing and verifying")
-	module, env, err := r.loader.Parse(ctx, toolkit.Chunk{File: fileName, Source: c.text, FirstLine: c.firstLine, FirstColumn: c.firstCol, Sources: sm})
+	chunk := toolkit.Chunk{File: fileName, Source: c.text, FirstLine: c.firstLine, FirstColumn: c.firstCol, Sources: sm}
+	var repro passes.ReproducerConfig
+	if r.pf != nil && r.pf.runRepro {
+		chunk.ExternalResources = map[string]parser.ResourceHandler{"mlir_reproducer": passes.ReproducerHandler(&repro)}
+	}
+	module, env, err := r.loader.Parse(ctx, chunk)
 	endPhase()
 	stopParser()
 	if err != nil {
@@ -484,7 +490,7 @@ func (r *run) compileChunk(ctx *ir.Context, fileName string, sm *ir.SourceMgr, c
 	in.Printing = popts
 	if r.pf != nil {
 		endPhase := r.progress.Phase("running the pass pipeline")
-		err := r.pf.run(ctx, module, in, timing, r.progress.Detail)
+		err := r.pf.run(ctx, module, in, &repro, timing, r.progress.Detail)
 		endPhase()
 		if err != nil {
 			return fail(err)

@@ -169,19 +169,22 @@ func (e *passFlags) reportTiming(t *passes.Timing, w io.Writer) {
 	t.Report(w, display)
 }
 
-// run runs the pipeline the flags describe on module.
-func (e *passFlags) run(ctx *ir.Context, module *ir.Operation, in *Input, timing *passes.Timing, onPass func(string)) error {
+// run runs the pipeline the flags describe on module, or with
+// --run-reproducer the one repro holds (read from the input's
+// mlir_reproducer resources).
+func (e *passFlags) run(ctx *ir.Context, module *ir.Operation, in *Input, repro *passes.ReproducerConfig, timing *passes.Timing, onPass func(string)) error {
 	opts := e.options(in, timing)
 	opts.BeforePass = onPass
 	var pm *passes.OpPassManager
 	var err error
 	if e.runRepro {
-		cfg, rerr := passes.ParseReproducer(in.Source)
-		if rerr != nil {
-			return fmt.Errorf("--run-reproducer: %v", rerr)
+		// mlir-opt-19 runs nothing, successfully, when the input has no
+		// reproducer; a replay that checks nothing is better refused.
+		if !repro.Found {
+			return fmt.Errorf("--run-reproducer: the input has no external_resources entry mlir_reproducer with a pipeline")
 		}
-		cfg.Apply(&opts)
-		pm, err = e.registry.ParsePipeline(cfg.Pipeline)
+		repro.Apply(&opts)
+		pm, err = e.registry.ParsePipeline(repro.Pipeline)
 	} else {
 		pm, err = e.pipeline()
 	}

@@ -126,6 +126,9 @@ type Chunk struct {
 	FirstLine, FirstColumn int
 	// Sources holds the file's text for rendering diagnostics.
 	Sources *ir.SourceMgr
+	// ExternalResources takes groups of the chunk's external_resources
+	// (parser.Config.ExternalResources).
+	ExternalResources map[string]parser.ResourceHandler
 }
 
 // Parse parses c into ctx, states its environment and verifies it there.
@@ -139,6 +142,7 @@ func (l *Loader) Parse(ctx *ir.Context, c Chunk) (*ir.Operation, *ir.Env, error)
 	// chunk again, padded: a copy of every chunk of a large input).
 	module, err := parser.ParseSourceString(ctx, c.Source, parser.Config{
 		Filename: c.File, LineOffset: first - 1, ColumnOffset: c.FirstColumn,
+		ExternalResources: c.ExternalResources,
 	})
 	if err != nil {
 		return nil, nil, err
