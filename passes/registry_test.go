@@ -63,6 +63,7 @@ func (*withMin) Name() string                                 { return "with-min
 func (*withMin) Summary() string                              { return "A pass with least option values" }
 func (*withMin) Anchor() string                               { return "" }
 func (*withMin) Run(*ir.Operation, *passes.PassContext) error { return nil }
+
 type untaggedStat struct {
 	named
 	S passes.Statistic
