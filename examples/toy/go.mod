@@ -6,6 +6,7 @@ require github.com/ipuir/ipuir v0.0.0
 
 require (
 	github.com/alecthomas/participle/v2 v2.1.4 // indirect
+	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/spf13/pflag v1.1.0 // indirect
 )
 
