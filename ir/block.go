@@ -28,7 +28,13 @@ func (b *Block) Argument(i int) *Value { return b.args[i] }
 
 // AddArgument appends an argument.
 func (b *Block) AddArgument(t Type, loc Location) *Value {
-	v := &Value{typ: t, block: b, index: len(b.args), loc: loc}
+	return b.AddArgumentIn(nil, t, loc)
+}
+
+// AddArgumentIn is AddArgument with the value allocated from arena.
+func (b *Block) AddArgumentIn(arena *Arena, t Type, loc Location) *Value {
+	v := arena.newValue()
+	v.typ, v.block, v.index, v.loc = t, b, len(b.args), loc
 	b.args = append(b.args, v)
 	return v
 }

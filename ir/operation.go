@@ -43,21 +43,39 @@ func (s *OperationState) AddAttr(name string, a Attribute) {
 // NewOperation creates a detached op from a state. Attributes that the op
 // declares (its inherent attributes) become properties, as in MLIR.
 func NewOperation(ctx *Context, s *OperationState) *Operation {
-	op := &Operation{name: s.Name, def: ctx.OpDef(s.Name), loc: s.Loc, ctx: ctx}
+	return NewOperationIn(nil, ctx, s)
+}
+
+// NewOperationIn is NewOperation with the op's parts allocated from arena
+// (nil: the heap).
+func NewOperationIn(arena *Arena, ctx *Context, s *OperationState) *Operation {
+	op := arena.newOp()
+	op.name, op.def, op.loc, op.ctx = s.Name, ctx.OpDef(s.Name), s.Loc, ctx
 	if op.loc == nil {
 		op.loc = ctx.UnknownLoc()
 	}
-	op.operands = make([]*OpOperand, len(s.Operands))
-	for i, v := range s.Operands {
-		o := &OpOperand{value: v, owner: op, index: i}
-		o.link()
-		op.operands[i] = o
+	if len(s.Operands) > 0 {
+		store, ptrs := arena.newOperands(len(s.Operands))
+		for i, v := range s.Operands {
+			o := &store[i]
+			o.value, o.owner, o.index = v, op, i
+			o.link()
+			ptrs[i] = o
+		}
+		op.operands = ptrs
 	}
-	op.results = make([]*Value, len(s.ResultTypes))
-	for i, t := range s.ResultTypes {
-		op.results[i] = &Value{typ: t, owner: op, index: i}
+	if len(s.ResultTypes) > 0 {
+		store, ptrs := arena.newValues(len(s.ResultTypes))
+		for i, t := range s.ResultTypes {
+			r := &store[i]
+			r.typ, r.owner, r.index = t, op, i
+			ptrs[i] = r
+		}
+		op.results = ptrs
 	}
-	op.successors = append([]*Block(nil), s.Successors...)
+	if len(s.Successors) > 0 {
+		op.successors = append([]*Block(nil), s.Successors...)
+	}
 	var inherent, discardable []NamedAttr
 	for _, a := range s.Attrs {
 		if op.def != nil && op.def.attrDef(a.Name) != nil {

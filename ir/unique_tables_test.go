@@ -129,3 +129,21 @@ func TestTypedTablesConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// File locations are uniqued whether their key packs into a word or not
+// (a column past 2^16, a line past 2^28), and never confuse the two.
+func TestFileLineColUniquing(t *testing.T) {
+	c := NewContext()
+	for _, lc := range [][2]int{{1, 1}, {7, 65535}, {7, 65536}, {1 << 28, 3}, {(1 << 28) - 1, 3}, {0, 0}} {
+		a, b := c.FileLineCol("f.mlir", lc[0], lc[1]), c.FileLineCol("f.mlir", lc[0], lc[1])
+		if a != b || a.Line != lc[0] || a.Col != lc[1] || a.File != "f.mlir" {
+			t.Errorf("%v: %v and %v", lc, a, b)
+		}
+		if other := c.FileLineCol("g.mlir", lc[0], lc[1]); other == a || other.File != "g.mlir" {
+			t.Errorf("%v: another file's location is the same", lc)
+		}
+	}
+	if c.FileLineCol("f.mlir", 7, 65535) == c.FileLineCol("f.mlir", 7, 65536) {
+		t.Error("columns either side of the packing bound are one location")
+	}
+}

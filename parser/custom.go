@@ -57,7 +57,7 @@ func (p *parser) parseCustomOperation(blk *ir.Block) (*ir.Operation, error) {
 	if !hasLoc {
 		st.Loc = p.tokLoc(nameTok)
 	}
-	op := ir.NewOperation(p.ctx, st)
+	op := ir.NewOperationIn(&p.st.arena, p.ctx, st)
 	blk.Append(op)
 	if hasLoc {
 		if err := p.applyTrailingLoc(op, nil, func() ir.Location { return p.tokLoc(nameTok) }); err != nil {

@@ -239,7 +239,7 @@ func (p *parser) parseGenericOperation(blk *ir.Block) (*ir.Operation, error) {
 	if !p.is("loc") {
 		state.Loc = p.tokLoc(nameTok)
 	}
-	op := ir.NewOperation(p.ctx, state)
+	op := ir.NewOperationIn(&p.st.arena, p.ctx, state)
 	if attrs != nil && info.def == nil {
 		op.SetAttrs(attrs)
 	}
@@ -326,7 +326,7 @@ func (p *parser) parseRegionBody(r *ir.Region, entryArgs []ir.Argument) error {
 				d.AttachNote(p.tokLoc(prev), "previously referenced here")
 				return d
 			}
-			v := entry.AddArgument(a.Type, nil)
+			v := entry.AddArgumentIn(&p.st.arena, a.Type, nil)
 			if a.Loc != nil {
 				p.setArgLoc(v, a.Loc)
 			} else {
@@ -416,7 +416,7 @@ func (p *parser) parseBlockArgList(b *ir.Block) error {
 				return p.errorf("argument and block argument type mismatch")
 			}
 		} else {
-			v = b.AddArgument(t, nil)
+			v = b.AddArgumentIn(&p.st.arena, t, nil)
 		}
 		if err := p.applyTrailingLoc(nil, v, func() ir.Location { return p.tokLoc(u.tok) }); err != nil {
 			return err

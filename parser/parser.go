@@ -54,6 +54,7 @@ type state struct {
 
 	cache   textCache
 	noCache bool               // tests compare parses with and without the cache
+	arena   ir.Arena           // the parsed ops' storage
 	ops     map[string]*opInfo // interned op names
 	names   map[string]string  // interned attribute names and strings
 
