@@ -30,6 +30,7 @@ package optmain
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -288,21 +289,26 @@ func (t *Tool) Main(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 		return 1
 	}
 
-	var out bytes.Buffer
-	ok := r.processFile(fileName, src, &out, stderr)
-	// A failed run leaves an existing output file as it was; on stdout the
-	// chunks that succeeded are printed, as mlir-opt prints them.
-	if !ok && o.output != "-" && o.output != "" {
+	// The output streams as it is printed, so that a large module is not
+	// held twice in memory as text. A failed run leaves an existing output
+	// file as it was (the text goes to a temporary file, renamed only on
+	// success); on stdout the chunks that succeeded are printed, as
+	// mlir-opt prints them.
+	ok := true
+	err = toolkit.StreamOutput(o.output, stdout, func(w io.Writer) error {
+		if ok = r.processFile(fileName, src, w, stderr); !ok {
+			return toolkit.ErrReported
+		}
+		return nil
+	}, inputName)
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, toolkit.ErrReported):
 		return 1
 	}
-	if err := toolkit.WriteOutput(o.output, out.Bytes(), stdout, inputName); err != nil {
-		fmt.Fprintf(stderr, "%s: %v\n", t.Name, err)
-		return 1
-	}
-	if !ok {
-		return 1
-	}
-	return 0
+	fmt.Fprintf(stderr, "%s: %v\n", t.Name, err)
+	return 1
 }
 
 func (t *Tool) versionString() string {
@@ -378,12 +384,29 @@ func (r *run) processChunk(fileName string, sm *ir.SourceMgr, c chunk, out, stde
 	var diags []*ir.Diagnostic
 	ctx.SetDiagnosticHandler(func(d *ir.Diagnostic) { diags = append(diags, d) })
 
-	var chunkOut bytes.Buffer
 	var timing *passes.Timing
 	if r.pf != nil {
 		timing = r.pf.newTiming()
 	}
-	failed := !r.compileChunk(ctx, fileName, sm, c, timing, &chunkOut, stderr)
+	// The chunk's diagnostics come before its output, as when mlir-opt's
+	// two streams are joined: those emitted so far are written when the
+	// output starts (with --verify-diagnostics they are checked instead,
+	// at the end).
+	rendered := 0
+	renderDiags := func() {
+		if r.o.verifyDiagnostics {
+			return
+		}
+		for ; rendered < len(diags); rendered++ {
+			d := diags[rendered]
+			if r.o.printOpOnDiag && d.Op != nil {
+				d = withCurrentOpNote(d)
+			}
+			fmt.Fprint(stderr, sm.Render(d))
+		}
+	}
+	chunkOut := &afterDiagnostics{w: out, before: renderDiags}
+	failed := !r.compileChunk(ctx, fileName, sm, c, timing, chunkOut, stderr)
 	// mlir-opt writes the report when the chunk is done, after its
 	// diagnostics.
 	defer func() {
@@ -397,22 +420,26 @@ func (r *run) processChunk(fileName string, sm *ir.SourceMgr, c chunk, out, stde
 		for _, f := range failures {
 			fmt.Fprint(stderr, sm.Render(f))
 		}
-		if !failed {
-			out.Write(chunkOut.Bytes())
-		}
 		return len(failures) == 0
 	}
-	for _, d := range diags {
-		if r.o.printOpOnDiag && d.Op != nil {
-			d = withCurrentOpNote(d)
-		}
-		fmt.Fprint(stderr, sm.Render(d))
+	renderDiags()
+	return !failed
+}
+
+// afterDiagnostics forwards writes to w, calling before first: the
+// chunk's diagnostics so far are written before its output.
+type afterDiagnostics struct {
+	w       io.Writer
+	before  func()
+	started bool
+}
+
+func (a *afterDiagnostics) Write(b []byte) (int, error) {
+	if !a.started {
+		a.started = true
+		a.before()
 	}
-	if failed {
-		return false
-	}
-	out.Write(chunkOut.Bytes())
-	return true
+	return a.w.Write(b)
 }
 
 // withCurrentOpNote returns d with mlir-opt's "see current operation" note

@@ -1,6 +1,7 @@
 package toolkit
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 
@@ -26,6 +27,37 @@ func WriteOutput(name string, data []byte, stdout io.Writer, inputs ...string) e
 		_, err := w.Write(data)
 		return err
 	})
+}
+
+// StreamOutput is WriteOutput for output produced piece by piece: write
+// gets a buffered writer on the output; the text goes straight to stdout
+// for "-", and otherwise to a temporary file that replaces name only if
+// write returns nil (so that a failure, whose error StreamOutput returns,
+// leaves an existing file as it was).
+func StreamOutput(name string, stdout io.Writer, write func(io.Writer) error, inputs ...string) error {
+	produce := func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 256<<10)
+		err := write(bw)
+		if ferr := bw.Flush(); err == nil {
+			err = ferr
+		}
+		return err
+	}
+	if name == "-" || name == "" {
+		return produce(stdout)
+	}
+	if err := CheckOutput(name, inputs...); err != nil {
+		return err
+	}
+	var failure error
+	err := atomicfile.WriteFile(name, func(w io.Writer) error {
+		failure = produce(w)
+		return failure
+	})
+	if failure != nil {
+		return failure // the caller's error, not wrapped as a write error
+	}
+	return err
 }
 
 // CheckOutput refuses an output that is one of the inputs, before any work
