@@ -2,6 +2,7 @@ package ir
 
 import (
 	"math/big"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -301,7 +302,7 @@ func PrintNamedAttrs(p *AsmPrinter, entries []NamedAttr) {
 func (c *Context) Dict(entries []NamedAttr) *DictAttr {
 	sorted := make([]NamedAttr, len(entries))
 	copy(sorted, entries)
-	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
+	slices.SortStableFunc(sorted, func(a, b NamedAttr) int { return strings.Compare(a.Name, b.Name) })
 	out := sorted[:0]
 	for _, e := range sorted {
 		if len(out) > 0 && out[len(out)-1].Name == e.Name {

@@ -165,7 +165,13 @@ func (p *parser) parseAttrDict() (*ir.DictAttr, error) {
 		return nil, err
 	}
 	defer p.leave()
-	var entries []ir.NamedAttr
+	// The entries gather on a stack shared by nested dictionaries (each
+	// pops its own), not in a slice of their own: ctx.Dict copies them.
+	base := len(p.st.attrStack)
+	defer func() {
+		clear(p.st.attrStack[base:])
+		p.st.attrStack = p.st.attrStack[:base]
+	}()
 	err := p.parseCommaSeparatedList(LBrace, RBrace, " in attribute dictionary", func() error {
 		var name string
 		switch p.tok.Kind {
@@ -179,26 +185,27 @@ func (p *parser) parseAttrDict() (*ir.DictAttr, error) {
 		if name == "" {
 			return p.errorf("expected valid attribute name")
 		}
-		for _, e := range entries {
+		for _, e := range p.st.attrStack[base:] {
 			if e.Name == name {
 				return p.errorf("duplicate key '%s' in dictionary attribute", name)
 			}
 		}
 		p.Next()
 		if !p.consumeIf(Equal) {
-			entries = append(entries, ir.NamedAttr{Name: name, Value: p.ctx.Unit()})
+			p.st.attrStack = append(p.st.attrStack, ir.NamedAttr{Name: name, Value: p.ctx.Unit()})
 			return nil
 		}
 		a, err := p.parseAttribute(nil)
 		if err != nil {
 			return err
 		}
-		entries = append(entries, ir.NamedAttr{Name: name, Value: a})
+		p.st.attrStack = append(p.st.attrStack, ir.NamedAttr{Name: name, Value: a})
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	entries := p.st.attrStack[base:]
 	d := p.ctx.Dict(entries)
 	p.st.cache.putDict(p.src[start:p.prevEnd], d)
 	return d, nil

@@ -53,10 +53,12 @@ type state struct {
 	distinct    map[uint64]*ir.DistinctAttr // distinct[N] of the file by N
 
 	cache   textCache
-	noCache bool               // tests compare parses with and without the cache
-	arena   ir.Arena           // the parsed ops' storage
-	ops     map[string]*opInfo // interned op names
-	names   map[string]string  // interned attribute names and strings
+	noCache bool     // tests compare parses with and without the cache
+	arena   ir.Arena // the parsed ops' storage
+	// attrStack holds the entries of the dictionaries being parsed.
+	attrStack []ir.NamedAttr
+	ops       map[string]*opInfo // interned op names
+	names     map[string]string  // interned attribute names and strings
 
 	values       map[string]ssaEntry
 	scopes       []*regionScope
@@ -131,6 +133,10 @@ func parseSource(ctx *ir.Context, src []byte, cfg Config, noCache bool) (*ir.Ope
 	}
 	st := newState()
 	st.noCache = noCache
+	if len(src) >= 1<<20 {
+		// Most lines of a large file hold an op, and every op a location.
+		ctx.ReserveFileLocations(bytes.Count(src, []byte{'\n'}))
+	}
 	p := newParser(ctx, src, cfg.Filename, cfg.LineOffset, st)
 	p.colOffset = cfg.ColumnOffset
 	p.external = cfg.ExternalResources

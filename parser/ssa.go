@@ -74,16 +74,53 @@ type useRef struct {
 
 // blockDef is a block label of a region: defined, or referenced ahead.
 type blockDef struct {
-	b   *ir.Block
-	tok Token // definition, or first use while fwd
-	fwd bool
+	name string // a piece of the source (sourceKey)
+	b    *ir.Block
+	tok  Token // definition, or first use while fwd
+	fwd  bool
 }
 
 // regionScope is what one region defines.
 type regionScope struct {
 	defined []string
-	blocks  map[string]*blockDef
-	numFwd  int
+	// blocks are the region's block labels; most regions have a few, so
+	// they are searched in order, and indexed once there are many.
+	blocks     []blockDef
+	blockIndex map[string]int
+	numFwd     int
+}
+
+// maxScannedBlocks is the number of labels searched in order before the
+// scope indexes them.
+const maxScannedBlocks = 16
+
+// block returns the label called name, or nil.
+func (s *regionScope) block(name []byte) *blockDef {
+	if s.blockIndex != nil {
+		if i, ok := s.blockIndex[sourceKey(name)]; ok {
+			return &s.blocks[i]
+		}
+		return nil
+	}
+	for i := range s.blocks {
+		if s.blocks[i].name == sourceKey(name) {
+			return &s.blocks[i]
+		}
+	}
+	return nil
+}
+
+func (s *regionScope) addBlock(d blockDef) {
+	s.blocks = append(s.blocks, d)
+	switch {
+	case s.blockIndex != nil:
+		s.blockIndex[d.name] = len(s.blocks) - 1
+	case len(s.blocks) > maxScannedBlocks:
+		s.blockIndex = make(map[string]int, 2*len(s.blocks))
+		for i, b := range s.blocks {
+			s.blockIndex[b.name] = i
+		}
+	}
 }
 
 func (p *parser) pushScope() {
@@ -93,7 +130,8 @@ func (p *parser) pushScope() {
 	}
 	s := st.scopes[st.numScopes]
 	s.defined = s.defined[:0]
-	s.blocks = nil
+	clear(s.blocks) // drop the old region's blocks for the collector
+	s.blocks, s.blockIndex = s.blocks[:0], nil
 	s.numFwd = 0
 	st.numScopes++
 }
@@ -198,14 +236,11 @@ func (p *parser) referenceTok(name string, number int) (Token, bool) {
 func (p *parser) blockNamed(tok Token) *ir.Block {
 	s := p.scope()
 	name := p.text(tok)
-	if d, ok := s.blocks[string(name)]; ok {
+	if d := s.block(name); d != nil {
 		return d.b
 	}
-	if s.blocks == nil {
-		s.blocks = map[string]*blockDef{}
-	}
 	b := &ir.Block{}
-	s.blocks[string(name)] = &blockDef{b: b, tok: tok, fwd: true}
+	s.addBlock(blockDef{name: sourceKey(name), b: b, tok: tok, fwd: true})
 	s.numFwd++
 	return b
 }
@@ -215,7 +250,7 @@ func (p *parser) blockNamed(tok Token) *ir.Block {
 func (p *parser) defineBlock(tok Token, entry *ir.Block) (*ir.Block, error) {
 	s := p.scope()
 	name := p.text(tok)
-	if d, ok := s.blocks[string(name)]; ok {
+	if d := s.block(name); d != nil {
 		if !d.fwd {
 			return nil, p.errorAt(tok, "redefinition of block '%s'", name)
 		}
@@ -226,13 +261,10 @@ func (p *parser) defineBlock(tok Token, entry *ir.Block) (*ir.Block, error) {
 		s.numFwd--
 		return d.b, nil
 	}
-	if s.blocks == nil {
-		s.blocks = map[string]*blockDef{}
-	}
 	b := entry
 	if b == nil {
 		b = &ir.Block{}
 	}
-	s.blocks[string(name)] = &blockDef{b: b, tok: tok}
+	s.addBlock(blockDef{name: sourceKey(name), b: b, tok: tok})
 	return b, nil
 }

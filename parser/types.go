@@ -314,9 +314,10 @@ type shapedTypeStart struct {
 func (p *parser) parseShapedTypeStart(kind string) (shapedTypeStart, error) {
 	var st shapedTypeStart
 	p.Next()
-	if err := p.expect(Less, "expected '<' in "+kind+" type"); err != nil {
-		return st, err
+	if p.tok.Kind != Less {
+		return st, p.expect(Less, "expected '<' in "+kind+" type")
 	}
+	p.Next()
 	var err error
 	if p.consumeIf(Star) {
 		st.unranked = true
@@ -550,15 +551,22 @@ func (p *parser) parseCommaSeparatedListUntil(closing TokenKind, allowEmpty bool
 			break
 		}
 	}
+	if p.tok.Kind == closing {
+		p.Next()
+		return nil
+	}
 	return p.expect(closing, "expected ',' or '"+closing.String()+"'")
 }
 
 // parseCommaSeparatedList parses a delimited, possibly empty list:
 // open (elem (`,` elem)*)? close. ctxMsg is appended to the messages.
 func (p *parser) parseCommaSeparatedList(open, closing TokenKind, ctxMsg string, elem func() error) error {
-	if err := p.expect(open, "expected '"+open.String()+"'"+ctxMsg); err != nil {
-		return err
+	// The messages are built only on failure: this runs for every list of
+	// a large file.
+	if p.tok.Kind != open {
+		return p.expect(open, "expected '"+open.String()+"'"+ctxMsg)
 	}
+	p.Next()
 	if p.consumeIf(closing) {
 		return nil
 	}
@@ -569,6 +577,10 @@ func (p *parser) parseCommaSeparatedList(open, closing TokenKind, ctxMsg string,
 		if !p.consumeIf(Comma) {
 			break
 		}
+	}
+	if p.tok.Kind == closing {
+		p.Next()
+		return nil
 	}
 	return p.expect(closing, "expected '"+closing.String()+"'"+ctxMsg)
 }
