@@ -17,6 +17,7 @@ type Arena struct {
 	operandPtrs []*OpOperand
 	values      []Value
 	valuePtrs   []*Value
+	extras      []opExtra
 }
 
 // arenaBlock is the number of items a block holds; larger requests are
@@ -57,6 +58,13 @@ func (a *Arena) newValues(n int) ([]Value, []*Value) {
 		return make([]Value, n), make([]*Value, n)
 	}
 	return take(&a.values, n), take(&a.valuePtrs, n)
+}
+
+func (a *Arena) newExtra() *opExtra {
+	if a == nil {
+		return &opExtra{}
+	}
+	return &take(&a.extras, 1)[0]
 }
 
 // newValue returns a zero Value from the arena (or the heap for a nil

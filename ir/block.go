@@ -3,8 +3,10 @@ package ir
 // Block is a list of ops with arguments, inside a region.
 type Block struct {
 	args        []*Value
+	argLocs     []Location // the arguments' locations, kept here so that results do not pay for them
 	first, last *Operation
 	parent      *Region
+	orderValid  bool // the ops' order fields number them (IsBeforeInBlock)
 }
 
 // NewBlock returns a detached block with arguments of the given types and
@@ -34,8 +36,9 @@ func (b *Block) AddArgument(t Type, loc Location) *Value {
 // AddArgumentIn is AddArgument with the value allocated from arena.
 func (b *Block) AddArgumentIn(arena *Arena, t Type, loc Location) *Value {
 	v := arena.newValue()
-	v.typ, v.block, v.index, v.loc = t, b, len(b.args), loc
+	v.typ, v.block, v.index = t, b, len(b.args)
 	b.args = append(b.args, v)
+	b.argLocs = append(b.argLocs, loc)
 	return v
 }
 
@@ -45,6 +48,7 @@ func (b *Block) EraseArgument(i int) {
 		panic("BUG: erasing a used block argument")
 	}
 	b.args = append(b.args[:i], b.args[i+1:]...)
+	b.argLocs = append(b.argLocs[:i], b.argLocs[i+1:]...)
 	for j := i; j < len(b.args); j++ {
 		b.args[j].index = j
 	}
@@ -104,6 +108,7 @@ func (b *Block) insertBefore(op, ref *Operation) {
 		panic("BUG: inserting an op that is already in a block")
 	}
 	regionChanged(b.parent)
+	b.orderValid = false
 	op.block = b
 	op.next = ref
 	if ref == nil {
@@ -127,6 +132,7 @@ func (b *Block) insertBefore(op, ref *Operation) {
 
 func (b *Block) unlink(op *Operation) {
 	regionChanged(b.parent)
+	b.orderValid = false
 	if op.prev != nil {
 		op.prev.next = op.next
 	} else {
@@ -145,7 +151,7 @@ func (b *Block) Successors() []*Block {
 	if b.last == nil {
 		return nil
 	}
-	return b.last.successors
+	return b.last.successorList()
 }
 
 // Predecessors lists the blocks of the same region that branch to b.
@@ -201,7 +207,7 @@ func (r *Region) Index() int {
 	if r.parent == nil {
 		return -1
 	}
-	for i, x := range r.parent.regions {
+	for i, x := range r.parent.regionList() {
 		if x == r {
 			return i
 		}
@@ -273,7 +279,7 @@ func (r *Region) CloneInto(ctx *Context, dst *Region, m *Mapping) {
 	for _, b := range r.blocks {
 		nb := &Block{}
 		for _, a := range b.args {
-			m.Values[a] = nb.AddArgument(a.typ, a.loc)
+			m.Values[a] = nb.AddArgument(a.typ, a.Loc())
 		}
 		m.Blocks[b] = nb
 		dst.AppendBlock(nb)
@@ -282,8 +288,8 @@ func (r *Region) CloneInto(ctx *Context, dst *Region, m *Mapping) {
 		nb := m.Blocks[b]
 		for o := b.first; o != nil; o = o.next {
 			c := o.cloneShallow(m)
-			for i, rr := range o.regions {
-				rr.CloneInto(ctx, c.regions[i], m)
+			for i, rr := range o.regionList() {
+				rr.CloneInto(ctx, c.regionList()[i], m)
 			}
 			nb.Append(c)
 		}

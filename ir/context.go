@@ -22,6 +22,11 @@ type Context struct {
 	// dialects through (mlir-opt's --allow-unregistered-dialect).
 	AllowUnregisteredDialects bool
 
+	// DisableMultithreading keeps the verifier on one goroutine (mlir-opt's
+	// --mlir-disable-threading); otherwise it verifies sibling ops
+	// isolated from above at once, as MLIR's does.
+	DisableMultithreading bool
+
 	// Frequent builtin types, uniqued once.
 	index   *IndexType
 	none    *NoneType

@@ -107,18 +107,16 @@ func ancestorIn(op *Operation, r *Region) *Operation {
 	return nil
 }
 
-// domCache holds what a dominance check computes once per region or block:
-// dominator trees, and each block's op positions so that "defined earlier
-// in the block" is a comparison rather than a walk (a walk per use makes
-// long blocks quadratic).
+// domCache holds what a dominance check computes once per region: the
+// dominator trees. ("Defined earlier in the block" is IsBeforeInBlock,
+// which numbers a block's ops once.)
 type domCache struct {
 	trees map[*Region]*DominanceInfo
-	order map[*Block]map[*Operation]int
 	env   *Env // the facts the caller gave the verifier
 }
 
 func newDomCache() *domCache {
-	return &domCache{trees: map[*Region]*DominanceInfo{}, order: map[*Block]map[*Operation]int{}}
+	return &domCache{trees: map[*Region]*DominanceInfo{}}
 }
 
 func (c *domCache) get(r *Region) *DominanceInfo {
@@ -131,26 +129,14 @@ func (c *domCache) get(r *Region) *DominanceInfo {
 }
 
 // before reports whether a comes before b in their common block.
-func (c *domCache) before(a, b *Operation) bool {
-	pos, ok := c.order[a.block]
-	if !ok {
-		pos = map[*Operation]int{}
-		i := 0
-		for o := a.block.first; o != nil; o = o.next {
-			pos[o] = i
-			i++
-		}
-		c.order[a.block] = pos
-	}
-	return pos[a] < pos[b]
-}
+func (c *domCache) before(a, b *Operation) bool { return a.IsBeforeInBlock(b) }
 
 // verifyDominance checks that every use in op's regions is dominated by
 // its definition, as MLIR's verifier does: ops in blocks that cannot be
 // reached from their region's entry are not checked (their nested regions
 // are), and ops isolated from above are left to their own verification.
 func verifyDominance(op *Operation, cache *domCache) *Diagnostic {
-	for _, r := range op.regions {
+	for _, r := range op.regionList() {
 		for _, b := range r.blocks {
 			// The only block is the entry; others need the dominator tree.
 			reachable := len(r.blocks) == 1 || cache.get(r).Reachable(b)
@@ -162,7 +148,7 @@ func verifyDominance(op *Operation, cache *domCache) *Diagnostic {
 						}
 					}
 				}
-				if len(o.regions) > 0 && !o.HasTrait(TraitIsolatedFromAbove) {
+				if len(o.regionList()) > 0 && !o.HasTrait(TraitIsolatedFromAbove) {
 					if d := verifyDominance(o, cache); d != nil {
 						return d
 					}

@@ -5,19 +5,52 @@ import "fmt"
 // Operation is the unit of IR: a named op with operands, results,
 // successors, attributes, properties, regions and a location.
 type Operation struct {
-	name       string
-	def        *OpDef // nil for unregistered ops
-	operands   []*OpOperand
-	results    []*Value
-	successors []*Block
-	attrs      *DictAttr // discardable attributes, sorted
-	props      Attribute // properties; a *DictAttr of inherent attributes for registered ops
-	regions    []*Region
-	loc        Location
-	ctx        *Context
+	name     string
+	def      *OpDef // nil for unregistered ops
+	operands []*OpOperand
+	results  []*Value
+	extra    *opExtra  // successors and regions; nil for the many ops without
+	attrs    *DictAttr // discardable attributes, sorted
+	props    Attribute // properties; a *DictAttr of inherent attributes for registered ops
+	loc      Location
+	ctx      *Context
 
 	block      *Block
 	prev, next *Operation
+	// order is the op's position in its block while the block's
+	// orderValid holds (IsBeforeInBlock numbers the block on demand, as
+	// MLIR's Operation::isBeforeInBlock does).
+	order uint32
+}
+
+// opExtra holds what most ops do not have, so that they do not pay for
+// it: successors and regions.
+type opExtra struct {
+	successors []*Block
+	regions    []*Region
+}
+
+// extras returns op's extra part, making it (from arena, if any) when
+// there is none.
+func (op *Operation) extras(arena *Arena) *opExtra {
+	if op.extra == nil {
+		op.extra = arena.newExtra()
+	}
+	return op.extra
+}
+
+func (op *Operation) regionList() []*Region {
+	if op.extra == nil {
+		return nil
+	}
+	return op.extra.regions
+}
+
+func (op *Operation) successorList() []*Block {
+	if op.extra == nil {
+		return nil
+	}
+	return op.extra.successors
 }
 
 // OperationState collects what is needed to create an op.
@@ -74,7 +107,7 @@ func NewOperationIn(arena *Arena, ctx *Context, s *OperationState) *Operation {
 		op.results = ptrs
 	}
 	if len(s.Successors) > 0 {
-		op.successors = append([]*Block(nil), s.Successors...)
+		op.extras(arena).successors = append([]*Block(nil), s.Successors...)
 	}
 	var inherent, discardable []NamedAttr
 	for _, a := range s.Attrs {
@@ -94,6 +127,9 @@ func NewOperationIn(arena *Arena, ctx *Context, s *OperationState) *Operation {
 	if len(discardable) > 0 {
 		op.attrs = ctx.Dict(discardable)
 	}
+	if n := len(s.Regions) + s.NumRegions; n > 0 {
+		op.extras(arena).regions = make([]*Region, 0, n)
+	}
 	for _, r := range s.Regions {
 		op.adoptRegion(r)
 	}
@@ -108,7 +144,7 @@ func (op *Operation) adoptRegion(r *Region) {
 		panic("BUG: region already owned by " + r.parent.name)
 	}
 	r.parent = op
-	op.regions = append(op.regions, r)
+	op.extras(nil).regions = append(op.regionList(), r)
 }
 
 // Name is the op's full name, e.g. "tensor.matmul".
@@ -149,19 +185,19 @@ func (op *Operation) Next() *Operation           { return op.next }
 func (op *Operation) Prev() *Operation           { return op.prev }
 func (op *Operation) NumOperands() int           { return len(op.operands) }
 func (op *Operation) NumResults() int            { return len(op.results) }
-func (op *Operation) NumRegions() int            { return len(op.regions) }
-func (op *Operation) NumSuccessors() int         { return len(op.successors) }
+func (op *Operation) NumRegions() int            { return len(op.regionList()) }
+func (op *Operation) NumSuccessors() int         { return len(op.successorList()) }
 func (op *Operation) Operand(i int) *Value       { return op.operands[i].value }
 func (op *Operation) OpOperand(i int) *OpOperand { return op.operands[i] }
 func (op *Operation) Result(i int) *Value        { return op.results[i] }
 func (op *Operation) Results() []*Value          { return op.results }
-func (op *Operation) Region(i int) *Region       { return op.regions[i] }
-func (op *Operation) Regions() []*Region         { return op.regions }
-func (op *Operation) Successor(i int) *Block     { return op.successors[i] }
-func (op *Operation) Successors() []*Block       { return op.successors }
+func (op *Operation) Region(i int) *Region       { return op.regionList()[i] }
+func (op *Operation) Regions() []*Region         { return op.regionList() }
+func (op *Operation) Successor(i int) *Block     { return op.successorList()[i] }
+func (op *Operation) Successors() []*Block       { return op.successorList() }
 
 // SetSuccessor replaces successor i.
-func (op *Operation) SetSuccessor(i int, b *Block) { op.successors[i] = b }
+func (op *Operation) SetSuccessor(i int, b *Block) { op.successorList()[i] = b }
 
 // Operands returns the operand values (a fresh slice).
 func (op *Operation) Operands() []*Value {
@@ -333,14 +369,23 @@ func (op *Operation) IsAncestor(other *Operation) bool {
 	return false
 }
 
-// IsBeforeInBlock reports whether op comes before other in their common block.
+// IsBeforeInBlock reports whether op comes before other in their common
+// block. The block's ops are numbered on the first question after a
+// change, so a sequence of questions costs one walk, not one each.
 func (op *Operation) IsBeforeInBlock(other *Operation) bool {
-	for o := op.next; o != nil; o = o.next {
-		if o == other {
-			return true
-		}
+	b := op.block
+	if b == nil || other.block != b {
+		return false
 	}
-	return false
+	if !b.orderValid {
+		var i uint32
+		for o := b.first; o != nil; o = o.next {
+			o.order = i
+			i++
+		}
+		b.orderValid = true
+	}
+	return op.order < other.order
 }
 
 // Remove unlinks the op from its block without destroying it.
@@ -369,8 +414,10 @@ func (op *Operation) DropAllReferences() {
 		o.unlink()
 		o.value = nil
 	}
-	op.successors = nil
-	for _, r := range op.regions {
+	if op.extra != nil {
+		op.extra.successors = nil
+	}
+	for _, r := range op.regionList() {
 		for _, b := range r.blocks {
 			for o := b.first; o != nil; o = o.next {
 				o.DropAllReferences()
@@ -445,8 +492,8 @@ func (op *Operation) Clone(ctx *Context, m *Mapping) *Operation {
 		m = NewMapping()
 	}
 	c := op.cloneShallow(m)
-	for i, r := range op.regions {
-		r.CloneInto(ctx, c.regions[i], m)
+	for i, r := range op.regionList() {
+		r.CloneInto(ctx, c.regionList()[i], m)
 	}
 	// Operands of nested ops may refer to values defined later in the
 	// same graph region; remap them now that everything is cloned.
@@ -467,18 +514,20 @@ func (op *Operation) cloneShallow(m *Mapping) *Operation {
 		c.results[i] = &Value{typ: r.typ, owner: c, index: i}
 		m.Values[r] = c.results[i]
 	}
-	c.successors = make([]*Block, len(op.successors))
-	for i, s := range op.successors {
-		c.successors[i] = m.lookupBlock(s)
+	if len(op.successorList()) > 0 {
+		c.extras(nil).successors = make([]*Block, len(op.successorList()))
 	}
-	for range op.regions {
+	for i, s := range op.successorList() {
+		c.successorList()[i] = m.lookupBlock(s)
+	}
+	for range op.regionList() {
 		c.adoptRegion(&Region{})
 	}
 	return c
 }
 
 func (op *Operation) remapNested(m *Mapping) {
-	for _, r := range op.regions {
+	for _, r := range op.regionList() {
 		for _, b := range r.blocks {
 			for o := b.first; o != nil; o = o.next {
 				for _, oo := range o.operands {
@@ -486,8 +535,8 @@ func (op *Operation) remapNested(m *Mapping) {
 						oo.Set(w)
 					}
 				}
-				for i, s := range o.successors {
-					o.successors[i] = m.lookupBlock(s)
+				for i, s := range o.successorList() {
+					o.successorList()[i] = m.lookupBlock(s)
 				}
 				o.remapNested(m)
 			}

@@ -14,7 +14,7 @@ type SuccessorOperandsFunc func(op *Operation, i int) (start, n int)
 // not declare them, unregistered ones included, and when the declared
 // range does not fit the op, so that callers treat it as unknown.
 func (op *Operation) SuccessorOperands(i int) (start, n int, ok bool) {
-	if op.def == nil || op.def.SuccessorOperands == nil || i < 0 || i >= len(op.successors) {
+	if op.def == nil || op.def.SuccessorOperands == nil || i < 0 || i >= len(op.successorList()) {
 		return 0, 0, false
 	}
 	start, n = op.def.SuccessorOperands(op, i)

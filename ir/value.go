@@ -5,9 +5,8 @@ package ir
 type Value struct {
 	typ   Type
 	owner *Operation // defining op, for results
-	block *Block     // owning block, for block arguments
+	block *Block     // owning block, for block arguments (their locations are the block's)
 	index int        // result number or argument number
-	loc   Location   // block arguments only
 	uses  *OpOperand // head of the use list
 }
 
@@ -48,11 +47,18 @@ func (v *Value) Loc() Location {
 	if v.owner != nil {
 		return v.owner.loc
 	}
-	return v.loc
+	if v.block == nil {
+		return nil
+	}
+	return v.block.argLocs[v.index]
 }
 
 // SetLoc sets a block argument's location.
-func (v *Value) SetLoc(l Location) { v.loc = l }
+func (v *Value) SetLoc(l Location) {
+	if v.owner == nil && v.block != nil {
+		v.block.argLocs[v.index] = l
+	}
+}
 
 // Uses calls f for each use; f may drop or redirect the use it is given.
 func (v *Value) Uses(f func(*OpOperand)) {

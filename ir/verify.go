@@ -3,6 +3,9 @@ package ir
 import (
 	"fmt"
 	"strings"
+	"sync/atomic"
+
+	"github.com/ipuir/ipuir/internal/parallel"
 )
 
 // Verify checks op and everything nested in it in mlir-opt's order, so
@@ -123,7 +126,7 @@ func mayLackTerminator(b *Block) bool {
 }
 
 func isolatedWithRegions(op *Operation) bool {
-	return len(op.regions) > 0 && op.HasTrait(TraitIsolatedFromAbove)
+	return len(op.regionList()) > 0 && op.HasTrait(TraitIsolatedFromAbove)
 }
 
 // verifyOperation verifies op and the ops nested in it, stopping at ops
@@ -132,7 +135,7 @@ func verifyOperation(op *Operation, cache *domCache) *Diagnostic {
 	if d := verifyOpEntrance(op, cache.env); d != nil {
 		return d
 	}
-	for _, r := range op.regions {
+	for _, r := range op.regionList() {
 		for _, b := range r.blocks {
 			if d := verifyBlock(r, b, cache); d != nil {
 				return d
@@ -171,14 +174,14 @@ func verifyOpEntrance(op *Operation, env *Env) *Diagnostic {
 	if d := verifyHook(op, env); d != nil {
 		return d
 	}
-	for _, r := range op.regions {
+	for _, r := range op.regionList() {
 		if len(r.blocks) == 0 {
 			continue
 		}
 		entry := r.blocks[0]
 		for _, b := range r.blocks {
 			for o := b.first; o != nil; o = o.next {
-				for _, s := range o.successors {
+				for _, s := range o.successorList() {
 					if s == entry {
 						// At the region's op, as mlir-opt reports it.
 						return Errorf(op.loc, "entry block of region may not have predecessors")
@@ -205,7 +208,7 @@ func verifyBlock(r *Region, b *Block, cache *domCache) *Diagnostic {
 		if o.block != b {
 			return opErr(o, "operation is not owned by its block")
 		}
-		if o.next != nil && len(o.successors) > 0 {
+		if o.next != nil && len(o.successorList()) > 0 {
 			return plainOpErr(o, "operation with block successors must terminate its parent block")
 		}
 	}
@@ -218,7 +221,7 @@ func verifyBlock(r *Region, b *Block, cache *domCache) *Diagnostic {
 		}
 	}
 	last := b.last
-	for _, s := range last.successors {
+	for _, s := range last.successorList() {
 		if s.parent != r {
 			return opErr(last, "branching to block of a different region")
 		}
@@ -233,16 +236,18 @@ func verifyBlock(r *Region, b *Block, cache *domCache) *Diagnostic {
 }
 
 func verifyOpExit(op *Operation, cache *domCache) *Diagnostic {
-	for _, r := range op.regions {
+	var isolated []*Operation
+	for _, r := range op.regionList() {
 		for _, b := range r.blocks {
 			for o := b.first; o != nil; o = o.next {
 				if isolatedWithRegions(o) {
-					if d := verifyOpAndDominance(o, cache); d != nil {
-						return d
-					}
+					isolated = append(isolated, o)
 				}
 			}
 		}
+	}
+	if d := verifyIsolatedChildren(isolated, cache); d != nil {
+		return d
 	}
 	if d := verifyRegionTraits(op); d != nil {
 		return d
@@ -253,6 +258,46 @@ func verifyOpExit(op *Operation, cache *domCache) *Diagnostic {
 			if d.Op == nil {
 				d.Op = op
 			}
+			return d
+		}
+	}
+	return nil
+}
+
+// verifyIsolatedChildren verifies ops isolated from above, each whole: on the
+// machine's cores at once unless the context disables it (nothing they
+// check reaches outside them, so they are independent, as MLIR's verifier
+// relies on too). The failure reported is the first in op order, so the
+// message does not depend on scheduling.
+func verifyIsolatedChildren(ops []*Operation, cache *domCache) *Diagnostic {
+	if len(ops) < 2 || ops[0].ctx.DisableMultithreading {
+		for _, o := range ops {
+			if d := verifyOpAndDominance(o, cache); d != nil {
+				return d
+			}
+		}
+		return nil
+	}
+	diags := make([]*Diagnostic, len(ops))
+	var failed atomic.Int64
+	failed.Store(int64(len(ops)))
+	parallel.For(len(ops), func(i, _ int) {
+		if int64(i) > failed.Load() {
+			return // a failure before this op is already reported
+		}
+		c := newDomCache()
+		c.env = cache.env
+		if diags[i] = verifyOpAndDominance(ops[i], c); diags[i] != nil {
+			for {
+				f := failed.Load()
+				if int64(i) >= f || failed.CompareAndSwap(f, int64(i)) {
+					break
+				}
+			}
+		}
+	})
+	for _, d := range diags {
+		if d != nil {
 			return d
 		}
 	}
@@ -378,21 +423,21 @@ func verifyDeclared(op *Operation) *Diagnostic {
 		}
 	}
 	variadicRegions := len(def.Regions) > 0 && def.Regions[len(def.Regions)-1].Variadic
-	if (!variadicRegions && len(op.regions) != len(def.Regions)) || (variadicRegions && len(op.regions) < len(def.Regions)-1) {
+	if (!variadicRegions && len(op.regionList()) != len(def.Regions)) || (variadicRegions && len(op.regionList()) < len(def.Regions)-1) {
 		return opErr(op, "requires %s", countWord(len(def.Regions), "region"))
 	}
-	for i, r := range op.regions {
+	for i, r := range op.regionList() {
 		if i < len(def.Regions) && def.Regions[i].SingleBlock && len(r.blocks) > 1 || def.Traits&TraitSingleBlock != 0 && len(r.blocks) > 1 {
 			return opErr(op, "expects region #%d to have 0 or 1 blocks", i)
 		}
 	}
-	for i, r := range op.regions {
+	for i, r := range op.regionList() {
 		if i < len(def.Regions) && def.Regions[i].Blocks > 0 && len(r.blocks) != def.Regions[i].Blocks {
 			return opErr(op, "region #%d ('%s') failed to verify constraint: region with %d blocks", i, def.Regions[i].Name, def.Regions[i].Blocks)
 		}
 	}
-	if def.Successors >= 0 && len(op.successors) != def.Successors {
-		return opErr(op, "requires %d successors but found %d", def.Successors, len(op.successors))
+	if def.Successors >= 0 && len(op.successorList()) != def.Successors {
+		return opErr(op, "requires %d successors but found %d", def.Successors, len(op.successorList()))
 	}
 	if def.Traits&TraitSameOperandsAndResultType != 0 {
 		var first Type
@@ -494,11 +539,11 @@ func joinQuoted(s []string) string {
 }
 
 func verifySymbolTable(op *Operation) *Diagnostic {
-	if len(op.regions) != 1 {
+	if len(op.regionList()) != 1 {
 		return opErr(op, "Operations with a 'SymbolTable' must have exactly one region")
 	}
 	seen := map[string]*Operation{}
-	for _, b := range op.regions[0].blocks {
+	for _, b := range op.regionList()[0].blocks {
 		for o := b.first; o != nil; o = o.next {
 			name, ok := SymbolName(o)
 			if !ok {
@@ -518,7 +563,7 @@ func verifySymbolTable(op *Operation) *Diagnostic {
 
 func verifyIsolated(op *Operation) *Diagnostic {
 	var fail *Diagnostic
-	for _, r := range op.regions {
+	for _, r := range op.regionList() {
 		for _, b := range r.blocks {
 			for o := b.first; o != nil && fail == nil; o = o.next {
 				o.Walk(func(inner *Operation) WalkResult {

@@ -222,3 +222,31 @@ func TestSourceLinesOfALargeFile(t *testing.T) {
 		t.Error("a line past the end exists")
 	}
 }
+
+// Functions are verified at once on the machine's cores (unless the
+// context disables it), and the failure reported is still the first in op
+// order, whichever finishes first.
+func TestVerifyIsolatedInParallelReportsFirst(t *testing.T) {
+	f := newVerifyFixture(t)
+	m, body := f.module()
+	var bad []*Operation
+	for i := range 64 {
+		fn, blocks := f.withRegion(body, "v.fn", 1)
+		for range 200 {
+			f.op(blocks[0], "v.call", nil, nil)
+		}
+		if i == 17 || i == 40 {
+			// A terminator in the middle of the block.
+			bad = append(bad, f.op(blocks[0], "v.ret", nil, nil))
+			f.op(blocks[0], "v.call", nil, nil)
+		}
+		f.op(blocks[0], "v.ret", nil, nil)
+		_ = fn
+	}
+	for _, sequential := range []bool{false, true} {
+		f.ctx.DisableMultithreading = sequential
+		for range 20 {
+			wantDiag(t, Verify(m), bad[0], "'v.ret' op must be the last operation in the parent block", true)
+		}
+	}
+}

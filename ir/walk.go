@@ -19,7 +19,7 @@ func (op *Operation) Walk(f func(*Operation) WalkResult) bool {
 	case WalkSkip:
 		return false
 	}
-	for _, r := range op.regions {
+	for _, r := range op.regionList() {
 		for _, b := range r.blocks {
 			for o := b.first; o != nil; {
 				next := o.next
@@ -36,7 +36,7 @@ func (op *Operation) Walk(f func(*Operation) WalkResult) bool {
 // WalkPost visits nested ops before their parents (children first), so
 // the callback may erase the op it is given. It reports interruption.
 func (op *Operation) WalkPost(f func(*Operation) WalkResult) bool {
-	for _, r := range op.regions {
+	for _, r := range op.regionList() {
 		for _, b := range r.blocks {
 			for o := b.first; o != nil; {
 				next := o.next
@@ -56,7 +56,7 @@ func (op *Operation) walkPost(f func(*Operation)) {
 
 // Each visits every op nested in op (not op itself) in pre-order.
 func (op *Operation) Each(f func(*Operation)) {
-	for _, r := range op.regions {
+	for _, r := range op.regionList() {
 		for _, b := range r.blocks {
 			for o := b.first; o != nil; o = o.next {
 				f(o)

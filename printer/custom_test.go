@@ -2,6 +2,8 @@ package printer
 
 import (
 	"fmt"
+	"strings"
+	"testing"
 
 	"github.com/ipuir/ipuir/ir"
 )
@@ -116,4 +118,27 @@ func buildInvalid(x *irBuilder) *ir.Operation {
 	// could mislead, so the whole module prints in the generic form.
 	x.op("tst.add", vals(v.Result(0), v.Result(0)), typs(c.I(64)))
 	return m
+}
+
+// An op that suggests a name of an entry argument's form (argN) gets it
+// made unique against the arguments, as MLIR's setValueName does; the
+// names of arguments themselves are unchanged.
+func TestArgLikeSuggestedName(t *testing.T) {
+	x := newBuilder()
+	x.ctx.MustRegisterDialect(&ir.Dialect{Name: "tsa", Ops: []*ir.OpDef{{
+		Name:           "tsa.named",
+		Results:        []ir.ValueDef{{Name: "res", Type: ir.AnyType}},
+		AsmResultNames: func(op *ir.Operation) []string { return []string{"arg0"} },
+		AssemblyFormat: "attr-dict `:` type($res)",
+	}}})
+	m := x.module()
+	i32 := x.ctx.I(32)
+	holder := x.b.Create(&ir.OperationState{Name: "test.holder", NumRegions: 1, Loc: x.loc()})
+	blk := x.b.CreateBlock(holder.Region(0), typs(i32), nil)
+	n := x.op("tsa.named", nil, typs(i32))
+	x.op("test.use", vals(blk.Argument(0), n.Result(0)), nil)
+	got := printString(t, m, Options{})
+	if !strings.Contains(got, `"test.use"(%arg0, %arg0_0)`) {
+		t.Errorf("names:\n%s", got)
+	}
 }

@@ -3,6 +3,7 @@ package printer
 import (
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/ipuir/ipuir/ir"
 )
@@ -50,7 +51,9 @@ func (s *scope) has(name string) bool {
 // entry blocks, and those never clash: the counter only grows from a
 // region into the regions nested in it, and siblings do not see each
 // other's names. So that form keeps no scopes and no name strings, which
-// keeps naming a large module cheap.
+// keeps naming a large module cheap. The custom form does the same unless
+// an op suggests a result name of the form argN (argLikeNames), the one
+// way a name could clash with an argument's.
 type names struct {
 	values map[*ir.Value]valueID
 	named  map[*ir.Value]string // names of idNamed values
@@ -63,18 +66,21 @@ type names struct {
 	nextValue, nextArg, nextConflict int
 	cur                              *scope
 	custom                           bool // custom forms name results through AsmResultNames
+	argLikeNames                     bool // some suggested name looks like an argument's (see above)
 	// opIDs numbers the ops without results when value users are
 	// printed: such an op may be a user (MLIR's operationIDs).
 	opIDs map[*ir.Operation]uint32
 }
 
 func newNames(root *ir.Operation, custom, unique, valueUsers bool) *names {
-	numValues, numBlocks := countNamed(root)
+	numValues, numBlocks, argLike := countNamed(root, custom)
 	n := &names{
 		values: make(map[*ir.Value]valueID, numValues),
 		groups: map[*ir.Operation][]int{},
 		blocks: make(map[*ir.Block]int32, numBlocks),
 		custom: custom,
+
+		argLikeNames: argLike,
 	}
 	if valueUsers {
 		n.opIDs = map[*ir.Operation]uint32{}
@@ -115,11 +121,17 @@ func newNames(root *ir.Operation, custom, unique, valueUsers bool) *names {
 
 // countNamed counts the map entries names will make under root (result
 // groups and block arguments, then blocks), so that the maps are sized
-// once instead of growing through the whole module.
-func countNamed(root *ir.Operation) (values, blocks int) {
+// once instead of growing through the whole module; with custom names it
+// also reports whether an op suggests a name of the form argN.
+func countNamed(root *ir.Operation, custom bool) (values, blocks int, argLike bool) {
 	root.Walk(func(op *ir.Operation) ir.WalkResult {
 		if op.NumResults() > 0 {
 			values++
+		}
+		if custom && !argLike && op.Def() != nil && op.Def().AsmResultNames != nil {
+			for _, name := range op.Def().AsmResultNames(op) {
+				argLike = argLike || isArgName(sanitizeIdentifier(name, "$._-", true))
+			}
 		}
 		for _, r := range op.Regions() {
 			for _, b := range r.Blocks() {
@@ -129,7 +141,22 @@ func countNamed(root *ir.Operation) (values, blocks int) {
 		}
 		return ir.WalkAdvance
 	})
-	return values, blocks
+	return values, blocks, argLike
+}
+
+// isArgName reports whether name has the form of an entry block
+// argument's, arg followed by digits.
+func isArgName(name string) bool {
+	digits, ok := strings.CutPrefix(name, "arg")
+	if !ok || digits == "" {
+		return false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 func (n *names) numberRegion(r *ir.Region) {
@@ -140,7 +167,7 @@ func (n *names) numberRegion(r *ir.Region) {
 			switch {
 			case !entry:
 				n.setName(a, "")
-			case n.custom:
+			case n.custom && n.argLikeNames:
 				n.setName(a, "arg"+strconv.Itoa(n.nextArg))
 			default:
 				n.values[a] = valueID{num: uint32(n.nextArg), kind: idArg}
