@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ipuir/ipuir/internal/parallel"
+
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/printer"
 )
@@ -120,7 +122,7 @@ type failure struct {
 type runner struct {
 	ctx        *ir.Context
 	opts       *Options
-	tokens     chan struct{}
+	parallel   bool // nested pipelines run on sibling ops at once (internal/parallel)
 	printer    *irPrinter
 	timing     *Timing
 	localRepro bool
@@ -143,9 +145,7 @@ func (pm *PassManager) Run(op *ir.Operation) error {
 	// race with passes on sibling ops, so the run keeps to one goroutine.
 	sequential := o.DisableThreading || (o.PrintOp != nil && o.PrintIR.enabled())
 	if !sequential {
-		if n := runtime.GOMAXPROCS(0) - 1; n > 0 {
-			r.tokens = make(chan struct{}, n)
-		}
+		r.parallel = runtime.GOMAXPROCS(0) > 1
 		if o.Timing != nil {
 			o.Timing.threaded = true
 		}
@@ -286,7 +286,11 @@ func (r *runner) runNested(group []pipelineItem, op *ir.Operation, f *frame, nod
 	}
 	children := make([]*frame, len(tasks))
 	failed := make([]bool, len(tasks))
-	parallelFor(r.tokens, len(tasks), func(i, worker int) {
+	forEach := parallel.For
+	if !r.parallel {
+		forEach = sequentialFor
+	}
+	forEach(len(tasks), func(i, worker int) {
 		cf := newChildFrame(worker)
 		cf.times = timeAcc{}
 		children[i] = cf

