@@ -22,9 +22,9 @@ type Context struct {
 	// dialects through (mlir-opt's --allow-unregistered-dialect).
 	AllowUnregisteredDialects bool
 
-	// DisableMultithreading keeps the verifier on one goroutine (mlir-opt's
-	// --mlir-disable-threading); otherwise it verifies sibling ops
-	// isolated from above at once, as MLIR's does.
+	// DisableMultithreading makes ParallelFor run on its caller alone
+	// (mlir-opt's --mlir-disable-threading): the verifier then checks
+	// sibling functions one after another.
 	DisableMultithreading bool
 
 	// Frequent builtin types, uniqued once.

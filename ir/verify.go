@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"sync/atomic"
-
-	"github.com/ipuir/ipuir/internal/parallel"
 )
 
 // Verify checks op and everything nested in it in mlir-opt's order, so
@@ -281,7 +279,7 @@ func verifyIsolatedChildren(ops []*Operation, cache *domCache) *Diagnostic {
 	diags := make([]*Diagnostic, len(ops))
 	var failed atomic.Int64
 	failed.Store(int64(len(ops)))
-	parallel.For(len(ops), func(i, _ int) {
+	ops[0].ctx.ParallelFor(len(ops), func(i, _ int) {
 		if int64(i) > failed.Load() {
 			return // a failure before this op is already reported
 		}

@@ -1,6 +1,6 @@
 package passes
 
-// sequentialFor is parallel.For on the calling goroutine alone, for runs
+// sequentialFor is Context.ParallelFor on the calling goroutine alone, for runs
 // with threading off.
 func sequentialFor(n int, fn func(i, worker int)) {
 	for i := 0; i < n; i++ {

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ipuir/ipuir/internal/parallel"
 
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/printer"
@@ -122,7 +121,7 @@ type failure struct {
 type runner struct {
 	ctx        *ir.Context
 	opts       *Options
-	parallel   bool // nested pipelines run on sibling ops at once (internal/parallel)
+	parallel   bool // nested pipelines run on sibling ops at once (Context.ParallelFor)
 	printer    *irPrinter
 	timing     *Timing
 	localRepro bool
@@ -286,7 +285,7 @@ func (r *runner) runNested(group []pipelineItem, op *ir.Operation, f *frame, nod
 	}
 	children := make([]*frame, len(tasks))
 	failed := make([]bool, len(tasks))
-	forEach := parallel.For
+	forEach := r.ctx.ParallelFor
 	if !r.parallel {
 		forEach = sequentialFor
 	}
