@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/printer"
 )
