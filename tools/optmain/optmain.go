@@ -99,6 +99,10 @@ type Input struct {
 	Print func(w io.Writer, op *ir.Operation) error
 	// Printing is those flags, for extensions that print by themselves.
 	Printing printer.Options
+	// Changed is set by an extension that changes the module (as the
+	// target flag sets ipu.target), so that the driver does not take the
+	// module as verified when it prints it.
+	Changed bool
 }
 
 // ErrReported marks a failure whose diagnostics were already emitted.
@@ -516,14 +520,23 @@ func (r *run) compileChunk(ctx *ir.Context, fileName string, sm *ir.SourceMgr, c
 	}
 	popts.Env = in.Env
 	in.Printing = popts
+	// The loader verified the module; it stays verified unless an
+	// extension changed it or passes ran without the verifier after each.
+	verified := !in.Changed
 	if r.pf != nil {
 		endPhase := r.progress.Phase("running the pass pipeline")
-		err := r.pf.run(ctx, module, in, &repro, timing, r.progress.Detail)
+		ranVerified, err := r.pf.run(ctx, module, in, &repro, timing, r.progress.Detail)
 		endPhase()
 		if err != nil {
 			return fail(err)
 		}
+		verified = verified && ranVerified
 	}
+	// The printer verifies an op before it prints it in custom form
+	// (falling back to the generic form if it fails), as MLIR's does;
+	// IR just verified need not be again (on a large module, a second
+	// verification's time and scratch memory).
+	popts.AssumeVerified = popts.AssumeVerified || verified
 	stopOutput := startPhase(timing, "Output")
 	defer stopOutput()
 	defer r.progress.Phase("writing the output")()

@@ -171,17 +171,17 @@ func (e *passFlags) reportTiming(t *passes.Timing, w io.Writer) {
 
 // run runs the pipeline the flags describe on module, or with
 // --run-reproducer the one repro holds (read from the input's
-// mlir_reproducer resources).
-func (e *passFlags) run(ctx *ir.Context, module *ir.Operation, in *Input, repro *passes.ReproducerConfig, timing *passes.Timing, onPass func(string)) error {
+// mlir_reproducer resources). verified reports that the module was
+// verified after the last pass (or that no pass ran).
+func (e *passFlags) run(ctx *ir.Context, module *ir.Operation, in *Input, repro *passes.ReproducerConfig, timing *passes.Timing, onPass func(string)) (verified bool, err error) {
 	opts := e.options(in, timing)
 	opts.BeforePass = onPass
 	var pm *passes.OpPassManager
-	var err error
 	if e.runRepro {
 		// mlir-opt-19 runs nothing, successfully, when the input has no
 		// reproducer; a replay that checks nothing is better refused.
 		if !repro.Found {
-			return fmt.Errorf("--run-reproducer: the input has no external_resources entry mlir_reproducer with a pipeline")
+			return false, fmt.Errorf("--run-reproducer: the input has no external_resources entry mlir_reproducer with a pipeline")
 		}
 		repro.Apply(&opts)
 		pm, err = e.registry.ParsePipeline(repro.Pipeline)
@@ -189,14 +189,14 @@ func (e *passFlags) run(ctx *ir.Context, module *ir.Operation, in *Input, repro 
 		pm, err = e.pipeline()
 	}
 	if err != nil {
-		return err
+		return false, err
 	}
 	if pm == nil {
-		return nil
+		return true, nil
 	}
 	if e.dumpPipeline {
 		if err := pm.Dump(in.Stderr); err != nil {
-			return err
+			return false, err
 		}
 	}
 	manager := passes.NewPassManager(ctx, pm, opts)
@@ -213,9 +213,9 @@ func (e *passFlags) run(ctx *ir.Context, module *ir.Operation, in *Input, repro 
 			for _, d := range ds {
 				ctx.Emit(d)
 			}
-			return ErrReported
+			return false, ErrReported
 		}
-		return runErr
+		return false, runErr
 	}
-	return nil
+	return opts.VerifyEach, nil
 }

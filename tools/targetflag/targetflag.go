@@ -45,9 +45,10 @@ func (e *Extension) Early(_ []string, stdout io.Writer) (bool, int, error) {
 	return true, 0, nil
 }
 
-func (e *Extension) Process(_ *ir.Context, module *ir.Operation, _ *optmain.Input) error {
+func (e *Extension) Process(_ *ir.Context, module *ir.Operation, in *optmain.Input) error {
 	if e.name == "" {
 		return nil
 	}
+	in.Changed = true
 	return target.SetOnModule(module, e.name)
 }
