@@ -156,11 +156,9 @@ func packFileLoc(file uint32, line, col int) (uint64, bool) {
 }
 
 func (u *uniqueTables) newFileLoc(file uint32, line, col int) *FileLineColLoc {
-	if len(u.locSlab) == cap(u.locSlab) {
-		u.locSlab = make([]FileLineColLoc, 0, 1024)
-	}
-	u.locSlab = append(u.locSlab, FileLineColLoc{File: u.fileNames[file], Line: line, Col: col})
-	return &u.locSlab[len(u.locSlab)-1]
+	l := &take(&u.locSlab, 1)[0] // in blocks, as an Arena allocates
+	*l = FileLineColLoc{File: u.fileNames[file], Line: line, Col: col}
+	return l
 }
 
 // uniqueNameLoc uniques a name location as given (NameLoc normalises).

@@ -3,7 +3,6 @@ package ir
 import (
 	"fmt"
 	"strings"
-	"sync/atomic"
 )
 
 // Verify checks op and everything nested in it in mlir-opt's order, so
@@ -277,22 +276,10 @@ func verifyIsolatedChildren(ops []*Operation, cache *domCache) *Diagnostic {
 		return nil
 	}
 	diags := make([]*Diagnostic, len(ops))
-	var failed atomic.Int64
-	failed.Store(int64(len(ops)))
 	ops[0].ctx.ParallelFor(len(ops), func(i, _ int) {
-		if int64(i) > failed.Load() {
-			return // a failure before this op is already reported
-		}
 		c := newDomCache()
 		c.env = cache.env
-		if diags[i] = verifyOpAndDominance(ops[i], c); diags[i] != nil {
-			for {
-				f := failed.Load()
-				if int64(i) >= f || failed.CompareAndSwap(f, int64(i)) {
-					break
-				}
-			}
-		}
+		diags[i] = verifyOpAndDominance(ops[i], c)
 	})
 	for _, d := range diags {
 		if d != nil {
