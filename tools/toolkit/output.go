@@ -2,6 +2,7 @@ package toolkit
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 
@@ -16,17 +17,10 @@ import (
 // are the files the tool read: writing over one of them is refused, since
 // the tool would destroy what it was given.
 func WriteOutput(name string, data []byte, stdout io.Writer, inputs ...string) error {
-	if name == "-" || name == "" {
-		_, err := stdout.Write(data)
-		return err
-	}
-	if err := CheckOutput(name, inputs...); err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(name, func(w io.Writer) error {
+	return StreamOutput(name, stdout, func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
-	})
+	}, inputs...)
 }
 
 // StreamOutput is WriteOutput for output produced piece by piece: write
@@ -35,8 +29,9 @@ func WriteOutput(name string, data []byte, stdout io.Writer, inputs ...string) e
 // write returns nil (so that a failure, whose error StreamOutput returns,
 // leaves an existing file as it was).
 func StreamOutput(name string, stdout io.Writer, write func(io.Writer) error, inputs ...string) error {
+	var writeErr error // the output's own failure, which atomicfile reports as such
 	produce := func(w io.Writer) error {
-		bw := bufio.NewWriterSize(w, 256<<10)
+		bw := bufio.NewWriterSize(recordingWriter{w, &writeErr}, 256<<10)
 		err := write(bw)
 		if ferr := bw.Flush(); err == nil {
 			err = ferr
@@ -54,10 +49,24 @@ func StreamOutput(name string, stdout io.Writer, write func(io.Writer) error, in
 		failure = produce(w)
 		return failure
 	})
-	if failure != nil {
-		return failure // the caller's error, not wrapped as a write error
+	if failure != nil && !errors.Is(failure, writeErr) {
+		return failure // the caller's error, not a write error
 	}
-	return err
+	return err // "cannot write 'name': ..."
+}
+
+// recordingWriter notes the first error of w in *err.
+type recordingWriter struct {
+	w   io.Writer
+	err *error
+}
+
+func (r recordingWriter) Write(b []byte) (int, error) {
+	n, err := r.w.Write(b)
+	if err != nil && *r.err == nil {
+		*r.err = err
+	}
+	return n, err
 }
 
 // CheckOutput refuses an output that is one of the inputs, before any work

@@ -2,9 +2,11 @@ package toolkit
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -39,5 +41,35 @@ func TestReadAllStdin(t *testing.T) {
 	got, err = readAll(bytes.NewReader(nil))
 	if err != nil || len(got) != 0 {
 		t.Fatalf("empty stream: %q, %v", got, err)
+	}
+}
+
+// A failing output is reported as a write error naming the file; a
+// failure of the producer is returned as it is, and leaves an existing
+// file as it was.
+func TestStreamOutputErrors(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err == nil {
+		err := StreamOutput("/dev/full", nil, func(w io.Writer) error {
+			_, err := w.Write(bytes.Repeat([]byte("x"), 1<<20))
+			return err
+		})
+		if err == nil || !strings.Contains(err.Error(), "cannot write '/dev/full'") {
+			t.Errorf("full device: %v", err)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "out.mlir")
+	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mine := errors.New("the pipeline failed")
+	err := StreamOutput(path, nil, func(w io.Writer) error {
+		io.WriteString(w, "partial")
+		return mine
+	})
+	if err != mine {
+		t.Errorf("producer failure came back as %v", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "old" {
+		t.Errorf("the old output became %q", b)
 	}
 }
