@@ -9,6 +9,7 @@ import (
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/passes"
 	"github.com/ipuir/ipuir/tests/testdialect"
+	"github.com/ipuir/ipuir/tests/testpasses"
 )
 
 // indexFixture builds a function over index values: neg, add and a use
@@ -146,14 +147,7 @@ func TestTypeConverter(t *testing.T) {
 func TestConvertRegionTypes(t *testing.T) {
 	f, _ := indexFixture()
 	ctx := f.Ctx
-	tc := &passes.TypeConverter{}
-	tc.AddConversion(func(t ir.Type) (ir.Type, bool) { return t, true })
-	tc.AddConversion(func(t ir.Type) (ir.Type, bool) {
-		if _, ok := t.(*ir.IndexType); ok {
-			return ctx.I(64), true
-		}
-		return nil, false
-	})
+	tc := testpasses.IndexToI64(ctx)
 	var materialized int
 	tc.AddSourceMaterialization(func(b *ir.Builder, t ir.Type, in []*ir.Value, loc ir.Location) *ir.Value {
 		materialized++

@@ -135,8 +135,9 @@ func (*TestLegalizePass) Summary() string {
 }
 func (*TestLegalizePass) Anchor() string { return "" }
 
-func (l *TestLegalizePass) Run(op *ir.Operation, pc *passes.PassContext) error {
-	ctx := pc.Context()
+// IndexToI64 is the test conversions' type converter: index becomes i64,
+// every other type stays.
+func IndexToI64(ctx *ir.Context) *passes.TypeConverter {
 	tc := &passes.TypeConverter{}
 	tc.AddConversion(func(t ir.Type) (ir.Type, bool) { return t, true })
 	tc.AddConversion(func(t ir.Type) (ir.Type, bool) {
@@ -145,6 +146,12 @@ func (l *TestLegalizePass) Run(op *ir.Operation, pc *passes.PassContext) error {
 		}
 		return nil, false
 	})
+	return tc
+}
+
+func (l *TestLegalizePass) Run(op *ir.Operation, pc *passes.PassContext) error {
+	ctx := pc.Context()
+	tc := IndexToI64(ctx)
 	target := passes.NewConversionTarget()
 	target.AddLegalDialect("builtin", "func", "test")
 	target.AddDynamicallyLegalOp(testdialect.Add, func(o *ir.Operation) bool { return tc.AreLegal(o.ResultTypes()) })
