@@ -71,6 +71,12 @@ const (
 	// is an order-of-magnitude placeholder that keeps a phase with few words
 	// from looking free. The scheduler's lower bound excludes it.
 	ipuExchangeLatencyCycles = 30
+	// Multicast: the IPU's exchange is a broadcast fabric: a sender drives
+	// its words onto the exchange and any number of receivers, told by their
+	// own compile-time schedule when to listen, take them in the same cycle
+	// (Graphcore, "Dissecting the Graphcore IPU architecture via
+	// microbenchmarking", 2019, on broadcast exchange). So ipu targets
+	// multicast.
 
 	// 118 cycles per all-tile sync: DESIGN.md "Target facts" (the primary
 	// public source is not restated there and was not re-checked here).
@@ -156,6 +162,7 @@ func ipuTile(name, summary, classPrefix string, tiles int, sramBytes, standardBy
 		ExchangeWordBytes:      exchangeWordBytes,
 		ExchangeWordsPerCycle:  exchangeWordsPerCycle,
 		ExchangeLatencyCycles:  ipuExchangeLatencyCycles,
+		ExchangeMulticast:      true,
 		SyncCycles:             ipuSyncCycles,
 		VertexOverheadCycles:   ipuVertexOverheadCycles,
 	}

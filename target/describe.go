@@ -91,8 +91,12 @@ func (t *Target) Describe() string {
 		row(label, "%v: %d-lane vectors, simple ops %d cycle/vector, %s", v.Elem, v.Lanes, v.SimpleCyclesPerVector, trans)
 	}
 	row("load/store", "%d bytes/cycle/tile", t.LoadStoreBytesPerCycle)
-	row("exchange", "%d × %d-byte word/cycle/tile each way; %d cycles latency per phase",
-		t.ExchangeWordsPerCycle, t.ExchangeWordBytes, t.ExchangeLatencyCycles)
+	cast := "no multicast"
+	if t.ExchangeMulticast {
+		cast = "multicast"
+	}
+	row("exchange", "%d × %d-byte word/cycle/tile each way; %d cycles latency per phase; %s",
+		t.ExchangeWordsPerCycle, t.ExchangeWordBytes, t.ExchangeLatencyCycles, cast)
 	row("sync", "%d cycles", t.SyncCycles)
 	row("vertex launch", "%d cycles", t.VertexOverheadCycles)
 	w.Flush()

@@ -44,7 +44,11 @@ type Target struct {
 	// ExchangeLatencyCycles is added once per exchange phase for the time the
 	// first word spends in flight, on top of the bandwidth term.
 	ExchangeLatencyCycles int
-	SyncCycles            int // one all-tile synchronisation
+	// ExchangeMulticast: one send can reach several receiving tiles (they
+	// all listen to the sender's exchange bus in the same cycle), so a
+	// sender of a piece to n replicas spends its words once, not n times.
+	ExchangeMulticast bool
+	SyncCycles        int // one all-tile synchronisation
 
 	// VertexOverheadCycles is the fixed cost of launching one compute vertex
 	// (supervisor dispatch, workers fetching their vertex state).

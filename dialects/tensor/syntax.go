@@ -16,51 +16,9 @@ const (
 
 // directives are the dialect's custom directives (Dialect.Directives).
 var directives = map[string]*ir.CustomDirective{
-	customIndexList: {Print: printIndexList, Parse: parseIndexList},
+	customIndexList: ir.IndexListDirective,
 	customIndex:     {Print: printIndex, Parse: parseIndex},
 	customF32:       {Print: printF32, Parse: parseF32},
-}
-
-func printIndexList(p ir.OpAsmPrinter, _ *ir.Operation, args []*ir.DirectiveArg) {
-	a, ok := args[0].Attr.(*ir.DenseArrayAttr)
-	if !ok {
-		// Not an i64 array (the verifier will say so): print it in full so
-		// that the text still says what the IR holds.
-		p.PrintAttr(args[0].Attr)
-		return
-	}
-	p.WriteString("[")
-	for i, v := range a.Ints {
-		if i > 0 {
-			p.WriteString(", ")
-		}
-		p.Asm().WriteInt(v)
-	}
-	p.WriteString("]")
-}
-
-func parseIndexList(p ir.OpAsmParser, _ *ir.OperationState, args []*ir.DirectiveArg) error {
-	if err := p.ParsePunct("["); err != nil {
-		return err
-	}
-	var vals []int64
-	if !p.ParseOptionalPunct("]") {
-		for {
-			v, err := p.ParseInteger()
-			if err != nil {
-				return err
-			}
-			vals = append(vals, v)
-			if p.ParseOptionalPunct("]") {
-				break
-			}
-			if err := p.ParsePunct(","); err != nil {
-				return err
-			}
-		}
-	}
-	args[0].Attr = p.Context().DenseI64Array(vals...)
-	return nil
 }
 
 func printIndex(p ir.OpAsmPrinter, _ *ir.Operation, args []*ir.DirectiveArg) {

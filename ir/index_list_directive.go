@@ -1,0 +1,50 @@
+package ir
+
+// IndexListDirective is a custom directive for an i64 dense array written
+// as `[1, 0, 2]`, as MLIR's ODS writes attributes whose type is implied
+// (not `array<i64: 1, 0, 2>`). Dialects list it in their Directives under
+// the name their formats use; axes, permutations and dimensions of several
+// dialects share it.
+var IndexListDirective = &CustomDirective{Print: printIndexList, Parse: parseIndexList}
+
+func printIndexList(p OpAsmPrinter, _ *Operation, args []*DirectiveArg) {
+	a, ok := args[0].Attr.(*DenseArrayAttr)
+	if !ok {
+		// Not an i64 array (the verifier will say so): print it in full so
+		// that the text still says what the IR holds.
+		p.PrintAttr(args[0].Attr)
+		return
+	}
+	p.WriteString("[")
+	for i, v := range a.Ints {
+		if i > 0 {
+			p.WriteString(", ")
+		}
+		p.Asm().WriteInt(v)
+	}
+	p.WriteString("]")
+}
+
+func parseIndexList(p OpAsmParser, _ *OperationState, args []*DirectiveArg) error {
+	if err := p.ParsePunct("["); err != nil {
+		return err
+	}
+	var vals []int64
+	if !p.ParseOptionalPunct("]") {
+		for {
+			v, err := p.ParseInteger()
+			if err != nil {
+				return err
+			}
+			vals = append(vals, v)
+			if p.ParseOptionalPunct("]") {
+				break
+			}
+			if err := p.ParsePunct(","); err != nil {
+				return err
+			}
+		}
+	}
+	args[0].Attr = p.Context().DenseI64Array(vals...)
+	return nil
+}
