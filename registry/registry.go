@@ -12,6 +12,7 @@ import (
 	"github.com/ipuir/ipuir/dialects/tensor"
 	tensortransforms "github.com/ipuir/ipuir/dialects/tensor/transforms"
 	"github.com/ipuir/ipuir/dialects/tiled"
+	tiledtransforms "github.com/ipuir/ipuir/dialects/tiled/transforms"
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/passes"
 	"github.com/ipuir/ipuir/transforms"
@@ -53,7 +54,7 @@ func RegisterPasses(r *passes.Registry) error {
 		// Generic transforms (package transforms).
 		&transforms.Canonicalizer{}, &transforms.CSE{}, &transforms.DCE{}, &transforms.SymbolDCE{},
 		// Passes of one dialect.
-		&tensortransforms.TensorDecompose{},
+		&tensortransforms.TensorDecompose{}, &tiledtransforms.TiledEstimate{},
 	} {
 		if err := r.Register(p); err != nil {
 			return err

@@ -1,50 +1,74 @@
 package tensortotiled
 
 import (
+	"slices"
+
 	"github.com/ipuir/ipuir/dialects/tensor"
 	"github.com/ipuir/ipuir/dialects/tiled"
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/passes"
 )
 
-// ConvertTensorToTiled is the `convert-tensor-to-tiled` pass: it replaces
-// every planned tensor.matmul and tensor.batch_matmul (one batch axis),
-// whose operands tiled-assign-layouts has put in its plan's layouts, with a
-// tiled.matmul carrying the plan and its estimate. tiled.matmul's verifier
-// then checks the layouts against the plan and the plan against the target.
-// Other tensor ops keep operating on laid-out tensors: the tensor dialect
-// accepts any encoding.
+// ConvertTensorToTiled replaces every tensor op of a laid-out program
+// (after tiled-assign-layouts) by its tiled form:
 //
-// It is a dialect conversion (passes.ApplyPartialConversion): tensor
-// matmuls are illegal, everything else may stay, and one conversion
-// pattern per matmul op rewrites them, so that a failure leaves the IR as
-// it was.
+//	tensor.matmul, tensor.batch_matmul    tiled.matmul (with its plan)
+//	tensor.add ... tensor.convert         tiled.elementwise <fn>
+//	tensor.broadcast                      tiled.broadcast
+//	tensor.reduce_sum, tensor.reduce_max  tiled.reduce (each tile's partials), then tiled.combine (across tiles)
+//	tensor.transpose, tensor.reshape      tiled.transpose, tiled.reshape (on each tile's shard)
+//	tensor.constant, tensor.splat         tiled.constant (a splat stays one scalar per tile)
+//
+// softmax and layer_norm were decomposed by tiled-prepare. A tensor op
+// left without a tiled form (slice, concat) is an error naming it.
 type ConvertTensorToTiled struct {
-	NumConverted passes.Statistic `statistic:"num-converted" help:"Number of matmuls lowered to tiled.matmul"`
+	NumConverted passes.Statistic `statistic:"num-converted" help:"Number of tensor ops lowered to the tiled dialect"`
 }
 
 func (*ConvertTensorToTiled) Name() string { return "convert-tensor-to-tiled" }
 func (*ConvertTensorToTiled) Summary() string {
-	return "Lower planned, laid-out tensor matmuls to tiled.matmul"
+	return "Lower every laid-out tensor op to its tiled form"
 }
 func (*ConvertTensorToTiled) Anchor() string { return "" }
 
+// elementwiseFns maps the tensor dialect's elementwise ops to the
+// functions of tiled.elementwise.
+var elementwiseFns = map[**ir.OpDef]string{
+	&tensor.AddOp: "add", &tensor.SubOp: "sub", &tensor.MulOp: "mul", &tensor.DivOp: "div", &tensor.MaxOp: "max",
+	&tensor.ExpOp: "exp", &tensor.RsqrtOp: "rsqrt", &tensor.TanhOp: "tanh", &tensor.ErfOp: "erf",
+	&tensor.GeluOp: "gelu", &tensor.ConvertOp: "convert",
+}
+
+func fnOf(op *ir.Operation) (string, bool) {
+	for def, fn := range elementwiseFns {
+		if op.Is(*def) {
+			if fn == "gelu" && op.Attr(tensor.ApproximateAttr) != nil {
+				fn = "gelu_tanh"
+			}
+			return fn, true
+		}
+	}
+	return "", false
+}
+
 func (p *ConvertTensorToTiled) Run(root *ir.Operation, pc *passes.PassContext) error {
-	// What the earlier passes must have done is checked first, so that a
-	// matmul they missed is reported with what to run, not as a failure to
-	// legalize.
 	var failed error
 	root.Walk(func(op *ir.Operation) ir.WalkResult {
-		if !isMatmul(op) {
+		if !inTensorDialect(op) {
 			return ir.WalkAdvance
 		}
-		if _, ok := op.Attr(tiled.PlanAnnotation).(*tiled.GemmPlanAttr); !ok {
-			failed = op.EmitOpError("has no '%s' attribute: run plan-gemms first", tiled.PlanAnnotation)
-			return ir.WalkInterrupt
+		if isMatmul(op) {
+			if _, ok := op.Attr(tiled.PlanAnnotation).(*tiled.GemmPlanAttr); !ok {
+				failed = op.EmitOpError("has no '%s' attribute: run plan-gemms first", tiled.PlanAnnotation)
+				return ir.WalkInterrupt
+			}
 		}
-		for i := 0; i < 2; i++ {
-			if _, ok := tiled.LayoutOf(op.Operand(i).Type()); !ok {
-				failed = op.EmitOpError("operand #%d has no #tiled.layout: run tiled-assign-layouts first", i)
+		for _, v := range slices.Concat(op.Operands(), op.Results()) {
+			if _, ok := v.Type().(*ir.RankedTensorType); !ok {
+				continue
+			}
+			if _, ok := tiled.LayoutOf(v.Type()); !ok && !op.Is(tensor.ConstantOp, tensor.SplatOp) {
+				failed = op.EmitOpError("has a tensor without #tiled.layout (%s): run tiled-assign-layouts first", ir.TypeString(v.Type()))
 				return ir.WalkInterrupt
 			}
 		}
@@ -54,39 +78,155 @@ func (p *ConvertTensorToTiled) Run(root *ir.Operation, pc *passes.PassContext) e
 		return failed
 	}
 	target := passes.NewConversionTarget()
-	target.MarkUnknownOpDynamicallyLegal(func(*ir.Operation) bool { return true })
-	target.AddIllegalOp(tensor.MatmulOpName, tensor.BatchMatmulOpName)
+	target.MarkUnknownOpDynamicallyLegal(func(op *ir.Operation) bool { return !inTensorDialect(op) })
 	patterns := passes.NewPatternSet()
-	for _, root := range []string{tensor.MatmulOpName, tensor.BatchMatmulOpName} {
-		patterns.Add(&passes.ConversionPattern{PatternName: "tensor-matmul-to-tiled", RootOp: root, Rewrite: p.matmulToTiled})
+	add := func(name string, def *ir.OpDef, rewrite func(*ir.Operation, []*ir.Value, *passes.ConversionRewriter) bool) {
+		patterns.Add(&passes.ConversionPattern{PatternName: name, RootOp: def.Name, Rewrite: func(op *ir.Operation, operands []*ir.Value, rw *passes.ConversionRewriter) bool {
+			if !rewrite(op, operands, rw) {
+				return false
+			}
+			p.NumConverted.Inc()
+			return true
+		}})
 	}
-	return passes.ApplyPartialConversion(root, target, patterns, nil)
+	add("tensor-matmul-to-tiled", tensor.MatmulOp, matmulToTiled)
+	add("tensor-matmul-to-tiled", tensor.BatchMatmulOp, matmulToTiled)
+	for def := range elementwiseFns {
+		add("tensor-elementwise-to-tiled", *def, elementwiseToTiled)
+	}
+	add("tensor-broadcast-to-tiled", tensor.BroadcastOp, renamedTo(tiled.BroadcastOpName, tensor.DimensionsAttr, tiled.DimensionsAttrName))
+	add("tensor-transpose-to-tiled", tensor.TransposeOp, renamedTo(tiled.TransposeOpName, tensor.PermutationAttr, tiled.PermutationAttrName))
+	add("tensor-reshape-to-tiled", tensor.ReshapeOp, renamedTo(tiled.ReshapeOpName, "", ""))
+	add("tensor-reduce-to-tiled", tensor.ReduceSumOp, reduceToTiled)
+	add("tensor-reduce-to-tiled", tensor.ReduceMaxOp, reduceToTiled)
+	add("tensor-constant-to-tiled", tensor.ConstantOp, constantToTiled)
+	add("tensor-constant-to-tiled", tensor.SplatOp, constantToTiled)
+	err := passes.ApplyPartialConversion(root, target, patterns, nil)
+	if err != nil {
+		return err
+	}
+	root.Walk(func(op *ir.Operation) ir.WalkResult {
+		if inTensorDialect(op) {
+			failed = op.EmitOpError("has no tiled form")
+			return ir.WalkInterrupt
+		}
+		return ir.WalkAdvance
+	})
+	return failed
 }
 
-// matmulToTiled rewrites one planned matmul as a tiled.matmul with the
-// plan and estimate as inherent attributes.
-func (p *ConvertTensorToTiled) matmulToTiled(op *ir.Operation, operands []*ir.Value, rw *passes.ConversionRewriter) bool {
+// userAttrs are op's attributes other than the planner's annotations.
+func userAttrs(op *ir.Operation, skip ...string) []ir.NamedAttr {
+	var out []ir.NamedAttr
+	if d := op.Attrs(); d != nil {
+		for _, a := range d.Entries {
+			switch {
+			case a.Name == tiled.PlanAnnotation, a.Name == tiled.EstimateAnnotation, a.Name == tiled.ConstraintAnnotation,
+				slices.Contains(skip, a.Name):
+			default:
+				out = append(out, a)
+			}
+		}
+	}
+	return out
+}
+
+func matmulToTiled(op *ir.Operation, operands []*ir.Value, rw *passes.ConversionRewriter) bool {
 	pa, ok := op.Attr(tiled.PlanAnnotation).(*tiled.GemmPlanAttr)
 	if !ok {
 		return false
 	}
-	attrs := []ir.NamedAttr{{Name: tiled.PlanAttrName, Value: pa}}
-	if e, ok := op.Attr(tiled.EstimateAnnotation).(*tiled.EstimateAttr); ok {
-		attrs = append(attrs, ir.NamedAttr{Name: tiled.EstimateAttrName, Value: e})
-	}
-	// Keep the op's other discardable attributes; the plan's own are now
-	// inherent ones, and the constraint has been applied.
-	if d := op.Attrs(); d != nil {
-		for _, a := range d.Entries {
-			switch a.Name {
-			case tiled.PlanAnnotation, tiled.EstimateAnnotation, tiled.ConstraintAnnotation:
-			default:
-				attrs = append(attrs, a)
-			}
-		}
-	}
+	attrs := append([]ir.NamedAttr{{Name: tiled.PlanAttrName, Value: pa}}, userAttrs(op)...)
 	rw.ReplaceOpWithNew(op, &ir.OperationState{Name: tiled.MatmulOpName, Loc: op.Loc(), Operands: operands,
 		ResultTypes: op.ResultTypes(), Attrs: attrs})
-	p.NumConverted.Inc()
 	return true
+}
+
+func elementwiseToTiled(op *ir.Operation, operands []*ir.Value, rw *passes.ConversionRewriter) bool {
+	fn, ok := fnOf(op)
+	if !ok {
+		return false
+	}
+	attrs := append([]ir.NamedAttr{{Name: tiled.FnAttrName, Value: rw.Ctx.String(fn)}}, userAttrs(op, tensor.ApproximateAttr)...)
+	rw.ReplaceOpWithNew(op, &ir.OperationState{Name: tiled.ElementwiseOpName, Loc: op.Loc(), Operands: operands,
+		ResultTypes: op.ResultTypes(), Attrs: attrs})
+	return true
+}
+
+// renamedTo converts an op whose tiled form takes the same operands and
+// result, with one attribute renamed.
+func renamedTo(name, from, to string) func(*ir.Operation, []*ir.Value, *passes.ConversionRewriter) bool {
+	return func(op *ir.Operation, operands []*ir.Value, rw *passes.ConversionRewriter) bool {
+		var attrs []ir.NamedAttr
+		if from != "" {
+			a := op.Attr(from)
+			if a == nil {
+				return false
+			}
+			attrs = append(attrs, ir.NamedAttr{Name: to, Value: a})
+		}
+		attrs = append(attrs, userAttrs(op, from)...)
+		rw.ReplaceOpWithNew(op, &ir.OperationState{Name: name, Loc: op.Loc(), Operands: operands,
+			ResultTypes: op.ResultTypes(), Attrs: attrs})
+		return true
+	}
+}
+
+func reduceToTiled(op *ir.Operation, operands []*ir.Value, rw *passes.ConversionRewriter) bool {
+	in := operands[0].Type().(*ir.RankedTensorType)
+	l, ok := tiled.LayoutOf(in)
+	axes, ok2 := op.Attr(tensor.AxesAttr).(*ir.DenseArrayAttr)
+	if !ok || !ok2 {
+		return false
+	}
+	partial, pshape := tiled.PartialLayout(l, in.Dims, axes.Ints)
+	fn := "sum"
+	if op.Is(tensor.ReduceMaxOp) {
+		fn = "max"
+	}
+	fnAttr := ir.NamedAttr{Name: tiled.FnAttrName, Value: rw.Ctx.String(fn)}
+	axesAttr := ir.NamedAttr{Name: tiled.AxesAttrName, Value: axes}
+	rw.SetInsertionPoint(op)
+	p := rw.Create(&ir.OperationState{Name: tiled.ReduceOpName, Loc: op.Loc(), Operands: operands,
+		ResultTypes: []ir.Type{rw.Ctx.TensorWithEncoding(pshape, in.Elem, tiled.NewLayoutAttr(rw.Ctx, partial))},
+		Attrs:       []ir.NamedAttr{fnAttr, axesAttr}})
+	rw.ReplaceOpWithNew(op, &ir.OperationState{Name: tiled.CombineOpName, Loc: op.Loc(), Operands: p.Results(),
+		ResultTypes: op.ResultTypes(), Attrs: append([]ir.NamedAttr{fnAttr, axesAttr}, userAttrs(op, tensor.AxesAttr)...)})
+	return true
+}
+
+// constantToTiled places a constant, or a splat of a constant scalar, in
+// the layout its result was given.
+func constantToTiled(op *ir.Operation, operands []*ir.Value, rw *passes.ConversionRewriter) bool {
+	rt, ok := op.Result(0).Type().(*ir.RankedTensorType)
+	if !ok || rt.Encoding == nil {
+		return false
+	}
+	plain := rw.Ctx.Tensor(rt.Dims, rt.Elem)
+	var value *ir.DenseElementsAttr
+	switch {
+	case op.Is(tensor.ConstantOp):
+		d, ok := op.Attr("value").(*ir.DenseElementsAttr)
+		if !ok {
+			return false
+		}
+		value = d
+	default: // splat of a constant scalar
+		def := operands[0].DefiningOp()
+		if def == nil || !def.Is(tensor.ConstantOp) {
+			return false
+		}
+		f, ok := def.Attr("value").(*ir.FloatAttr)
+		if !ok {
+			return false
+		}
+		value = rw.Ctx.DenseFloats(plain, []float64{f.Val})
+	}
+	rw.ReplaceOpWithNew(op, &ir.OperationState{Name: tiled.ConstantOpName, Loc: op.Loc(), ResultTypes: op.ResultTypes(),
+		Attrs: append([]ir.NamedAttr{{Name: tiled.ValueAttrName, Value: value}}, userAttrs(op, "value")...)})
+	return true
+}
+
+func inTensorDialect(op *ir.Operation) bool {
+	return op.Def() != nil && op.Def().Dialect() == tensor.Dialect
 }

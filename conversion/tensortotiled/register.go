@@ -8,7 +8,7 @@ const LowerTensorToTiledPipeline = "lower-tensor-to-tiled"
 // Passes are the passes of the lowering, in the order the pipeline runs
 // them.
 func Passes() []passes.Pass {
-	return []passes.Pass{&PlanGemms{}, &TiledAssignLayouts{}, &ConvertTensorToTiled{}}
+	return []passes.Pass{&TiledPrepare{}, &PlanGemms{}, &TiledAssignLayouts{}, &ConvertTensorToTiled{}}
 }
 
 // Register registers the lowering's passes and the pipeline that runs
@@ -20,6 +20,6 @@ func Register(r *passes.Registry) error {
 		}
 	}
 	return r.RegisterPipeline(LowerTensorToTiledPipeline,
-		"Plan every matmul, lay out every tensor and lower planned matmuls to tiled.matmul",
-		"plan-gemms,tiled-assign-layouts,convert-tensor-to-tiled")
+		"Lower a tensor program to the tiled dialect: prepare, plan every matmul, lay out every tensor, convert every op, estimate",
+		"tiled-prepare,plan-gemms,tiled-assign-layouts,convert-tensor-to-tiled,tiled-estimate")
 }

@@ -10,25 +10,26 @@ import (
 	"github.com/ipuir/ipuir/target"
 )
 
-// TiledAssignLayouts is the `tiled-assign-layouts` pass: it gives every
-// statically shaped tensor value of each function a #tiled.layout, as the
-// encoding of its type, and inserts tiled.relayout where a value's layout is
-// not the one its user needs. It runs after plan-gemms:
+// TiledAssignLayouts gives every tensor value of every function a
+// #tiled.layout and inserts tiled.relayout where an op needs an operand
+// in another layout, so that convert-tensor-to-tiled finds every op's
+// operands where its tiled form reads them. The rules, in program order:
 //
-//   - a planned matmul's result has its plan's result layout, and its
-//     operands must be in the plan's operand layouts;
-//   - a layout-preserving op (elementwise, softmax, layer_norm, gelu,
-//     convert) computes where its first operand lies: its result takes that
-//     layout, and its other operands of the same shape must be in it;
-//   - weights (function arguments used only as the right operand of
-//     matmuls) are placed at load time, so they take the layout their users
-//     need when all of them need the same one; constants keep their type
-//     (it is their value's) and are relaid out where users need a layout;
-//   - every other value (host inputs, transposed, reshaped, reduced values)
-//     gets tiled.DefaultLayout: spread over the tiles, row major.
-//
-// Function signatures follow. Functions that are called are left alone,
-// since their callers would need new types too; the pass reports them.
+//   - a matmul's operands and result are in its plan's layouts;
+//   - a function argument read only as matmul weights is in the layout
+//     its readers agree on, any other argument in the default layout;
+//   - an elementwise op computes in the layout of its first operand that
+//     has one, and its other operands are moved there;
+//   - a transpose, and a reshape where the shards allow, leave their
+//     result in the layout derived from their input (tiled.PermuteLayout,
+//     tiled.ReshapeLayouts), so no data moves; a reduction's result is
+//     where tiled.combine leaves it (tiled.ReduceLayouts);
+//   - constants and broadcasts have no layout of their own: they take the
+//     one their first user wants (in reverse program order, so that chains
+//     of them settle), a broadcast reading its input in the projection of
+//     its result (tiled.BroadcastLayouts). A constant wanted in several
+//     layouts is placed once per layout: it is initial data, and a splat is
+//     one scalar per tile.
 type TiledAssignLayouts struct {
 	NumRelayouts passes.Statistic `statistic:"num-relayouts" help:"Number of tiled.relayout ops inserted"`
 	NumValues    passes.Statistic `statistic:"num-values" help:"Number of values given a layout"`
@@ -58,11 +59,12 @@ func (p *TiledAssignLayouts) Run(module *ir.Operation, pc *passes.PassContext) e
 	}
 	for _, fn := range functions(module) {
 		a := &layoutAssigner{ctx: pc.Context(), t: tg, fn: fn, layout: map[*ir.Value]*tiled.LayoutAttr{},
-			plans: map[*ir.Operation]*tiled.PlanLayouts{}, relayouts: map[relayoutKey]*ir.Value{}}
+			plans: map[*ir.Operation]*tiled.PlanLayouts{}, need: map[operandKey]*tiled.LayoutAttr{},
+			relayouts: map[relayoutKey]*ir.Value{}}
 		if err := a.run(); err != nil {
 			return err
 		}
-		p.NumRelayouts.Add(uint64(len(a.relayouts)))
+		p.NumRelayouts.Add(uint64(a.numRelayouts))
 		p.NumValues.Add(uint64(len(a.layout)))
 	}
 	return nil
@@ -73,14 +75,32 @@ type relayoutKey struct {
 	l *tiled.LayoutAttr
 }
 
-// layoutAssigner lays out one function.
+type operandKey struct {
+	op *ir.Operation
+	i  int
+}
+
 type layoutAssigner struct {
-	ctx       *ir.Context
-	t         *target.Target
-	fn        *ir.Operation
-	layout    map[*ir.Value]*tiled.LayoutAttr
-	plans     map[*ir.Operation]*tiled.PlanLayouts
-	relayouts map[relayoutKey]*ir.Value
+	ctx    *ir.Context
+	t      *target.Target
+	fn     *ir.Operation
+	layout map[*ir.Value]*tiled.LayoutAttr
+	plans  map[*ir.Operation]*tiled.PlanLayouts
+	// need holds operand layouts an op asks for beyond what its kind
+	// implies (a reshape's or broadcast's input).
+	need         map[operandKey]*tiled.LayoutAttr
+	relayouts    map[relayoutKey]*ir.Value
+	numRelayouts int
+}
+
+// flexible ops take their result's layout from their users.
+func flexible(op *ir.Operation) bool {
+	return op.Is(tensor.ConstantOp, tensor.SplatOp, tensor.BroadcastOp)
+}
+
+func isElementwise(op *ir.Operation) bool {
+	return op.Is(tensor.AddOp, tensor.SubOp, tensor.MulOp, tensor.DivOp, tensor.MaxOp, tensor.ExpOp, tensor.RsqrtOp,
+		tensor.TanhOp, tensor.ErfOp, tensor.GeluOp, tensor.ConvertOp)
 }
 
 func (a *layoutAssigner) run() error {
@@ -94,31 +114,46 @@ func (a *layoutAssigner) run() error {
 	entry := body.Front()
 	ops := entry.Ops()
 	for _, op := range ops {
+		if op.NumRegions() > 0 {
+			return op.EmitOpError("tiled-assign-layouts does not lay out ops with regions")
+		}
 		if isMatmul(op) {
 			if err := a.planOf(op); err != nil {
 				return err
 			}
 		}
-		if op.NumRegions() > 0 {
-			return op.EmitOpError("tiled-assign-layouts does not lay out ops with regions")
-		}
-	}
-	// Layouts, in program order: arguments first.
-	for _, arg := range entry.Arguments() {
-		if err := a.assign(arg, nil); err != nil {
-			return err
-		}
-	}
-	for _, op := range ops {
 		for _, r := range op.Results() {
-			if err := a.assign(r, op); err != nil {
+			if err := checkStatic(r, op); err != nil {
 				return err
 			}
 		}
 	}
-	// Types, then relayouts where users need another layout.
+	for _, arg := range entry.Arguments() {
+		if err := checkStatic(arg, a.fn); err != nil {
+			return err
+		}
+		if err := a.assignArgument(arg); err != nil {
+			return err
+		}
+	}
+	var deferred []*ir.Operation
+	for _, op := range ops {
+		ok, err := a.assignForward(op)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			deferred = append(deferred, op)
+		}
+	}
+	for _, op := range slices.Backward(deferred) {
+		if err := a.assignFromUsers(op); err != nil {
+			return err
+		}
+	}
 	for v, l := range a.layout {
-		v.SetType(a.ctx.TensorWithEncoding(v.Type().(*ir.RankedTensorType).Dims, v.Type().(*ir.RankedTensorType).Elem, l))
+		rt := v.Type().(*ir.RankedTensorType)
+		v.SetType(a.ctx.TensorWithEncoding(rt.Dims, rt.Elem, l))
 	}
 	for _, op := range ops {
 		for i := 0; i < op.NumOperands(); i++ {
@@ -130,10 +165,28 @@ func (a *layoutAssigner) run() error {
 			op.SetOperand(i, a.relayout(v, want))
 		}
 	}
+	for _, op := range ops {
+		if op.Is(tensor.ConstantOp, tensor.SplatOp) && !op.Result(0).HasUses() {
+			op.Erase()
+		}
+	}
 	return a.updateSignature(entry)
 }
 
-// planOf reads a matmul's plan and derives the layouts it needs.
+func checkStatic(v *ir.Value, at *ir.Operation) error {
+	rt, ok := v.Type().(*ir.RankedTensorType)
+	if !ok {
+		return nil
+	}
+	if rt.Encoding != nil {
+		return at.EmitOpError("tiled-assign-layouts expects tensors without encoding, found %s", ir.TypeString(rt))
+	}
+	if ir.NumElements(rt.Dims) < 0 {
+		return at.EmitOpError("cannot lay out the dynamically shaped %s", ir.TypeString(rt))
+	}
+	return nil
+}
+
 func (a *layoutAssigner) planOf(op *ir.Operation) error {
 	pa, ok := op.Attr(tiled.PlanAnnotation).(*tiled.GemmPlanAttr)
 	if !ok {
@@ -151,71 +204,182 @@ func (a *layoutAssigner) planOf(op *ir.Operation) error {
 	return nil
 }
 
-// required returns the layout op needs operand i in, or nil when any will do.
-func (a *layoutAssigner) required(op *ir.Operation, i int) *tiled.LayoutAttr {
-	if ls, ok := a.plans[op]; ok && i < 2 {
-		return tiled.NewLayoutAttr(a.ctx, []tiled.Layout{ls.LHS, ls.RHS}[i])
+func (a *layoutAssigner) attr(l tiled.Layout) *tiled.LayoutAttr { return tiled.NewLayoutAttr(a.ctx, l) }
+
+// set gives v the layout l after checking that it fits the target.
+func (a *layoutAssigner) set(v *ir.Value, l tiled.Layout, at *ir.Operation) error {
+	rt := v.Type().(*ir.RankedTensorType)
+	if _, err := tiled.CheckLayout(&l, rt, a.t); err != nil {
+		return at.EmitOpError("no layout fits %s on target %s: %v", ir.TypeString(rt), a.t.Name, err)
 	}
-	if preservesLayout(op) {
-		in, ok := op.Operand(i).Type().(*ir.RankedTensorType)
-		out := op.Result(0).Type().(*ir.RankedTensorType)
-		if ok && slices.Equal(in.Dims, out.Dims) {
-			return a.layout[op.Result(0)]
-		}
-	}
+	a.layout[v] = a.attr(l)
 	return nil
 }
 
-// assign gives v its layout; def is its defining op (nil for arguments).
-func (a *layoutAssigner) assign(v *ir.Value, def *ir.Operation) error {
-	rt, ok := v.Type().(*ir.RankedTensorType)
-	if !ok {
+func (a *layoutAssigner) setDefault(v *ir.Value, at *ir.Operation) error {
+	rt := v.Type().(*ir.RankedTensorType)
+	l, err := tiled.DefaultLayout(rt.Dims, a.t)
+	if err != nil {
+		return at.EmitOpError("no layout fits %s on target %s: %v", ir.TypeString(rt), a.t.Name, err)
+	}
+	return a.set(v, l, at)
+}
+
+func (a *layoutAssigner) assignArgument(arg *ir.Value) error {
+	if _, ok := arg.Type().(*ir.RankedTensorType); !ok {
 		return nil
 	}
-	if rt.Encoding != nil {
-		return a.locate(v, def).EmitOpError("tiled-assign-layouts expects tensors without encoding, found %s", ir.TypeString(rt))
+	if isResident(arg) {
+		if l := a.commonRequirement(arg); l != nil {
+			a.layout[arg] = l
+			return nil
+		}
 	}
-	if ir.NumElements(rt.Dims) < 0 {
-		return a.locate(v, def).EmitOpError("cannot lay out the dynamically shaped %s", ir.TypeString(rt))
+	return a.setDefault(arg, a.fn)
+}
+
+// layoutOf returns v's layout, giving a value that has none yet (a
+// constant or broadcast read before its layout is settled) the default.
+func (a *layoutAssigner) layoutOf(v *ir.Value, at *ir.Operation) (*tiled.Layout, error) {
+	if l := a.layout[v]; l != nil {
+		return &l.Layout, nil
+	}
+	if err := a.setDefault(v, at); err != nil {
+		return nil, err
+	}
+	return &a.layout[v].Layout, nil
+}
+
+// assignForward lays out op's results from its operands; it returns false
+// for an op whose result takes its layout from its users.
+func (a *layoutAssigner) assignForward(op *ir.Operation) (bool, error) {
+	if op.NumResults() != 1 {
+		return true, nil
+	}
+	r := op.Result(0)
+	rt, ok := r.Type().(*ir.RankedTensorType)
+	if !ok {
+		return true, nil
 	}
 	switch {
-	case def != nil && a.plans[def] != nil:
-		a.layout[v] = tiled.NewLayoutAttr(a.ctx, a.plans[def].Result)
-		return nil
-	case def != nil && preservesLayout(def):
-		if l := a.layout[def.Operand(0)]; l != nil {
-			a.layout[v] = l
-			return nil
+	case a.plans[op] != nil:
+		a.layout[r] = a.attr(a.plans[op].Result)
+	case flexible(op):
+		return false, nil
+	case isElementwise(op):
+		for _, v := range op.Operands() {
+			if l := a.layout[v]; l != nil {
+				if op.Is(tensor.ConvertOp) {
+					return true, a.set(r, l.Layout, op)
+				}
+				a.layout[r] = l
+				return true, nil
+			}
 		}
-	case def != nil && def.Is(tensor.ConstantOp):
-		// A constant's type is its value's: it stays without a layout and
-		// is relaid out (materialised on each tile) where users need one.
-		return nil
-	case def == nil && isResident(v):
-		if l := a.commonRequirement(v); l != nil {
-			a.layout[v] = l
-			return nil
+		return false, nil
+	case op.Is(tensor.TransposeOp):
+		in, err := a.layoutOf(op.Operand(0), op)
+		if err != nil {
+			return true, err
+		}
+		return true, a.set(r, tiled.PermuteLayout(in, op.Attr(tensor.PermutationAttr).(*ir.DenseArrayAttr).Ints), op)
+	case op.Is(tensor.ReshapeOp):
+		in, err := a.layoutOf(op.Operand(0), op)
+		if err != nil {
+			return true, err
+		}
+		inL, outL, err := tiled.ReshapeLayouts(in, op.Operand(0).Type().(*ir.RankedTensorType), rt, a.t)
+		if err != nil {
+			return true, op.EmitOpError("cannot be tiled: %v", err)
+		}
+		a.need[operandKey{op, 0}] = a.attr(inL)
+		return true, a.set(r, outL, op)
+	case op.Is(tensor.ReduceSumOp, tensor.ReduceMaxOp):
+		in, err := a.layoutOf(op.Operand(0), op)
+		if err != nil {
+			return true, err
+		}
+		_, _, res, err := tiled.ReduceLayouts(in, op.Operand(0).Type().(*ir.RankedTensorType).Dims,
+			op.Attr(tensor.AxesAttr).(*ir.DenseArrayAttr).Ints, a.t)
+		if err != nil {
+			return true, op.EmitOpError("cannot be tiled: %v", err)
+		}
+		return true, a.set(r, res, op)
+	default:
+		return true, a.setDefault(r, op)
+	}
+	return true, nil
+}
+
+// assignFromUsers lays out the result of a flexible op (or an elementwise
+// op of flexible operands) in the layout its first user wants.
+func (a *layoutAssigner) assignFromUsers(op *ir.Operation) error {
+	r := op.Result(0)
+	var want *tiled.LayoutAttr
+	r.Uses(func(u *ir.OpOperand) {
+		if want == nil {
+			want = a.wantedBy(u.Owner(), u.Index())
+		}
+	})
+	if want == nil {
+		if err := a.setDefault(r, op); err != nil {
+			return err
+		}
+	} else if err := a.set(r, want.Layout, op); err != nil {
+		return err
+	}
+	if op.Is(tensor.BroadcastOp) {
+		out := r.Type().(*ir.RankedTensorType)
+		in := op.Operand(0).Type().(*ir.RankedTensorType)
+		inL, computeL := tiled.BroadcastLayouts(&a.layout[r].Layout, out.Dims, in.Dims,
+			op.Attr(tensor.DimensionsAttr).(*ir.DenseArrayAttr).Ints)
+		a.need[operandKey{op, 0}] = a.attr(inL)
+		if !computeL.Equal(&a.layout[r].Layout) {
+			return a.set(r, computeL, op)
 		}
 	}
-	l, err := tiled.DefaultLayout(rt.Dims, a.t)
-	if err == nil {
-		_, err = tiled.CheckLayout(&l, rt, a.t)
-	}
-	if err != nil {
-		return a.locate(v, def).EmitOpError("no layout fits %s on target %s: %v", ir.TypeString(rt), a.t.Name, err)
-	}
-	a.layout[v] = tiled.NewLayoutAttr(a.ctx, l)
 	return nil
 }
 
-// commonRequirement is the layout every user of v needs, if they agree.
+// wantedBy is the layout op wants its operand i in, if it wants one and
+// knows it yet.
+func (a *layoutAssigner) wantedBy(op *ir.Operation, i int) *tiled.LayoutAttr {
+	if ls, ok := a.plans[op]; ok && i < 2 {
+		return a.attr([]tiled.Layout{ls.LHS, ls.RHS}[i])
+	}
+	if isElementwise(op) && op.NumResults() == 1 {
+		if l := a.layout[op.Result(0)]; l != nil && !op.Is(tensor.ConvertOp) {
+			return l
+		}
+		if l := a.layout[op.Result(0)]; l != nil {
+			return a.attr(l.Layout)
+		}
+	}
+	return a.need[operandKey{op, i}]
+}
+
+// required is the layout op needs operand i in, or nil for any.
+func (a *layoutAssigner) required(op *ir.Operation, i int) *tiled.LayoutAttr {
+	if _, ok := op.Operand(i).Type().(*ir.RankedTensorType); !ok {
+		return nil
+	}
+	if ls, ok := a.plans[op]; ok && i < 2 {
+		return a.attr([]tiled.Layout{ls.LHS, ls.RHS}[i])
+	}
+	if isElementwise(op) {
+		return a.layout[op.Result(0)]
+	}
+	return a.need[operandKey{op, i}]
+}
+
+// commonRequirement is the layout every reader of v wants, if they agree.
 func (a *layoutAssigner) commonRequirement(v *ir.Value) *tiled.LayoutAttr {
 	var common *tiled.LayoutAttr
 	agree := true
 	v.Uses(func(u *ir.OpOperand) {
 		var want *tiled.LayoutAttr
 		if ls, ok := a.plans[u.Owner()]; ok && u.Index() < 2 {
-			want = tiled.NewLayoutAttr(a.ctx, []tiled.Layout{ls.LHS, ls.RHS}[u.Index()])
+			want = a.attr([]tiled.Layout{ls.LHS, ls.RHS}[u.Index()])
 		}
 		if want == nil || (common != nil && common != want) {
 			agree = false
@@ -228,35 +392,36 @@ func (a *layoutAssigner) commonRequirement(v *ir.Value) *tiled.LayoutAttr {
 	return common
 }
 
-func (a *layoutAssigner) locate(v *ir.Value, def *ir.Operation) *ir.Operation {
-	if def != nil {
-		return def
-	}
-	return a.fn
-}
-
-// relayout returns v in layout l, inserting one tiled.relayout per value and
-// layout right after v's definition.
+// relayout returns v in layout l: a tiled.relayout after v's definition,
+// or for a constant, the constant placed in l.
 func (a *layoutAssigner) relayout(v *ir.Value, l *tiled.LayoutAttr) *ir.Value {
 	key := relayoutKey{v, l}
 	if r, ok := a.relayouts[key]; ok {
 		return r
 	}
 	b := ir.NewBuilder(a.ctx)
-	if def := v.DefiningOp(); def != nil {
+	def := v.DefiningOp()
+	if def != nil {
 		b.SetInsertionPointAfter(def)
 	} else {
 		b.SetInsertionPointToStart(v.OwnerBlock())
 	}
 	rt := v.Type().(*ir.RankedTensorType)
-	op := b.Create(&ir.OperationState{Name: tiled.RelayoutOpName, Loc: v.Loc(), Operands: []*ir.Value{v},
-		ResultTypes: []ir.Type{a.ctx.TensorWithEncoding(rt.Dims, rt.Elem, l)}})
-	a.relayouts[key] = op.Result(0)
-	return op.Result(0)
+	st := &ir.OperationState{Name: tiled.RelayoutOpName, Loc: v.Loc(), Operands: []*ir.Value{v},
+		ResultTypes: []ir.Type{a.ctx.TensorWithEncoding(rt.Dims, rt.Elem, l)}}
+	if def != nil && def.Is(tensor.ConstantOp, tensor.SplatOp) {
+		st = &ir.OperationState{Name: def.Name(), Loc: def.Loc(), Operands: def.Operands(), ResultTypes: st.ResultTypes}
+		if d := def.Attrs(); d != nil {
+			st.Attrs = slices.Clone(d.Entries)
+		}
+	} else {
+		a.numRelayouts++
+	}
+	r := b.Create(st).Result(0)
+	a.relayouts[key] = r
+	return r
 }
 
-// updateSignature sets the function type from the new argument types and
-// the types of what the function returns.
 func (a *layoutAssigner) updateSignature(entry *ir.Block) error {
 	fn, _ := ir.Interface[ir.FunctionLike](a.fn)
 	old := fn.FunctionType(a.fn)

@@ -35,10 +35,15 @@ func DecomposePatterns() []ir.RewritePattern {
 // Decompose rewrites every softmax, layer_norm and gelu nested in root into
 // primitive tensor ops and reports how many it rewrote. An op that does not
 // verify is an error, with the verifier's diagnostic.
-func Decompose(root *ir.Operation) (int, error) {
+func Decompose(root *ir.Operation) (int, error) { return DecomposeIf(root, nil) }
+
+// DecomposeIf is Decompose restricted to the ops keep accepts (all
+// decomposable ops when keep is nil): the tiled lowering decomposes
+// softmax and layer_norm but keeps gelu, which tiles compute in one pass.
+func DecomposeIf(root *ir.Operation, keep func(*ir.Operation) bool) (int, error) {
 	var todo []*ir.Operation
 	root.Walk(func(op *ir.Operation) ir.WalkResult {
-		if decomposable(op) {
+		if decomposable(op) && (keep == nil || keep(op)) {
 			todo = append(todo, op)
 		}
 		return ir.WalkAdvance
@@ -52,9 +57,6 @@ func Decompose(root *ir.Operation) (int, error) {
 	return len(todo), nil
 }
 
-// decomposeOne replaces op with primitive ops. It verifies op first; after
-// that every op it builds is valid by construction, so a build failure is a
-// bug in this file.
 func decomposeOne(op *ir.Operation, rw *ir.Rewriter) error {
 	if d := ir.VerifyOne(op); d != nil {
 		return d

@@ -34,8 +34,11 @@ var Dialect = &ir.Dialect{
 	Description: "Step 2 of the lowering pipeline. Tensor types carry a #tiled.layout encoding; " +
 		"tiled.relayout moves a tensor between layouts, tiled.shard and tiled.view name one tile's " +
 		"piece of it, and tiled.matmul is a matmul with a GEMM plan whose operands are in the " +
-		"layouts the plan gives them.",
-	Ops: []*ir.OpDef{RelayoutOp, ShardOp, ViewOp, MatmulOp},
+		"layouts the plan gives them. tiled.constant, tiled.elementwise, tiled.broadcast, " +
+		"tiled.reduce, tiled.transpose and tiled.reshape work on each tile's own shards; " +
+		"tiled.combine reduces partial results across tiles in one exchange phase.",
+	Ops: []*ir.OpDef{RelayoutOp, ShardOp, ViewOp, MatmulOp, ConstantOp, ElementwiseOp, BroadcastOp, ReduceOp,
+		CombineOp, TransposeOp, ReshapeOp},
 	Attrs: []*ir.AttrDecl{
 		{Mnemonic: LayoutMnemonic, Summary: "A tensor's distribution over tiles (see LayoutAttr).",
 			Syntax: "#tiled.layout<order = ..., tile_count = N, replicas = N, axes = [{axis = -n, partitions = N, ...}], memory_class = Name>",
@@ -82,10 +85,21 @@ var Dialect = &ir.Dialect{
 				}
 				return NewEstimateAttr(ctx, e), nil
 			})},
+		{Mnemonic: SummaryMnemonic, Summary: "The estimate of a whole tiled program, beside its compute bound.",
+			Syntax: "#tiled.summary<cycles = N, compute_cycles = N, ..., macs = N, compute_bound_cycles = N>",
+			Parse: attrParser(SummaryMnemonic, func(ctx *ir.Context, args *syntaxArgs) (ir.Attribute, error) {
+				s, err := summaryFromSyntax(args)
+				if err != nil {
+					return nil, err
+				}
+				return NewSummaryAttr(ctx, s), nil
+			})},
 	},
 	Directives: map[string]*ir.CustomDirective{
-		customTile:    {Print: printTile, Parse: parseTile},
-		customExtents: {Print: printExtents, Parse: parseExtents},
+		customTile:      {Print: printTile, Parse: parseTile},
+		customExtents:   {Print: printExtents, Parse: parseExtents},
+		customName:      {Print: printName, Parse: parseName},
+		customIndexList: ir.IndexListDirective,
 	},
 }
 

@@ -5,8 +5,9 @@ import (
 	"github.com/ipuir/ipuir/ir"
 )
 
-// Estimate is what the planner expects a matmul to cost on its busiest
-// tile, and the memory it needs there.
+// Estimate is what an op of the tiled program is expected to cost on its
+// busiest tile, and the memory it needs there: the planner's estimate for a
+// matmul, the lowering's for every other op.
 type Estimate struct {
 	// Cycles = ComputeCycles + ExchangeCycles + ReductionCycles + SyncCycles.
 	Cycles int64
@@ -21,24 +22,29 @@ type Estimate struct {
 	SyncCycles int64
 	// ExchangeWords: words the busiest tile receives over all phases.
 	ExchangeWords int64
+	// ExchangeSentWords: words the busiest tile sends over all phases (a
+	// multicast counts once). Optional in the text; 0 when not known.
+	ExchangeSentWords int64
 	// Peak bytes per memory kind on the busiest tile.
 	PeakStandardBytes    int64
 	PeakInterleavedBytes int64
 }
 
 var estimateFields = []string{"cycles", "compute_cycles", "exchange_cycles", "reduction_cycles", "sync_cycles",
-	"exchange_words", "peak_standard_bytes", "peak_interleaved_bytes"}
+	"exchange_words", "exchange_sent_words", "peak_standard_bytes", "peak_interleaved_bytes"}
 
 func (e *Estimate) fields() []*int64 {
 	return []*int64{&e.Cycles, &e.ComputeCycles, &e.ExchangeCycles, &e.ReductionCycles, &e.SyncCycles,
-		&e.ExchangeWords, &e.PeakStandardBytes, &e.PeakInterleavedBytes}
+		&e.ExchangeWords, &e.ExchangeSentWords, &e.PeakStandardBytes, &e.PeakInterleavedBytes}
 }
 
 // String is the attribute body.
 func (e *Estimate) String() string {
 	w := &fieldWriter{}
 	for i, v := range e.fields() {
-		w.int(estimateFields[i], *v)
+		if *v != 0 || estimateFields[i] != "exchange_sent_words" {
+			w.int(estimateFields[i], *v)
+		}
 	}
 	return w.String()
 }
@@ -65,7 +71,7 @@ func estimateFromSyntax(args *syntaxArgs) (Estimate, error) {
 		return e, err
 	}
 	for i, v := range e.fields() {
-		if *v, err = f.int(estimateFields[i], 0, true); err != nil {
+		if *v, err = f.int(estimateFields[i], 0, estimateFields[i] != "exchange_sent_words"); err != nil {
 			return e, err
 		}
 		if *v < 0 {
@@ -76,4 +82,22 @@ func estimateFromSyntax(args *syntaxArgs) (Estimate, error) {
 		return e, errAt(f.items["cycles"].Value.Pos, "#tiled.estimate: cycles %d is not the sum of its parts (%d)", e.Cycles, sum)
 	}
 	return e, f.done(estimateFields...)
+}
+
+// Add accumulates o into e: the cost of running o's op after e's.
+func (e *Estimate) Add(o *Estimate) {
+	e.Cycles += o.Cycles
+	e.ComputeCycles += o.ComputeCycles
+	e.ExchangeCycles += o.ExchangeCycles
+	e.ReductionCycles += o.ReductionCycles
+	e.SyncCycles += o.SyncCycles
+	e.ExchangeWords += o.ExchangeWords
+	e.ExchangeSentWords += o.ExchangeSentWords
+	e.PeakStandardBytes = max(e.PeakStandardBytes, o.PeakStandardBytes)
+	e.PeakInterleavedBytes = max(e.PeakInterleavedBytes, o.PeakInterleavedBytes)
+}
+
+// Total sets Cycles to the sum of its parts.
+func (e *Estimate) Total() {
+	e.Cycles = e.ComputeCycles + e.ExchangeCycles + e.ReductionCycles + e.SyncCycles
 }

@@ -12,10 +12,44 @@ import (
 //     [start, logical_end, physical_end] triples. Written as a
 //     #tiled.extents attribute right before the `:` of the type, the `: type`
 //     would be read as the attribute's own type.
+//   - custom<Name>($fn): a function's name as a bare word (`max`);
+//   - custom<IndexList>($axes): an i64 array as `[0, 2]` (ir.IndexListDirective).
 const (
-	customTile    = "Tile"
-	customExtents = "Extents"
+	customTile      = "Tile"
+	customExtents   = "Extents"
+	customName      = "Name"
+	customIndexList = "IndexList"
 )
+
+func printName(p ir.OpAsmPrinter, _ *ir.Operation, args []*ir.DirectiveArg) {
+	s, ok := args[0].Attr.(*ir.StringAttr)
+	if !ok || !isBareWord(s.Val) {
+		p.PrintAttr(args[0].Attr)
+		return
+	}
+	p.WriteString(s.Val)
+}
+
+func parseName(p ir.OpAsmParser, _ *ir.OperationState, args []*ir.DirectiveArg) error {
+	w, err := p.ParseKeywordAny()
+	if err != nil {
+		return err
+	}
+	args[0].Attr = p.Context().String(w)
+	return nil
+}
+
+func isBareWord(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, c := range s {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
 
 func printTile(p ir.OpAsmPrinter, _ *ir.Operation, args []*ir.DirectiveArg) {
 	if !i64AttrKind.Pred(args[0].Attr) {

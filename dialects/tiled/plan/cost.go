@@ -415,3 +415,20 @@ func ceilLog2(x int64) int64 {
 	}
 	return int64(bits.Len64(uint64(x - 1)))
 }
+
+// Estimate costs plan p for a matmul of shape s whose operands are already
+// in the plan's layouts: the compute, the reduction of partial sums and
+// its exchange. Moving the operands there is the cost of the relayouts
+// before the matmul, which are ops of their own in the tiled program.
+func Estimate(p *tiled.GemmPlan, s tiled.MatmulShape, t *target.Target) (tiled.Estimate, error) {
+	pr, err := newProblem(t, s)
+	if err != nil {
+		return tiled.Estimate{}, err
+	}
+	if err := pr.validate(p); err != nil {
+		return tiled.Estimate{}, err
+	}
+	pr.lhs.resident, pr.rhs.resident = true, true
+	e, _ := pr.estimate(p, nil)
+	return e, nil
+}

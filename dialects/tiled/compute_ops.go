@@ -1,0 +1,408 @@
+package tiled
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/ipuir/ipuir/ir"
+)
+
+// Op names of the dialect's compute and data-movement ops other than
+// matmul.
+const (
+	ConstantOpName    = "tiled.constant"
+	ElementwiseOpName = "tiled.elementwise"
+	BroadcastOpName   = "tiled.broadcast"
+	ReduceOpName      = "tiled.reduce"
+	CombineOpName     = "tiled.combine"
+	TransposeOpName   = "tiled.transpose"
+	ReshapeOpName     = "tiled.reshape"
+)
+
+// Attribute names of those ops.
+const (
+	FnAttrName          = "fn"
+	ValueAttrName       = "value"
+	AxesAttrName        = "axes"
+	DimensionsAttrName  = "dimensions"
+	PermutationAttrName = "permutation"
+)
+
+var (
+	fnAttrKind = ir.AttrKind{Desc: "name of an elementwise function", Pred: func(a ir.Attribute) bool {
+		s, ok := a.(*ir.StringAttr)
+		if !ok {
+			return false
+		}
+		_, err := FnNamed(s.Val)
+		return err == nil
+	}}
+	reductionAttrKind = ir.AttrKind{Desc: "name of a reduction (sum or max)", Pred: func(a ir.Attribute) bool {
+		s, ok := a.(*ir.StringAttr)
+		if !ok {
+			return false
+		}
+		_, err := ReductionNamed(s.Val)
+		return err == nil
+	}}
+	denseValueKind = ir.AttrKind{Desc: "dense elements attribute of static shape", Pred: func(a ir.Attribute) bool {
+		d, ok := a.(*ir.DenseElementsAttr)
+		return ok && ir.NumElements(d.Typ.Shape()) >= 0
+	}}
+	estimateAttr = ir.AttrDef{Name: EstimateAttrName, Kind: estimateAttrKind, Optional: true,
+		Doc: "the cost on the busiest tile (tiled-estimate computes it)"}
+)
+
+// The compute ops. Each runs on every tile that holds a shard of its
+// result, reading only what that tile holds (the verifier checks it, with
+// the shard-view containment message), except tiled.combine, which is an
+// exchange followed by local combining.
+var (
+	// ConstantOp is tiled.constant.
+	ConstantOp = &ir.OpDef{
+		Name:    ConstantOpName,
+		Summary: "A constant tensor, laid out.",
+		Description: "The result holds `value` in the result type's layout. A splat value is stored as one " +
+			"scalar per tile, never per element; any other value is stored as each tile's shard " +
+			"(its initial data in the application package).",
+		Example:        "%s = tiled.constant dense<1.178590e-01> : tensor<16x729x729xf16> -> tensor<16x729x729xf16, #layout>",
+		Results:        []ir.ValueDef{{Name: "result", Type: LaidOutTensor}},
+		Attributes:     []ir.AttrDef{{Name: ValueAttrName, Kind: denseValueKind}, estimateAttr},
+		Traits:         ir.TraitPure | ir.TraitConstantLike,
+		AssemblyFormat: "attr-dict $value `->` type($result)",
+		VerifyEnv:      verifyConstant,
+	}
+
+	// ElementwiseOp is tiled.elementwise.
+	ElementwiseOp = &ir.OpDef{
+		Name:    ElementwiseOpName,
+		Summary: "An elementwise function of laid-out tensors, on each tile's shard.",
+		Description: "`fn` is one of add, sub, mul, div, max (two operands), exp, rsqrt, tanh, erf, gelu, " +
+			"gelu_tanh, convert (one). Operands and result have one shape and one layout, so each tile " +
+			"computes its shard from its own shards; only convert changes the element type. The " +
+			"arithmetic is the tensor dialect's.",
+		Example:        "%2 = tiled.elementwise mul %0, %1 : tensor<16x729x729xf16, #layout>, tensor<16x729x729xf16, #layout> -> tensor<16x729x729xf16, #layout>",
+		Operands:       []ir.ValueDef{{Name: "inputs", Type: LaidOutTensor, Kind: ir.Variadic}},
+		Results:        []ir.ValueDef{{Name: "result", Type: LaidOutTensor}},
+		Attributes:     []ir.AttrDef{{Name: FnAttrName, Kind: fnAttrKind}, estimateAttr},
+		Traits:         ir.TraitPure,
+		AssemblyFormat: "custom<Name>($fn) $inputs attr-dict `:` type($inputs) `->` type($result)",
+		VerifyEnv:      verifyElementwise,
+	}
+
+	// BroadcastOp is tiled.broadcast.
+	BroadcastOp = &ir.OpDef{
+		Name:    BroadcastOpName,
+		Summary: "Expands a tensor along new or size-1 axes, on each tile's shard.",
+		Description: "As tensor.broadcast: input axis i is result axis dimensions[i], of equal size or of " +
+			"size 1. Every tile of the result must hold the input elements its shard expands (the " +
+			"projection of its shard): a layout with the result's partitions on the kept axes and " +
+			"replicas along the others, which tiled.relayout provides.",
+		Example:        "%b = tiled.broadcast %m dimensions = [0, 1] : tensor<16x729xf16, #layout> -> tensor<16x729x729xf16, #layout1>",
+		Operands:       []ir.ValueDef{{Name: "input", Type: LaidOutTensor}},
+		Results:        []ir.ValueDef{{Name: "result", Type: LaidOutTensor}},
+		Attributes:     []ir.AttrDef{{Name: DimensionsAttrName, Kind: ir.DenseI64ArrayKind}, estimateAttr},
+		Traits:         ir.TraitPure,
+		AssemblyFormat: "$input `dimensions` `=` custom<IndexList>($dimensions) attr-dict `:` type($input) `->` type($result)",
+		VerifyEnv:      verifyBroadcast,
+	}
+
+	// ReduceOp is tiled.reduce.
+	ReduceOp = &ir.OpDef{
+		Name:    ReduceOpName,
+		Summary: "Partial reduction: each tile reduces its own shard over `axes`.",
+		Description: "The result keeps every reduced axis, with one entry per partition of that axis in " +
+			"the input's layout (1 where the axis is whole): entry p is the reduction of partition " +
+			"p's elements. Each tile of the result must hold exactly one entry along each reduced " +
+			"axis and the whole partition it reduces. tiled.combine then reduces the entries across " +
+			"tiles.",
+		Example:        "%p = tiled.reduce max %x axes = [2] : tensor<16x729x729xf16, #layout> -> tensor<16x729x4xf16, #layout1>",
+		Operands:       []ir.ValueDef{{Name: "input", Type: LaidOutTensor}},
+		Results:        []ir.ValueDef{{Name: "result", Type: LaidOutTensor}},
+		Attributes:     []ir.AttrDef{{Name: FnAttrName, Kind: reductionAttrKind}, {Name: AxesAttrName, Kind: ir.DenseI64ArrayKind}, estimateAttr},
+		Traits:         ir.TraitPure,
+		AssemblyFormat: "custom<Name>($fn) $input `axes` `=` custom<IndexList>($axes) attr-dict `:` type($input) `->` type($result)",
+		VerifyEnv:      verifyReduce,
+	}
+
+	// CombineOp is tiled.combine.
+	CombineOp = &ir.OpDef{
+		Name:    CombineOpName,
+		Summary: "Cross-tile combine of partial reductions.",
+		Description: "Reduces the input over `axes` and drops them, as tensor.reduce does: every tile of " +
+			"the result receives, in one exchange phase, the partial entries of its shard that other " +
+			"tiles hold, and reduces them. The data movement is the op's: its estimate prices the " +
+			"phase on both sides, with multicast where the target has it.",
+		Example:        "%m = tiled.combine max %p axes = [2] : tensor<16x729x4xf16, #layout1> -> tensor<16x729xf16, #layout2>",
+		Operands:       []ir.ValueDef{{Name: "input", Type: LaidOutTensor}},
+		Results:        []ir.ValueDef{{Name: "result", Type: LaidOutTensor}},
+		Attributes:     []ir.AttrDef{{Name: FnAttrName, Kind: reductionAttrKind}, {Name: AxesAttrName, Kind: ir.DenseI64ArrayKind}, estimateAttr},
+		Traits:         ir.TraitPure,
+		AssemblyFormat: "custom<Name>($fn) $input `axes` `=` custom<IndexList>($axes) attr-dict `:` type($input) `->` type($result)",
+		VerifyEnv:      verifyCombine,
+	}
+
+	// TransposeOp is tiled.transpose.
+	TransposeOp = &ir.OpDef{
+		Name:    TransposeOpName,
+		Summary: "Permutes axes, on each tile's shard.",
+		Description: "Result axis j is input axis permutation[j]. Every tile of the result must hold the " +
+			"input elements of its shard (PermuteLayout gives that layout). Where the shard's memory " +
+			"order does not change (row major, and only axes of one element move) it costs nothing; " +
+			"otherwise each tile copies its shard.",
+		Example:        "%t = tiled.transpose %x permutation = [1, 0, 2] : tensor<729x16x72xf16, #layout> -> tensor<16x729x72xf16, #layout1>",
+		Operands:       []ir.ValueDef{{Name: "input", Type: LaidOutTensor}},
+		Results:        []ir.ValueDef{{Name: "result", Type: LaidOutTensor}},
+		Attributes:     []ir.AttrDef{{Name: PermutationAttrName, Kind: ir.DenseI64ArrayKind}, estimateAttr},
+		Traits:         ir.TraitPure,
+		AssemblyFormat: "$input `permutation` `=` custom<IndexList>($permutation) attr-dict `:` type($input) `->` type($result)",
+		VerifyEnv:      verifyTranspose,
+	}
+
+	// ReshapeOp is tiled.reshape.
+	ReshapeOp = &ir.OpDef{
+		Name:    ReshapeOpName,
+		Summary: "Reinterprets each tile's shard in a new shape.",
+		Description: "The result's layout must put the same elements on the same tiles as the input's " +
+			"(ReshapeLayout derives it where the shards are contiguous chunks of every regrouped run " +
+			"of axes); a reshape that would move data is a tiled.relayout first. From row-major " +
+			"shards it costs nothing.",
+		Example:        "%r = tiled.reshape %x : tensor<729x1152xf16, #layout> -> tensor<729x16x72xf16, #layout1>",
+		Operands:       []ir.ValueDef{{Name: "input", Type: LaidOutTensor}},
+		Results:        []ir.ValueDef{{Name: "result", Type: LaidOutTensor}},
+		Attributes:     []ir.AttrDef{estimateAttr},
+		Traits:         ir.TraitPure,
+		AssemblyFormat: "$input attr-dict `:` type($input) `->` type($result)",
+		VerifyEnv:      verifyReshape,
+	}
+)
+
+func rankedOf(v *ir.Value) *ir.RankedTensorType { return v.Type().(*ir.RankedTensorType) }
+
+func intsOf(op *ir.Operation, name string) []int64 {
+	return op.Attr(name).(*ir.DenseArrayAttr).Ints
+}
+
+func verifyConstant(op *ir.Operation, env *ir.Env) error {
+	v := op.Attr(ValueAttrName).(*ir.DenseElementsAttr)
+	out := rankedOf(op.Result(0))
+	vt, ok := v.Typ.(*ir.RankedTensorType)
+	if !ok || vt.Elem != out.Elem || !slices.Equal(vt.Dims, out.Dims) {
+		return fmt.Errorf("value of type %s does not have the result's shape and element type (%s)",
+			ir.TypeString(v.Typ), ir.TypeString(&ir.RankedTensorType{Dims: out.Dims, Elem: out.Elem}))
+	}
+	_, err := layoutOfValue(env, op.Result(0), "result")
+	return err
+}
+
+func verifyElementwise(op *ir.Operation, env *ir.Env) error {
+	fn, _ := FnNamed(op.Attr(FnAttrName).(*ir.StringAttr).Val)
+	if op.NumOperands() != fn.Arity {
+		return fmt.Errorf("'%s' takes %d operands, got %d", fn.Name, fn.Arity, op.NumOperands())
+	}
+	out := rankedOf(op.Result(0))
+	lo, _ := LayoutOf(out)
+	for i := 0; i < op.NumOperands(); i++ {
+		in := rankedOf(op.Operand(i))
+		li, _ := LayoutOf(in)
+		if !slices.Equal(in.Dims, out.Dims) || !li.Equal(lo) || (in.Elem != out.Elem && fn.Name != "convert") {
+			return fmt.Errorf("operand #%d of type %s must have the result's shape, layout and element type (%s)",
+				i, ir.TypeString(in), ir.TypeString(out))
+		}
+	}
+	if fn.Name == "convert" && rankedOf(op.Operand(0)).Elem == out.Elem {
+		return fmt.Errorf("'convert' must change the element type")
+	}
+	_, err := layoutOfValue(env, op.Result(0), "result")
+	return err
+}
+
+// checkReads checks, for every tile holding a shard of the result, that
+// the input shard on the same tile holds what read returns for the
+// result's box: the shard-view containment rule of a local op.
+func checkReads(env *ir.Env, op *ir.Operation, read func(result Box) Box) error {
+	in, err := layoutOfValue(env, op.Operand(0), "input")
+	if err != nil {
+		return err
+	}
+	out, err := layoutOfValue(env, op.Result(0), "result")
+	if err != nil {
+		return err
+	}
+	for _, tile := range out.Tiles() {
+		box, _ := out.BoxOnTile(tile)
+		if err := in.CheckCovers(tile, read(box)); err != nil {
+			return fmt.Errorf("tile %d reads its input where it does not lie: %v", tile, err)
+		}
+	}
+	return nil
+}
+
+func verifyBroadcast(op *ir.Operation, env *ir.Env) error {
+	dims := intsOf(op, DimensionsAttrName)
+	in, out := rankedOf(op.Operand(0)), rankedOf(op.Result(0))
+	if in.Elem != out.Elem {
+		return fmt.Errorf("input and result element types differ")
+	}
+	if len(dims) != len(in.Dims) {
+		return fmt.Errorf("dimensions has %d entries but the input has rank %d", len(dims), len(in.Dims))
+	}
+	for i, d := range dims {
+		if d < 0 || int(d) >= len(out.Dims) || (i > 0 && d <= dims[i-1]) {
+			return fmt.Errorf("dimensions %v must be strictly increasing result axes", dims)
+		}
+		if in.Dims[i] != out.Dims[d] && in.Dims[i] != 1 {
+			return fmt.Errorf("input axis %d of size %d cannot broadcast to result axis %d of size %d", i, in.Dims[i], d, out.Dims[d])
+		}
+	}
+	return checkReads(env, op, func(r Box) Box {
+		b := make(Box, len(dims))
+		for i, d := range dims {
+			b[i] = Span{0, 1}
+			if in.Dims[i] == out.Dims[d] {
+				b[i] = r[d]
+			}
+		}
+		return b
+	})
+}
+
+// checkAxes checks a strictly increasing list of axes of a rank-r tensor.
+func checkAxes(axes []int64, rank int) error {
+	for i, a := range axes {
+		if a < 0 || int(a) >= rank || (i > 0 && a <= axes[i-1]) {
+			return fmt.Errorf("axes %v must be strictly increasing axes of the rank-%d input", axes, rank)
+		}
+	}
+	return nil
+}
+
+func verifyReduce(op *ir.Operation, env *ir.Env) error {
+	axes := intsOf(op, AxesAttrName)
+	in, out := rankedOf(op.Operand(0)), rankedOf(op.Result(0))
+	if err := checkAxes(axes, len(in.Dims)); err != nil {
+		return err
+	}
+	im, err := layoutOfValue(env, op.Operand(0), "input")
+	if err != nil {
+		return err
+	}
+	want := slices.Clone(in.Dims)
+	parts := map[int64]*axisSplit{}
+	for _, a := range axes {
+		want[a] = 1
+		for k := range im.splits {
+			if s := &im.splits[k]; s.axis == int(a) && s.tiling.Partitions > 1 {
+				want[a] = s.tiling.Partitions
+				parts[a] = s
+			}
+		}
+	}
+	if in.Elem != out.Elem || !slices.Equal(out.Dims, want) {
+		return fmt.Errorf("result %s must be %s: one entry per partition of each reduced axis",
+			ir.TypeString(out), ir.TypeString(&ir.RankedTensorType{Dims: want, Elem: in.Elem}))
+	}
+	om, err := layoutOfValue(env, op.Result(0), "result")
+	if err != nil {
+		return err
+	}
+	for _, tile := range om.Tiles() {
+		r, _ := om.BoxOnTile(tile)
+		need := slices.Clone(r)
+		for _, a := range axes {
+			if r[a].Len() > 1 {
+				return fmt.Errorf("tile %d holds %d entries along reduced axis %d; a tile reduces one partition", tile, r[a].Len(), a)
+			}
+			need[a] = Span{0, in.Dims[a]}
+			if s, ok := parts[a]; ok && r[a].Len() == 1 {
+				need[a] = s.span(r[a].Lo)
+			}
+		}
+		have, ok := im.BoxOnTile(tile)
+		if err := im.CheckCovers(tile, need); err != nil || !ok {
+			return fmt.Errorf("tile %d reads its input where it does not lie: %v", tile, err)
+		}
+		for _, a := range axes {
+			if have[a] != need[a] && need[a].Len() > 0 {
+				return fmt.Errorf("tile %d holds input elements %v along reduced axis %d but reduces %v", tile, have[a], a, need[a])
+			}
+		}
+	}
+	return nil
+}
+
+func verifyCombine(op *ir.Operation, env *ir.Env) error {
+	axes := intsOf(op, AxesAttrName)
+	in, out := rankedOf(op.Operand(0)), rankedOf(op.Result(0))
+	if err := checkAxes(axes, len(in.Dims)); err != nil {
+		return err
+	}
+	var want []int64
+	for i, d := range in.Dims {
+		if !slices.Contains(axes, int64(i)) {
+			want = append(want, d)
+		}
+	}
+	if in.Elem != out.Elem || !slices.Equal(out.Dims, want) {
+		return fmt.Errorf("result %s must be %s: the input without the combined axes",
+			ir.TypeString(out), ir.TypeString(&ir.RankedTensorType{Dims: want, Elem: in.Elem}))
+	}
+	if _, err := layoutOfValue(env, op.Operand(0), "input"); err != nil {
+		return err
+	}
+	_, err := layoutOfValue(env, op.Result(0), "result")
+	return err
+}
+
+func verifyTranspose(op *ir.Operation, env *ir.Env) error {
+	perm := intsOf(op, PermutationAttrName)
+	in, out := rankedOf(op.Operand(0)), rankedOf(op.Result(0))
+	seen := make([]bool, len(in.Dims))
+	if len(perm) != len(in.Dims) {
+		return fmt.Errorf("permutation has %d entries but the input has rank %d", len(perm), len(in.Dims))
+	}
+	for _, p := range perm {
+		if p < 0 || int(p) >= len(seen) || seen[p] {
+			return fmt.Errorf("permutation %v is not a permutation of the input's axes", perm)
+		}
+		seen[p] = true
+	}
+	for j, p := range perm {
+		if out.Dims[j] != in.Dims[p] {
+			return fmt.Errorf("result axis %d has size %d but input axis %d has %d", j, out.Dims[j], p, in.Dims[p])
+		}
+	}
+	if in.Elem != out.Elem || len(out.Dims) != len(in.Dims) {
+		return fmt.Errorf("result must have the input's element type and rank")
+	}
+	return checkReads(env, op, func(r Box) Box {
+		b := make(Box, len(perm))
+		for j, p := range perm {
+			b[p] = r[j]
+		}
+		return b
+	})
+}
+
+func verifyReshape(op *ir.Operation, env *ir.Env) error {
+	in, out := rankedOf(op.Operand(0)), rankedOf(op.Result(0))
+	if in.Elem != out.Elem || ir.NumElements(in.Dims) != ir.NumElements(out.Dims) {
+		return fmt.Errorf("result %s must have the input's element type and element count", ir.TypeString(out))
+	}
+	if _, err := layoutOfValue(env, op.Operand(0), "input"); err != nil {
+		return err
+	}
+	if _, err := layoutOfValue(env, op.Result(0), "result"); err != nil {
+		return err
+	}
+	li, _ := LayoutOf(in)
+	lo, _ := LayoutOf(out)
+	want, ok := ReshapeLayout(li, in.Dims, out.Dims)
+	if !ok {
+		return fmt.Errorf("the input's shards are not contiguous chunks of the reshaped axes, so the reshape would move data: relayout the input first")
+	}
+	if !lo.SameDistribution(&want) || lo.Tiling.Replicas != want.Tiling.Replicas {
+		return fmt.Errorf("result layout #tiled.layout<%s> does not keep the input's elements on their tiles: the reshape's layout is #tiled.layout<%s>", lo, &want)
+	}
+	return nil
+}

@@ -1,0 +1,393 @@
+package tiled
+
+import (
+	"slices"
+
+	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/target"
+)
+
+// Layouts derived from other layouts: what an op that does no exchange
+// leaves its result in (a transposed or reshaped shard, a partial
+// reduction), and what it needs its input in (the input of a broadcast).
+// Each keeps every element on the tile that holds it, so the op is local
+// to each tile. Derived layouts spell every tile stride out, because the
+// derived default depends on which axes are listed and in what order.
+
+// resolved returns t with every stride explicit.
+func (t *Tiling) resolved() Tiling {
+	strides, replica := t.resolvedStrides()
+	out := Tiling{TileCount: t.TileCount, Replicas: t.Replicas, Axes: make([]AxisTiling, len(t.Axes))}
+	for i, a := range t.Axes {
+		a.TileStride = strides[i]
+		out.Axes[i] = a
+	}
+	if t.Replicas > 1 {
+		out.ReplicaStride = replica
+	}
+	return out
+}
+
+// axisAt returns the tiling of the axis at front index i of a rank-r
+// tensor, if it is partitioned into more than one piece.
+func (t *Tiling) axisAt(i, rank int) (AxisTiling, bool) {
+	a, ok := t.Axis(rank - i)
+	return a, ok && a.Partitions > 1
+}
+
+// ProjectLayout is a layout for a tensor of outShape whose axis j is axis
+// from[j] of a tensor laid out by l (or, where from[j] is -1, a new whole
+// axis), such that every tile holding a shard of l holds the projection of
+// that shard: the input of a broadcast to l, and the result of combining
+// partial reductions. Partitioned axes of l that are dropped become
+// replicas; ok is false when more than one is and their tiles do not form
+// one arithmetic progression (a layout has one replica stride).
+func ProjectLayout(l *Layout, shape []int64, from []int, outShape []int64) (Layout, bool) {
+	t := l.Tiling.resolved()
+	rank := len(shape)
+	out := Layout{Order: Order{Kind: RowMajor}, MemoryClass: l.MemoryClass,
+		Tiling: Tiling{TileCount: t.TileCount, Replicas: 1}}
+	kept := map[int]bool{}
+	for j, i := range from {
+		if i < 0 {
+			continue
+		}
+		a, ok := t.axisAt(i, rank)
+		if !ok || shape[i] != outShape[j] {
+			continue
+		}
+		kept[i] = true
+		a.FromEnd = len(outShape) - j
+		out.Tiling.Axes = append(out.Tiling.Axes, a)
+	}
+	// The dropped axes, with the replicas l already has, must enumerate
+	// their tiles as one progression: sorted by stride, each stride the
+	// previous one times its count.
+	type group struct{ count, stride int64 }
+	var dropped []group
+	for _, a := range t.Axes {
+		if a.Partitions > 1 && !kept[rank-a.FromEnd] {
+			dropped = append(dropped, group{a.Partitions, a.TileStride})
+		}
+	}
+	if t.Replicas > 1 {
+		dropped = append(dropped, group{t.Replicas, t.ReplicaStride})
+	}
+	for i := 1; i < len(dropped); i++ {
+		for j := i; j > 0 && dropped[j].stride < dropped[j-1].stride; j-- {
+			dropped[j], dropped[j-1] = dropped[j-1], dropped[j]
+		}
+	}
+	for i := 1; i < len(dropped); i++ {
+		if dropped[i].stride != dropped[i-1].stride*dropped[i-1].count {
+			return Layout{}, false
+		}
+	}
+	if len(dropped) > 0 {
+		out.Tiling.Replicas = 1
+		for _, g := range dropped {
+			out.Tiling.Replicas *= g.count
+		}
+		out.Tiling.ReplicaStride = dropped[0].stride
+	}
+	return out, true
+}
+
+// PartialLayout is the layout of the partial results of reducing a tensor
+// laid out by l over axes: each tile reduces its own shard, so a reduced
+// axis cut into P partitions keeps P entries, one per tile along it, and a
+// whole one keeps 1. It returns the layout and the partials' shape.
+func PartialLayout(l *Layout, shape []int64, axes []int64) (Layout, []int64) {
+	t := l.Tiling.resolved()
+	rank := len(shape)
+	outShape := append([]int64(nil), shape...)
+	out := Layout{Order: Order{Kind: RowMajor}, MemoryClass: l.MemoryClass, Tiling: t}
+	out.Tiling.Axes = nil
+	reduced := map[int]bool{}
+	for _, a := range axes {
+		reduced[int(a)] = true
+		outShape[a] = 1
+	}
+	for _, a := range t.Axes {
+		i := rank - a.FromEnd
+		if reduced[i] {
+			if a.Partitions > 1 {
+				outShape[i] = a.Partitions
+				p := NewAxis(a.FromEnd, a.Partitions)
+				p.TileStride = a.TileStride
+				out.Tiling.Axes = append(out.Tiling.Axes, p)
+			}
+			continue
+		}
+		out.Tiling.Axes = append(out.Tiling.Axes, a)
+	}
+	return out, outShape
+}
+
+// PermuteLayout is the layout of transpose(x, perm) when x is laid out by
+// l and every tile transposes its own shard: result axis j is input axis
+// perm[j], cut as it was.
+func PermuteLayout(l *Layout, perm []int64) Layout {
+	t := l.Tiling.resolved()
+	rank := len(perm)
+	out := Layout{Order: Order{Kind: RowMajor}, MemoryClass: l.MemoryClass, Tiling: t}
+	out.Tiling.Axes = make([]AxisTiling, len(t.Axes))
+	for k, a := range t.Axes {
+		from := rank - a.FromEnd
+		for j, i := range perm {
+			if int(i) == from {
+				a.FromEnd = rank - j
+			}
+		}
+		out.Tiling.Axes[k] = a
+	}
+	return out
+}
+
+// Unpartition returns l with the axes at the given front indices made whole
+// (the other axes and the replicas stay on their tiles).
+func Unpartition(l *Layout, rank int, axes []int) Layout {
+	t := l.Tiling.resolved()
+	out := *l
+	out.Tiling = t
+	out.Tiling.Axes = nil
+	for _, a := range t.Axes {
+		drop := false
+		for _, i := range axes {
+			drop = drop || rank-a.FromEnd == i
+		}
+		if !drop {
+			out.Tiling.Axes = append(out.Tiling.Axes, a)
+		}
+	}
+	return out
+}
+
+// reshapeGroups pairs runs of input and output axes with equal products,
+// the units a reshape regroups: [inLo, inHi) with [outLo, outHi).
+func reshapeGroups(in, out []int64) ([][4]int, bool) {
+	var groups [][4]int
+	i, j := 0, 0
+	for i < len(in) || j < len(out) {
+		gi, gj := i, j
+		pi, pj := int64(1), int64(1)
+		if i < len(in) {
+			pi *= in[i]
+			i++
+		}
+		if j < len(out) {
+			pj *= out[j]
+			j++
+		}
+		for pi != pj {
+			if pi < pj {
+				if i == len(in) {
+					return nil, false
+				}
+				pi *= in[i]
+				i++
+			} else {
+				if j == len(out) {
+					return nil, false
+				}
+				pj *= out[j]
+				j++
+			}
+		}
+		groups = append(groups, [4]int{gi, i, gj, j})
+	}
+	return groups, true
+}
+
+// ReshapeLayout is the layout of reshape(x) to outShape when x is laid out
+// by l and every tile keeps its own shard: possible when, in each run of
+// axes the reshape regroups, the shards are equal contiguous chunks of the
+// run's row-major order (unpadded, equal partitions, tiles in order) that
+// are also boxes of the output axes. A shard stored row major then is the
+// same memory before and after: the reshape is a reinterpretation.
+func ReshapeLayout(l *Layout, shape, outShape []int64) (Layout, bool) {
+	groups, ok := reshapeGroups(shape, outShape)
+	if !ok {
+		return Layout{}, false
+	}
+	m, err := NewShardMap(l, shape, 0)
+	if err != nil {
+		return Layout{}, false
+	}
+	t := l.Tiling.resolved()
+	rank, outRank := len(shape), len(outShape)
+	out := Layout{Order: Order{Kind: RowMajor}, MemoryClass: l.MemoryClass,
+		Tiling: Tiling{TileCount: t.TileCount, Replicas: t.Replicas, ReplicaStride: t.ReplicaStride}}
+	splitOf := func(i int) *axisSplit {
+		for k := range m.splits {
+			if m.splits[k].axis == i && m.splits[k].tiling.Partitions > 1 {
+				return &m.splits[k]
+			}
+		}
+		return nil
+	}
+	strideOf := func(i int) int64 {
+		a, _ := t.Axis(rank - i)
+		return a.TileStride
+	}
+	for _, g := range groups {
+		inLo, inHi, outLo, outHi := g[0], g[1], g[2], g[3]
+		if inHi-inLo == 1 && outHi-outLo == 1 {
+			if a, ok := t.axisAt(inLo, rank); ok {
+				a.FromEnd = outRank - outLo
+				out.Tiling.Axes = append(out.Tiling.Axes, a)
+			}
+			continue
+		}
+		// Linearise the run: chunk elements per shard, parts shards, the
+		// tile stride between consecutive chunks.
+		chunk, parts, stride := int64(1), int64(1), int64(0)
+		inner := true // no partitioned axis seen yet, from the innermost
+		for i := inHi - 1; i >= inLo; i-- {
+			s := splitOf(i)
+			switch {
+			case s == nil && inner:
+				chunk *= shape[i]
+			case s == nil && shape[i] == 1:
+			case s == nil:
+				return Layout{}, false // a whole axis outside a cut one: not contiguous
+			default:
+				a := s.tiling
+				if a.PaddingGroups != 1 || s.paddedGroupLen != s.length || s.extra != 0 ||
+					s.physicalSizes()[0] != s.length/a.Partitions {
+					return Layout{}, false // unequal or padded chunks
+				}
+				size := s.length / a.Partitions
+				if inner {
+					chunk *= size
+					stride = strideOf(i)
+					inner = false
+				} else if size != 1 || strideOf(i) != stride*parts {
+					return Layout{}, false
+				}
+				parts *= a.Partitions
+			}
+		}
+		if parts == 1 {
+			continue // the run is whole on every tile
+		}
+		// Delinearise into the output axes, innermost first.
+		c, s := chunk, stride
+		var axes []AxisTiling
+		for j := outHi - 1; j >= outLo; j-- {
+			n := outShape[j]
+			switch {
+			case c >= n:
+				if c%n != 0 {
+					return Layout{}, false
+				}
+				c /= n
+			case n%c != 0:
+				return Layout{}, false
+			default:
+				p := n / c
+				a := NewAxis(outRank-j, p)
+				a.TileStride = s
+				axes = append(axes, a)
+				s *= p
+				c = 1
+			}
+		}
+		out.Tiling.Axes = append(out.Tiling.Axes, axes...)
+	}
+	return out, true
+}
+
+// Choices of the tiled lowering: for an op that must stay local, the
+// layouts it needs its input in and leaves its result in.
+
+// ReshapeLayouts returns the layout a reshape of a tensor in l needs its
+// input in, and its result's layout: l itself when its shards reinterpret
+// (ReshapeLayout); else the layout that reinterprets into the result
+// shape's default layout; else l with every regrouped axis made whole. The
+// caller relays the input out when the first differs from l.
+func ReshapeLayouts(l *Layout, inType, outType *ir.RankedTensorType, tg *target.Target) (Layout, Layout, error) {
+	in, out := inType.Dims, outType.Dims
+	fits := func(x Layout, shape []int64) bool {
+		_, err := CheckLayout(&x, &ir.RankedTensorType{Dims: shape, Elem: inType.Elem}, tg)
+		return err == nil
+	}
+	if r, ok := ReshapeLayout(l, in, out); ok && fits(r, out) {
+		return *l, r, nil
+	}
+	if d, err := DefaultLayout(out, tg); err == nil {
+		if back, ok := ReshapeLayout(&d, out, in); ok && fits(back, in) {
+			if r, ok := ReshapeLayout(&back, in, out); ok {
+				return back, r, nil
+			}
+		}
+	}
+	groups, ok := reshapeGroups(in, out)
+	if !ok {
+		return Layout{}, Layout{}, layoutErr("cannot reshape %v to %v", in, out)
+	}
+	var whole []int
+	for _, g := range groups {
+		if g[1]-g[0] != 1 || g[3]-g[2] != 1 {
+			for i := g[0]; i < g[1]; i++ {
+				whole = append(whole, i)
+			}
+		}
+	}
+	u := Unpartition(l, len(in), whole)
+	if r, ok := ReshapeLayout(&u, in, out); ok && fits(u, in) {
+		return u, r, nil
+	}
+	return Layout{}, Layout{}, layoutErr("no layout lets a reshape of %v to %v stay on its tiles and fit target %s", in, out, tg.Name)
+}
+
+// ReduceLayouts returns, for a reduction over axes of a tensor in l, the
+// layout and shape of the partial results each tile computes (tiled.reduce)
+// and the layout of the combined result (tiled.combine): the partials'
+// layout projected onto the kept axes, replicated over the tiles that
+// reduced, so that a broadcast back finds its input in place; the result
+// shape's default layout where that projection is not a layout.
+func ReduceLayouts(l *Layout, shape []int64, axes []int64, tg *target.Target) (Layout, []int64, Layout, error) {
+	partial, pshape := PartialLayout(l, shape, axes)
+	var from []int
+	var rshape []int64
+	for i, n := range pshape {
+		if !slices.Contains(axes, int64(i)) {
+			from = append(from, i)
+			rshape = append(rshape, n)
+		}
+	}
+	if r, ok := ProjectLayout(&partial, pshape, from, rshape); ok {
+		return partial, pshape, r, nil
+	}
+	r, err := DefaultLayout(rshape, tg)
+	return partial, pshape, r, err
+}
+
+// BroadcastLayouts returns, for a broadcast (input axis i is result axis
+// dims[i]) whose result is wanted in l, the layout its input must be in and
+// the layout the broadcast produces: l when the projection of l's shards
+// is a layout; else l with the axes the input lacks made whole (the caller
+// relays the result out to l).
+func BroadcastLayouts(l *Layout, out, in []int64, dims []int64) (Layout, Layout) {
+	from := make([]int, len(dims))
+	for i, d := range dims {
+		from[i] = int(d)
+	}
+	if p, ok := ProjectLayout(l, out, from, in); ok {
+		return p, *l
+	}
+	var whole []int
+	for j := range out {
+		kept := false
+		for i, d := range dims {
+			kept = kept || (int(d) == j && in[i] == out[j])
+		}
+		if !kept {
+			whole = append(whole, j)
+		}
+	}
+	u := Unpartition(l, len(out), whole)
+	p, _ := ProjectLayout(&u, out, from, in)
+	return p, u
+}

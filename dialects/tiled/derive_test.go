@@ -1,0 +1,178 @@
+package tiled
+
+import (
+	"testing"
+
+	"github.com/ipuir/ipuir/target"
+)
+
+func rowMajor(tiles int64, axes ...AxisTiling) Layout {
+	return Layout{Order: Order{Kind: RowMajor}, MemoryClass: "Ipu21Standard",
+		Tiling: Tiling{TileCount: tiles, Replicas: 1, Axes: axes}}
+}
+
+func mustMap(t *testing.T, l Layout, shape []int64) *ShardMap {
+	t.Helper()
+	m, err := NewShardMap(&l, shape, 0)
+	if err != nil {
+		t.Fatalf("layout %s for %v: %v", &l, shape, err)
+	}
+	return m
+}
+
+// sameElementsOnTiles checks that every tile holds, under b, exactly the
+// elements it holds under a, where b's tensor is a's reshaped (row-major
+// linear indices compared).
+func sameElementsOnTiles(t *testing.T, a, b *ShardMap) {
+	t.Helper()
+	linear := func(m *ShardMap, box Box) map[int64]bool {
+		out := map[int64]bool{}
+		idx := make([]int64, len(box))
+		var rec func(k int)
+		rec = func(k int) {
+			if k == len(box) {
+				l := int64(0)
+				for i, v := range idx {
+					l = l*m.Shape[i] + v
+				}
+				out[l] = true
+				return
+			}
+			for v := box[k].Lo; v < box[k].Hi; v++ {
+				idx[k] = v
+				rec(k + 1)
+			}
+		}
+		rec(0)
+		return out
+	}
+	if len(a.Tiles()) != len(b.Tiles()) {
+		t.Fatalf("%d tiles hold shards before, %d after", len(a.Tiles()), len(b.Tiles()))
+	}
+	for _, tile := range a.Tiles() {
+		ba, _ := a.BoxOnTile(tile)
+		bb, ok := b.BoxOnTile(tile)
+		if !ok {
+			t.Fatalf("tile %d holds nothing after", tile)
+		}
+		la, lb := linear(a, ba), linear(b, bb)
+		if len(la) != len(lb) {
+			t.Fatalf("tile %d: %d elements before, %d after", tile, len(la), len(lb))
+		}
+		for k := range la {
+			if !lb[k] {
+				t.Fatalf("tile %d: element %d moved", tile, k)
+			}
+		}
+	}
+}
+
+func TestReshapeLayoutKeepsElementsOnTheirTiles(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		l         Layout
+		in, out   []int64
+		derivable bool
+	}{
+		// The attention block's heads: 1152 columns in 32 shards of 36 are
+		// 16 heads × 2 halves of 72.
+		{"split columns into heads", rowMajor(64, NewAxis(1, 32), NewAxis(2, 2)), []int64{6, 1152}, []int64{6, 16, 72}, true},
+		// And merged back.
+		{"merge heads", rowMajor(32, NewAxis(1, 2), NewAxis(2, 16)), []int64{6, 16, 72}, []int64{6, 1152}, true},
+		// Batch axes whose tiles run in row-major order collapse into one.
+		{"collapse batch axes", rowMajor(12, NewAxis(3, 4), NewAxis(4, 3)), []int64{3, 4, 5, 6}, []int64{12, 5, 6}, true},
+		// With the outer axis's tiles adjacent, the 12 batch entries' tiles
+		// are no progression.
+		{"collapse interleaved tiles", rowMajor(12, NewAxis(4, 3), NewAxis(3, 4)), []int64{3, 4, 5, 6}, []int64{12, 5, 6}, false},
+		// 10 shards of 3 columns are halves of rows of 6.
+		{"chunks within rows", rowMajor(10, NewAxis(1, 10)), []int64{2, 30}, []int64{2, 5, 6}, true},
+		// 6 shards of 5 columns do not fall on rows of 6.
+		{"chunks across rows", rowMajor(6, NewAxis(1, 6)), []int64{2, 30}, []int64{2, 5, 6}, false},
+		// A whole axis outside a cut one: a shard is not one chunk.
+		{"whole outer axis", rowMajor(4, NewAxis(1, 4)), []int64{3, 8}, []int64{24}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, ok := ReshapeLayout(&c.l, c.in, c.out)
+			if ok != c.derivable {
+				t.Fatalf("derivable = %v, want %v (%s)", ok, c.derivable, &got)
+			}
+			if ok {
+				sameElementsOnTiles(t, mustMap(t, c.l, c.in), mustMap(t, got, c.out))
+			}
+		})
+	}
+}
+
+func TestPermuteAndProjectLayouts(t *testing.T) {
+	l := rowMajor(64, NewAxis(3, 16), NewAxis(2, 4))
+	p := PermuteLayout(&l, []int64{1, 0, 2}) // [16, 8, 5] -> [8, 16, 5]
+	in, out := mustMap(t, l, []int64{16, 8, 5}), mustMap(t, p, []int64{8, 16, 5})
+	for _, tile := range in.Tiles() {
+		a, _ := in.BoxOnTile(tile)
+		b, _ := out.BoxOnTile(tile)
+		if a[0] != b[1] || a[1] != b[0] || a[2] != b[2] {
+			t.Fatalf("tile %d: %v transposed is not %v", tile, a, b)
+		}
+	}
+	// Dropping the axis cut 4 ways leaves its tiles as 4 replicas of each
+	// head's piece.
+	proj, ok := ProjectLayout(&l, []int64{16, 8, 5}, []int{0, 2}, []int64{16, 5})
+	if !ok || proj.Tiling.Replicas != 4 || proj.Tiling.ReplicaStride != 16 {
+		t.Fatalf("projection %s, ok %v; want 4 replicas 16 tiles apart", &proj, ok)
+	}
+	pm := mustMap(t, proj, []int64{16, 5})
+	for _, tile := range in.Tiles() {
+		a, _ := in.BoxOnTile(tile)
+		b, ok := pm.BoxOnTile(tile)
+		if !ok || a[0] != b[0] || a[2] != b[1] {
+			t.Fatalf("tile %d holds %v of the projection, want %v", tile, b, a)
+		}
+	}
+	// Two dropped axes whose tiles interleave are no single replica stride.
+	l2 := rowMajor(24, NewAxis(3, 2), NewAxis(2, 3), NewAxis(1, 4))
+	if _, ok := ProjectLayout(&l2, []int64{2, 3, 4}, []int{1}, []int64{3}); ok {
+		t.Fatalf("projection onto the middle axis should have no layout")
+	}
+}
+
+func TestExchangeTrafficChargesSendersAndMulticast(t *testing.T) {
+	// 8 rows of 16 f16 (8 words a row) on tiles 0 and 1, moved to 8
+	// replicas of the whole tensor on tiles 0-7.
+	src := mustMap(t, rowMajor(2, NewAxis(2, 2)), []int64{8, 16})
+	dst := Layout{Order: Order{Kind: RowMajor}, MemoryClass: "Ipu21Standard",
+		Tiling: Tiling{TileCount: 8, Replicas: 8, ReplicaStride: 1}}
+	dm := mustMap(t, dst, []int64{8, 16})
+	uni := ExchangeTraffic(src, ShardNeeds(dm), 2, 4, false)
+	multi := ExchangeTraffic(src, ShardNeeds(dm), 2, 4, true)
+	// Tiles 2-7 receive all 64 words; tiles 0 and 1 the half they lack.
+	if uni.MaxReceived != 64 || multi.MaxReceived != 64 || multi.Received[0] != 32 {
+		t.Errorf("received %d / %d words (tile 0: %d), want 64 (32)", uni.MaxReceived, multi.MaxReceived, multi.Received[0])
+	}
+	// Each source half goes to 7 tiles: unicast sends it 7 times,
+	// multicast once.
+	if multi.MaxSent != 32 || uni.MaxSent != 7*32 {
+		t.Errorf("busiest sender sends %d words (multicast) and %d (unicast), want 32 and 224", multi.MaxSent, uni.MaxSent)
+	}
+	if multi.MaxWords() != 64 || uni.MaxWords() != 224 {
+		t.Errorf("phase bound %d (multicast) and %d (unicast), want 64 and 224", multi.MaxWords(), uni.MaxWords())
+	}
+	// Moving a tensor into its own layout moves nothing.
+	if same := ExchangeTraffic(src, ShardNeeds(src), 2, 4, true); same.Words != 0 || same.LocalElements != 8*16 {
+		t.Errorf("identity relayout moved %d words, kept %d elements", same.Words, same.LocalElements)
+	}
+}
+
+func TestReduceLayoutsReplicateTheCombinedResult(t *testing.T) {
+	tg, _ := target.Lookup("test16")
+	l := rowMajor(16, NewAxis(2, 4), NewAxis(1, 4)) // [8, 16] in 4 × 4
+	partial, shape, res, err := ReduceLayouts(&l, []int64{8, 16}, []int64{1}, tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if shape[1] != 4 || partial.Tiling.Axes[1].Partitions != 4 {
+		t.Fatalf("partials %v in %s: want one entry per column shard", shape, &partial)
+	}
+	if res.Tiling.Replicas != 4 {
+		t.Fatalf("combined result %s: want the 4 column tiles as replicas", &res)
+	}
+}

@@ -1,0 +1,257 @@
+package tiled
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/ipuir/ipuir/elem"
+	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/target"
+)
+
+// The cost model of the ops other than tiled.matmul (whose plan the
+// planner in package plan costs). Every op runs in BSP supersteps that all
+// tiles go through alike, so an op costs what its busiest tile spends:
+//
+//   - local ops (elementwise, broadcast, reduce, and a transpose or reshape
+//     that changes a shard's memory order) run on the vector unit over the
+//     largest shard, padding included (target.ElementwiseCycles,
+//     target.ReduceCycles); a reinterpretation costs nothing;
+//   - an exchange (relayout, combine) is one phase after one sync, as long
+//     as its busiest tile's larger direction (ExchangeTraffic: a tile sends
+//     and receives one word per cycle each way; a multicast sends once);
+//   - reduce and combine count their vector work as reduction cycles.
+//
+// Peak bytes are the op's operand and result shards on the busiest tile, by
+// memory kind; a splat constant holds one element.
+
+// EstimateOp returns the cost of op, a tiled op other than tiled.matmul,
+// on tg. Ops of other dialects cost nothing here.
+func EstimateOp(op *ir.Operation, tg *target.Target) (Estimate, error) {
+	var e Estimate
+	if op.Is(MatmulOp) {
+		return e, fmt.Errorf("tiled.matmul is costed by its plan")
+	}
+	for _, v := range op.Operands() {
+		if err := addShardBytes(&e, v, tg); err != nil {
+			return e, err
+		}
+	}
+	for _, v := range op.Results() {
+		if err := addShardBytes(&e, v, tg); err != nil {
+			return e, err
+		}
+	}
+	var err error
+	switch op.Def() {
+	case RelayoutOp:
+		err = estimateRelayout(&e, op, tg)
+	case ElementwiseOp:
+		var m *ShardMap
+		var et elem.Type
+		if m, et, err = shardMapOf(op.Result(0), tg); err == nil {
+			fn, _ := FnNamed(op.Attr(FnAttrName).(*ir.StringAttr).Val)
+			e.ComputeCycles, err = fn.Cycles(tg, m.MaxShardElements(), et)
+		}
+	case BroadcastOp:
+		var m *ShardMap
+		var et elem.Type
+		if m, et, err = shardMapOf(op.Result(0), tg); err == nil {
+			e.ComputeCycles, err = tg.ElementwiseCycles(m.MaxShardElements(), et, target.Simple)
+		}
+	case ReduceOp:
+		err = estimateReduce(&e, op, tg)
+	case CombineOp:
+		err = estimateCombine(&e, op, tg)
+	case TransposeOp, ReshapeOp:
+		var m *ShardMap
+		var et elem.Type
+		if m, et, err = shardMapOf(op.Operand(0), tg); err == nil && !reinterprets(op, m) {
+			e.ComputeCycles, err = tg.ElementwiseCycles(m.MaxShardElements(), et, target.Simple)
+		}
+	}
+	e.Total()
+	return e, err
+}
+
+// reinterprets reports whether a transpose or reshape leaves every shard's
+// memory as it is: row-major shards, and for a transpose only axes whose
+// shards hold one element move.
+func reinterprets(op *ir.Operation, in *ShardMap) bool {
+	if in.Layout.Order.Kind != RowMajor {
+		return false
+	}
+	if !op.Is(TransposeOp) {
+		return true
+	}
+	shape := in.MaxShardShape()
+	var moved []int64
+	for _, p := range intsOf(op, PermutationAttrName) {
+		if shape[p] > 1 {
+			moved = append(moved, p)
+		}
+	}
+	return slices.IsSorted(moved)
+}
+
+func shardMapOf(v *ir.Value, tg *target.Target) (*ShardMap, elem.Type, error) {
+	t, ok := v.Type().(*ir.RankedTensorType)
+	if !ok {
+		return nil, elem.Invalid, fmt.Errorf("%s is not a ranked tensor", ir.TypeString(v.Type()))
+	}
+	l, ok := LayoutOf(t)
+	if !ok {
+		return nil, elem.Invalid, fmt.Errorf("%s has no layout", ir.TypeString(t))
+	}
+	et, err := ElemTypeOf(t.Elem)
+	if err != nil {
+		return nil, elem.Invalid, err
+	}
+	m, err := CheckLayout(l, t, tg)
+	return m, et, err
+}
+
+func addShardBytes(e *Estimate, v *ir.Value, tg *target.Target) error {
+	t, ok := v.Type().(*ir.RankedTensorType)
+	if !ok {
+		return nil
+	}
+	if _, ok := LayoutOf(t); !ok {
+		return nil
+	}
+	m, et, err := shardMapOf(v, tg)
+	if err != nil {
+		return err
+	}
+	n := m.MaxShardElements()
+	if def := v.DefiningOp(); def != nil && def.Is(ConstantOp) {
+		if d, ok := def.Attr(ValueAttrName).(*ir.DenseElementsAttr); ok && d.Splat {
+			n = 1
+		}
+	}
+	bytes, err := tg.BytesFor(n, et)
+	if err != nil {
+		return err
+	}
+	class, err := tg.ClassByName(m.Layout.MemoryClass)
+	if err != nil {
+		return err
+	}
+	switch class.Kind {
+	case target.Standard:
+		e.PeakStandardBytes += bytes
+	case target.Interleaved:
+		e.PeakInterleavedBytes += bytes
+	}
+	return nil
+}
+
+// addPhase adds one exchange phase (and the sync before it) moving tr.
+func addPhase(e *Estimate, tr *Traffic, tg *target.Target) error {
+	w := tr.MaxWords()
+	if w == 0 {
+		return nil
+	}
+	c, err := tg.ExchangePhaseCycles(w)
+	if err != nil {
+		return err
+	}
+	e.ExchangeCycles += c
+	e.SyncCycles += int64(tg.SyncCycles)
+	e.ExchangeWords += tr.MaxReceived
+	e.ExchangeSentWords += tr.MaxSent
+	return nil
+}
+
+// RelayoutTraffic is the exchange that moves a tensor from layout src to
+// layout dst.
+func RelayoutTraffic(src, dst *ShardMap, et elem.Type, tg *target.Target) Traffic {
+	return ExchangeTraffic(src, ShardNeeds(dst), int64(et.Bytes()), int64(tg.ExchangeWordBytes), tg.ExchangeMulticast)
+}
+
+func estimateRelayout(e *Estimate, op *ir.Operation, tg *target.Target) error {
+	dst, et, err := shardMapOf(op.Result(0), tg)
+	if err != nil {
+		return err
+	}
+	if _, ok := LayoutOf(op.Operand(0).Type()); !ok {
+		return nil // a value entering the tiled program: the host streams it in
+	}
+	src, _, err := shardMapOf(op.Operand(0), tg)
+	if err != nil {
+		return err
+	}
+	if src.Layout.SameDistribution(dst.Layout) {
+		if !src.Layout.Equal(dst.Layout) {
+			e.ComputeCycles, err = tg.ElementwiseCycles(dst.MaxShardElements(), et, target.Simple)
+		}
+		return err
+	}
+	tr := RelayoutTraffic(src, dst, et, tg)
+	return addPhase(e, &tr, tg)
+}
+
+func estimateReduce(e *Estimate, op *ir.Operation, tg *target.Target) error {
+	in, et, err := shardMapOf(op.Operand(0), tg)
+	if err != nil {
+		return err
+	}
+	shape := in.MaxShardShape()
+	n, reduced := int64(1), int64(1)
+	for i, d := range shape {
+		n *= d
+		if slices.Contains(intsOf(op, AxesAttrName), int64(i)) {
+			reduced *= d
+		}
+	}
+	if reduced == 0 {
+		return nil
+	}
+	e.ReductionCycles, err = tg.ReduceCycles(n, n/reduced, et)
+	return err
+}
+
+// CombineNeeds is what each tile of a combine's result needs of its
+// partials: its shard's elements, with every combined axis whole.
+func CombineNeeds(in, out *ShardMap, axes []int64) []Need {
+	var needs []Need
+	for _, tile := range out.Tiles() {
+		r, _ := out.BoxOnTile(tile)
+		b := make(Box, len(in.Shape))
+		j := 0
+		for i, n := range in.Shape {
+			if slices.Contains(axes, int64(i)) {
+				b[i] = Span{0, n}
+				continue
+			}
+			b[i] = r[j]
+			j++
+		}
+		needs = append(needs, Need{Tile: tile, Box: b})
+	}
+	return needs
+}
+
+func estimateCombine(e *Estimate, op *ir.Operation, tg *target.Target) error {
+	in, et, err := shardMapOf(op.Operand(0), tg)
+	if err != nil {
+		return err
+	}
+	out, _, err := shardMapOf(op.Result(0), tg)
+	if err != nil {
+		return err
+	}
+	axes := intsOf(op, AxesAttrName)
+	tr := ExchangeTraffic(in, CombineNeeds(in, out, axes), int64(et.Bytes()), int64(tg.ExchangeWordBytes), tg.ExchangeMulticast)
+	if err := addPhase(e, &tr, tg); err != nil {
+		return err
+	}
+	entries := int64(1)
+	for _, a := range axes {
+		entries *= in.Shape[a]
+	}
+	if entries > 1 {
+		e.ReductionCycles, err = tg.ElementwiseCycles((entries-1)*out.MaxShardElements(), et, target.Simple)
+	}
+	return err
+}

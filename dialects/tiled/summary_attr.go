@@ -1,0 +1,77 @@
+package tiled
+
+import (
+	"github.com/alecthomas/participle/v2/lexer"
+	"github.com/ipuir/ipuir/ir"
+)
+
+// Summary is the estimate of a whole tiled program: the sum of its ops'
+// estimates (BSP supersteps do not overlap), their matmuls' work, and the
+// compute bound that work implies: total MACs over the AMP throughput of
+// every tile (target.ComputeLowerBoundCycles).
+type Summary struct {
+	Estimate
+	// Ops is the number of tiled ops costed.
+	Ops int64
+	// MACs is the multiply-accumulates of every matmul.
+	MACs int64
+	// ComputeBoundCycles is MACs / (MACs per cycle per tile × tiles).
+	ComputeBoundCycles int64
+}
+
+// SummaryAnnotation is the module attribute tiled-estimate sets.
+const SummaryAnnotation = "tiled.summary"
+
+// SummaryMnemonic is the summary attribute's name after `#tiled.`.
+const SummaryMnemonic = "summary"
+
+var summaryFields = []string{"cycles", "compute_cycles", "exchange_cycles", "reduction_cycles", "sync_cycles",
+	"exchange_words", "ops", "macs", "compute_bound_cycles"}
+
+func (s *Summary) fields() []*int64 {
+	return []*int64{&s.Cycles, &s.ComputeCycles, &s.ExchangeCycles, &s.ReductionCycles, &s.SyncCycles,
+		&s.ExchangeWords, &s.Ops, &s.MACs, &s.ComputeBoundCycles}
+}
+
+// String is the attribute body.
+func (s *Summary) String() string {
+	w := &fieldWriter{}
+	for i, v := range s.fields() {
+		w.int(summaryFields[i], *v)
+	}
+	return w.String()
+}
+
+// SummaryAttr is #tiled.summary<cycles = ..., ..., compute_bound_cycles = ...>.
+type SummaryAttr struct{ Summary Summary }
+
+// NewSummaryAttr uniques s as an attribute.
+func NewSummaryAttr(ctx *ir.Context, s Summary) *SummaryAttr {
+	return ir.UniqueAttr(ctx, &SummaryAttr{Summary: s})
+}
+
+func (a *SummaryAttr) Print(p *ir.AsmPrinter) {
+	p.WriteString("#tiled.summary<")
+	p.WriteString(a.Summary.String())
+	p.WriteString(">")
+}
+
+func summaryFromSyntax(args *syntaxArgs) (Summary, error) {
+	var s Summary
+	f, err := newFieldSet("#tiled.summary", lexer.Position{}, args)
+	if err != nil {
+		return s, err
+	}
+	for i, v := range s.fields() {
+		if *v, err = f.int(summaryFields[i], 0, true); err != nil {
+			return s, err
+		}
+		if *v < 0 {
+			return s, errAt(f.items[summaryFields[i]].Value.Pos, "#tiled.summary: field '%s' must not be negative, got %d", summaryFields[i], *v)
+		}
+	}
+	if sum := s.ComputeCycles + s.ExchangeCycles + s.ReductionCycles + s.SyncCycles; sum != s.Cycles {
+		return s, errAt(f.items["cycles"].Value.Pos, "#tiled.summary: cycles %d is not the sum of its parts (%d)", s.Cycles, sum)
+	}
+	return s, f.done(summaryFields...)
+}

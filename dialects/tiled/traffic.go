@@ -1,0 +1,158 @@
+package tiled
+
+import (
+	"encoding/binary"
+	"slices"
+)
+
+// Need is what one tile needs of a tensor for an op: a box of its elements.
+type Need struct {
+	Tile int64
+	Box  Box
+}
+
+// Traffic is the data movement of one exchange phase, charged on both
+// sides: per tile, the 32-bit words it sends and the words it receives.
+// A tile can send and receive one word per cycle each way, so the phase
+// takes at least MaxWords cycles (the bound the exchange scheduler
+// reaches).
+type Traffic struct {
+	Sent, Received []int64 // words, by tile
+	MaxSent        int64
+	MaxReceived    int64
+	// Words is the total received over all tiles.
+	Words int64
+	// Pieces is the number of distinct sends (a multicast counts once).
+	Pieces int
+	// LocalElements were needed on a tile that already holds them.
+	LocalElements int64
+}
+
+// MaxWords is the words of the busiest tile in its busier direction.
+func (t *Traffic) MaxWords() int64 { return max(t.MaxSent, t.MaxReceived) }
+
+// ExchangeTraffic computes what moves when every need is served from the
+// shards of src. Each needed element comes from the tile itself when it
+// holds a replica of the element's shard, and otherwise from one replica
+// chosen by the need's box, so that tiles needing the same box (replicas
+// of one destination shard) are served by the same sender. With multicast
+// that sender sends each piece once however many tiles receive it;
+// without, once per receiver. Pieces are whole words: elemBytes·elements
+// rounded up to wordBytes.
+//
+// The work is proportional to the pieces moved: per need, only the source
+// partitions that overlap it are visited (a binary search per axis).
+func ExchangeTraffic(src *ShardMap, needs []Need, elemBytes, wordBytes int64, multicast bool) Traffic {
+	tiles := int64(len(src.owner))
+	for _, n := range needs {
+		tiles = max(tiles, n.Tile+1)
+	}
+	tr := Traffic{Sent: make([]int64, tiles), Received: make([]int64, tiles)}
+	type send struct {
+		words     int64
+		receivers int64
+	}
+	sends := map[string]*send{}
+	var order []string // deterministic accumulation
+	groups := map[string]int64{}
+	reps := src.Layout.Tiling.Replicas
+	ranges := make([][2]int64, len(src.splits))
+	coords := make([]int64, len(src.splits))
+	var key []byte
+	for _, n := range needs {
+		if n.Box.Elements() == 0 {
+			continue
+		}
+		key = appendBox(key[:0], n.Box)
+		gid, ok := groups[string(key)]
+		if !ok {
+			gid = int64(len(groups))
+			groups[string(key)] = gid
+		}
+		empty := false
+		for i := range src.splits {
+			s := &src.splits[i]
+			first, last := s.partitionsOverlapping(n.Box[s.axis])
+			ranges[i] = [2]int64{first, last}
+			coords[i] = first
+			empty = empty || first >= last
+		}
+		if empty {
+			continue
+		}
+		own, hasOwn := src.shardOnTile(n.Tile)
+		for {
+			piece := slices.Clone(n.Box)
+			linear, span := int64(0), int64(1)
+			for i := range src.splits {
+				s := &src.splits[i]
+				piece[s.axis] = piece[s.axis].Intersect(s.span(coords[i]))
+				linear += coords[i] * span
+				span *= s.tiling.Partitions
+			}
+			if elems := piece.Elements(); elems > 0 {
+				if hasOwn && own == linear {
+					tr.LocalElements += elems
+				} else {
+					from := src.tileOf(coords, gid%reps)
+					words := ceilDiv(satMul(elems, elemBytes), wordBytes)
+					tr.Received[n.Tile] += words
+					tr.Words += words
+					key = appendBox(binary.AppendVarint(key[:0], from), piece)
+					if s, ok := sends[string(key)]; ok {
+						s.receivers++
+					} else {
+						sends[string(key)] = &send{words: words, receivers: 1}
+						order = append(order, string(key))
+					}
+				}
+			}
+			// Next combination of overlapping partitions, first axis fastest.
+			i := 0
+			for ; i < len(coords); i++ {
+				coords[i]++
+				if coords[i] < ranges[i][1] {
+					break
+				}
+				coords[i] = ranges[i][0]
+			}
+			if i == len(coords) {
+				break
+			}
+		}
+	}
+	for _, k := range order {
+		s := sends[k]
+		from, _ := binary.Varint([]byte(k))
+		w := s.words
+		if !multicast {
+			w = satMul(w, s.receivers)
+		}
+		tr.Sent[from] += w
+	}
+	tr.Pieces = len(order)
+	for i := range tr.Sent {
+		tr.MaxSent = max(tr.MaxSent, tr.Sent[i])
+		tr.MaxReceived = max(tr.MaxReceived, tr.Received[i])
+	}
+	return tr
+}
+
+func appendBox(b []byte, box Box) []byte {
+	for _, s := range box {
+		b = binary.AppendVarint(b, s.Lo)
+		b = binary.AppendVarint(b, s.Hi)
+	}
+	return b
+}
+
+// ShardNeeds is the needs of a tensor being moved into layout dst: every
+// tile of dst needs its shard's data.
+func ShardNeeds(dst *ShardMap) []Need {
+	var out []Need
+	for _, t := range dst.Tiles() {
+		b, _ := dst.BoxOnTile(t)
+		out = append(out, Need{Tile: t, Box: b})
+	}
+	return out
+}

@@ -1,0 +1,82 @@
+package transforms
+
+import (
+	"github.com/ipuir/ipuir/dialects/tiled"
+	"github.com/ipuir/ipuir/dialects/tiled/plan"
+	"github.com/ipuir/ipuir/elem"
+	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/passes"
+	"github.com/ipuir/ipuir/target"
+)
+
+// TiledEstimate sets the `estimate` of every op of the tiled dialect (a
+// matmul's from its plan with its operands in place, every other op's
+// from tiled.EstimateOp) and the module's tiled.summary: the program's
+// cycles split into compute, exchange, reduction and sync, beside the
+// compute bound of its matmuls. It logs the summary.
+type TiledEstimate struct {
+	NumEstimated passes.Statistic `statistic:"num-estimated" help:"Number of tiled ops given an estimate"`
+}
+
+func (*TiledEstimate) Name() string { return "tiled-estimate" }
+func (*TiledEstimate) Summary() string {
+	return "Estimate the cost of every tiled op and of the whole program (module attribute tiled.summary)"
+}
+func (*TiledEstimate) Anchor() string { return ir.ModuleOpName }
+
+func (p *TiledEstimate) Run(module *ir.Operation, pc *passes.PassContext) error {
+	tg, ok := target.FromEnv(pc.Env())
+	if !ok {
+		var err error
+		if tg, err = target.FromModule(module); err != nil {
+			return err
+		}
+	}
+	ctx := pc.Context()
+	var sum tiled.Summary
+	var macsElem elem.Type
+	var failed error
+	module.Walk(func(op *ir.Operation) ir.WalkResult {
+		if op.Def() == nil || op.Def().Dialect() != tiled.Dialect || op.Is(tiled.ShardOp, tiled.ViewOp) {
+			return ir.WalkAdvance
+		}
+		var e tiled.Estimate
+		var err error
+		if op.Is(tiled.MatmulOp) {
+			var s tiled.MatmulShape
+			s, err = tiled.MatmulShapeOf(op.Operand(0).Type(), op.Operand(1).Type(), op.Result(0).Type())
+			if err == nil {
+				e, err = plan.Estimate(&op.Attr(tiled.PlanAttrName).(*tiled.GemmPlanAttr).Plan, s, tg)
+				sum.MACs += s.MACs()
+				macsElem = s.Elem
+			}
+		} else {
+			e, err = tiled.EstimateOp(op, tg)
+		}
+		if err != nil {
+			failed = op.EmitOpError("cannot be estimated: %v", err)
+			return ir.WalkInterrupt
+		}
+		op.SetAttr(ctx, tiled.EstimateAttrName, tiled.NewEstimateAttr(ctx, e))
+		sum.Add(&e)
+		sum.Ops++
+		p.NumEstimated.Inc()
+		return ir.WalkAdvance
+	})
+	if failed != nil {
+		return failed
+	}
+	if sum.MACs > 0 {
+		bound, err := tg.ComputeLowerBoundCycles(sum.MACs, macsElem)
+		if err != nil {
+			return module.EmitError("tiled-estimate: %v", err)
+		}
+		sum.ComputeBoundCycles = bound
+	}
+	sum.Total()
+	module.SetAttr(ctx, tiled.SummaryAnnotation, tiled.NewSummaryAttr(ctx, sum))
+	pc.Logger().Info("estimated tiled program", "target", tg.Name, "estimated_cycles", sum.Cycles,
+		"compute_cycles", sum.ComputeCycles, "exchange_cycles", sum.ExchangeCycles, "reduction_cycles", sum.ReductionCycles,
+		"sync_cycles", sum.SyncCycles, "ops", sum.Ops, "macs", sum.MACs, "compute_bound_cycles", sum.ComputeBoundCycles)
+	return nil
+}
