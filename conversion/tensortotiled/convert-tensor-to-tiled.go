@@ -17,10 +17,12 @@ import (
 //	tensor.broadcast                      tiled.broadcast
 //	tensor.reduce_sum, tensor.reduce_max  tiled.reduce (each tile's partials), then tiled.combine (across tiles)
 //	tensor.transpose, tensor.reshape      tiled.transpose, tiled.reshape (on each tile's shard)
+//	tensor.slice, tensor.concat           tiled.slice, tiled.concat (exchanges)
 //	tensor.constant, tensor.splat         tiled.constant (a splat stays one scalar per tile)
 //
 // softmax and layer_norm were decomposed by tiled-prepare. A tensor op
-// left without a tiled form (slice, concat) is an error naming it.
+// left without a tiled form (a splat of a computed scalar) is an error
+// naming it.
 type ConvertTensorToTiled struct {
 	NumConverted passes.Statistic `statistic:"num-converted" help:"Number of tensor ops lowered to the tiled dialect"`
 }
@@ -96,9 +98,12 @@ func (p *ConvertTensorToTiled) Run(root *ir.Operation, pc *passes.PassContext) e
 	}
 	add("tensor-broadcast-to-tiled", tensor.BroadcastOp, renamedTo(tiled.BroadcastOpName, tensor.DimensionsAttr, tiled.DimensionsAttrName))
 	add("tensor-transpose-to-tiled", tensor.TransposeOp, renamedTo(tiled.TransposeOpName, tensor.PermutationAttr, tiled.PermutationAttrName))
-	add("tensor-reshape-to-tiled", tensor.ReshapeOp, renamedTo(tiled.ReshapeOpName, "", ""))
+	add("tensor-reshape-to-tiled", tensor.ReshapeOp, renamedTo(tiled.ReshapeOpName))
 	add("tensor-reduce-to-tiled", tensor.ReduceSumOp, reduceToTiled)
 	add("tensor-reduce-to-tiled", tensor.ReduceMaxOp, reduceToTiled)
+	add("tensor-slice-to-tiled", tensor.SliceOp, renamedTo(tiled.SliceOpName, tensor.OffsetsAttr, tiled.OffsetsAttrName,
+		tensor.SizesAttr, tiled.SizesAttrName, tensor.StridesAttr, tiled.StridesAttrName))
+	add("tensor-concat-to-tiled", tensor.ConcatOp, renamedTo(tiled.ConcatOpName, tensor.AxisAttr, tiled.AxisAttrName))
 	add("tensor-constant-to-tiled", tensor.ConstantOp, constantToTiled)
 	add("tensor-constant-to-tiled", tensor.SplatOp, constantToTiled)
 	err := passes.ApplyPartialConversion(root, target, patterns, nil)
@@ -154,18 +159,21 @@ func elementwiseToTiled(op *ir.Operation, operands []*ir.Value, rw *passes.Conve
 }
 
 // renamedTo converts an op whose tiled form takes the same operands and
-// result, with one attribute renamed.
-func renamedTo(name, from, to string) func(*ir.Operation, []*ir.Value, *passes.ConversionRewriter) bool {
+// result and the same attributes, those named in pairs (tensor name, tiled
+// name) renamed.
+func renamedTo(name string, pairs ...string) func(*ir.Operation, []*ir.Value, *passes.ConversionRewriter) bool {
 	return func(op *ir.Operation, operands []*ir.Value, rw *passes.ConversionRewriter) bool {
 		var attrs []ir.NamedAttr
-		if from != "" {
-			a := op.Attr(from)
+		var from []string
+		for i := 0; i+1 < len(pairs); i += 2 {
+			a := op.Attr(pairs[i])
 			if a == nil {
 				return false
 			}
-			attrs = append(attrs, ir.NamedAttr{Name: to, Value: a})
+			attrs = append(attrs, ir.NamedAttr{Name: pairs[i+1], Value: a})
+			from = append(from, pairs[i])
 		}
-		attrs = append(attrs, userAttrs(op, from)...)
+		attrs = append(attrs, userAttrs(op, from...)...)
 		rw.ReplaceOpWithNew(op, &ir.OperationState{Name: name, Loc: op.Loc(), Operands: operands,
 			ResultTypes: op.ResultTypes(), Attrs: attrs})
 		return true

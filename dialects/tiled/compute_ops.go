@@ -17,6 +17,8 @@ const (
 	CombineOpName     = "tiled.combine"
 	TransposeOpName   = "tiled.transpose"
 	ReshapeOpName     = "tiled.reshape"
+	SliceOpName       = "tiled.slice"
+	ConcatOpName      = "tiled.concat"
 )
 
 // Attribute names of those ops.
@@ -26,6 +28,10 @@ const (
 	AxesAttrName        = "axes"
 	DimensionsAttrName  = "dimensions"
 	PermutationAttrName = "permutation"
+	OffsetsAttrName     = "offsets"
+	SizesAttrName       = "sizes"
+	StridesAttrName     = "strides"
+	AxisAttrName        = "axis"
 )
 
 var (
@@ -174,6 +180,41 @@ var (
 		Traits:         ir.TraitPure,
 		AssemblyFormat: "$input attr-dict `:` type($input) `->` type($result)",
 		VerifyEnv:      verifyReshape,
+	}
+)
+
+// The data-movement ops that change a tensor's shape: like tiled.relayout,
+// each is one exchange phase (elements a result tile already holds stay).
+var (
+	// SliceOp is tiled.slice.
+	SliceOp = &ir.OpDef{
+		Name:    SliceOpName,
+		Summary: "A strided box of a tensor, moved into the result's layout.",
+		Description: "As tensor.slice: along axis i the result takes sizes[i] elements from offsets[i], " +
+			"strides[i] apart. Every result tile receives the elements of its shard from the tiles " +
+			"that hold them; a strided slice is priced by the bounding box of what each tile reads.",
+		Example:        "%s = tiled.slice %x offsets = [0, 72] sizes = [729, 72] strides = [1, 1] : tensor<729x1152xf16, #layout> -> tensor<729x72xf16, #layout1>",
+		Operands:       []ir.ValueDef{{Name: "input", Type: LaidOutTensor}},
+		Results:        []ir.ValueDef{{Name: "result", Type: LaidOutTensor}},
+		Attributes:     []ir.AttrDef{{Name: OffsetsAttrName, Kind: ir.DenseI64ArrayKind}, {Name: SizesAttrName, Kind: ir.DenseI64ArrayKind}, {Name: StridesAttrName, Kind: ir.DenseI64ArrayKind}, estimateAttr},
+		Traits:         ir.TraitPure,
+		AssemblyFormat: "$input `offsets` `=` custom<IndexList>($offsets) `sizes` `=` custom<IndexList>($sizes) `strides` `=` custom<IndexList>($strides) attr-dict `:` type($input) `->` type($result)",
+		VerifyEnv:      verifySlice,
+	}
+
+	// ConcatOp is tiled.concat.
+	ConcatOp = &ir.OpDef{
+		Name:    ConcatOpName,
+		Summary: "Tensors joined along an axis, moved into the result's layout.",
+		Description: "As tensor.concat. Every result tile receives the elements of its shard from the " +
+			"tiles of whichever input holds them, all inputs in one exchange phase.",
+		Example:        "%c = tiled.concat %a, %b axis = 1 : tensor<729x72xf16, #layout>, tensor<729x72xf16, #layout> -> tensor<729x144xf16, #layout1>",
+		Operands:       []ir.ValueDef{{Name: "inputs", Type: LaidOutTensor, Kind: ir.Variadic}},
+		Results:        []ir.ValueDef{{Name: "result", Type: LaidOutTensor}},
+		Attributes:     []ir.AttrDef{{Name: AxisAttrName, Kind: i64AttrKind}, estimateAttr},
+		Traits:         ir.TraitPure,
+		AssemblyFormat: "$inputs `axis` `=` custom<Tile>($axis) attr-dict `:` type($inputs) `->` type($result)",
+		VerifyEnv:      verifyConcat,
 	}
 )
 
@@ -405,4 +446,58 @@ func verifyReshape(op *ir.Operation, env *ir.Env) error {
 		return fmt.Errorf("result layout #tiled.layout<%s> does not keep the input's elements on their tiles: the reshape's layout is #tiled.layout<%s>", lo, &want)
 	}
 	return nil
+}
+
+func verifySlice(op *ir.Operation, env *ir.Env) error {
+	in, out := rankedOf(op.Operand(0)), rankedOf(op.Result(0))
+	off, sizes, strides := intsOf(op, OffsetsAttrName), intsOf(op, SizesAttrName), intsOf(op, StridesAttrName)
+	r := len(in.Dims)
+	if len(off) != r || len(sizes) != r || len(strides) != r {
+		return fmt.Errorf("offsets, sizes and strides need one entry per input axis (%d)", r)
+	}
+	for i := range r {
+		if off[i] < 0 || sizes[i] < 0 || strides[i] < 1 || (sizes[i] > 0 && off[i]+(sizes[i]-1)*strides[i] >= in.Dims[i]) {
+			return fmt.Errorf("axis %d: %d elements from %d, %d apart, do not lie in the input's %d", i, sizes[i], off[i], strides[i], in.Dims[i])
+		}
+	}
+	if in.Elem != out.Elem || !slices.Equal(out.Dims, sizes) {
+		return fmt.Errorf("result %s must have the sizes %v and the input's element type", ir.TypeString(out), sizes)
+	}
+	if _, err := layoutOfValue(env, op.Operand(0), "input"); err != nil {
+		return err
+	}
+	_, err := layoutOfValue(env, op.Result(0), "result")
+	return err
+}
+
+func verifyConcat(op *ir.Operation, env *ir.Env) error {
+	out := rankedOf(op.Result(0))
+	axis := op.Attr(AxisAttrName).(*ir.IntegerAttr).Int
+	if op.NumOperands() == 0 {
+		return fmt.Errorf("needs at least one input")
+	}
+	if axis < 0 || int(axis) >= len(out.Dims) {
+		return fmt.Errorf("axis %d is not an axis of the rank-%d result", axis, len(out.Dims))
+	}
+	total := int64(0)
+	for i := 0; i < op.NumOperands(); i++ {
+		in := rankedOf(op.Operand(i))
+		if in.Elem != out.Elem || len(in.Dims) != len(out.Dims) {
+			return fmt.Errorf("input #%d must have the result's rank and element type", i)
+		}
+		for a := range in.Dims {
+			if int64(a) != axis && in.Dims[a] != out.Dims[a] {
+				return fmt.Errorf("input #%d has size %d on axis %d, the result %d", i, in.Dims[a], a, out.Dims[a])
+			}
+		}
+		total += in.Dims[axis]
+		if _, err := layoutOfValue(env, op.Operand(i), fmt.Sprintf("input #%d", i)); err != nil {
+			return err
+		}
+	}
+	if total != out.Dims[axis] {
+		return fmt.Errorf("inputs add up to %d on axis %d but the result has %d", total, axis, out.Dims[axis])
+	}
+	_, err := layoutOfValue(env, op.Result(0), "result")
+	return err
 }

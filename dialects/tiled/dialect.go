@@ -38,7 +38,7 @@ var Dialect = &ir.Dialect{
 		"tiled.reduce, tiled.transpose and tiled.reshape work on each tile's own shards; " +
 		"tiled.combine reduces partial results across tiles in one exchange phase.",
 	Ops: []*ir.OpDef{RelayoutOp, ShardOp, ViewOp, MatmulOp, ConstantOp, ElementwiseOp, BroadcastOp, ReduceOp,
-		CombineOp, TransposeOp, ReshapeOp},
+		CombineOp, TransposeOp, ReshapeOp, SliceOp, ConcatOp},
 	Attrs: []*ir.AttrDecl{
 		{Mnemonic: LayoutMnemonic, Summary: "A tensor's distribution over tiles (see LayoutAttr).",
 			Syntax: "#tiled.layout<order = ..., tile_count = N, replicas = N, axes = [{axis = -n, partitions = N, ...}], memory_class = Name>",

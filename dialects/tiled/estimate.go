@@ -63,6 +63,8 @@ func EstimateOp(op *ir.Operation, tg *target.Target) (Estimate, error) {
 		err = estimateReduce(&e, op, tg)
 	case CombineOp:
 		err = estimateCombine(&e, op, tg)
+	case SliceOp, ConcatOp:
+		err = estimateGather(&e, op, tg)
 	case TransposeOp, ReshapeOp:
 		var m *ShardMap
 		var et elem.Type
@@ -254,4 +256,52 @@ func estimateCombine(e *Estimate, op *ir.Operation, tg *target.Target) error {
 		e.ReductionCycles, err = tg.ElementwiseCycles((entries-1)*out.MaxShardElements(), et, target.Simple)
 	}
 	return err
+}
+
+// estimateGather prices a slice or concat: one phase in which every result
+// tile receives the elements of its shard from the inputs that hold them,
+// and a copy of those it holds already (charged as a copy of its whole
+// shard, an upper bound).
+func estimateGather(e *Estimate, op *ir.Operation, tg *target.Target) error {
+	out, et, err := shardMapOf(op.Result(0), tg)
+	if err != nil {
+		return err
+	}
+	needs := ShardNeeds(out)
+	var total Traffic
+	start := int64(0) // a concat input's first index along the axis
+	for i := 0; i < op.NumOperands(); i++ {
+		in, _, err := shardMapOf(op.Operand(i), tg)
+		if err != nil {
+			return err
+		}
+		mapped := make([]Need, 0, len(needs))
+		for _, n := range needs {
+			b := slices.Clone(n.Box)
+			if op.Is(SliceOp) {
+				off, strides := intsOf(op, OffsetsAttrName), intsOf(op, StridesAttrName)
+				for a, s := range b {
+					if s.Len() > 0 {
+						b[a] = Span{off[a] + s.Lo*strides[a], off[a] + (s.Hi-1)*strides[a] + 1}
+					}
+				}
+			} else {
+				axis := op.Attr(AxisAttrName).(*ir.IntegerAttr).Int
+				s := b[axis].Intersect(Span{start, start + in.Shape[axis]})
+				b[axis] = Span{s.Lo - start, s.Hi - start}
+			}
+			mapped = append(mapped, Need{Tile: n.Tile, Box: b})
+		}
+		if op.Is(ConcatOp) {
+			start += in.Shape[op.Attr(AxisAttrName).(*ir.IntegerAttr).Int]
+		}
+		tr := ExchangeTraffic(in, mapped, int64(et.Bytes()), int64(tg.ExchangeWordBytes), tg.ExchangeMulticast)
+		total.add(&tr)
+	}
+	if total.LocalElements > 0 { // elements a tile holds are copied into the result's buffer
+		if e.ComputeCycles, err = tg.ElementwiseCycles(out.MaxShardElements(), et, target.Simple); err != nil {
+			return err
+		}
+	}
+	return addPhase(e, &total, tg)
 }

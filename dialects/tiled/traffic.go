@@ -156,3 +156,22 @@ func ShardNeeds(dst *ShardMap) []Need {
 	}
 	return out
 }
+
+// add accumulates o into t: two exchanges in one phase.
+func (t *Traffic) add(o *Traffic) {
+	n := max(len(t.Sent), len(o.Sent))
+	grow := func(a []int64) []int64 { return append(a, make([]int64, n-len(a))...) }
+	t.Sent, t.Received = grow(t.Sent), grow(t.Received)
+	for i := range o.Sent {
+		t.Sent[i] += o.Sent[i]
+		t.Received[i] += o.Received[i]
+	}
+	t.Words += o.Words
+	t.Pieces += o.Pieces
+	t.LocalElements += o.LocalElements
+	t.MaxSent, t.MaxReceived = 0, 0
+	for i := range t.Sent {
+		t.MaxSent = max(t.MaxSent, t.Sent[i])
+		t.MaxReceived = max(t.MaxReceived, t.Received[i])
+	}
+}

@@ -1,9 +1,10 @@
 package transforms_test
 
 import (
-	"github.com/ipuir/ipuir/dialects/tensor/transforms"
 	"strings"
 	"testing"
+
+	"github.com/ipuir/ipuir/dialects/tensor/transforms"
 
 	"github.com/ipuir/ipuir/dialects/tensor"
 	"github.com/ipuir/ipuir/ir"
