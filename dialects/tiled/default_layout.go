@@ -15,15 +15,34 @@ func DefaultLayout(shape []int64, t *target.Target) (Layout, error) {
 		return Layout{}, err
 	}
 	l := Layout{Order: Order{Kind: RowMajor}, MemoryClass: standard.Name, Tiling: Tiling{TileCount: 1, Replicas: 1}}
-	remaining := int64(t.Tiles)
-	for axis, n := range shape {
-		p := min(n, remaining)
+	for axis, p := range defaultPartitions(shape, int64(t.Tiles)) {
 		if p <= 1 {
 			continue
 		}
 		l.Tiling.Axes = append(l.Tiling.Axes, NewAxis(len(shape)-axis, p))
 		l.Tiling.TileCount *= p
-		remaining /= p
 	}
 	return l, nil
+}
+
+// defaultPartitions is DefaultLayout's cut of each axis.
+func defaultPartitions(shape []int64, tiles int64) []int64 {
+	parts := make([]int64, len(shape))
+	remaining := tiles
+	for axis, n := range shape {
+		parts[axis] = max(1, min(n, remaining))
+		remaining /= parts[axis]
+	}
+	return parts
+}
+
+// DefaultShardElements is the element count of the largest shard of
+// DefaultLayout(shape) on a target of the given tiles, without building it
+// (the planner sizes temporal plans' operands with it).
+func DefaultShardElements(shape []int64, tiles int64) int64 {
+	n := int64(1)
+	for axis, p := range defaultPartitions(shape, tiles) {
+		n = satMul(n, ceilDiv(shape[axis], p))
+	}
+	return n
 }

@@ -54,11 +54,18 @@ const (
 // cut into result_row_partitions × result_column_partitions pieces, each on
 // one of the cell's inner tiles.
 type GemmPlan struct {
-	Orientation            Orientation
-	BatchPartitions        int64
-	RowPartitions          int64
-	ColumnPartitions       int64
-	InnerPartitions        int64
+	Orientation      Orientation
+	BatchPartitions  int64
+	RowPartitions    int64
+	ColumnPartitions int64
+	InnerPartitions  int64
+	// InnerSteps cuts each tile's inner range into serial steps (a
+	// temporal split): in step s every tile of the grid receives the s-th
+	// slice of its operand blocks and accumulates its product, so a tile
+	// holds one slice at a time instead of its whole blocks. The operands
+	// then live spread over the tiles (DefaultLayout) between steps. 1 is
+	// a purely spatial plan; the attribute omits it.
+	InnerSteps             int64
 	ResultRowPartitions    int64
 	ResultColumnPartitions int64
 	// OutputColumnBlock is the block size of the result's column axis: AMP
@@ -86,6 +93,7 @@ const (
 	fieldRows
 	fieldColumns
 	fieldInner
+	fieldInnerSteps
 	fieldResultRows
 	fieldResultColumns
 	fieldOutputColumnBlock
@@ -96,7 +104,7 @@ const (
 )
 
 var planFieldNames = [numPlanFields]string{"orientation", "batch_partitions", "row_partitions", "column_partitions",
-	"inner_partitions", "result_row_partitions", "result_column_partitions", "output_column_block",
+	"inner_partitions", "inner_steps", "result_row_partitions", "result_column_partitions", "output_column_block",
 	"weight_memory_class", "reduction_staging", "local_weight_staging"}
 
 // enumWords are the spellings of the enumerated fields, syntax and log.
@@ -130,6 +138,8 @@ func (p *GemmPlan) intField(f planField) *int64 {
 		return &p.ColumnPartitions
 	case fieldInner:
 		return &p.InnerPartitions
+	case fieldInnerSteps:
+		return &p.InnerSteps
 	case fieldResultRows:
 		return &p.ResultRowPartitions
 	case fieldResultColumns:
@@ -180,16 +190,20 @@ func (p *GemmPlan) fieldsEqual(o *GemmPlan, f planField) bool {
 func (p *GemmPlan) String() string {
 	w := &fieldWriter{}
 	for f := planField(0); f < numPlanFields; f++ {
-		w.raw(planFieldNames[f], p.fieldText(f, false))
+		if f != fieldInnerSteps || p.InnerSteps > 1 {
+			w.raw(planFieldNames[f], p.fieldText(f, false))
+		}
 	}
 	return w.String()
 }
 
 // DebugString renders the plan in the log's notation: `GemmPlan { ... }`.
 func (p *GemmPlan) DebugString() string {
-	parts := make([]string, numPlanFields)
+	var parts []string
 	for f := planField(0); f < numPlanFields; f++ {
-		parts[f] = planFieldNames[f] + ": " + p.fieldText(f, true)
+		if f != fieldInnerSteps || p.InnerSteps > 1 {
+			parts = append(parts, planFieldNames[f]+": "+p.fieldText(f, true))
+		}
 	}
 	return "GemmPlan { " + strings.Join(parts, ", ") + " }"
 }
@@ -344,7 +358,7 @@ func planFieldsFromSyntax(f *fieldSet, p *GemmPlan, all bool) (uint16, error) {
 	for fld := planField(0); fld < numPlanFields; fld++ {
 		name := planFieldNames[fld]
 		if !f.has(name) {
-			if all && fld != fieldBatch {
+			if all && fld != fieldBatch && fld != fieldInnerSteps {
 				return 0, f.missing(name, "")
 			}
 			continue
@@ -375,6 +389,9 @@ func planFieldsFromSyntax(f *fieldSet, p *GemmPlan, all bool) (uint16, error) {
 	}
 	if all && given&(1<<fieldBatch) == 0 {
 		p.BatchPartitions = 1
+	}
+	if all && given&(1<<fieldInnerSteps) == 0 {
+		p.InnerSteps = 1
 	}
 	return given, nil
 }

@@ -53,10 +53,35 @@ func AMPGroups(t *target.Target, et elem.Type) (Groups, error) {
 }
 
 // PlanLayouts are the layouts a plan gives a matmul's operands and result,
-// with the tensor shapes they apply to.
+// with the tensor shapes they apply to. A temporal plan's operands live in
+// their default layouts; Step holds the layouts of one step's slices (a
+// spatial plan of the step's matmul), which each step exchanges them into.
 type PlanLayouts struct {
 	LHS, RHS, Result                Layout
 	LHSShape, RHSShape, ResultShape []int64
+	Step                            *PlanLayouts
+}
+
+// Steps is the plan's number of serial inner steps (at least 1).
+func (p *GemmPlan) Steps() int64 { return max(p.InnerSteps, 1) }
+
+// StepPlan is the spatial plan each step of a temporal plan runs.
+func (p *GemmPlan) StepPlan() GemmPlan {
+	q := *p
+	q.InnerSteps = 1
+	return q
+}
+
+// StepShape is the matmul one step of p computes: the inner axis cut into
+// p.Steps() slices of whole inner groups (the last may be short; this is
+// the longest), the rest as s.
+func (s MatmulShape) StepShape(p *GemmPlan, g Groups) MatmulShape {
+	if p.Steps() == 1 {
+		return s
+	}
+	per := ceilDiv(ceilDiv(s.K, g.Inner), p.Steps())
+	s.K = min(s.K, per*g.Inner)
+	return s
 }
 
 // gridStrides are the tile distances of the plan's grid dimensions. The grid
@@ -78,7 +103,7 @@ func (p *GemmPlan) strides() gridStrides {
 // axes can be cut into, a weight memory class the target has.
 func (p *GemmPlan) check(s MatmulShape, t *target.Target, g Groups) error {
 	for f := planField(0); f < numPlanFields; f++ {
-		if v := p.intField(f); v != nil && *v < 1 {
+		if v := p.intField(f); v != nil && *v < 1 && (f != fieldInnerSteps || *v != 0) {
 			return fmt.Errorf("%s must be at least 1, got %d", planFieldNames[f], *v)
 		}
 	}
@@ -110,6 +135,7 @@ func (p *GemmPlan) check(s MatmulShape, t *target.Target, g Groups) error {
 		{"column_partitions × result_column_partitions", satMul(p.ColumnPartitions, p.ResultColumnPartitions), colBlocks,
 			"column blocks of", p.OutputColumnBlock},
 		{"inner_partitions", p.InnerPartitions, ceilDiv(inner, g.Inner), "inner groups of", g.Inner},
+		{"inner_partitions × inner_steps", satMul(p.InnerPartitions, p.Steps()), ceilDiv(inner, g.Inner), "inner groups of", g.Inner},
 	} {
 		if c.parts > c.limit {
 			unit := c.unit
@@ -158,6 +184,22 @@ func LayoutsForPlan(p *GemmPlan, s MatmulShape, t *target.Target) (*PlanLayouts,
 	}
 	if err := p.check(s, t, g); err != nil {
 		return nil, err
+	}
+	if p.Steps() > 1 {
+		step := p.StepPlan()
+		ls, err := LayoutsForPlan(&step, s.StepShape(p, g), t)
+		if err != nil {
+			return nil, err
+		}
+		out := &PlanLayouts{Result: ls.Result, Step: ls}
+		out.LHSShape, out.RHSShape, out.ResultShape = s.Shapes()
+		if out.LHS, err = DefaultLayout(out.LHSShape, t); err != nil {
+			return nil, err
+		}
+		if out.RHS, err = DefaultLayout(out.RHSShape, t); err != nil {
+			return nil, err
+		}
+		return out, nil
 	}
 	standard, err := t.Class(target.Standard)
 	if err != nil {

@@ -20,6 +20,10 @@ type TileDims struct {
 	Batch, Rows, Inner, Cols int64
 	PieceRows, PieceCols     int64
 	ResultRows, ResultCols   int64
+	// HomeLHS and HomeRHS are, for a temporal plan, the elements of the
+	// largest shard of each operand's default layout, where it lives
+	// between steps; Inner is then one step's slice.
+	HomeLHS, HomeRHS int64
 }
 
 // partialBytes is the size of one accumulator element: the AMP accumulates
@@ -34,9 +38,19 @@ const partialBytes = 4
 // candidates); VerifyPlan with the shard maps' exact ones.
 func PlanBuffers(bufs []Buffer, p *GemmPlan, d TileDims, s MatmulShape, g Groups, weightKind target.MemoryKind) []Buffer {
 	bpe, rbpe := int64(s.Elem.Bytes()), int64(s.ResultElem.Bytes())
+	left, right := "left operand shard", "right operand shard"
+	if p.Steps() > 1 {
+		left, right = "left operand step slice", "right operand step slice"
+		bufs = append(bufs,
+			Buffer{"lhs home shard", target.Standard, d.HomeLHS * bpe},
+			Buffer{"rhs home shard", target.Standard, d.HomeRHS * bpe})
+		if p.InnerPartitions == 1 {
+			bufs = append(bufs, Buffer{"accumulator", target.Standard, d.Batch * d.Rows * d.Cols * partialBytes})
+		}
+	}
 	bufs = append(bufs,
-		Buffer{"left operand shard", target.Standard, d.Batch * d.Rows * d.Inner * bpe},
-		Buffer{"right operand shard", weightKind, d.Batch * d.Inner * d.Cols * bpe})
+		Buffer{left, target.Standard, d.Batch * d.Rows * d.Inner * bpe},
+		Buffer{right, weightKind, d.Batch * d.Inner * d.Cols * bpe})
 	if p.InnerPartitions == 1 {
 		bufs = append(bufs, Buffer{"result shard", target.Standard, d.Batch * d.ResultRows * d.ResultCols * rbpe})
 	} else {
@@ -78,12 +92,54 @@ type PlanCheck struct {
 // containment rule), both operands' shards on a tile agree on the inner
 // positions, and each tile's buffers fit its memory classes. The error is
 // the first rule broken, with the verifier's own message.
+//
+// A temporal plan is checked as the spatial plan of one step (its views and
+// buffers), with the operands' home shards and the accumulator added to
+// each tile's memory; its Layouts are the whole plan's.
 func VerifyPlan(p *GemmPlan, s MatmulShape, t *target.Target) (*PlanCheck, error) {
-	ls, err := LayoutsForPlan(p, s, t)
+	full, err := LayoutsForPlan(p, s, t)
 	if err != nil {
 		return nil, err
 	}
 	g, _ := AMPGroups(t, s.Elem)
+	plan, ls := p, full
+	if p.Steps() > 1 {
+		step := p.StepPlan()
+		plan, ls = &step, full.Step
+	}
+	c, err := verifySpatial(plan, ls, t, g)
+	if err != nil {
+		return nil, err
+	}
+	c.Layouts = full
+	weight, err := t.ClassByName(p.WeightMemoryClass)
+	if err != nil {
+		return nil, err
+	}
+	c.WeightKind = weight.Kind
+	c.Dims = c.tileDims(plan)
+	if p.Steps() > 1 {
+		c.Dims.HomeLHS = DefaultShardElements(full.LHSShape, int64(t.Tiles))
+		c.Dims.HomeRHS = DefaultShardElements(full.RHSShape, int64(t.Tiles))
+	}
+	c.Buffers = PlanBuffers(nil, p, c.Dims, s, g, weight.Kind)
+	c.BytesPerKind = map[target.MemoryKind]int64{}
+	for _, b := range c.Buffers {
+		class, err := t.Class(b.Kind)
+		if err != nil {
+			return nil, err
+		}
+		c.BytesPerKind[b.Kind] += ceilDiv(b.Bytes, class.Alignment) * class.Alignment
+	}
+	if err := t.Fits(c.BytesPerKind); err != nil {
+		return nil, fmt.Errorf("plan does not fit tile memory: %v", err)
+	}
+	return c, nil
+}
+
+// verifySpatial checks a spatial plan's layouts and every tile's views.
+func verifySpatial(p *GemmPlan, ls *PlanLayouts, t *target.Target, g Groups) (*PlanCheck, error) {
+	var err error
 	c := &PlanCheck{Layouts: ls}
 	maxTiles := int64(t.Tiles)
 	if c.LHS, err = NewShardMap(&ls.LHS, ls.LHSShape, maxTiles); err != nil {
@@ -101,24 +157,6 @@ func VerifyPlan(p *GemmPlan, s MatmulShape, t *target.Target) (*PlanCheck, error
 	}
 	if err := c.checkTiles(p, g); err != nil {
 		return nil, err
-	}
-	weight, err := t.ClassByName(p.WeightMemoryClass)
-	if err != nil {
-		return nil, err
-	}
-	c.WeightKind = weight.Kind
-	c.Dims = c.tileDims(p)
-	c.Buffers = PlanBuffers(nil, p, c.Dims, s, g, weight.Kind)
-	c.BytesPerKind = map[target.MemoryKind]int64{}
-	for _, b := range c.Buffers {
-		class, err := t.Class(b.Kind)
-		if err != nil {
-			return nil, err
-		}
-		c.BytesPerKind[b.Kind] += ceilDiv(b.Bytes, class.Alignment) * class.Alignment
-	}
-	if err := t.Fits(c.BytesPerKind); err != nil {
-		return nil, fmt.Errorf("plan does not fit tile memory: %v", err)
 	}
 	return c, nil
 }

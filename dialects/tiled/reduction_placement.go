@@ -56,6 +56,9 @@ func (c *PlanCheck) ReductionInPlace(p *GemmPlan) bool {
 // formed are not in place. It is the planner's entry point, which does not need the rest of
 // VerifyPlan's checks to price a candidate.
 func ReductionInPlaceFor(p *GemmPlan, ls *PlanLayouts, t *target.Target) bool {
+	if ls.Step != nil {
+		ls = ls.Step // a temporal plan reduces what its steps accumulated
+	}
 	maxTiles := int64(t.Tiles)
 	lhs, err := NewShardMap(&ls.LHS, ls.LHSShape, maxTiles)
 	if err != nil {

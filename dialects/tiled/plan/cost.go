@@ -109,7 +109,9 @@ func (pr *problem) shape(p *tiled.GemmPlan) tileShape {
 	sh := tileShape{
 		batch: ceilDiv(pr.s.Batch, p.BatchPartitions),
 		rows:  ceilDiv(rowBlocks, p.RowPartitions) * g.Inner,
-		inner: ceilDiv(kBlocks, p.InnerPartitions) * g.Inner,
+		// One step's slice (the whole inner range of a spatial plan), cut
+		// as tiled.MatmulShape.StepShape and the step's plan cut it.
+		inner: ceilDiv(ceilDiv(kBlocks, p.Steps()), p.InnerPartitions) * g.Inner,
 		cols:  ceilDiv(cBlocks, p.ColumnPartitions) * p.OutputColumnBlock,
 	}
 	sh.rowsStored = roundUp(sh.rows, g.Row)
@@ -134,7 +136,8 @@ func (pr *problem) valid(p *tiled.GemmPlan) bool {
 		p.Tiles() <= int64(pr.t.Tiles) && (pr.s.Batched || p.BatchPartitions == 1) && p.BatchPartitions <= pr.s.Batch &&
 		p.RowPartitions <= ceilDiv(rows, g.Inner) && p.RowPartitions*p.ResultRowPartitions <= rows &&
 		p.ColumnPartitions*p.ResultColumnPartitions <= ceilDiv(cols, p.OutputColumnBlock) &&
-		p.InnerPartitions <= ceilDiv(inner, g.Inner) && p.ResultRowPartitions*p.ResultColumnPartitions <= p.InnerPartitions
+		p.InnerPartitions <= ceilDiv(inner, g.Inner) && p.ResultRowPartitions*p.ResultColumnPartitions <= p.InnerPartitions &&
+		p.InnerSteps >= 0 && satMul(p.InnerPartitions, p.Steps()) <= ceilDiv(inner, g.Inner)
 }
 
 // validate checks what the cost model relies on; the planner only proposes
@@ -160,6 +163,11 @@ func (pr *problem) validate(p *tiled.GemmPlan) error {
 			p.ColumnPartitions*p.ResultColumnPartitions, ceilDiv(cols, p.OutputColumnBlock), p.OutputColumnBlock)
 	case p.InnerPartitions > ceilDiv(inner, pr.g.Inner):
 		return fmt.Errorf("inner_partitions %d exceeds the %d inner groups of %d", p.InnerPartitions, ceilDiv(inner, pr.g.Inner), pr.g.Inner)
+	case p.InnerSteps < 0:
+		return fmt.Errorf("inner_steps must be at least 1")
+	case satMul(p.InnerPartitions, p.Steps()) > ceilDiv(inner, pr.g.Inner):
+		return fmt.Errorf("inner_partitions × inner_steps = %d exceeds the %d inner groups of %d",
+			satMul(p.InnerPartitions, p.Steps()), ceilDiv(inner, pr.g.Inner), pr.g.Inner)
 	case p.ResultRowPartitions*p.ResultColumnPartitions > p.InnerPartitions:
 		return fmt.Errorf("result_row_partitions × result_column_partitions = %d exceeds inner_partitions %d",
 			p.ResultRowPartitions*p.ResultColumnPartitions, p.InnerPartitions)
@@ -229,6 +237,9 @@ func (pr *problem) needLayouts() bool {
 func (pr *problem) lowerBound(p *tiled.GemmPlan, layouts *tiled.PlanLayouts) int64 {
 	sh := pr.shape(p)
 	compute, _ := pr.t.BatchMatmulCycles(int(sh.batch), int(sh.rows), int(sh.inner), int(sh.cols), pr.s.Elem)
+	if steps := p.Steps(); steps > 1 {
+		return steps * (compute + pr.phase(pr.stepWords(p, sh)))
+	}
 	words, _ := pr.inputExchange(p, sh, layouts)
 	lb := compute + pr.phase(words)
 	if p.InnerPartitions > 1 {
@@ -262,6 +273,36 @@ func (pr *problem) reductionInPlace(p *tiled.GemmPlan) bool {
 	return v
 }
 
+// homeElements are the largest shards of the operands' default layouts,
+// where a temporal plan keeps them between steps.
+func (pr *problem) homeElements() (int64, int64) {
+	a, b, _ := pr.s.Shapes()
+	tiles := int64(pr.t.Tiles)
+	return tiled.DefaultShardElements(a, tiles), tiled.DefaultShardElements(b, tiles)
+}
+
+// stepWords is one step of a temporal plan on its busiest tile, in its
+// busier direction: it receives its slices of both operands; a home tile
+// sends its part of the step's slice of each operand to every grid tile
+// that needs it (once with multicast, else once per replica).
+func (pr *problem) stepWords(p *tiled.GemmPlan, sh tileShape) int64 {
+	recv := ceilDiv((sh.batch*sh.rowsData*sh.innerData+sh.batch*sh.innerData*sh.colsData)*pr.bpe, int64(pr.t.ExchangeWordBytes))
+	homeL, homeR := pr.homeElements()
+	steps := p.Steps()
+	left, right := ceilDiv(homeL, steps), ceilDiv(homeR, steps)
+	if !pr.t.ExchangeMulticast {
+		// The left operand's slices go to every column tile, the right's to
+		// every row tile (AMP terms; swapped plans exchange the roles).
+		lr, rr := p.ColumnPartitions, p.RowPartitions
+		if p.Orientation == tiled.Swapped {
+			lr, rr = rr, lr
+		}
+		left, right = satMul(left, lr), satMul(right, rr)
+	}
+	send := ceilDiv((left+right)*pr.bpe, int64(pr.t.ExchangeWordBytes))
+	return max(recv, send)
+}
+
 // phase is the cost of one exchange phase moving words on the busiest tile,
 // with the sync before it; nothing to move costs nothing.
 func (pr *problem) phase(words int64) int64 {
@@ -280,12 +321,21 @@ func (pr *problem) estimate(p *tiled.GemmPlan, layouts *tiled.PlanLayouts) (tile
 	var e tiled.Estimate
 	var phases []int64
 
-	words, copies := pr.inputExchange(p, sh, layouts)
-	if words > 0 {
-		phases = append(phases, words)
+	steps := p.Steps()
+	var words, copies int64
+	if steps == 1 {
+		words, copies = pr.inputExchange(p, sh, layouts)
+	} else {
+		// Every step exchanges its slices; moving the operands to their
+		// home layouts is the relayouts' cost, before the matmul.
+		words = pr.stepWords(p, sh)
+	}
+	for range steps {
+		if words > 0 {
+			phases = append(phases, words)
+		}
 	}
 	e.ComputeCycles, _ = t.BatchMatmulCycles(int(sh.batch), int(sh.rows), int(sh.inner), int(sh.cols), pr.s.Elem)
-	e.ComputeCycles += copies
 	weights := pr.classes[p.WeightMemoryClass]
 	switch {
 	case p.LocalWeightStaging == tiled.Staged:
@@ -294,6 +344,12 @@ func (pr *problem) estimate(p *tiled.GemmPlan, layouts *tiled.PlanLayouts) (tile
 	case !weights.Loads128:
 		blocks := ceilDiv(sh.inner, pr.g.Inner) * ceilDiv(sh.cols, int64(pr.fit.ColumnGroup))
 		e.ComputeCycles += sh.batch * int64(pr.fit.InnerColumnCycles) * blocks
+	}
+	e.ComputeCycles = e.ComputeCycles*steps + copies
+	if steps > 1 && p.InnerPartitions == 1 {
+		// The f32 accumulator is converted to the result once, at the end.
+		convert, _ := t.ElementwiseCycles(sh.batch*sh.pieceRowsData*sh.pieceColsData, elem.F32, target.Simple)
+		e.ReductionCycles += convert
 	}
 
 	if kp := p.InnerPartitions; kp > 1 {
@@ -332,6 +388,9 @@ func (pr *problem) estimate(p *tiled.GemmPlan, layouts *tiled.PlanLayouts) (tile
 
 	dims := tiled.TileDims{Batch: sh.batch, Rows: sh.rowsStored, Inner: sh.inner, Cols: sh.cols,
 		PieceRows: sh.pieceRows, PieceCols: sh.pieceCols, ResultRows: sh.pieceRows, ResultCols: sh.pieceCols}
+	if steps > 1 {
+		dims.HomeLHS, dims.HomeRHS = pr.homeElements()
+	}
 	pr.buffers = tiled.PlanBuffers(pr.buffers[:0], p, dims, pr.s, pr.g, weights.Kind)
 	for _, b := range pr.buffers {
 		switch b.Kind {

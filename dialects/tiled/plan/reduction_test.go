@@ -61,7 +61,8 @@ func TestLowerBoundBoundsEstimates(t *testing.T) {
 		p := tiled.GemmPlan{Orientation: tiled.Orientation(rng.IntN(2)), BatchPartitions: 1,
 			RowPartitions: 1 + rng.Int64N(8), ColumnPartitions: 1 + rng.Int64N(8), InnerPartitions: k,
 			ResultRowPartitions: rr, ResultColumnPartitions: max(1, k/rr), OutputColumnBlock: 16 << rng.IntN(3),
-			WeightMemoryClass: "Ipu21Interleaved", ReductionStaging: tiled.ReductionStaging(rng.IntN(2)), LocalWeightStaging: tiled.Direct}
+			WeightMemoryClass: "Ipu21Interleaved", ReductionStaging: tiled.ReductionStaging(rng.IntN(2)), LocalWeightStaging: tiled.Direct,
+			InnerSteps: 1 + rng.Int64N(3)}
 		if !pr.valid(&p) {
 			continue
 		}

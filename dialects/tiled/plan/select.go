@@ -377,15 +377,20 @@ func (s *selector) enumerate() {
 func (s *selector) cell(o tiled.Orientation, ocb, bp, r, cp, kp int64, weights []weightChoice, stagings []tiled.ReductionStaging) {
 	pr, c := s.pr, s.m.Constraint
 	base := tiled.GemmPlan{Orientation: o, BatchPartitions: bp, RowPartitions: r, ColumnPartitions: cp,
-		InnerPartitions: kp, ResultRowPartitions: 1, ResultColumnPartitions: 1, OutputColumnBlock: ocb,
+		InnerPartitions: kp, InnerSteps: 1, ResultRowPartitions: 1, ResultColumnPartitions: 1, OutputColumnBlock: ocb,
 		WeightMemoryClass: weights[0].class, ReductionStaging: tiled.Complete, LocalWeightStaging: weights[0].staging}
+	if c != nil {
+		if v, ok := c.PinnedInt("inner_steps"); ok {
+			base.InnerSteps = v
+		}
+	}
 	if !pr.valid(&base) {
 		if c != nil && !c.Empty() && s.firstReject == "" {
 			s.reject(pr.validate(&base)) // only pinned values can make a grid invalid
 		}
 		return
 	}
-	if !s.gridMayFit(&base) {
+	if !s.gridMayFit(&base) && !s.stepsToFit(&base, c) {
 		return
 	}
 	layouts, err := s.gridLayouts(&base)
@@ -429,6 +434,27 @@ func (s *selector) cell(o tiled.Orientation, ocb, bp, r, cp, kp int64, weights [
 	}
 }
 
+// stepsToFit makes p, a grid whose blocks do not fit tile memory, a
+// temporal plan: the fewest inner steps whose slices fit (fewer steps cost
+// fewer syncs and per-call overheads for the same work). It reports
+// whether some number of steps does; the steps tried are 2, 3, 4, 6, 8,
+// 12, ... (about ×1.5 each), so a grid costs O(log) tries.
+func (s *selector) stepsToFit(p *tiled.GemmPlan, c *tiled.GemmConstraint) bool {
+	if c != nil && c.IsPinned("inner_steps") {
+		return false
+	}
+	_, _, inner := s.pr.s.AMP(p.Orientation)
+	most := ceilDiv(inner, s.pr.g.Inner) / p.InnerPartitions
+	for steps := int64(2); steps <= most; steps = max(steps+1, steps*3/2) {
+		p.InnerSteps = steps
+		if s.gridMayFit(p) {
+			return true
+		}
+	}
+	p.InnerSteps = 1
+	return false
+}
+
 // gridMayFit reports whether some variant of the grid p might fit tile
 // memory: the buffers every variant holds (both operand shards, and the
 // result shard or, with inner partitions, the f32 partial sums) must fit
@@ -443,6 +469,13 @@ func (s *selector) gridMayFit(p *tiled.GemmPlan) bool {
 	rest := sh.batch * sh.pieceRows * sh.pieceCols * int64(pr.s.ResultElem.Bytes())
 	if p.InnerPartitions > 1 {
 		rest = sh.batch * sh.rowsStored * sh.cols * 4
+	}
+	if p.Steps() > 1 {
+		homeL, homeR := pr.homeElements()
+		rest += (homeL + homeR) * pr.bpe
+		if p.InnerPartitions == 1 {
+			rest += sh.batch * sh.rowsStored * sh.cols * 4 // the accumulator
+		}
 	}
 	std, il := pr.capacity[target.Standard], pr.capacity[target.Interleaved]
 	if left+rest <= std && right <= max(std-left-rest, il) {
