@@ -2,12 +2,15 @@ package tensortotiled
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/ipuir/ipuir/dialects/tensor"
 	"github.com/ipuir/ipuir/dialects/tiled"
 	"github.com/ipuir/ipuir/dialects/tiled/plan"
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/passes"
+	"github.com/ipuir/ipuir/target"
 )
 
 // PlanGemms is the `plan-gemms` pass: for every tensor.matmul and
@@ -50,7 +53,7 @@ func (p *PlanGemms) Run(module *ir.Operation, pc *passes.PassContext) error {
 	}
 	index := 0 // source_operation numbering, module-wide
 	for _, fn := range functions(module) {
-		prog, ops, err := gemmProgram(fn, pinned, &index)
+		prog, ops, err := gemmProgram(fn, pinned, &index, tg)
 		if err != nil {
 			return err
 		}
@@ -111,7 +114,7 @@ func (p *PlanGemms) parseConstraints(module *ir.Operation) (map[int]*tiled.GemmC
 // root (see layoutRoot) is its Value, roots that are resident (isResident)
 // are marked so, and constraints come from the option (by module-wide
 // index, consuming them) or the op's tiled.constraint attribute.
-func gemmProgram(fn *ir.Operation, pinned map[int]*tiled.GemmConstraint, index *int) (plan.Program, []*ir.Operation, error) {
+func gemmProgram(fn *ir.Operation, pinned map[int]*tiled.GemmConstraint, index *int, tg *target.Target) (plan.Program, []*ir.Operation, error) {
 	var prog plan.Program
 	var ops []*ir.Operation
 	ids := map[*ir.Value]int{}
@@ -123,8 +126,16 @@ func gemmProgram(fn *ir.Operation, pinned map[int]*tiled.GemmConstraint, index *
 		return ids[v]
 	}
 	operand := func(v *ir.Value) plan.Operand {
-		root := layoutRoot(v)
-		return plan.Operand{Resident: isResident(root), Value: id(root)}
+		root, chain := derivationRoot(v)
+		o := plan.Operand{Resident: isResident(root), Value: id(root), Derive: deriveThrough(chain, tg)}
+		if root.DefiningOp() == nil && !o.Resident {
+			if rt, ok := root.Type().(*ir.RankedTensorType); ok {
+				if l, err := tiled.DefaultLayout(rt.Dims, tg); err == nil {
+					o.Source = &l // where tiled-assign-layouts puts an argument
+				}
+			}
+		}
+		return o
 	}
 	var fail error
 	fn.Walk(func(op *ir.Operation) ir.WalkResult {
@@ -174,4 +185,48 @@ func planError(err error, prog plan.Program, ops []*ir.Operation) error {
 		}
 	}
 	return err
+}
+
+// derivationRoot walks back from v through the ops that keep data on its
+// tiles (layout-preserving elementwise ops, transposes, reshapes) to the
+// value whose layout determines v's, and returns it with the transposes
+// and reshapes on the way, last first.
+func derivationRoot(v *ir.Value) (*ir.Value, []*ir.Operation) {
+	var chain []*ir.Operation
+	for {
+		def := v.DefiningOp()
+		switch {
+		case def == nil:
+			return v, chain
+		case preservesLayout(def):
+		case def.Is(tensor.TransposeOp, tensor.ReshapeOp):
+			chain = append(chain, def)
+		default:
+			return v, chain
+		}
+		v = def.Operand(0)
+	}
+}
+
+// deriveThrough maps a layout of a chain's root to the layout its last
+// op leaves (as tiled-assign-layouts derives them); nil for no chain.
+func deriveThrough(chain []*ir.Operation, tg *target.Target) func(*tiled.Layout) (tiled.Layout, bool) {
+	if len(chain) == 0 {
+		return nil
+	}
+	return func(l *tiled.Layout) (tiled.Layout, bool) {
+		cur := *l
+		for _, op := range slices.Backward(chain) {
+			if op.Is(tensor.TransposeOp) {
+				cur = tiled.PermuteLayout(&cur, op.Attr(tensor.PermutationAttr).(*ir.DenseArrayAttr).Ints)
+				continue
+			}
+			_, out, err := tiled.ReshapeLayouts(&cur, op.Operand(0).Type().(*ir.RankedTensorType), op.Result(0).Type().(*ir.RankedTensorType), tg)
+			if err != nil {
+				return tiled.Layout{}, false
+			}
+			cur = out
+		}
+		return cur, true
+	}
 }

@@ -296,7 +296,7 @@ func estimateGather(e *Estimate, op *ir.Operation, tg *target.Target) error {
 			start += in.Shape[op.Attr(AxisAttrName).(*ir.IntegerAttr).Int]
 		}
 		tr := ExchangeTraffic(in, mapped, int64(et.Bytes()), int64(tg.ExchangeWordBytes), tg.ExchangeMulticast)
-		total.add(&tr)
+		total.Add(&tr)
 	}
 	if total.LocalElements > 0 { // elements a tile holds are copied into the result's buffer
 		if e.ComputeCycles, err = tg.ElementwiseCycles(out.MaxShardElements(), et, target.Simple); err != nil {

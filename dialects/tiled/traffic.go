@@ -2,7 +2,6 @@ package tiled
 
 import (
 	"encoding/binary"
-	"slices"
 )
 
 // Need is what one tile needs of a tensor for an op: a box of its elements.
@@ -36,43 +35,49 @@ func (t *Traffic) MaxWords() int64 { return max(t.MaxSent, t.MaxReceived) }
 // holds a replica of the element's shard, and otherwise from one replica
 // chosen by the need's box, so that tiles needing the same box (replicas
 // of one destination shard) are served by the same sender. With multicast
-// that sender sends each piece once however many tiles receive it;
-// without, once per receiver. Pieces are whole words: elemBytes·elements
+// that sender sends each piece once however many of those tiles receive
+// it; without, once per receiver. Pieces are whole words: elemBytes·elements
 // rounded up to wordBytes.
 //
-// The work is proportional to the pieces moved: per need, only the source
-// partitions that overlap it are visited (a binary search per axis).
+// The work is proportional to the pieces moved: needs with equal boxes are
+// served together, and per box only the source partitions that overlap it
+// are visited (a binary search per axis).
 func ExchangeTraffic(src *ShardMap, needs []Need, elemBytes, wordBytes int64, multicast bool) Traffic {
 	tiles := int64(len(src.owner))
 	for _, n := range needs {
 		tiles = max(tiles, n.Tile+1)
 	}
 	tr := Traffic{Sent: make([]int64, tiles), Received: make([]int64, tiles)}
-	type send struct {
-		words     int64
-		receivers int64
+	// Group the needs by box, in order of first appearance.
+	type group struct {
+		box   Box
+		tiles []int64
 	}
-	sends := map[string]*send{}
-	var order []string // deterministic accumulation
-	groups := map[string]int64{}
-	reps := src.Layout.Tiling.Replicas
-	ranges := make([][2]int64, len(src.splits))
-	coords := make([]int64, len(src.splits))
+	var groups []group
+	index := map[string]int{}
 	var key []byte
 	for _, n := range needs {
 		if n.Box.Elements() == 0 {
 			continue
 		}
 		key = appendBox(key[:0], n.Box)
-		gid, ok := groups[string(key)]
+		g, ok := index[string(key)]
 		if !ok {
-			gid = int64(len(groups))
-			groups[string(key)] = gid
+			g = len(groups)
+			index[string(key)] = g
+			groups = append(groups, group{box: n.Box})
 		}
+		groups[g].tiles = append(groups[g].tiles, n.Tile)
+	}
+	reps := src.Layout.Tiling.Replicas
+	ranges := make([][2]int64, len(src.splits))
+	coords := make([]int64, len(src.splits))
+	piece := make(Box, len(src.Shape))
+	for gid, g := range groups {
 		empty := false
 		for i := range src.splits {
 			s := &src.splits[i]
-			first, last := s.partitionsOverlapping(n.Box[s.axis])
+			first, last := s.partitionsOverlapping(g.box[s.axis])
 			ranges[i] = [2]int64{first, last}
 			coords[i] = first
 			empty = empty || first >= last
@@ -80,9 +85,8 @@ func ExchangeTraffic(src *ShardMap, needs []Need, elemBytes, wordBytes int64, mu
 		if empty {
 			continue
 		}
-		own, hasOwn := src.shardOnTile(n.Tile)
 		for {
-			piece := slices.Clone(n.Box)
+			copy(piece, g.box)
 			linear, span := int64(0), int64(1)
 			for i := range src.splits {
 				s := &src.splits[i]
@@ -91,20 +95,25 @@ func ExchangeTraffic(src *ShardMap, needs []Need, elemBytes, wordBytes int64, mu
 				span *= s.tiling.Partitions
 			}
 			if elems := piece.Elements(); elems > 0 {
-				if hasOwn && own == linear {
-					tr.LocalElements += elems
-				} else {
-					from := src.tileOf(coords, gid%reps)
-					words := ceilDiv(satMul(elems, elemBytes), wordBytes)
-					tr.Received[n.Tile] += words
-					tr.Words += words
-					key = appendBox(binary.AppendVarint(key[:0], from), piece)
-					if s, ok := sends[string(key)]; ok {
-						s.receivers++
-					} else {
-						sends[string(key)] = &send{words: words, receivers: 1}
-						order = append(order, string(key))
+				words := ceilDiv(satMul(elems, elemBytes), wordBytes)
+				receivers := int64(0)
+				for _, t := range g.tiles {
+					if own, ok := src.shardOnTile(t); ok && own == linear {
+						tr.LocalElements += elems
+						continue
 					}
+					tr.Received[t] += words
+					tr.Words += words
+					receivers++
+				}
+				if receivers > 0 {
+					from := src.tileOf(coords, int64(gid)%reps)
+					if multicast {
+						tr.Sent[from] += words
+					} else {
+						tr.Sent[from] += satMul(words, receivers)
+					}
+					tr.Pieces++
 				}
 			}
 			// Next combination of overlapping partitions, first axis fastest.
@@ -121,16 +130,6 @@ func ExchangeTraffic(src *ShardMap, needs []Need, elemBytes, wordBytes int64, mu
 			}
 		}
 	}
-	for _, k := range order {
-		s := sends[k]
-		from, _ := binary.Varint([]byte(k))
-		w := s.words
-		if !multicast {
-			w = satMul(w, s.receivers)
-		}
-		tr.Sent[from] += w
-	}
-	tr.Pieces = len(order)
 	for i := range tr.Sent {
 		tr.MaxSent = max(tr.MaxSent, tr.Sent[i])
 		tr.MaxReceived = max(tr.MaxReceived, tr.Received[i])
@@ -157,8 +156,8 @@ func ShardNeeds(dst *ShardMap) []Need {
 	return out
 }
 
-// add accumulates o into t: two exchanges in one phase.
-func (t *Traffic) add(o *Traffic) {
+// Add accumulates o into t: two exchanges in one phase.
+func (t *Traffic) Add(o *Traffic) {
 	n := max(len(t.Sent), len(o.Sent))
 	grow := func(a []int64) []int64 { return append(a, make([]int64, n-len(a))...) }
 	t.Sent, t.Received = grow(t.Sent), grow(t.Received)

@@ -64,6 +64,10 @@ type problem struct {
 	// depend on cleared); shared like layouts.
 	inPlace map[tiled.GemmPlan]bool
 	buffers []tiled.Buffer // reused by estimate
+	// inputWords, when not negative, replaces the operand exchange's
+	// analytic words by the exact ones of a finalist (select.go: rescore).
+	inputWords int64
+	home       [2]int64 // homeElements, once computed
 }
 
 // operandState is what the planner knows of one operand.
@@ -82,7 +86,7 @@ func newProblem(t *target.Target, s tiled.MatmulShape) (*problem, error) {
 	}
 	fit, _ := t.MatmulFitFor(s.Elem)
 	pr := &problem{t: t, s: s, g: g, bpe: int64(s.Elem.Bytes()), fit: fit,
-		capacity: map[target.MemoryKind]int64{}, classes: map[string]target.MemoryClass{}}
+		capacity: map[target.MemoryKind]int64{}, classes: map[string]target.MemoryClass{}, inputWords: -1}
 	for _, c := range t.MemoryClasses {
 		pr.capacity[c.Kind] = c.Size()
 		pr.classes[c.Name] = c
@@ -178,30 +182,48 @@ func (pr *problem) validate(p *tiled.GemmPlan) error {
 	return nil
 }
 
-// inputExchange returns the words the busiest tile receives to get its
-// operands and the cycles of local copies for operands distributed alike
-// but stored differently. layouts is nil unless an operand has available
-// layouts, in which case it is the plan's layouts.
+// inputExchange returns the words of the operand exchange on its busiest
+// tile in its busier direction, and the cycles of local copies for operands
+// distributed alike but stored differently. A tile receives its blocks of
+// the operands that are not distributed as the plan wants; the tiles
+// holding an operand send it to every tile that needs it: once per piece
+// with multicast, else once per replica the plan makes (the left operand is
+// replicated over column partitions, the right over row partitions), the
+// work shared by the tiles that hold it. layouts is nil unless an operand
+// has available layouts, in which case it is the plan's layouts.
 func (pr *problem) inputExchange(p *tiled.GemmPlan, sh tileShape, layouts *tiled.PlanLayouts) (words, copyCycles int64) {
 	leftElems := sh.batch * sh.rowsData * sh.innerData
 	rightElems := sh.batch * sh.innerData * sh.colsData
 	lhsElems, rhsElems := leftElems, rightElems
+	lhsRep, rhsRep := p.ColumnPartitions, p.RowPartitions
 	if p.Orientation == tiled.Swapped {
 		lhsElems, rhsElems = rightElems, leftElems
+		lhsRep, rhsRep = rhsRep, lhsRep
 	}
+	a, b, _ := pr.s.Shapes()
+	var recv, sent int64
 	for _, o := range []struct {
 		st    *operandState
 		elems int64
+		rep   int64
+		shape []int64
 		want  func() *tiled.Layout
 	}{
-		{&pr.lhs, lhsElems, func() *tiled.Layout { return &layouts.LHS }},
-		{&pr.rhs, rhsElems, func() *tiled.Layout { return &layouts.RHS }},
+		{&pr.lhs, lhsElems, lhsRep, a, func() *tiled.Layout { return &layouts.LHS }},
+		{&pr.rhs, rhsElems, rhsRep, b, func() *tiled.Layout { return &layouts.RHS }},
 	} {
 		if o.st.resident || o.st.free {
 			continue
 		}
 		moved := true
-		for _, have := range o.st.available {
+		senders := int64(pr.t.Tiles)
+		for i, have := range o.st.available {
+			if i == 0 {
+				senders = max(1, min(senders, satMul(have.Tiling.ShardsPerReplica(), have.Tiling.Replicas)))
+			}
+			if layouts == nil {
+				break // no available layout shares the plan's distribution (mayShareDistribution)
+			}
 			want := o.want()
 			if have.SameDistribution(want) {
 				moved = false
@@ -213,10 +235,51 @@ func (pr *problem) inputExchange(p *tiled.GemmPlan, sh tileShape, layouts *tiled
 			}
 		}
 		if moved {
-			words += ceilDiv(o.elems*pr.bpe, int64(pr.t.ExchangeWordBytes))
+			recv += ceilDiv(o.elems*pr.bpe, int64(pr.t.ExchangeWordBytes))
+			total := int64(1)
+			for _, d := range o.shape {
+				total = satMul(total, d)
+			}
+			if !pr.t.ExchangeMulticast {
+				total = satMul(total, o.rep)
+			}
+			sent += ceilDiv(ceilDiv(satMul(total, pr.bpe), int64(pr.t.ExchangeWordBytes)), senders)
 		}
 	}
-	return words, copyCycles
+	if pr.inputWords >= 0 {
+		return pr.inputWords, copyCycles
+	}
+	return max(recv, sent), copyCycles
+}
+
+// mayShareDistribution reports whether an available layout of a moved
+// operand might be distributed as p's layout of it: only one with the same
+// number of shards and replicas can (the left operand of the AMP is cut
+// rows × inner × batch and replicated over columns, the right inner ×
+// columns × batch and replicated over rows). Costing needs p's layouts
+// only then, which saves building them for most grids.
+func (pr *problem) mayShareDistribution(p *tiled.GemmPlan) bool {
+	b := p.BatchPartitions
+	left := [2]int64{satMul(satMul(p.RowPartitions, p.InnerPartitions), b), p.ColumnPartitions}
+	right := [2]int64{satMul(satMul(p.InnerPartitions, p.ColumnPartitions), b), p.RowPartitions}
+	lhs, rhs := left, right
+	if p.Orientation == tiled.Swapped {
+		lhs, rhs = right, left
+	}
+	for _, o := range []struct {
+		st   *operandState
+		want [2]int64
+	}{{&pr.lhs, lhs}, {&pr.rhs, rhs}} {
+		if o.st.resident || o.st.free {
+			continue
+		}
+		for _, l := range o.st.available {
+			if l.Tiling.ShardsPerReplica() == o.want[0] && l.Tiling.Replicas == o.want[1] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // needLayouts reports whether costing needs the plan's layouts (to compare
@@ -276,9 +339,12 @@ func (pr *problem) reductionInPlace(p *tiled.GemmPlan) bool {
 // homeElements are the largest shards of the operands' default layouts,
 // where a temporal plan keeps them between steps.
 func (pr *problem) homeElements() (int64, int64) {
-	a, b, _ := pr.s.Shapes()
-	tiles := int64(pr.t.Tiles)
-	return tiled.DefaultShardElements(a, tiles), tiled.DefaultShardElements(b, tiles)
+	if pr.home[0] == 0 {
+		a, b, _ := pr.s.Shapes()
+		tiles := int64(pr.t.Tiles)
+		pr.home = [2]int64{tiled.DefaultShardElements(a, tiles), tiled.DefaultShardElements(b, tiles)}
+	}
+	return pr.home[0], pr.home[1]
 }
 
 // stepWords is one step of a temporal plan on its busiest tile, in its

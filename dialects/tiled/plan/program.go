@@ -17,6 +17,16 @@ type Operand struct {
 	// layout-preserving ops derive from it (elementwise, softmax) one Value.
 	// Negative values are never shared.
 	Value int
+	// Derive maps a layout of Value to the layout this operand arrives in
+	// through the ops between them that keep data on its tiles
+	// (transposes, reshapes; tiled.PermuteLayout, tiled.ReshapeLayouts), so
+	// that the planner prices the relayout from where a producer leaves
+	// the data. Nil when the operand is Value itself; false when no layout
+	// follows.
+	Derive func(*tiled.Layout) (tiled.Layout, bool)
+	// Source is the layout Value is in when no matmul produces it (a
+	// function argument, in its default layout); nil when unknown.
+	Source *tiled.Layout
 }
 
 // Matmul is one matmul of a program.

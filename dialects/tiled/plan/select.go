@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -29,9 +30,9 @@ func PlanProgram(prog Program, t *target.Target, opts Options) ([]Choice, error)
 		log = slog.New(discard{})
 	}
 	available := map[int][]*tiled.Layout{}
-	caches := make([]map[tiled.GemmPlan]*tiled.PlanLayouts, len(prog.Matmuls))
+	caches := make([]*planCache, len(prog.Matmuls))
 	for i := range caches {
-		caches[i] = map[tiled.GemmPlan]*tiled.PlanLayouts{}
+		caches[i] = newPlanCache()
 	}
 	choices := make([]Choice, len(prog.Matmuls))
 	for i := range prog.Matmuls {
@@ -42,7 +43,7 @@ func PlanProgram(prog Program, t *target.Target, opts Options) ([]Choice, error)
 		}
 		pr.lhs = operandState{resident: m.LHS.Resident, available: availableFor(available, m.LHS)}
 		pr.rhs = operandState{resident: m.RHS.Resident, available: availableFor(available, m.RHS)}
-		pr.layouts = caches[i]
+		caches[i].attach(pr)
 		shared := siblings(prog, i)
 		sel := &selector{pr: pr, m: m, index: i, opts: opts, log: log, siblings: len(shared.of)}
 		if len(shared.of) > 0 {
@@ -64,10 +65,12 @@ func PlanProgram(prog Program, t *target.Target, opts Options) ([]Choice, error)
 		}
 		choices[i] = c
 		record(available, m.Result, &c.Layouts.Result)
-		if !m.LHS.Resident {
+		// An operand exchanged into the plan's layout is there for later
+		// readers of the same value (not of a value derived from it).
+		if !m.LHS.Resident && m.LHS.Derive == nil && c.Plan.Steps() == 1 {
 			record(available, m.LHS.Value, &c.Layouts.LHS)
 		}
-		if !m.RHS.Resident {
+		if !m.RHS.Resident && m.RHS.Derive == nil && c.Plan.Steps() == 1 {
 			record(available, m.RHS.Value, &c.Layouts.RHS)
 		}
 	}
@@ -98,7 +101,7 @@ func consumerOf(prog Program, i int) int {
 // distribution is tried once. It returns the finalist's index in feasible
 // and the joint cost.
 func lookahead(prog Program, i, j int, feasible []verified, available map[int][]*tiled.Layout,
-	cache map[tiled.GemmPlan]*tiled.PlanLayouts, t *target.Target, opts Options) (int, int64) {
+	cache *planCache, t *target.Target, opts Options) (int, int64) {
 	pick, best := 0, int64(-1)
 	var tried []*tiled.Layout
 	for k, v := range feasible {
@@ -124,13 +127,13 @@ func lookahead(prog Program, i, j int, feasible []verified, available map[int][]
 }
 
 // bestCost plans m quietly and returns the cost of its best feasible plan.
-func bestCost(m Matmul, available map[int][]*tiled.Layout, cache map[tiled.GemmPlan]*tiled.PlanLayouts,
+func bestCost(m Matmul, available map[int][]*tiled.Layout, cache *planCache,
 	t *target.Target, opts Options) (int64, bool) {
 	pr, err := newProblem(t, m.Shape)
 	if err != nil {
 		return 0, false
 	}
-	pr.layouts = cache
+	cache.attach(pr)
 	pr.lhs = operandState{resident: m.LHS.Resident, available: availableFor(available, m.LHS)}
 	pr.rhs = operandState{resident: m.RHS.Resident, available: availableFor(available, m.RHS)}
 	sel := &selector{pr: pr, m: &m, opts: opts, log: slog.New(discard{})}
@@ -148,7 +151,20 @@ func availableFor(av map[int][]*tiled.Layout, o Operand) []*tiled.Layout {
 	if o.Resident || o.Value < 0 {
 		return nil
 	}
-	return av[o.Value]
+	src := av[o.Value]
+	if len(src) == 0 && o.Source != nil {
+		src = []*tiled.Layout{o.Source}
+	}
+	if o.Derive == nil {
+		return src
+	}
+	var out []*tiled.Layout
+	for _, l := range src {
+		if d, ok := o.Derive(l); ok {
+			out = append(out, &d)
+		}
+	}
+	return out
 }
 
 func record(av map[int][]*tiled.Layout, value int, l *tiled.Layout) {
@@ -162,6 +178,20 @@ func record(av map[int][]*tiled.Layout, value int, l *tiled.Layout) {
 	}
 	av[value] = append(av[value], l)
 }
+
+// planCache holds what costing one matmul's candidates computes from a
+// plan alone (grid layouts, whether its reduction is in place), shared by
+// its own planning and every lookahead that plans it again.
+type planCache struct {
+	layouts map[tiled.GemmPlan]*tiled.PlanLayouts
+	inPlace map[tiled.GemmPlan]bool
+}
+
+func newPlanCache() *planCache {
+	return &planCache{layouts: map[tiled.GemmPlan]*tiled.PlanLayouts{}, inPlace: map[tiled.GemmPlan]bool{}}
+}
+
+func (c *planCache) attach(pr *problem) { pr.layouts, pr.inPlace = c.layouts, c.inPlace }
 
 // siblingSet is the later matmuls that share an operand with one.
 type siblingSet struct {
@@ -240,11 +270,67 @@ func (s *selector) score(p *tiled.GemmPlan, layouts *tiled.PlanLayouts) (finalis
 	f := finalist{plan: *p, est: est, score: est.Cycles}
 	if s.shared != nil && s.siblings > 0 {
 		s.shared.free = true
+		exact := s.pr.inputWords
+		s.pr.inputWords = -1 // the siblings' exchange lacks the shared operand
 		other, _ := s.pr.estimate(p, layouts)
+		s.pr.inputWords = exact
 		s.shared.free = false
 		f.score += int64(s.siblings) * other.Cycles
 	}
 	return f, true
+}
+
+// rescore costs the finalists again with their exact operand exchange:
+// from the shard map of where each moved operand is (its first available
+// layout) to the plan's, per tile and in both directions
+// (tiled.ExchangeTraffic, multicast where the target has it), in place of
+// the enumeration's per-tile analytic figure. The finalists are then
+// ranked by their exact scores.
+func (s *selector) rescore() {
+	pr := s.pr
+	if !pr.needLayouts() {
+		return
+	}
+	a, b, _ := pr.s.Shapes()
+	tiles := int64(pr.t.Tiles)
+	for i := range s.best {
+		f := &s.best[i]
+		if f.plan.Steps() > 1 {
+			continue
+		}
+		ls, err := tiled.LayoutsForPlan(&f.plan, pr.s, pr.t)
+		if err != nil {
+			continue
+		}
+		var total tiled.Traffic
+		exact := false
+		for _, o := range []struct {
+			st    *operandState
+			shape []int64
+			want  *tiled.Layout
+		}{{&pr.lhs, a, &ls.LHS}, {&pr.rhs, b, &ls.RHS}} {
+			if o.st.resident || o.st.free || len(o.st.available) == 0 || slices.ContainsFunc(o.st.available, o.want.SameDistribution) {
+				continue
+			}
+			src, err1 := tiled.NewShardMap(o.st.available[0], o.shape, tiles)
+			dst, err2 := tiled.NewShardMap(o.want, o.shape, tiles)
+			if err1 != nil || err2 != nil {
+				continue
+			}
+			tr := tiled.ExchangeTraffic(src, tiled.ShardNeeds(dst), pr.bpe, int64(pr.t.ExchangeWordBytes), pr.t.ExchangeMulticast)
+			total.Add(&tr)
+			exact = true
+		}
+		if !exact {
+			continue
+		}
+		pr.inputWords = total.MaxWords()
+		if g, ok := s.score(&f.plan, ls); ok {
+			*f = g
+		}
+		pr.inputWords = -1
+	}
+	slices.SortStableFunc(s.best, func(x, y finalist) int { return cmp.Compare(x.score, y.score) })
 }
 
 // gridLayouts returns the operand layouts of a grid when costing needs them
@@ -252,7 +338,7 @@ func (s *selector) score(p *tiled.GemmPlan, layouts *tiled.PlanLayouts) (finalis
 // layouts do not depend on a plan's result pieces, memory classes or
 // stagings, so one computation serves every variant of the grid.
 func (s *selector) gridLayouts(p *tiled.GemmPlan) (*tiled.PlanLayouts, error) {
-	if !s.pr.needLayouts() {
+	if !s.pr.needLayouts() || !s.pr.mayShareDistribution(p) {
 		return nil, nil
 	}
 	if l, ok := s.pr.layouts[*p]; ok {
@@ -505,6 +591,7 @@ func (s *selector) finalists() error {
 		return err
 	}
 	s.enumerate()
+	s.rescore()
 	c := s.m.Constraint
 	if c != nil && !c.Empty() {
 		shown := *c
