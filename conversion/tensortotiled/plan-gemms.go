@@ -148,7 +148,7 @@ func gemmProgram(fn *ir.Operation, pinned map[int]*tiled.GemmConstraint, index *
 			return ir.WalkInterrupt
 		}
 		m := plan.Matmul{Name: valueName(op), Shape: shape, LHS: operand(op.Operand(0)), RHS: operand(op.Operand(1)),
-			Result: id(op.Result(0))}
+			Result: id(op.Result(0)), NCuts: concatCuts(op.Operand(1))}
 		if c, ok := pinned[*index]; ok {
 			m.Constraint = c
 			delete(pinned, *index)
@@ -229,4 +229,25 @@ func deriveThrough(chain []*ir.Operation, tg *target.Target) func(*tiled.Layout)
 		}
 		return cur, true
 	}
+}
+
+// concatCuts returns, for weights that are a concat along their last axis
+// (a jointly planned matmul's, from tiled-prepare), where each part ends
+// but the last.
+func concatCuts(w *ir.Value) []int64 {
+	def := w.DefiningOp()
+	if def == nil || !def.Is(tensor.ConcatOp) {
+		return nil
+	}
+	rank := len(w.Type().(*ir.RankedTensorType).Dims)
+	if a, ok := def.Attr(tensor.AxisAttr).(*ir.IntegerAttr); !ok || a.Int != int64(rank-1) {
+		return nil
+	}
+	var cuts []int64
+	var at int64
+	for _, in := range def.Operands()[:def.NumOperands()-1] {
+		at += in.Type().(*ir.RankedTensorType).Dims[rank-1]
+		cuts = append(cuts, at)
+	}
+	return cuts
 }

@@ -95,7 +95,7 @@ type layoutAssigner struct {
 
 // flexible ops take their result's layout from their users.
 func flexible(op *ir.Operation) bool {
-	return op.Is(tensor.ConstantOp, tensor.SplatOp, tensor.BroadcastOp)
+	return op.Is(tensor.ConstantOp, tensor.SplatOp, tensor.BroadcastOp, tensor.ConcatOp)
 }
 
 func isElementwise(op *ir.Operation) bool {
@@ -149,6 +149,15 @@ func (a *layoutAssigner) run() error {
 	for _, op := range slices.Backward(deferred) {
 		if err := a.assignFromUsers(op); err != nil {
 			return err
+		}
+	}
+	// Weights read through a concat (the parts of a jointly planned
+	// matmul) learn where their readers want them only now.
+	for _, arg := range entry.Arguments() {
+		if isResident(arg) {
+			if l := a.commonRequirement(arg); l != nil {
+				a.layout[arg] = l
+			}
 		}
 	}
 	for v, l := range a.layout {
@@ -294,6 +303,17 @@ func (a *layoutAssigner) assignForward(op *ir.Operation) (bool, error) {
 		}
 		a.need[operandKey{op, 0}] = a.attr(inL)
 		return true, a.set(r, outL, op)
+	case op.Is(tensor.SliceOp):
+		in, err := a.layoutOf(op.Operand(0), op)
+		if err != nil {
+			return true, err
+		}
+		if axis, lo, hi, ok := sliceRange(op); ok {
+			if l, ok := tiled.SliceLayout(in, op.Operand(0).Type().(*ir.RankedTensorType).Dims, axis, lo, hi); ok {
+				return true, a.set(r, l, op)
+			}
+		}
+		return true, a.setDefault(r, op)
 	case op.Is(tensor.ReduceSumOp, tensor.ReduceMaxOp):
 		in, err := a.layoutOf(op.Operand(0), op)
 		if err != nil {
@@ -327,6 +347,20 @@ func (a *layoutAssigner) assignFromUsers(op *ir.Operation) error {
 		}
 	} else if err := a.set(r, want.Layout, op); err != nil {
 		return err
+	}
+	if op.Is(tensor.ConcatOp) {
+		// Each input in the slice of the result it fills, when that takes
+		// whole shards: the concat then moves nothing.
+		out := r.Type().(*ir.RankedTensorType)
+		axis := int(op.Attr(tensor.AxisAttr).(*ir.IntegerAttr).Int)
+		start := int64(0)
+		for i, v := range op.Operands() {
+			n := v.Type().(*ir.RankedTensorType).Dims[axis]
+			if l, ok := tiled.SliceLayout(&a.layout[r].Layout, out.Dims, axis, start, start+n); ok {
+				a.need[operandKey{op, i}] = a.attr(l)
+			}
+			start += n
+		}
 	}
 	if op.Is(tensor.BroadcastOp) {
 		out := r.Type().(*ir.RankedTensorType)
@@ -377,10 +411,7 @@ func (a *layoutAssigner) commonRequirement(v *ir.Value) *tiled.LayoutAttr {
 	var common *tiled.LayoutAttr
 	agree := true
 	v.Uses(func(u *ir.OpOperand) {
-		var want *tiled.LayoutAttr
-		if ls, ok := a.plans[u.Owner()]; ok && u.Index() < 2 {
-			want = a.attr([]tiled.Layout{ls.LHS, ls.RHS}[u.Index()])
-		}
+		want := a.wantedBy(u.Owner(), u.Index())
 		if want == nil || (common != nil && common != want) {
 			agree = false
 		}
@@ -438,4 +469,28 @@ func (a *layoutAssigner) updateSignature(entry *ir.Block) error {
 	}
 	fn.SetFunctionType(a.fn, a.ctx.Function(inputs, results))
 	return nil
+}
+
+// sliceRange returns the one axis a unit-stride slice cuts and its range.
+func sliceRange(op *ir.Operation) (int, int64, int64, bool) {
+	in := op.Operand(0).Type().(*ir.RankedTensorType)
+	off := op.Attr(tensor.OffsetsAttr).(*ir.DenseArrayAttr).Ints
+	sizes := op.Attr(tensor.SizesAttr).(*ir.DenseArrayAttr).Ints
+	strides := op.Attr(tensor.StridesAttr).(*ir.DenseArrayAttr).Ints
+	axis := -1
+	for i := range off {
+		if strides[i] != 1 {
+			return 0, 0, 0, false
+		}
+		if off[i] != 0 || sizes[i] != in.Dims[i] {
+			if axis >= 0 {
+				return 0, 0, 0, false
+			}
+			axis = i
+		}
+	}
+	if axis < 0 {
+		return 0, 0, in.Dims[0], true
+	}
+	return axis, off[axis], off[axis] + sizes[axis], true
 }

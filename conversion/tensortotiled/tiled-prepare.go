@@ -2,6 +2,7 @@ package tensortotiled
 
 import (
 	"github.com/ipuir/ipuir/dialects/tensor"
+	"github.com/ipuir/ipuir/dialects/tiled"
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/passes"
 )
@@ -12,10 +13,17 @@ import (
 // and tiled.combine then make the cross-tile part explicit; gelu stays
 // whole, as tiles compute it in one pass), and batch matmuls with more
 // than one batch axis into reshapes around a batch matmul with one, which
-// the planner partitions.
+// the planner partitions. Matmuls that read one operand with different
+// weights (Q, K and V of attention, reading x) become one wider matmul of
+// the concatenated weights, sliced after: it is planned jointly, each part
+// on its own range of tiles, and the concat and slices take whole shards
+// (tiled.SliceLayout), so they move nothing.
 type TiledPrepare struct {
+	FuseSharedLHS bool `pass:"fuse-shared-lhs" help:"Plan matmuls that share their left operand and read function-argument weights as one wider matmul" default:"true"`
+
 	NumDecomposed passes.Statistic `statistic:"num-decomposed" help:"Number of softmax and layer_norm ops decomposed"`
 	NumCollapsed  passes.Statistic `statistic:"num-collapsed" help:"Number of batch matmuls whose batch axes were collapsed to one"`
+	NumFused      passes.Statistic `statistic:"num-fused" help:"Number of matmuls planned jointly with others as one wider matmul"`
 }
 
 func (*TiledPrepare) Name() string { return "tiled-prepare" }
@@ -76,6 +84,79 @@ func (p *TiledPrepare) Run(root *ir.Operation, pc *passes.PassContext) error {
 		}
 		rw.ReplaceOp(op, []*ir.Value{out})
 		p.NumCollapsed.Inc()
+	}
+	if p.FuseSharedLHS {
+		return p.fuseSharedLHS(root, rw)
+	}
+	return nil
+}
+
+// fuseSharedLHS rewrites each group of rank-2 matmuls of one block that
+// read the same left operand, each with its own weights (a function
+// argument read only as matmul weights), into a concat of the weights, one
+// matmul, and a slice per original result. A matmul with a plan
+// constraint keeps its own plan.
+func (p *TiledPrepare) fuseSharedLHS(root *ir.Operation, rw *ir.Rewriter) error {
+	groups := map[*ir.Value][]*ir.Operation{}
+	var order []*ir.Value
+	root.Walk(func(op *ir.Operation) ir.WalkResult {
+		if !op.Is(tensor.MatmulOp) || op.Attr(tiled.ConstraintAnnotation) != nil || rankOf(op.Result(0)) != 2 {
+			return ir.WalkAdvance
+		}
+		w := op.Operand(1)
+		if w.DefiningOp() != nil || !readAsWeights(w) || !w.HasOneUse() {
+			return ir.WalkAdvance
+		}
+		x := op.Operand(0)
+		if len(groups[x]) > 0 && (groups[x][0].Block() != op.Block() ||
+			ir.ElementTypeOrSelf(groups[x][0].Result(0).Type()) != ir.ElementTypeOrSelf(op.Result(0).Type())) {
+			return ir.WalkAdvance
+		}
+		if groups[x] == nil {
+			order = append(order, x)
+		}
+		groups[x] = append(groups[x], op)
+		return ir.WalkAdvance
+	})
+	ctx := root.Context()
+	for _, x := range order {
+		ops := groups[x]
+		if len(ops) < 2 {
+			continue
+		}
+		first := ops[0]
+		rw.SetInsertionPoint(first)
+		weights := make([]*ir.Value, len(ops))
+		var n int64
+		for i, op := range ops {
+			weights[i] = op.Operand(1)
+			n += op.Result(0).Type().(*ir.RankedTensorType).Dims[1]
+		}
+		wt := weights[0].Type().(*ir.RankedTensorType)
+		w, err := tensor.BuildTyped(&rw.Builder, tensor.ConcatOpName, first.Loc(), ctx.Tensor([]int64{wt.Dims[0], n}, wt.Elem),
+			weights, ir.NamedAttr{Name: tensor.AxisAttr, Value: ctx.IntegerAttr(ctx.I(64), 1)})
+		if err != nil {
+			return err
+		}
+		wide, err := tensor.Build(&rw.Builder, tensor.MatmulOpName, first.Loc(), []*ir.Value{x, w})
+		if err != nil {
+			return err
+		}
+		var start int64
+		for _, op := range ops {
+			rt := op.Result(0).Type().(*ir.RankedTensorType)
+			rw.SetInsertionPoint(op)
+			part, err := tensor.BuildTyped(&rw.Builder, tensor.SliceOpName, op.Loc(), rt, []*ir.Value{wide},
+				ir.NamedAttr{Name: tensor.OffsetsAttr, Value: ctx.DenseI64Array(0, start)},
+				ir.NamedAttr{Name: tensor.SizesAttr, Value: ctx.DenseI64Array(rt.Dims...)},
+				ir.NamedAttr{Name: tensor.StridesAttr, Value: ctx.DenseI64Array(1, 1)})
+			if err != nil {
+				return err
+			}
+			rw.ReplaceOp(op, []*ir.Value{part})
+			start += rt.Dims[1]
+			p.NumFused.Inc()
+		}
 	}
 	return nil
 }

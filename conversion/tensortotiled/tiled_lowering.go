@@ -53,14 +53,32 @@ func isMatmul(op *ir.Operation) bool { return op.Is(tensor.MatmulOp, tensor.Batc
 // Host inputs used any other way (x) arrive in a default layout instead.
 func isResident(v *ir.Value) bool {
 	if def := v.DefiningOp(); def != nil {
+		if def.Is(tensor.ConcatOp) {
+			// The weights of a jointly planned matmul: placed part by part.
+			for _, in := range def.Operands() {
+				if !isResident(in) {
+					return false
+				}
+			}
+			return true
+		}
 		return def.Is(tensor.ConstantOp)
 	}
 	if blk := v.OwnerBlock(); blk == nil || !ir.Implements[ir.FunctionLike](blk.ParentOp()) {
 		return false
 	}
+	return readAsWeights(v)
+}
+
+// readAsWeights reports whether every use of v is as a matmul's right
+// operand, directly or through concats that are only read so.
+func readAsWeights(v *ir.Value) bool {
 	resident := v.HasUses()
 	v.Uses(func(u *ir.OpOperand) {
-		if !isMatmul(u.Owner()) || u.Index() != 1 {
+		switch {
+		case isMatmul(u.Owner()) && u.Index() == 1:
+		case u.Owner().Is(tensor.ConcatOp) && readAsWeights(u.Owner().Result(0)):
+		default:
 			resident = false
 		}
 	})

@@ -9,7 +9,8 @@ import (
 // (`Layout { order: BlockMajor(TransposedMatrix { row_block: 384, ... }),
 // tiling: TensorTiling { ... }, memory_class: Ipu21Standard }`), so that
 // verifier messages and planner log lines read like the ones users know.
-// replica_stride, which the log's structure lacks, appears only when set.
+// replica_stride and tile_offset, which the log's structure lacks, appear
+// only when set.
 func (l *Layout) DebugString() string {
 	var b strings.Builder
 	b.WriteString("Layout { order: ")
@@ -23,6 +24,10 @@ func (l *Layout) DebugString() string {
 		b.WriteString(", replica_stride: Some(")
 		b.WriteString(strconv.FormatInt(t.ReplicaStride, 10))
 		b.WriteString(")")
+	}
+	if t.TileOffset != 0 {
+		b.WriteString(", tile_offset: ")
+		b.WriteString(strconv.FormatInt(t.TileOffset, 10))
 	}
 	b.WriteString(", axes: [")
 	for i, a := range t.Axes {

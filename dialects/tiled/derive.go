@@ -17,7 +17,7 @@ import (
 // resolved returns t with every stride explicit.
 func (t *Tiling) resolved() Tiling {
 	strides, replica := t.resolvedStrides()
-	out := Tiling{TileCount: t.TileCount, Replicas: t.Replicas, Axes: make([]AxisTiling, len(t.Axes))}
+	out := Tiling{TileCount: t.TileCount, Replicas: t.Replicas, TileOffset: t.TileOffset, Axes: make([]AxisTiling, len(t.Axes))}
 	for i, a := range t.Axes {
 		a.TileStride = strides[i]
 		out.Axes[i] = a
@@ -46,7 +46,7 @@ func ProjectLayout(l *Layout, shape []int64, from []int, outShape []int64) (Layo
 	t := l.Tiling.resolved()
 	rank := len(shape)
 	out := Layout{Order: Order{Kind: RowMajor}, MemoryClass: l.MemoryClass,
-		Tiling: Tiling{TileCount: t.TileCount, Replicas: 1}}
+		Tiling: Tiling{TileCount: t.TileCount, Replicas: 1, TileOffset: t.TileOffset}}
 	kept := map[int]bool{}
 	for j, i := range from {
 		if i < 0 {
@@ -217,7 +217,7 @@ func ReshapeLayout(l *Layout, shape, outShape []int64) (Layout, bool) {
 	t := l.Tiling.resolved()
 	rank, outRank := len(shape), len(outShape)
 	out := Layout{Order: Order{Kind: RowMajor}, MemoryClass: l.MemoryClass,
-		Tiling: Tiling{TileCount: t.TileCount, Replicas: t.Replicas, ReplicaStride: t.ReplicaStride}}
+		Tiling: Tiling{TileCount: t.TileCount, Replicas: t.Replicas, ReplicaStride: t.ReplicaStride, TileOffset: t.TileOffset}}
 	splitOf := func(i int) *axisSplit {
 		for k := range m.splits {
 			if m.splits[k].axis == i && m.splits[k].tiling.Partitions > 1 {
@@ -390,4 +390,85 @@ func BroadcastLayouts(l *Layout, out, in []int64, dims []int64) (Layout, Layout)
 	u := Unpartition(l, len(out), whole)
 	p, _ := ProjectLayout(&u, out, from, in)
 	return p, u
+}
+
+// SliceLayout is the layout of x[lo:hi] along axis (a front index) when x
+// is laid out by l and the range takes whole shards: lo and hi fall on
+// partition boundaries of axis, so every tile holding a shard of the slice
+// holds exactly that shard of x, stored alike. The slice is then a
+// reinterpretation, and a concat of tensors in such layouts is one too: a
+// matmul planned jointly as one wider matmul reads its parts where the
+// whole is. The result keeps x's tiles through its tile offset. ok is
+// false when the range splits a shard (or the axis is whole and the range
+// not all of it).
+func SliceLayout(l *Layout, shape []int64, axis int, lo, hi int64) (Layout, bool) {
+	m, err := NewShardMap(l, shape, 0)
+	if err != nil || axis < 0 || axis >= len(shape) || lo < 0 || hi > shape[axis] || lo >= hi {
+		return Layout{}, false
+	}
+	outShape := slices.Clone(shape)
+	outShape[axis] = hi - lo
+	t := l.Tiling.resolved()
+	out := Layout{Order: l.Order, MemoryClass: l.MemoryClass, Tiling: t}
+	out.Tiling.ReplicaStride = 0
+	if t.Replicas > 1 {
+		_, out.Tiling.ReplicaStride = l.Tiling.resolvedStrides()
+	}
+	k := slices.IndexFunc(m.splits, func(s axisSplit) bool { return s.axis == axis && s.tiling.Partitions > 1 })
+	if k < 0 {
+		if lo != 0 || hi != shape[axis] {
+			return Layout{}, false
+		}
+		return out, true
+	}
+	s := &m.splits[k]
+	if s.tiling.PaddingGroups != 1 {
+		return Layout{}, false
+	}
+	first, last := int64(-1), s.tiling.Partitions
+	for p := range s.tiling.Partitions {
+		sp := s.span(p)
+		if sp.Lo == lo && first < 0 {
+			first = p
+		}
+		if sp.Lo == hi && sp.Len() > 0 {
+			last = p
+			break
+		}
+	}
+	if first < 0 || (last == s.tiling.Partitions && hi != shape[axis]) || last <= first {
+		return Layout{}, false
+	}
+	a := t.Axes[k]
+	a.Partitions = last - first
+	if hi != shape[axis] {
+		a.PaddingMultiple = a.BlockSize
+	}
+	out.Tiling.Axes = slices.Clone(t.Axes)
+	out.Tiling.Axes[k] = a
+	out.Tiling.TileOffset = t.TileOffset + first*a.TileStride
+	// Check by construction that every shard of the slice is the shard of x
+	// on its tile, positions and storage alike.
+	sm, err := NewShardMap(&out, outShape, 0)
+	if err != nil {
+		return Layout{}, false
+	}
+	for _, tile := range sm.Tiles() {
+		got, _ := sm.OnTile(tile)
+		want, ok := m.OnTile(tile)
+		if !ok {
+			return Layout{}, false
+		}
+		for i := range got.Extents {
+			g, w := got.Extents[i], want.Extents[i]
+			if i == axis {
+				shift := s.position(lo)
+				w = Extent{w.Start - shift, w.LogicalEnd - shift, w.PhysicalEnd - shift}
+			}
+			if g != w {
+				return Layout{}, false
+			}
+		}
+	}
+	return out, true
 }

@@ -176,3 +176,34 @@ func TestReduceLayoutsReplicateTheCombinedResult(t *testing.T) {
 		t.Fatalf("combined result %s: want the 4 column tiles as replicas", &res)
 	}
 }
+
+func TestSliceLayoutTakesWholeShards(t *testing.T) {
+	// 3456 columns in 24 shards of 144 (blocks of 16): the middle 1152 are
+	// shards 8-15, on tiles 8·stride onwards.
+	col := NewAxis(1, 24)
+	col.BlockSize, col.PaddingMultiple = 16, 16
+	col.TileStride = 2
+	l := rowMajor(48, NewAxis(2, 2), col)
+	shape := []int64{8, 3456}
+	s, ok := SliceLayout(&l, shape, 1, 1152, 2304)
+	if !ok {
+		t.Fatalf("the middle third is whole shards")
+	}
+	if s.Tiling.TileOffset != 16 || s.Tiling.Axes[1].Partitions != 8 {
+		t.Fatalf("slice layout %s: want 8 partitions from tile 16", &s)
+	}
+	whole, part := mustMap(t, l, shape), mustMap(t, s, []int64{8, 1152})
+	for _, tile := range part.Tiles() {
+		a, _ := whole.BoxOnTile(tile)
+		b, _ := part.BoxOnTile(tile)
+		if a[0] != b[0] || a[1].Lo-1152 != b[1].Lo || a[1].Hi-1152 != b[1].Hi {
+			t.Fatalf("tile %d: %v of the whole, %v of the slice", tile, a, b)
+		}
+	}
+	if _, ok := SliceLayout(&l, shape, 1, 1000, 2304); ok {
+		t.Errorf("a range that splits a shard has no slice layout")
+	}
+	if _, ok := SliceLayout(&l, shape, 0, 0, 4); !ok {
+		t.Errorf("the first row shard is a slice layout")
+	}
+}

@@ -258,7 +258,8 @@ func estimateCombine(e *Estimate, op *ir.Operation, tg *target.Target) error {
 	return err
 }
 
-// estimateGather prices a slice or concat: one phase in which every result
+// estimateGather prices a slice or concat: nothing when it only
+// reinterprets whole shards (ReinterpretsSlices); else one phase in which every result
 // tile receives the elements of its shard from the inputs that hold them,
 // and a copy of those it holds already (charged as a copy of its whole
 // shard, an upper bound).
@@ -266,6 +267,9 @@ func estimateGather(e *Estimate, op *ir.Operation, tg *target.Target) error {
 	out, et, err := shardMapOf(op.Result(0), tg)
 	if err != nil {
 		return err
+	}
+	if ReinterpretsSlices(op) {
+		return nil
 	}
 	needs := ShardNeeds(out)
 	var total Traffic
@@ -304,4 +308,61 @@ func estimateGather(e *Estimate, op *ir.Operation, tg *target.Target) error {
 		}
 	}
 	return addPhase(e, &total, tg)
+}
+
+// ReinterpretsSlices reports whether a slice or concat moves nothing: the
+// slice's result, or each input of the concat, is in the SliceLayout of the
+// whole, so every tile's shard is already where and as it is stored.
+func ReinterpretsSlices(op *ir.Operation) bool {
+	whole := op.Result(0)
+	parts := op.Operands()
+	var axis int
+	var ranges [][2]int64
+	if op.Is(SliceOp) {
+		whole, parts = op.Operand(0), op.Results()
+		off, sizes, strides := intsOf(op, OffsetsAttrName), intsOf(op, SizesAttrName), intsOf(op, StridesAttrName)
+		in := rankedOf(whole)
+		axis = -1
+		for i := range off {
+			if strides[i] != 1 {
+				return false
+			}
+			if off[i] != 0 || sizes[i] != in.Dims[i] {
+				if axis >= 0 {
+					return false
+				}
+				axis = i
+			}
+		}
+		if axis < 0 {
+			axis = 0
+		}
+		ranges = [][2]int64{{off[axis], off[axis] + sizes[axis]}}
+	} else if op.Is(ConcatOp) {
+		axis = int(op.Attr(AxisAttrName).(*ir.IntegerAttr).Int)
+		start := int64(0)
+		for _, v := range parts {
+			n := rankedOf(v).Dims[axis]
+			ranges = append(ranges, [2]int64{start, start + n})
+			start += n
+		}
+	} else {
+		return false
+	}
+	wt := rankedOf(whole)
+	wl, ok := LayoutOf(wt)
+	if !ok {
+		return false
+	}
+	for i, v := range parts {
+		pl, ok := LayoutOf(v.Type())
+		if !ok {
+			return false
+		}
+		want, ok := SliceLayout(wl, wt.Dims, axis, ranges[i][0], ranges[i][1])
+		if !ok || !want.Equal(pl) {
+			return false
+		}
+	}
+	return true
 }

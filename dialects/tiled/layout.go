@@ -77,6 +77,10 @@ type Tiling struct {
 	// TensorTiling; it lets both operands of a 3-D matmul grid be described,
 	// one of which is replicated along an inner grid dimension.)
 	ReplicaStride int64
+	// TileOffset is added to every shard's tile: a layout of a slice of a
+	// tensor (one of the matmuls of a jointly planned wider one) keeps its
+	// shards on the tiles of the whole. 0 by default.
+	TileOffset int64
 	// Axes lists the partitioned axes; axes not listed are whole in every
 	// shard. Tile strides derive in this order.
 	Axes []AxisTiling
@@ -116,6 +120,7 @@ func NewAxis(fromEnd int, partitions int64) AxisTiling {
 func (l *Layout) Equal(o *Layout) bool {
 	return l.Order == o.Order && l.MemoryClass == o.MemoryClass && l.Tiling.TileCount == o.Tiling.TileCount &&
 		l.Tiling.Replicas == o.Tiling.Replicas && l.Tiling.ReplicaStride == o.Tiling.ReplicaStride &&
+		l.Tiling.TileOffset == o.Tiling.TileOffset &&
 		slices.Equal(l.Tiling.Axes, o.Tiling.Axes)
 }
 
@@ -129,7 +134,7 @@ func (l *Layout) Equal(o *Layout) bool {
 // resolved, and the replica stride only when there are replicas.
 func (l *Layout) SameDistribution(o *Layout) bool {
 	a, b := &l.Tiling, &o.Tiling
-	if a.Replicas != b.Replicas {
+	if a.Replicas != b.Replicas || a.TileOffset != b.TileOffset {
 		return false
 	}
 	sa, ra := a.resolvedStrides()

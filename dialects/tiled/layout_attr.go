@@ -51,6 +51,9 @@ func (l *Layout) String() string {
 	if l.Tiling.ReplicaStride != 0 {
 		w.int("replica_stride", l.Tiling.ReplicaStride)
 	}
+	if l.Tiling.TileOffset != 0 {
+		w.int("tile_offset", l.Tiling.TileOffset)
+	}
 	axes := []byte{'['}
 	for i, ax := range l.Tiling.Axes {
 		if i > 0 {
@@ -120,7 +123,7 @@ func (w *fieldWriter) int(name string, v int64) { w.raw(name, strconv.FormatInt(
 
 func (w *fieldWriter) String() string { return string(w.buf) }
 
-var layoutFields = []string{"order", "tile_count", "replicas", "replica_stride", "axes", "memory_class"}
+var layoutFields = []string{"order", "tile_count", "replicas", "replica_stride", "tile_offset", "axes", "memory_class"}
 var axisFields = []string{"axis", "partitions", "padding_groups", "block_size", "padding_multiple",
 	"shard_padding_multiple", "padding", "tile_stride"}
 
@@ -150,6 +153,9 @@ func layoutFromSyntax(args *syntaxArgs) (Layout, error) {
 		if l.Tiling.ReplicaStride, err = f.positive("replica_stride", 0, false); err != nil {
 			return l, err
 		}
+	}
+	if l.Tiling.TileOffset, err = f.int("tile_offset", 0, false); err != nil {
+		return l, err
 	}
 	av := f.take("axes")
 	if av == nil {

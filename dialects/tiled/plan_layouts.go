@@ -217,21 +217,12 @@ func LayoutsForPlan(p *GemmPlan, s MatmulShape, t *target.Target) (*PlanLayouts,
 		// AMP rows are n (B's axis -1, C's axis -1); AMP columns are m.
 		cRows, cCols = 1, 2
 	}
-	rowAxis := func(fromEnd int, parts int64) AxisTiling {
-		a := NewAxis(fromEnd, parts)
-		a.BlockSize, a.PaddingMultiple = g.Inner, g.Inner
-		a.ShardPaddingMultiple = g.Row
-		return a
-	}
+	ax := planAxes{p, g}
+	rowAxis, colAxis, resultRows := ax.rows, ax.cols, ax.resultRows
 	innerAxis := func(fromEnd int) AxisTiling {
 		a := NewAxis(fromEnd, p.InnerPartitions)
 		a.BlockSize, a.PaddingMultiple = g.Inner, g.Inner
 		a.TileStride = st.inner
-		return a
-	}
-	colAxis := func(fromEnd int, parts int64) AxisTiling {
-		a := NewAxis(fromEnd, parts)
-		a.BlockSize, a.PaddingMultiple = p.OutputColumnBlock, p.OutputColumnBlock
 		return a
 	}
 	batchAxis := func(stride int64) []AxisTiling {
@@ -272,12 +263,7 @@ func LayoutsForPlan(p *GemmPlan, s MatmulShape, t *target.Target) (*PlanLayouts,
 	// The result: each cell's block cut into result pieces, densely mapped.
 	resCols := colAxis(cCols, satMul(p.ColumnPartitions, p.ResultColumnPartitions))
 	resCols.TileStride = 1
-	resRows := rowAxis(cRows, satMul(p.RowPartitions, p.ResultRowPartitions))
-	if p.ResultRowPartitions > 1 {
-		// Pieces finer than a cell's rows are cut row by row, so that the
-		// reduction's pieces stay even.
-		resRows.BlockSize, resRows.PaddingMultiple = 1, 1
-	}
+	resRows := resultRows(cRows)
 	resRows.TileStride = resCols.Partitions
 	resBatchStride := satMul(resRows.TileStride, resRows.Partitions)
 	result := Layout{
@@ -297,4 +283,65 @@ func LayoutsForPlan(p *GemmPlan, s MatmulShape, t *target.Target) (*PlanLayouts,
 		out.LHS, out.RHS = left, right
 	}
 	return out, nil
+}
+
+// planAxes builds the axis tilings LayoutsForPlan gives each AMP dimension
+// (NAxes reads the n axis's from the same rules).
+type planAxes struct {
+	p *GemmPlan
+	g Groups
+}
+
+// rows: blocks of one inner group, each shard padded to the row group.
+func (x planAxes) rows(fromEnd int, parts int64) AxisTiling {
+	a := NewAxis(fromEnd, parts)
+	a.BlockSize, a.PaddingMultiple = x.g.Inner, x.g.Inner
+	a.ShardPaddingMultiple = x.g.Row
+	return a
+}
+
+// cols: blocks of output_column_block.
+func (x planAxes) cols(fromEnd int, parts int64) AxisTiling {
+	a := NewAxis(fromEnd, parts)
+	a.BlockSize, a.PaddingMultiple = x.p.OutputColumnBlock, x.p.OutputColumnBlock
+	return a
+}
+
+// resultRows: the result's AMP rows, cut into rows × result_row_partitions;
+// pieces finer than a cell's rows are cut row by row, so that the
+// reduction's pieces stay even.
+func (x planAxes) resultRows(fromEnd int) AxisTiling {
+	a := x.rows(fromEnd, satMul(x.p.RowPartitions, x.p.ResultRowPartitions))
+	if x.p.ResultRowPartitions > 1 {
+		a.BlockSize, a.PaddingMultiple = 1, 1
+	}
+	return a
+}
+
+// NCutsAlign reports whether plan p puts a partition boundary at each of
+// cuts along the n axis (B's and C's last) of both B and the result: then
+// the parts of a matmul planned jointly as one wider one (n the
+// concatenated columns) are whole shards of B and C (SliceLayout).
+func NCutsAlign(p *GemmPlan, s MatmulShape, g Groups, cuts []int64) bool {
+	if len(cuts) == 0 {
+		return true
+	}
+	x := planAxes{p, g}
+	b, c := x.cols(1, p.ColumnPartitions), x.cols(1, satMul(p.ColumnPartitions, p.ResultColumnPartitions))
+	if p.Orientation == Swapped {
+		b, c = x.rows(1, p.RowPartitions), x.resultRows(1)
+	}
+	for _, a := range []AxisTiling{b, c} {
+		split, err := newAxisSplit([]int64{s.N}, a)
+		if err != nil {
+			return false
+		}
+		for _, cut := range cuts {
+			first, _ := split.partitionsOverlapping(Span{cut, cut + 1})
+			if first >= a.Partitions || split.span(first).Lo != cut {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -39,7 +39,7 @@ import (
 // Axes that are not partitioned are whole in every shard: [0, L, L).
 //
 // Tiles: a shard's partition index i_a along each listed axis a, and its
-// replica ρ, place it on tile Σ i_a·stride_a + ρ·replica_stride, where a
+// replica ρ, place it on tile tile_offset + Σ i_a·stride_a + ρ·replica_stride, where a
 // derived stride is the span of the axes listed before it, and the derived
 // replica stride the span of all of them. Every tile must be below the tile
 // count and no two shards may share a tile.
@@ -229,6 +229,8 @@ func NewShardMap(l *Layout, shape []int64, maxTiles int64) (*ShardMap, error) {
 		return nil, layoutErr("replicas must be at least 1, got %d", t.Replicas)
 	case t.ReplicaStride < 0:
 		return nil, layoutErr("replica_stride must be positive, got %d", t.ReplicaStride)
+	case t.TileOffset < 0 || t.TileOffset >= t.TileCount:
+		return nil, layoutErr("tile_offset %d must lie below tile_count %d", t.TileOffset, t.TileCount)
 	}
 	m := &ShardMap{Layout: l, Shape: shape}
 	seen := map[int]bool{}
@@ -348,7 +350,7 @@ func (m *ShardMap) coordsOf(shard int64, coords []int64) {
 }
 
 func (m *ShardMap) tileOf(coords []int64, replica int64) int64 {
-	tile := satMul(replica, m.replicaStride)
+	tile := satAdd(m.Layout.Tiling.TileOffset, satMul(replica, m.replicaStride))
 	for i, c := range coords {
 		tile = satAdd(tile, satMul(c, m.strides[i]))
 	}

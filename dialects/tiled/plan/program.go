@@ -39,6 +39,10 @@ type Matmul struct {
 	Result int
 	// Constraint pins fields of the plan; nil for none.
 	Constraint *tiled.GemmConstraint
+	// NCuts are positions along n that must fall on partition boundaries
+	// of B and of the result (tiled.NCutsAlign): a matmul planned jointly
+	// as one wider one, whose parts then sit on their own ranges of tiles.
+	NCuts []int64
 }
 
 // Program is the matmuls of a function in program order.

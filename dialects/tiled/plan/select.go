@@ -476,6 +476,9 @@ func (s *selector) cell(o tiled.Orientation, ocb, bp, r, cp, kp int64, weights [
 		}
 		return
 	}
+	if !tiled.NCutsAlign(&base, pr.s, pr.g, s.m.NCuts) {
+		return
+	}
 	if !s.gridMayFit(&base) && !s.stepsToFit(&base, c) {
 		return
 	}
@@ -502,7 +505,7 @@ func (s *selector) cell(o tiled.Orientation, ocb, bp, r, cp, kp int64, weights [
 				p.ResultRowPartitions, p.ResultColumnPartitions = pieces[0], pieces[1]
 				p.WeightMemoryClass, p.LocalWeightStaging = w.class, w.staging
 				p.ReductionStaging = rs
-				if c != nil && !c.Matches(&p) {
+				if (c != nil && !c.Matches(&p)) || !tiled.NCutsAlign(&p, pr.s, pr.g, s.m.NCuts) {
 					continue
 				}
 				if !pr.valid(&p) {
