@@ -59,6 +59,12 @@ func (p *ConvertTensorToTiled) Run(root *ir.Operation, pc *passes.PassContext) e
 		if !inTensorDialect(op) {
 			return ir.WalkAdvance
 		}
+		if op.Is(tensor.SplatOp) {
+			if def := op.Operand(0).DefiningOp(); def == nil || !def.Is(tensor.ConstantOp) {
+				failed = op.EmitOpError("has no tiled form: it splats a scalar computed at run time; pass the value as a rank-0 tensor and tensor.broadcast it")
+				return ir.WalkInterrupt
+			}
+		}
 		if isMatmul(op) {
 			if _, ok := op.Attr(tiled.PlanAnnotation).(*tiled.GemmPlanAttr); !ok {
 				failed = op.EmitOpError("has no '%s' attribute: run plan-gemms first", tiled.PlanAnnotation)
