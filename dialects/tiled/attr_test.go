@@ -139,6 +139,10 @@ func FuzzLayoutAttr(f *testing.F) {
 		".layout<order = amp<left>, tile_count = 1440, replicas = 72, axes = [{axis = -1, partitions = 2, block_size = 576, padding_multiple = 576}, {axis = -2, partitions = 10, block_size = 2, padding_multiple = 2}], memory_class = Ipu21Standard>",
 		".layout<order = row_major, tile_count = 4, replicas = 2, replica_stride = 1, axes = [{axis = -1, partitions = 2, padding_groups = 2, shard_padding_multiple = 6, padding = undefined, tile_stride = 2}], memory_class = M>",
 		".layout<order = row_major, tile_count = 1, axes = [], memory_class = M>",
+		".layout<order = amp<left>, tile_count = 1242, replicas = 46, replica_stride = 1, tile_offset = 414, axes = [{axis = -1, partitions = 3, block_size = 16, padding_multiple = 16, shard_padding_multiple = 6, tile_stride = 138}, {axis = -2, partitions = 3, block_size = 16, padding_multiple = 16, tile_stride = 46}], memory_class = Ipu21Standard>",
+		".layout<order = row_major, tile_count = 8, tile_offset = -2, axes = [{axis = -1, partitions = 4}], memory_class = M>",
+		".gemm_plan<orientation = swapped, row_partitions = 31, column_partitions = 47, inner_partitions = 1, inner_steps = 141, result_row_partitions = 1, result_column_partitions = 1, output_column_block = 16, weight_memory_class = M, reduction_staging = complete, local_weight_staging = direct>",
+		".summary<cycles = 3, compute_cycles = 1, exchange_cycles = 1, reduction_cycles = 1, sync_cycles = 0, exchange_words = 0, ops = 1, macs = 0, compute_bound_cycles = 0>",
 		".gemm_plan<orientation = normal, batch_partitions = 1, row_partitions = 1, column_partitions = 1, inner_partitions = 1, result_row_partitions = 1, result_column_partitions = 1, output_column_block = 16, weight_memory_class = M, reduction_staging = pairwise, local_weight_staging = staged>",
 		".extents<[0, 1, 1], [736, 736, 743]>",
 		".layout<order = row_major, tile_count = -3, axes = [{}], memory_class = >",
@@ -168,6 +172,22 @@ func FuzzLayoutAttr(f *testing.F) {
 				if m, err := NewShardMap(&la.Layout, s, 0); err == nil {
 					m.MaxShardShape()
 					m.MaxLogicalShardShape()
+					// The derivations the lowering applies to layouts it is given.
+					l := &la.Layout
+					perm := make([]int64, len(s))
+					for i := range perm {
+						perm[i] = int64(len(s) - 1 - i)
+					}
+					PermuteLayout(l, perm)
+					PartialLayout(l, s, []int64{int64(len(s) - 1)})
+					ProjectLayout(l, s, []int{0}, s[:1])
+					if n := ir.NumElements(s); n > 0 {
+						ReshapeLayout(l, s, []int64{n})
+					}
+					SliceLayout(l, s, 0, 0, max(1, s[0]/2))
+					if m.NumShards() <= 64 {
+						ExchangeTraffic(m, ShardNeeds(m), 2, 4, true)
+					}
 					for _, tile := range m.Tiles() {
 						shard, _ := m.OnTile(tile)
 						_ = m.CheckView(tile, shard.Extents)
