@@ -590,6 +590,10 @@ type verified struct {
 
 // finalists enumerates and logs the constraint and the retained finalists.
 func (s *selector) finalists() error {
+	if sh := s.pr.s; sh.M == 0 || sh.K == 0 || sh.N == 0 || sh.Batch == 0 {
+		return fmt.Errorf("an empty matmul (batch %d of %d×%d by %d×%d) has no plan: its result is empty or all zeros, so replace it by a constant",
+			sh.Batch, sh.M, sh.K, sh.K, sh.N)
+	}
 	if err := s.pr.fitsAtAll(); err != nil {
 		return err
 	}
