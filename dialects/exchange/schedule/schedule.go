@@ -1,0 +1,477 @@
+// Package schedule schedules one exchange phase: given transfers (a source
+// tile, one or more destination tiles, a number of 32-bit words), it
+// assigns every word a cycle so that no tile sends more than one word or
+// receives more than one word in a cycle, and reports the horizon beside
+// the phase's lower bound.
+//
+// The lower bound is the largest number of words any tile sends (a
+// multicast word once) or receives. For a phase of unicast transfers the
+// bound is always reached: the phase is a bipartite multigraph, senders ×
+// receivers, and König's theorem colours it in as many cycles as its
+// largest degree. The scheduler computes that colouring as a
+// Birkhoff–von Neumann decomposition of the regularised word matrix: pad
+// every sender and receiver to the bound with idle edges, keep a perfect
+// matching of the edges that still have words, run it until its shortest
+// edge is spent, and repair the matching with one augmenting path per
+// spent edge. An edge stays matched until it is spent unless a repair path
+// flips it, so a long transfer stays in few segments. The work is
+// O(E log E) plus the repair paths, which are short in practice.
+//
+// A multicast word reaches all its receivers in one cycle, which makes the
+// problem hypergraph colouring; the scheduler tries the unicast expansion
+// (each receiver its own copy) when that does not raise the bound, and a
+// first-fit schedule of the words otherwise, keeping the shorter, and
+// reports the gap to the bound.
+package schedule
+
+import (
+	"cmp"
+	"container/heap"
+	"fmt"
+	"math/bits"
+	"slices"
+)
+
+// Transfer is one piece of data a tile sends to one or more tiles.
+type Transfer struct {
+	Src   int32
+	Dst   []int32
+	Words int64
+}
+
+// Segment sends Words consecutive words of transfer Transfer, one per
+// cycle from cycle Start, each word reaching every destination of the
+// transfer in the same cycle.
+type Segment struct {
+	Transfer     int
+	Start, Words int64
+}
+
+// Kind names how a phase was scheduled.
+type Kind string
+
+const (
+	// Matching: the Birkhoff–von Neumann decomposition of unicast words.
+	Matching Kind = "matching"
+	// ExpandedMatching: multicasts expanded to unicast copies, then Matching.
+	ExpandedMatching Kind = "matching-expanded"
+	// FirstFit: every word at the earliest cycle its sender and receivers
+	// are free.
+	FirstFit Kind = "first-fit"
+	// Empty: nothing to send.
+	Empty Kind = "empty"
+)
+
+// Result is a phase's schedule.
+type Result struct {
+	// Transfers are the transfers the segments send: the phase's own, or,
+	// when Kind is ExpandedMatching, each multicast's unicast copies (one
+	// per receiver, in order), which the exchange must then send instead.
+	Transfers []Transfer
+	Segments  []Segment
+	// Horizon is the cycle after the last word.
+	Horizon int64
+	// LowerBound is the largest number of words a tile sends or receives.
+	LowerBound int64
+	Kind       Kind
+	// ReceiveConfigurations is the number of times a tile starts receiving
+	// a new segment, over all tiles: the receive set-ups the phase's
+	// exchange code holds.
+	ReceiveConfigurations int
+}
+
+// Gap is Horizon − LowerBound.
+func (r *Result) Gap() int64 { return r.Horizon - r.LowerBound }
+
+// Check validates transfers against a tile count: tiles in range, at
+// least one destination, no tile receiving its own send, positive words.
+func Check(transfers []Transfer, tiles int) error {
+	for i, t := range transfers {
+		if t.Src < 0 || int(t.Src) >= tiles {
+			return fmt.Errorf("transfer %d: source tile %d is not one of the %d tiles", i, t.Src, tiles)
+		}
+		if len(t.Dst) == 0 {
+			return fmt.Errorf("transfer %d: no destination", i)
+		}
+		if t.Words <= 0 {
+			return fmt.Errorf("transfer %d: %d words (want at least 1)", i, t.Words)
+		}
+		for _, d := range t.Dst {
+			if d < 0 || int(d) >= tiles {
+				return fmt.Errorf("transfer %d: destination tile %d is not one of the %d tiles", i, d, tiles)
+			}
+			if d == t.Src {
+				return fmt.Errorf("transfer %d: tile %d sends to itself", i, d)
+			}
+		}
+		for j := 1; j < len(t.Dst); j++ {
+			if slices.Contains(t.Dst[:j], t.Dst[j]) {
+				return fmt.Errorf("transfer %d: destination tile %d listed twice", i, t.Dst[j])
+			}
+		}
+	}
+	return nil
+}
+
+// LowerBound is the largest number of words any tile sends (each
+// multicast word once) or receives.
+func LowerBound(transfers []Transfer, tiles int) int64 {
+	send := make([]int64, tiles)
+	recv := make([]int64, tiles)
+	for _, t := range transfers {
+		send[t.Src] += t.Words
+		for _, d := range t.Dst {
+			recv[d] += t.Words
+		}
+	}
+	return max(slices.Max(append(send, 0)), slices.Max(append(recv, 0)))
+}
+
+// Schedule schedules a phase on a target of the given tile count.
+func Schedule(transfers []Transfer, tiles int) (Result, error) {
+	if err := Check(transfers, tiles); err != nil {
+		return Result{}, err
+	}
+	lb := LowerBound(transfers, tiles)
+	if len(transfers) == 0 {
+		return Result{Kind: Empty}, nil
+	}
+	multicast := false
+	for _, t := range transfers {
+		multicast = multicast || len(t.Dst) > 1
+	}
+	if !multicast {
+		r := matching(transfers, lb)
+		r.Kind = Matching
+		return finish(r, transfers, lb), nil
+	}
+	// Expanded: one unicast copy per receiver, mapped back to its multicast.
+	var expanded []Transfer
+	for _, t := range transfers {
+		for _, d := range t.Dst {
+			expanded = append(expanded, Transfer{Src: t.Src, Dst: []int32{d}, Words: t.Words})
+		}
+	}
+	expBound := LowerBound(expanded, tiles)
+	var best Result
+	if expBound == lb {
+		best = matching(expanded, expBound)
+		best.Kind = ExpandedMatching
+	} else {
+		best = firstFit(transfers, tiles)
+		best.Kind = FirstFit
+		if expBound < best.Horizon {
+			m := matching(expanded, expBound)
+			m.Kind = ExpandedMatching
+			best = m
+		}
+	}
+	if best.Kind == ExpandedMatching {
+		return finish(best, expanded, lb), nil
+	}
+	return finish(best, transfers, lb), nil
+}
+
+func finish(r Result, transfers []Transfer, lb int64) Result {
+	r.Transfers = transfers
+	r.LowerBound = lb
+	r.Horizon = 0
+	for _, s := range r.Segments {
+		r.Horizon = max(r.Horizon, s.Start+s.Words)
+		r.ReceiveConfigurations += len(transfers[s.Transfer].Dst)
+	}
+	slices.SortFunc(r.Segments, func(a, b Segment) int {
+		if a.Start != b.Start {
+			return cmp.Compare(a.Start, b.Start)
+		}
+		return a.Transfer - b.Transfer
+	})
+	return r
+}
+
+// matching is the Birkhoff–von Neumann decomposition of a unicast phase
+// into lb cycles.
+func matching(transfers []Transfer, lb int64) Result {
+	// Vertices: the tiles that send (left) and receive (right), compacted.
+	leftOf := map[int32]int{}
+	rightOf := map[int32]int{}
+	for _, t := range transfers {
+		if _, ok := leftOf[t.Src]; !ok {
+			leftOf[t.Src] = len(leftOf)
+		}
+		if _, ok := rightOf[t.Dst[0]]; !ok {
+			rightOf[t.Dst[0]] = len(rightOf)
+		}
+	}
+	n := max(len(leftOf), len(rightOf))
+	g := &bipartite{n: n, adj: make([][]int, n)}
+	deficitL := make([]int64, n)
+	deficitR := make([]int64, n)
+	for i := range n {
+		deficitL[i], deficitR[i] = lb, lb
+	}
+	for i, t := range transfers {
+		u, v := leftOf[t.Src], rightOf[t.Dst[0]]
+		g.addEdge(u, v, t.Words, i)
+		deficitL[u] -= t.Words
+		deficitR[v] -= t.Words
+	}
+	// Idle edges make the graph lb-regular (north-west corner rule: at
+	// most 2n of them).
+	for i, j := 0, 0; i < n && j < n; {
+		switch {
+		case deficitL[i] == 0:
+			i++
+		case deficitR[j] == 0:
+			j++
+		default:
+			w := min(deficitL[i], deficitR[j])
+			g.addEdge(i, j, w, -1)
+			deficitL[i] -= w
+			deficitR[j] -= w
+		}
+	}
+	return g.decompose(lb)
+}
+
+// bipartite is the regularised phase: n left and n right vertices, edges
+// with remaining words.
+type bipartite struct {
+	n     int
+	adj   [][]int // left vertex → edge ids
+	edges []edge
+	// matchL[u] and matchR[v] are the matched edge ids, or -1.
+	matchL, matchR []int
+	// visited marks for augmenting searches (epoch-stamped).
+	seenR []int
+	epoch int
+}
+
+type edge struct {
+	u, v      int
+	remaining int64 // words left at time since (while matched) or now
+	transfer  int   // -1 for idle
+	since     int64 // when it was last matched
+	until     int64 // since + remaining, while matched
+	matched   bool
+}
+
+func (g *bipartite) addEdge(u, v int, w int64, transfer int) {
+	g.adj[u] = append(g.adj[u], len(g.edges))
+	g.edges = append(g.edges, edge{u: u, v: v, remaining: w, transfer: transfer})
+}
+
+// events orders matched edges by when they run out. Each entry keeps the
+// time it was pushed with; an entry whose edge was unmatched (or matched
+// again, to run out later) since is stale and skipped.
+type event struct {
+	until int64
+	id    int
+}
+
+type events []event
+
+func (h events) Len() int { return len(h) }
+func (h events) Less(i, j int) bool {
+	if h[i].until != h[j].until {
+		return h[i].until < h[j].until
+	}
+	return h[i].id < h[j].id
+}
+func (h events) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *events) Push(x any)   { *h = append(*h, x.(event)) }
+func (h *events) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+func (g *bipartite) decompose(lb int64) Result {
+	var r Result
+	g.matchL = make([]int, g.n)
+	g.matchR = make([]int, g.n)
+	g.seenR = make([]int, g.n)
+	for i := range g.n {
+		g.matchL[i], g.matchR[i] = -1, -1
+	}
+	h := &events{}
+	now := int64(0)
+	match := func(id int) {
+		e := &g.edges[id]
+		e.matched, e.since, e.until = true, now, now+e.remaining
+		g.matchL[e.u], g.matchR[e.v] = id, id
+		heap.Push(h, event{e.until, id})
+	}
+	// unmatch ends an edge's run at now, recording its segment.
+	unmatch := func(id int) {
+		e := &g.edges[id]
+		if ran := now - e.since; ran > 0 {
+			if e.transfer >= 0 {
+				r.Segments = append(r.Segments, Segment{Transfer: e.transfer, Start: e.since, Words: ran})
+			}
+			e.remaining -= ran
+		}
+		e.matched = false
+		if g.matchL[e.u] == id {
+			g.matchL[e.u] = -1
+		}
+		if g.matchR[e.v] == id {
+			g.matchR[e.v] = -1
+		}
+	}
+	// augment finds an alternating path from the free left vertex u to a
+	// free right vertex and flips it (breadth first, so paths are short).
+	parentEdge := make([]int, g.n) // right vertex → the edge that reached it
+	var queue []int
+	augment := func(u int) bool {
+		g.epoch++
+		queue = append(queue[:0], u)
+		for k := 0; k < len(queue); k++ {
+			x := queue[k]
+			for a := 0; a < len(g.adj[x]); a++ {
+				id := g.adj[x][a]
+				e := &g.edges[id]
+				if e.remaining <= 0 && !e.matched {
+					// Spent: drop it from the list for good.
+					last := len(g.adj[x]) - 1
+					g.adj[x][a], g.adj[x][last] = g.adj[x][last], g.adj[x][a]
+					g.adj[x] = g.adj[x][:last]
+					a--
+					continue
+				}
+				if e.matched || g.seenR[e.v] == g.epoch {
+					continue
+				}
+				g.seenR[e.v] = g.epoch
+				parentEdge[e.v] = id
+				if g.matchR[e.v] >= 0 {
+					queue = append(queue, g.edges[g.matchR[e.v]].u)
+					continue
+				}
+				// Flip the path back to u.
+				for v := e.v; ; {
+					id := parentEdge[v]
+					x := g.edges[id].u
+					prev := g.matchL[x]
+					if prev >= 0 {
+						unmatch(prev)
+					}
+					match(id)
+					if x == u {
+						return true
+					}
+					v = g.edges[prev].v
+				}
+			}
+		}
+		return false
+	}
+	// A greedy matching first, then paths for the rest.
+	for u := range g.n {
+		for _, id := range g.adj[u] {
+			if g.matchR[g.edges[id].v] < 0 {
+				match(id)
+				break
+			}
+		}
+	}
+	for u := range g.n {
+		if g.matchL[u] < 0 && !augment(u) {
+			panic("BUG: schedule: a regular bipartite graph has a perfect matching")
+		}
+	}
+	var free []int
+	for now < lb {
+		// Run to the first edge that runs out, then repair.
+		now = (*h)[0].until
+		free = free[:0]
+		for h.Len() > 0 && (*h)[0].until == now {
+			ev := heap.Pop(h).(event)
+			e := &g.edges[ev.id]
+			if !e.matched || e.until != ev.until {
+				continue // stale
+			}
+			unmatch(ev.id)
+			free = append(free, e.u)
+		}
+		if now >= lb {
+			break
+		}
+		for _, u := range free {
+			if g.matchL[u] < 0 && !augment(u) {
+				panic("BUG: schedule: a regular bipartite graph has a perfect matching")
+			}
+		}
+	}
+	return r
+}
+
+// firstFit places every word of every transfer at the earliest cycle at
+// which its sender and all its receivers are free, transfers with the most
+// receiver-words first; consecutive words of a transfer form one segment.
+func firstFit(transfers []Transfer, tiles int) Result {
+	busy := make([]bitset, tiles)
+	order := make([]int, len(transfers))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		wa := transfers[a].Words * int64(len(transfers[a].Dst))
+		wb := transfers[b].Words * int64(len(transfers[b].Dst))
+		return cmp.Compare(wb, wa)
+	})
+	var r Result
+	for _, i := range order {
+		t := transfers[i]
+		c := int64(0)
+		for w := int64(0); w < t.Words; w++ {
+			for {
+				next := busy[t.Src].nextFree(c)
+				for _, d := range t.Dst {
+					next = max(next, busy[d].nextFree(next))
+				}
+				if next == c {
+					break
+				}
+				c = next
+			}
+			busy[t.Src].set(c)
+			for _, d := range t.Dst {
+				busy[d].set(c)
+			}
+			if n := len(r.Segments); n > 0 && r.Segments[n-1].Transfer == i && r.Segments[n-1].Start+r.Segments[n-1].Words == c {
+				r.Segments[n-1].Words++
+			} else {
+				r.Segments = append(r.Segments, Segment{Transfer: i, Start: c, Words: 1})
+			}
+			c++
+		}
+	}
+	return r
+}
+
+// bitset marks the busy cycles of one tile.
+type bitset []uint64
+
+func (b *bitset) set(c int64) {
+	w := int(c / 64)
+	for len(*b) <= w {
+		*b = append(*b, 0)
+	}
+	(*b)[w] |= 1 << (c % 64)
+}
+
+// nextFree is the first cycle at or after c not set.
+func (b bitset) nextFree(c int64) int64 {
+	for w := int(c / 64); w < len(b); w++ {
+		free := ^b[w]
+		if w == int(c/64) {
+			free &= ^uint64(0) << (c % 64)
+		}
+		if free != 0 {
+			return int64(w)*64 + int64(bits.TrailingZeros64(free))
+		}
+	}
+	return max(c, int64(len(b))*64)
+}
