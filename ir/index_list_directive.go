@@ -48,3 +48,35 @@ func parseIndexList(p OpAsmParser, _ *OperationState, args []*DirectiveArg) erro
 	args[0].Attr = p.Context().DenseI64Array(vals...)
 	return nil
 }
+
+// IntDirective is a custom directive for an i64 integer attribute written
+// bare (`tile 45`, `phase 3`), as ODS writes attributes whose type is
+// implied (not `45 : i64`).
+var IntDirective = &CustomDirective{Print: printInt, Parse: parseInt}
+
+func printInt(p OpAsmPrinter, _ *Operation, args []*DirectiveArg) {
+	ia, ok := args[0].Attr.(*IntegerAttr)
+	if it, isInt := typeOfInt(ia, ok); !isInt || it.Width != 64 || it.Signedness != Signless {
+		// Not an i64 (the verifier says so): print it whole.
+		p.PrintAttr(args[0].Attr)
+		return
+	}
+	p.Asm().WriteInt(ia.Int)
+}
+
+func typeOfInt(ia *IntegerAttr, ok bool) (*IntegerType, bool) {
+	if !ok {
+		return nil, false
+	}
+	it, ok := ia.Typ.(*IntegerType)
+	return it, ok
+}
+
+func parseInt(p OpAsmParser, _ *OperationState, args []*DirectiveArg) error {
+	v, err := p.ParseInteger()
+	if err != nil {
+		return err
+	}
+	args[0].Attr = p.Context().IntegerAttr(p.Context().I(64), v)
+	return nil
+}

@@ -8,6 +8,8 @@ package registry
 import (
 	"github.com/ipuir/ipuir/asmformat"
 	"github.com/ipuir/ipuir/conversion/tensortotiled"
+	"github.com/ipuir/ipuir/conversion/tiledtoexchange"
+	"github.com/ipuir/ipuir/dialects/exchange"
 	funcd "github.com/ipuir/ipuir/dialects/func"
 	"github.com/ipuir/ipuir/dialects/tensor"
 	tensortransforms "github.com/ipuir/ipuir/dialects/tensor/transforms"
@@ -21,7 +23,7 @@ import (
 // Dialects are ipuir's dialects, lowest level last (builtin is in every
 // context already).
 func Dialects() []*ir.Dialect {
-	return []*ir.Dialect{funcd.Dialect, tensor.Dialect, tiled.Dialect}
+	return []*ir.Dialect{funcd.Dialect, tensor.Dialect, tiled.Dialect, exchange.Dialect}
 }
 
 // RegisterDialects registers every dialect of Dialects with ctx, after
@@ -61,7 +63,10 @@ func RegisterPasses(r *passes.Registry) error {
 		}
 	}
 	// Lowerings between dialects (package conversion/...).
-	return tensortotiled.Register(r)
+	if err := tensortotiled.Register(r); err != nil {
+		return err
+	}
+	return tiledtoexchange.Register(r)
 }
 
 // NewPassRegistry returns a registry holding every pass and pipeline.

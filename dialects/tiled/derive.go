@@ -472,3 +472,19 @@ func SliceLayout(l *Layout, shape []int64, axis int, lo, hi int64) (Layout, bool
 	}
 	return out, true
 }
+
+// ExpandLayout is the inverse of a projection without replicas: the layout
+// of a rank-rank tensor whose axis kept[j] is axis j of a tensor laid out
+// by l (of rank len(kept)), and whose other axes are whole on every tile.
+// Every tile holding a shard of l holds the same elements of the kept
+// axes, and all of the others: where tiled.combine gathers partials.
+func ExpandLayout(l *Layout, rank int, kept []int) Layout {
+	t := l.Tiling.resolved()
+	out := Layout{Order: Order{Kind: RowMajor}, MemoryClass: l.MemoryClass, Tiling: t}
+	out.Tiling.Axes = make([]AxisTiling, len(t.Axes))
+	for k, a := range t.Axes {
+		a.FromEnd = rank - kept[len(kept)-a.FromEnd]
+		out.Tiling.Axes[k] = a
+	}
+	return out
+}

@@ -96,7 +96,7 @@ var Dialect = &ir.Dialect{
 			})},
 	},
 	Directives: map[string]*ir.CustomDirective{
-		customTile:      {Print: printTile, Parse: parseTile},
+		customTile:      ir.IntDirective,
 		customExtents:   {Print: printExtents, Parse: parseExtents},
 		customName:      {Print: printName, Parse: parseName},
 		customIndexList: ir.IndexListDirective,

@@ -51,24 +51,6 @@ func isBareWord(s string) bool {
 	return true
 }
 
-func printTile(p ir.OpAsmPrinter, _ *ir.Operation, args []*ir.DirectiveArg) {
-	if !i64AttrKind.Pred(args[0].Attr) {
-		// Not an i64 (the verifier says so): print it whole.
-		p.PrintAttr(args[0].Attr)
-		return
-	}
-	p.Asm().WriteInt(args[0].Attr.(*ir.IntegerAttr).Int)
-}
-
-func parseTile(p ir.OpAsmParser, _ *ir.OperationState, args []*ir.DirectiveArg) error {
-	v, err := p.ParseInteger()
-	if err != nil {
-		return err
-	}
-	args[0].Attr = p.Context().IntegerAttr(p.Context().I(64), v)
-	return nil
-}
-
 func printExtents(p ir.OpAsmPrinter, _ *ir.Operation, args []*ir.DirectiveArg) {
 	ext, ok := args[0].Attr.(*ExtentsAttr)
 	if !ok {

@@ -31,24 +31,61 @@ type Traffic struct {
 func (t *Traffic) MaxWords() int64 { return max(t.MaxSent, t.MaxReceived) }
 
 // ExchangeTraffic computes what moves when every need is served from the
-// shards of src. Each needed element comes from the tile itself when it
-// holds a replica of the element's shard, and otherwise from one replica
-// chosen by the need's box, so that tiles needing the same box (replicas
-// of one destination shard) are served by the same sender. With multicast
-// that sender sends each piece once however many of those tiles receive
-// it; without, once per receiver. Pieces are whole words: elemBytes·elements
-// rounded up to wordBytes.
-//
-// The work is proportional to the pieces moved: needs with equal boxes are
-// served together, and per box only the source partitions that overlap it
-// are visited (a binary search per axis).
+// shards of src (see VisitPieces): per tile, the words it receives and
+// the words it sends, with multicast (one send reaching every receiver of
+// a piece) or without (one send per receiver). Pieces are whole words:
+// elemBytes·elements rounded up to wordBytes.
 func ExchangeTraffic(src *ShardMap, needs []Need, elemBytes, wordBytes int64, multicast bool) Traffic {
 	tiles := int64(len(src.owner))
 	for _, n := range needs {
 		tiles = max(tiles, n.Tile+1)
 	}
 	tr := Traffic{Sent: make([]int64, tiles), Received: make([]int64, tiles)}
-	// Group the needs by box, in order of first appearance.
+	VisitPieces(src, needs, func(p Piece) {
+		words := ceilDiv(satMul(p.Box.Elements(), elemBytes), wordBytes)
+		tr.LocalElements += int64(p.Local) * p.Box.Elements()
+		for _, t := range p.Dst {
+			tr.Received[t] += words
+			tr.Words += words
+		}
+		if len(p.Dst) > 0 {
+			if multicast {
+				tr.Sent[p.Src] += words
+			} else {
+				tr.Sent[p.Src] += satMul(words, int64(len(p.Dst)))
+			}
+			tr.Pieces++
+		}
+	})
+	for i := range tr.Sent {
+		tr.MaxSent = max(tr.MaxSent, tr.Sent[i])
+		tr.MaxReceived = max(tr.MaxReceived, tr.Received[i])
+	}
+	return tr
+}
+
+// Piece is one part of a source shard some tiles need: the elements Box
+// (in the source's index space) of the shard on tile Src, needed by the
+// tiles Dst; Local more tiles needed it and hold it already.
+type Piece struct {
+	Src   int64
+	Dst   []int64
+	Local int
+	Box   Box
+}
+
+// VisitPieces calls visit for every piece of src that serves needs. Each
+// needed element comes from the tile itself when it holds a replica of the
+// element's shard, and otherwise from one replica chosen by the need's
+// box, so that tiles needing the same box (replicas of one destination
+// shard) are served by the same sender, in one piece. Pieces come in the
+// order of the needs' first appearance, then of the source partitions.
+// Box and Dst are reused between calls: copy them to keep them.
+//
+// The work is proportional to the pieces: needs with equal boxes are
+// served together, and per box only the source partitions that overlap it
+// are visited (a binary search per axis).
+func VisitPieces(src *ShardMap, needs []Need, visit func(Piece)) {
 	type group struct {
 		box   Box
 		tiles []int64
@@ -73,6 +110,7 @@ func ExchangeTraffic(src *ShardMap, needs []Need, elemBytes, wordBytes int64, mu
 	ranges := make([][2]int64, len(src.splits))
 	coords := make([]int64, len(src.splits))
 	piece := make(Box, len(src.Shape))
+	var dst []int64
 	for gid, g := range groups {
 		empty := false
 		for i := range src.splits {
@@ -94,27 +132,17 @@ func ExchangeTraffic(src *ShardMap, needs []Need, elemBytes, wordBytes int64, mu
 				linear += coords[i] * span
 				span *= s.tiling.Partitions
 			}
-			if elems := piece.Elements(); elems > 0 {
-				words := ceilDiv(satMul(elems, elemBytes), wordBytes)
-				receivers := int64(0)
+			if piece.Elements() > 0 {
+				dst = dst[:0]
+				local := 0
 				for _, t := range g.tiles {
 					if own, ok := src.shardOnTile(t); ok && own == linear {
-						tr.LocalElements += elems
+						local++
 						continue
 					}
-					tr.Received[t] += words
-					tr.Words += words
-					receivers++
+					dst = append(dst, t)
 				}
-				if receivers > 0 {
-					from := src.tileOf(coords, int64(gid)%reps)
-					if multicast {
-						tr.Sent[from] += words
-					} else {
-						tr.Sent[from] += satMul(words, receivers)
-					}
-					tr.Pieces++
-				}
+				visit(Piece{Src: src.tileOf(coords, int64(gid)%reps), Dst: dst, Local: local, Box: piece})
 			}
 			// Next combination of overlapping partitions, first axis fastest.
 			i := 0
@@ -130,11 +158,6 @@ func ExchangeTraffic(src *ShardMap, needs []Need, elemBytes, wordBytes int64, mu
 			}
 		}
 	}
-	for i := range tr.Sent {
-		tr.MaxSent = max(tr.MaxSent, tr.Sent[i])
-		tr.MaxReceived = max(tr.MaxReceived, tr.Received[i])
-	}
-	return tr
 }
 
 func appendBox(b []byte, box Box) []byte {

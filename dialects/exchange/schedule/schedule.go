@@ -55,6 +55,10 @@ const (
 	Matching Kind = "matching"
 	// ExpandedMatching: multicasts expanded to unicast copies, then Matching.
 	ExpandedMatching Kind = "matching-expanded"
+	// GroupMatching: receivers that share multicasts merged into groups
+	// (each receiving one word per cycle), then Matching of senders ×
+	// groups; every multicast word is sent once.
+	GroupMatching Kind = "matching-grouped"
 	// FirstFit: every word at the earliest cycle its sender and receivers
 	// are free.
 	FirstFit Kind = "first-fit"
@@ -145,7 +149,14 @@ func Schedule(transfers []Transfer, tiles int) (Result, error) {
 		r.Kind = Matching
 		return finish(r, transfers, lb), nil
 	}
-	// Expanded: one unicast copy per receiver, mapped back to its multicast.
+	// Grouped: receivers linked by shared multicasts (the replicas of one
+	// shard, typically) receive as one; when no group receives more than
+	// the bound, the phase ends on the bound with every word sent once.
+	best, grouped := groupMatching(transfers, tiles)
+	if grouped && best.Horizon == lb {
+		return finish(best, transfers, lb), nil
+	}
+	// Expanded: one unicast copy per receiver.
 	var expanded []Transfer
 	for _, t := range transfers {
 		for _, d := range t.Dst {
@@ -153,23 +164,62 @@ func Schedule(transfers []Transfer, tiles int) (Result, error) {
 		}
 	}
 	expBound := LowerBound(expanded, tiles)
-	var best Result
 	if expBound == lb {
-		best = matching(expanded, expBound)
-		best.Kind = ExpandedMatching
-	} else {
-		best = firstFit(transfers, tiles)
-		best.Kind = FirstFit
-		if expBound < best.Horizon {
-			m := matching(expanded, expBound)
-			m.Kind = ExpandedMatching
-			best = m
-		}
+		m := matching(expanded, expBound)
+		m.Kind = ExpandedMatching
+		return finish(m, expanded, lb), nil
 	}
-	if best.Kind == ExpandedMatching {
-		return finish(best, expanded, lb), nil
+	ff := firstFit(transfers, tiles)
+	ff.Kind = FirstFit
+	ff = finish(ff, transfers, lb)
+	if !grouped || ff.Horizon < best.Horizon {
+		best = ff
+	}
+	if expBound < best.Horizon {
+		m := matching(expanded, expBound)
+		m.Kind = ExpandedMatching
+		return finish(m, expanded, lb), nil
 	}
 	return finish(best, transfers, lb), nil
+}
+
+// groupMatching merges receivers that share a transfer into groups
+// (union-find over each transfer's receivers), schedules senders × groups
+// by Matching (a group receiving one word per cycle, so each of its tiles
+// does), and returns the schedule with its horizon: the larger of the
+// busiest sender's and the busiest group's words.
+func groupMatching(transfers []Transfer, tiles int) (Result, bool) {
+	parent := make([]int32, tiles)
+	for i := range parent {
+		parent[i] = int32(i)
+	}
+	var find func(int32) int32
+	find = func(x int32) int32 {
+		for parent[x] != x {
+			parent[x] = parent[parent[x]]
+			x = parent[x]
+		}
+		return x
+	}
+	for _, t := range transfers {
+		r := find(t.Dst[0])
+		for _, d := range t.Dst[1:] {
+			if q := find(d); q != r {
+				parent[q] = r
+			}
+		}
+	}
+	contracted := make([]Transfer, len(transfers))
+	for i, t := range transfers {
+		contracted[i] = Transfer{Src: t.Src, Dst: []int32{find(t.Dst[0])}, Words: t.Words}
+	}
+	// A sender in a group still sends on its own: the two sides of the
+	// bipartite graph are distinct, so a tile may send and receive at once.
+	bound := LowerBound(contracted, tiles)
+	r := matching(contracted, bound)
+	r.Kind = GroupMatching
+	r.Horizon = bound
+	return r, true
 }
 
 func finish(r Result, transfers []Transfer, lb int64) Result {

@@ -171,15 +171,36 @@ func TestMulticast(t *testing.T) {
 	if r.Kind != ExpandedMatching || r.Horizon != r.LowerBound {
 		t.Fatalf("kind %s, horizon %d, bound %d", r.Kind, r.Horizon, r.LowerBound)
 	}
-	// A multicast to every other tile is one sender's words: first fit sends
-	// it once, on the bound, where the expansion could not.
+	// A multicast to every other tile is one sender's words: sent once, on
+	// the bound, where the expansion could not.
 	wide := []Transfer{{Src: 0, Dst: []int32{1, 2, 3, 4, 5, 6, 7}, Words: 100}}
 	if r, err = Schedule(wide, 8); err != nil {
 		t.Fatal(err)
 	}
 	validate(t, r, 8)
-	if r.Kind != FirstFit || r.Horizon != 100 || r.ReceiveConfigurations != 7 {
+	if r.Kind != GroupMatching || r.Horizon != 100 || r.ReceiveConfigurations != 7 {
 		t.Fatalf("kind %s, horizon %d, %d receive configurations", r.Kind, r.Horizon, r.ReceiveConfigurations)
+	}
+	// Replicated destinations, as a relayout into a replicated layout makes
+	// them: 64 shards on 8 groups of 4 replicas, every source tile sending
+	// its piece of each shard once to the shard's replicas. Grouping the
+	// replicas reaches the bound with every word sent once.
+	var replicated []Transfer
+	for src := range 32 {
+		for g := range 8 {
+			var dst []int32
+			for k := range 4 {
+				dst = append(dst, int32(32+4*g+k))
+			}
+			replicated = append(replicated, Transfer{Src: int32(src), Dst: dst, Words: int64(1 + (src+g)%5)})
+		}
+	}
+	if r, err = Schedule(replicated, 64); err != nil {
+		t.Fatal(err)
+	}
+	validate(t, r, 64)
+	if r.Kind != GroupMatching || r.Horizon != r.LowerBound || len(r.Transfers) != len(replicated) {
+		t.Fatalf("kind %s, horizon %d, bound %d, %d transfers", r.Kind, r.Horizon, r.LowerBound, len(r.Transfers))
 	}
 }
 

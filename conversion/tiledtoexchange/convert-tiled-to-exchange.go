@@ -1,0 +1,328 @@
+package tiledtoexchange
+
+import (
+	"slices"
+
+	"github.com/ipuir/ipuir/dialects/exchange"
+	"github.com/ipuir/ipuir/dialects/exchange/schedule"
+	"github.com/ipuir/ipuir/dialects/tiled"
+	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/passes"
+	"github.com/ipuir/ipuir/target"
+)
+
+// ConvertTiledToExchange turns each tiled op that moves data between tiles
+// into a superstep boundary and a scheduled phase:
+//
+//   - tiled.relayout between layouts that distribute differently: one
+//     phase (between layouts that distribute alike it is a local copy and
+//     stays);
+//   - tiled.slice and tiled.concat that do not take whole shards: one
+//     phase, reading each source through its offset and stride;
+//   - tiled.combine: a phase gathering every partial a result tile needs,
+//     then tiled.reduce of the gathered partials on each tile and a
+//     tiled.reshape dropping the combined axes.
+//
+// Transfers come from tiled.VisitPieces (the pieces the estimate priced);
+// each phase is scheduled by package schedule and logged with its bound
+// and horizon. tiled.matmul keeps its plan's internal phases (partial sums
+// across inner tiles, the steps of a temporal plan), which the tile-asm
+// lowering expands.
+type ConvertTiledToExchange struct {
+	NumPhases    passes.Statistic `statistic:"num-phases" help:"Number of exchange phases"`
+	NumTransfers passes.Statistic `statistic:"num-transfers" help:"Number of transfers over all phases"`
+	NumAtBound   passes.Statistic `statistic:"num-at-bound" help:"Number of phases whose horizon is their lower bound"`
+}
+
+func (*ConvertTiledToExchange) Name() string { return "convert-tiled-to-exchange" }
+func (*ConvertTiledToExchange) Summary() string {
+	return "Lower data movement between tiles to scheduled exchange phases after syncs"
+}
+func (*ConvertTiledToExchange) Anchor() string { return ir.ModuleOpName }
+
+func (p *ConvertTiledToExchange) Run(module *ir.Operation, pc *passes.PassContext) error {
+	tg, ok := target.FromEnv(pc.Env())
+	if !ok {
+		var err error
+		if tg, err = target.FromModule(module); err != nil {
+			return err
+		}
+	}
+	l := &lowering{ctx: pc.Context(), tg: tg, pass: p, log: pc.Logger()}
+	var todo []*ir.Operation
+	module.Walk(func(op *ir.Operation) ir.WalkResult {
+		if op.Is(tiled.RelayoutOp, tiled.SliceOp, tiled.ConcatOp, tiled.CombineOp) {
+			todo = append(todo, op)
+		}
+		return ir.WalkAdvance
+	})
+	for _, op := range todo {
+		if err := l.lower(op); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type lowering struct {
+	ctx   *ir.Context
+	tg    *target.Target
+	pass  *ConvertTiledToExchange
+	log   interface{ Info(string, ...any) }
+	phase int64
+}
+
+func (l *lowering) lower(op *ir.Operation) error {
+	switch {
+	case op.Is(tiled.RelayoutOp):
+		in, hasLayout := tiled.LayoutOf(op.Operand(0).Type())
+		out, _ := tiled.LayoutOf(op.Result(0).Type())
+		if !hasLayout || in.SameDistribution(out) {
+			return nil // a value entering from the host, or a local copy
+		}
+		return l.replaceByPhase(op, op.Operands(), nil)
+	case op.Is(tiled.SliceOp, tiled.ConcatOp):
+		if tiled.ReinterpretsSlices(op) {
+			return nil
+		}
+		return l.replaceByPhase(op, op.Operands(), sourceMaps(op))
+	case op.Is(tiled.CombineOp):
+		return l.lowerCombine(op)
+	}
+	return nil
+}
+
+// sourceMaps returns per source the offsets and strides from result
+// indices to its indices.
+func sourceMaps(op *ir.Operation) [][2][]int64 {
+	rank := len(op.Result(0).Type().(*ir.RankedTensorType).Dims)
+	var maps [][2][]int64
+	if op.Is(tiled.SliceOp) {
+		off := op.Attr(tiled.OffsetsAttrName).(*ir.DenseArrayAttr).Ints
+		str := op.Attr(tiled.StridesAttrName).(*ir.DenseArrayAttr).Ints
+		return [][2][]int64{{slices.Clone(off), slices.Clone(str)}}
+	}
+	axis := int(op.Attr(tiled.AxisAttrName).(*ir.IntegerAttr).Int)
+	start := int64(0)
+	for _, v := range op.Operands() {
+		off, str := make([]int64, rank), make([]int64, rank)
+		for i := range str {
+			str[i] = 1
+		}
+		off[axis] = -start
+		maps = append(maps, [2][]int64{off, str})
+		start += v.Type().(*ir.RankedTensorType).Dims[axis]
+	}
+	return maps
+}
+
+// replaceByPhase replaces op (whose result is the phase's) by a sync and
+// a phase moving sources into op's result type.
+func (l *lowering) replaceByPhase(op *ir.Operation, sources []*ir.Value, maps [][2][]int64) error {
+	b := ir.NewBuilder(l.ctx)
+	b.SetInsertionPoint(op)
+	v, err := l.buildPhase(b, op, sources, maps, op.Result(0).Type().(*ir.RankedTensorType))
+	if err != nil || v == nil {
+		return err // nil: every element is where it is needed, a local copy
+	}
+	op.Result(0).ReplaceAllUsesWith(v)
+	op.Erase()
+	return nil
+}
+
+// buildPhase builds, at b, a sync and the phase that fills a value of type
+// out from sources, and returns the phase's result; nil when nothing moves
+// between tiles.
+func (l *lowering) buildPhase(b *ir.Builder, at *ir.Operation, sources []*ir.Value, maps [][2][]int64, out *ir.RankedTensorType) (*ir.Value, error) {
+	outLayout, _ := tiled.LayoutOf(out)
+	resMap, err := tiled.CheckLayout(outLayout, out, l.tg)
+	if err != nil {
+		return nil, at.EmitOpError("cannot be lowered to an exchange: %v", err)
+	}
+	et, err := tiled.ElemTypeOf(out.Elem)
+	if err != nil {
+		return nil, at.EmitOpError("%v", err)
+	}
+	rank := len(out.Dims)
+	needs := tiled.ShardNeeds(resMap)
+	var list []exchange.Transfer
+	for k, src := range sources {
+		st := src.Type().(*ir.RankedTensorType)
+		sl, _ := tiled.LayoutOf(st)
+		srcMap, err := tiled.CheckLayout(sl, st, l.tg)
+		if err != nil {
+			return nil, at.EmitOpError("cannot be lowered to an exchange: operand #%d: %v", k, err)
+		}
+		off, str := make([]int64, rank), make([]int64, rank)
+		for i := range str {
+			str[i] = 1
+		}
+		if maps != nil {
+			off, str = maps[k][0], maps[k][1]
+		}
+		// Needs in the source's index space: the bounding box of what each
+		// result shard reads there.
+		mapped := make([]tiled.Need, 0, len(needs))
+		for _, n := range needs {
+			box := make(tiled.Box, rank)
+			empty := false
+			for a, s := range n.Box {
+				lo, hi := off[a]+str[a]*s.Lo, off[a]+str[a]*(s.Hi-1)+1
+				box[a] = tiled.Span{Lo: max(lo, 0), Hi: min(hi, st.Dims[a])}
+				empty = empty || box[a].Len() == 0
+			}
+			if !empty {
+				mapped = append(mapped, tiled.Need{Tile: n.Tile, Box: box})
+			}
+		}
+		tiled.VisitPieces(srcMap, mapped, func(pc tiled.Piece) {
+			if len(pc.Dst) == 0 {
+				return
+			}
+			// Back to the result's index space: the indices j whose source
+			// index off + str·j falls in the piece.
+			box := make(tiled.Box, rank)
+			for a, s := range pc.Box {
+				lo := ceilDiv(s.Lo-off[a], str[a])
+				hi := floorDiv(s.Hi-1-off[a], str[a]) + 1
+				box[a] = tiled.Span{Lo: max(lo, 0), Hi: min(hi, out.Dims[a])}
+			}
+			n := box.Elements()
+			if n == 0 {
+				return
+			}
+			words := (n*int64(et.Bytes()) + int64(l.tg.ExchangeWordBytes) - 1) / int64(l.tg.ExchangeWordBytes)
+			dst := make([]int32, len(pc.Dst))
+			for i, d := range pc.Dst {
+				dst[i] = int32(d)
+			}
+			if !l.tg.ExchangeMulticast {
+				for _, d := range dst {
+					list = append(list, exchange.Transfer{Operand: int32(k), Src: int32(pc.Src), Dst: []int32{d}, Words: words, Box: box})
+				}
+				return
+			}
+			list = append(list, exchange.Transfer{Operand: int32(k), Src: int32(pc.Src), Dst: dst, Words: words, Box: box})
+		})
+	}
+	if len(list) == 0 {
+		return nil, nil
+	}
+	transfers := make([]schedule.Transfer, len(list))
+	for i, t := range list {
+		transfers[i] = schedule.Transfer{Src: t.Src, Dst: t.Dst, Words: t.Words}
+	}
+	res, err := schedule.Schedule(transfers, l.tg.Tiles)
+	if err != nil {
+		return nil, at.EmitOpError("BUG: the exchange's transfers do not schedule: %v", err)
+	}
+	if res.Kind == schedule.ExpandedMatching {
+		// The schedule sends a unicast copy per receiver.
+		var copies []exchange.Transfer
+		for _, t := range list {
+			for _, d := range t.Dst {
+				c := t
+				c.Dst = []int32{d}
+				copies = append(copies, c)
+			}
+		}
+		list = copies
+	}
+	phase := l.phase
+	l.phase++
+	words := int64(0)
+	for _, t := range list {
+		words += t.Words * int64(len(t.Dst))
+	}
+	l.log.Info("scheduled exchange phase", "phase", phase, "operation", at.Name(), "transfers", len(list),
+		"received_words", words, "lower_bound", res.LowerBound, "horizon", res.Horizon, "lower_bound_gap", res.Gap(),
+		"kind", string(res.Kind), "segments", len(res.Segments), "receive_configurations", res.ReceiveConfigurations)
+	l.pass.NumPhases.Inc()
+	l.pass.NumTransfers.Add(uint64(len(list)))
+	if res.Gap() == 0 {
+		l.pass.NumAtBound.Inc()
+	}
+	b.Create(&ir.OperationState{Name: exchange.SyncOpName, Loc: at.Loc()})
+	attrs := []ir.NamedAttr{
+		{Name: exchange.PhaseAttrName, Value: l.ctx.IntegerAttr(l.ctx.I(64), phase)},
+		{Name: exchange.TransfersAttrName, Value: exchange.NewTransfersAttr(l.ctx, rank, list)},
+		{Name: exchange.ScheduleAttrName, Value: exchange.NewScheduleAttr(l.ctx, exchange.ScheduleAttr{
+			Horizon: res.Horizon, LowerBound: res.LowerBound, Kind: res.Kind, Segments: res.Segments})},
+	}
+	if maps != nil {
+		var offs, strs []int64
+		for _, m := range maps {
+			offs = append(offs, m[0]...)
+			strs = append(strs, m[1]...)
+		}
+		attrs = append(attrs, ir.NamedAttr{Name: exchange.SourceOffsetsAttrName, Value: l.ctx.DenseI64Array(offs...)},
+			ir.NamedAttr{Name: exchange.SourceStridesAttrName, Value: l.ctx.DenseI64Array(strs...)})
+	}
+	ph := b.Create(&ir.OperationState{Name: exchange.PhaseOpName, Loc: at.Loc(), Operands: sources,
+		ResultTypes: []ir.Type{out}, Attrs: attrs})
+	return ph.Result(0), nil
+}
+
+// lowerCombine gathers, on every tile of the result, the partials of its
+// shard (one phase), reduces them there (tiled.reduce over the combined
+// axes, now whole on each tile), and drops the axes (tiled.reshape).
+func (l *lowering) lowerCombine(op *ir.Operation) error {
+	in := op.Operand(0).Type().(*ir.RankedTensorType)
+	out := op.Result(0).Type().(*ir.RankedTensorType)
+	axes := op.Attr(tiled.AxesAttrName).(*ir.DenseArrayAttr).Ints
+	outLayout, _ := tiled.LayoutOf(out)
+	var kept []int
+	for i := range in.Dims {
+		if !slices.Contains(axes, int64(i)) {
+			kept = append(kept, i)
+		}
+	}
+	gathered := tiled.ExpandLayout(outLayout, len(in.Dims), kept)
+	gType := tiled.WithLayout(l.ctx, &ir.RankedTensorType{Dims: in.Dims, Elem: in.Elem}, gathered)
+	b := ir.NewBuilder(l.ctx)
+	b.SetInsertionPoint(op)
+	g, err := l.buildPhase(b, op, op.Operands(), nil, gType)
+	if err != nil {
+		return err
+	}
+	if g == nil { // every tile holds the partials it combines
+		g = b.Create(&ir.OperationState{Name: tiled.RelayoutOpName, Loc: op.Loc(), Operands: op.Operands(),
+			ResultTypes: []ir.Type{gType}}).Result(0)
+	}
+	partial, pshape := tiled.PartialLayout(&gathered, in.Dims, axes)
+	reduce := b.Create(&ir.OperationState{Name: tiled.ReduceOpName, Loc: op.Loc(), Operands: []*ir.Value{g},
+		ResultTypes: []ir.Type{tiled.WithLayout(l.ctx, &ir.RankedTensorType{Dims: pshape, Elem: in.Elem}, partial)},
+		Attrs:       []ir.NamedAttr{{Name: tiled.FnAttrName, Value: op.Attr(tiled.FnAttrName)}, {Name: tiled.AxesAttrName, Value: op.Attr(tiled.AxesAttrName)}}})
+	final, ok := tiled.ReshapeLayout(&partial, pshape, out.Dims)
+	if !ok {
+		return op.EmitOpError("BUG: the gathered partials do not reshape onto the result")
+	}
+	var v *ir.Value = b.Create(&ir.OperationState{Name: tiled.ReshapeOpName, Loc: op.Loc(), Operands: reduce.Results(),
+		ResultTypes: []ir.Type{tiled.WithLayout(l.ctx, &ir.RankedTensorType{Dims: out.Dims, Elem: out.Elem}, final)}}).Result(0)
+	if !final.Equal(outLayout) {
+		if !final.SameDistribution(outLayout) {
+			return op.EmitOpError("BUG: the combined result lands in %s, not where its layout %s puts it", &final, outLayout)
+		}
+		v = b.Create(&ir.OperationState{Name: tiled.RelayoutOpName, Loc: op.Loc(), Operands: []*ir.Value{v},
+			ResultTypes: []ir.Type{out}}).Result(0)
+	}
+	op.Result(0).ReplaceAllUsesWith(v)
+	op.Erase()
+	return nil
+}
+
+func ceilDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a > 0) == (b > 0) {
+		q++
+	}
+	return q
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
+}

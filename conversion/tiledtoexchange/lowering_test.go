@@ -1,0 +1,105 @@
+package tiledtoexchange_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/ipuir/ipuir/conversion/tensortotiled"
+	"github.com/ipuir/ipuir/conversion/tiledtoexchange"
+	"github.com/ipuir/ipuir/dialects/exchange"
+	"github.com/ipuir/ipuir/dialects/tiled"
+	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/parser"
+	"github.com/ipuir/ipuir/passes"
+	"github.com/ipuir/ipuir/registry"
+	"github.com/ipuir/ipuir/target"
+	"github.com/ipuir/ipuir/translate/exchangejson"
+)
+
+func lower(t testing.TB, file, pipeline string) (*ir.Context, *ir.Operation, *ir.Env) {
+	t.Helper()
+	src, err := os.ReadFile("../../examples/" + file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := registry.NewContext()
+	module, err := parser.ParseSourceString(ctx, src, parser.Config{Filename: file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := target.EnvOfModule(module)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, ctx, module, env, pipeline)
+	return ctx, module, env
+}
+
+func run(t testing.TB, ctx *ir.Context, module *ir.Operation, env *ir.Env, pipeline string) {
+	t.Helper()
+	pm, err := registry.NewPassRegistry().ParsePipeline("builtin.module(" + pipeline + ")")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := passes.DefaultOptions()
+	opts.Env = env
+	if err := passes.NewPassManager(ctx, pm, opts).Run(module); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Every data movement of the attention block becomes a verified phase on
+// its lower bound, after a sync; no tiled op that moves data is left; the
+// JSON lists the same phases.
+func TestAttentionPhases(t *testing.T) {
+	_, module, env := lower(t, "attention.ipuir", tiledtoexchange.LowerToExchangePipeline)
+	tg, _ := target.FromEnv(env)
+	if d := ir.VerifyIn(module, env); d != nil {
+		t.Fatal(d)
+	}
+	var phases []*ir.Operation
+	module.Walk(func(op *ir.Operation) ir.WalkResult {
+		switch {
+		case op.Is(exchange.PhaseOp):
+			if prev := op.Prev(); prev == nil || !prev.Is(exchange.SyncOp) {
+				t.Errorf("phase %d without a sync before it", len(phases))
+			}
+			phases = append(phases, op)
+		case op.Is(tiled.CombineOp):
+			t.Errorf("tiled.combine left")
+		case op.Is(tiled.RelayoutOp):
+			// What stays a relayout moves nothing between tiles.
+			if e, err := tiled.EstimateOp(op, tg); err != nil || e.ExchangeWords != 0 {
+				t.Errorf("a relayout that exchanges is left (%v)", err)
+			}
+		}
+		return ir.WalkAdvance
+	})
+	if len(phases) != 10 {
+		t.Errorf("%d phases, want 10", len(phases))
+	}
+	js := exchangejson.ToJSON(module)
+	if len(js.Phases) != len(phases) {
+		t.Fatalf("JSON has %d phases, the IR %d", len(js.Phases), len(phases))
+	}
+	for i, op := range phases {
+		s := op.Attr(exchange.ScheduleAttrName).(*exchange.ScheduleAttr)
+		if s.Horizon != s.LowerBound {
+			t.Errorf("phase %d: horizon %d, bound %d", i, s.Horizon, s.LowerBound)
+		}
+		if js.Phases[i].Schedule.Horizon != s.Horizon || len(js.Phases[i].Transfers) != len(op.Attr(exchange.TransfersAttrName).(*exchange.TransfersAttr).List) {
+			t.Errorf("phase %d: JSON and IR differ", i)
+		}
+	}
+}
+
+// Scheduling every phase of the attention block: the exchange lowering
+// alone, from the tiled program.
+func BenchmarkAttentionExchange(b *testing.B) {
+	for b.Loop() {
+		b.StopTimer()
+		ctx, module, env := lower(b, "attention.ipuir", tensortotiled.LowerTensorToTiledPipeline)
+		b.StartTimer()
+		run(b, ctx, module, env, "convert-tiled-to-exchange")
+	}
+}
