@@ -70,7 +70,7 @@ func (a *TransfersAttr) UniqueKey() string {
 func (a *TransfersAttr) Print(p *ir.AsmPrinter) {
 	p.WriteString("#exchange.transfers<")
 	var b []byte
-	if len(a.List) <= readableTransfers {
+	if len(a.List) > 0 && len(a.List) <= readableTransfers {
 		b = append(b, '[')
 		for i, t := range a.List {
 			if i > 0 {
