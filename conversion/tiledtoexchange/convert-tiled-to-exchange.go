@@ -21,13 +21,14 @@ import (
 //     phase, reading each source through its offset and stride;
 //   - tiled.combine: a phase gathering every partial a result tile needs,
 //     then tiled.reduce of the gathered partials on each tile and a
-//     tiled.reshape dropping the combined axes.
+//     tiled.reshape dropping the combined axes;
+//   - tiled.matmul whose plan cuts the inner axis: a partial matmul (each
+//     inner tile's f32 partial sums), a combine summing them into the
+//     plan's result layout (lowered as above), and a convert.
 //
 // Transfers come from tiled.VisitPieces (the pieces the estimate priced);
 // each phase is scheduled by package schedule and logged with its bound
-// and horizon. tiled.matmul keeps its plan's internal phases (partial sums
-// across inner tiles, the steps of a temporal plan), which the tile-asm
-// lowering expands.
+// and horizon. A temporal plan's steps stay inside its matmul.
 type ConvertTiledToExchange struct {
 	NumPhases    passes.Statistic `statistic:"num-phases" help:"Number of exchange phases"`
 	NumTransfers passes.Statistic `statistic:"num-transfers" help:"Number of transfers over all phases"`
@@ -51,7 +52,7 @@ func (p *ConvertTiledToExchange) Run(module *ir.Operation, pc *passes.PassContex
 	l := &lowering{ctx: pc.Context(), tg: tg, pass: p, log: pc.Logger()}
 	var todo []*ir.Operation
 	module.Walk(func(op *ir.Operation) ir.WalkResult {
-		if op.Is(tiled.RelayoutOp, tiled.SliceOp, tiled.ConcatOp, tiled.CombineOp) {
+		if op.Is(tiled.RelayoutOp, tiled.SliceOp, tiled.ConcatOp, tiled.CombineOp) || reducesAcrossTiles(op) {
 			todo = append(todo, op)
 		}
 		return ir.WalkAdvance
@@ -88,8 +89,59 @@ func (l *lowering) lower(op *ir.Operation) error {
 		return l.replaceByPhase(op, op.Operands(), sourceMaps(op))
 	case op.Is(tiled.CombineOp):
 		return l.lowerCombine(op)
+	case op.Is(tiled.MatmulOp):
+		return l.lowerMatmul(op)
 	}
 	return nil
+}
+
+// reducesAcrossTiles reports whether op is a matmul whose plan adds
+// partial sums across inner tiles (a spatial plan with inner partitions).
+func reducesAcrossTiles(op *ir.Operation) bool {
+	if !op.Is(tiled.MatmulOp) || op.Attr(tiled.PartialAttrName) != nil {
+		return false
+	}
+	pa, ok := op.Attr(tiled.PlanAttrName).(*tiled.GemmPlanAttr)
+	return ok && pa.Plan.InnerPartitions > 1 && pa.Plan.Steps() == 1
+}
+
+// lowerMatmul makes a matmul's reduction explicit: the matmul leaves each
+// inner tile's partial sums (f32, tiled.PartialsLayout), a tiled.combine
+// sums them into the plan's result layout, lowered to a phase like any
+// combine, and a convert rounds them to the result's type. The reduction
+// is one phase whatever the plan's staging (the planner prices a pairwise
+// plan's halvings; they are not lowered separately yet).
+func (l *lowering) lowerMatmul(op *ir.Operation) error {
+	plan := &op.Attr(tiled.PlanAttrName).(*tiled.GemmPlanAttr).Plan
+	s, err := tiled.MatmulShapeOf(op.Operand(0).Type(), op.Operand(1).Type(), op.Result(0).Type())
+	if err != nil {
+		return op.EmitOpError("%v", err)
+	}
+	pl, err := tiled.PartialsLayout(plan, s, l.tg)
+	if err != nil {
+		return op.EmitOpError("%v", err)
+	}
+	out := op.Result(0).Type().(*ir.RankedTensorType)
+	resLayout, _ := tiled.LayoutOf(out)
+	f32 := l.ctx.F32()
+	b := ir.NewBuilder(l.ctx)
+	b.SetInsertionPoint(op)
+	attrs := []ir.NamedAttr{{Name: tiled.PlanAttrName, Value: op.Attr(tiled.PlanAttrName)}, {Name: tiled.PartialAttrName, Value: l.ctx.Unit()}}
+	partials := b.Create(&ir.OperationState{Name: tiled.MatmulOpName, Loc: op.Loc(), Operands: op.Operands(),
+		ResultTypes: []ir.Type{tiled.WithLayout(l.ctx, &ir.RankedTensorType{Dims: tiled.PartialsShape(plan, s), Elem: f32}, pl)},
+		Attrs:       attrs})
+	sumType := tiled.WithLayout(l.ctx, &ir.RankedTensorType{Dims: out.Dims, Elem: f32}, *resLayout)
+	combine := b.Create(&ir.OperationState{Name: tiled.CombineOpName, Loc: op.Loc(), Operands: partials.Results(),
+		ResultTypes: []ir.Type{sumType},
+		Attrs: []ir.NamedAttr{{Name: tiled.FnAttrName, Value: l.ctx.String("sum")}, {Name: tiled.AxesAttrName, Value: l.ctx.DenseI64Array(0)}}})
+	result := combine.Result(0)
+	if out.Elem != f32 {
+		result = b.Create(&ir.OperationState{Name: tiled.ElementwiseOpName, Loc: op.Loc(), Operands: []*ir.Value{result},
+			ResultTypes: []ir.Type{out}, Attrs: []ir.NamedAttr{{Name: tiled.FnAttrName, Value: l.ctx.String("convert")}}}).Result(0)
+	}
+	op.Result(0).ReplaceAllUsesWith(result)
+	op.Erase()
+	return l.lowerCombine(combine)
 }
 
 // sourceMaps returns per source the offsets and strides from result

@@ -169,6 +169,19 @@ func reshapeGroups(in, out []int64) ([][4]int, bool) {
 	var groups [][4]int
 	i, j := 0, 0
 	for i < len(in) || j < len(out) {
+		// A unit axis on one side only is a group of its own: it holds no
+		// partition, and absorbing it would make its neighbour's group a
+		// regrouping.
+		if i < len(in) && in[i] == 1 && (j == len(out) || out[j] != 1) {
+			groups = append(groups, [4]int{i, i + 1, j, j})
+			i++
+			continue
+		}
+		if j < len(out) && out[j] == 1 && (i == len(in) || in[i] != 1) {
+			groups = append(groups, [4]int{i, i, j, j + 1})
+			j++
+			continue
+		}
 		gi, gj := i, j
 		pi, pj := int64(1), int64(1)
 		if i < len(in) {

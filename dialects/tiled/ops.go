@@ -25,6 +25,7 @@ const (
 	ExtentsAttrName  = "extents"
 	PlanAttrName     = "plan"
 	EstimateAttrName = "estimate"
+	PartialAttrName  = "partial"
 )
 
 var (
@@ -124,7 +125,9 @@ var (
 		Operands: []ir.ValueDef{{Name: "lhs", Type: LaidOutTensor}, {Name: "rhs", Type: LaidOutTensor}},
 		Results:  []ir.ValueDef{{Name: "result", Type: LaidOutTensor}},
 		Attributes: []ir.AttrDef{{Name: PlanAttrName, Kind: planAttrKind},
-			{Name: EstimateAttrName, Kind: estimateAttrKind, Optional: true}},
+			{Name: EstimateAttrName, Kind: estimateAttrKind, Optional: true},
+			{Name: PartialAttrName, Kind: ir.UnitAttrKind, Optional: true,
+				Doc: "the result is the partial sums of every inner partition (PartialsLayout), which a tiled.combine reduces"}},
 		Traits: ir.TraitPure,
 		// The plan sits in the attribute dictionary: a dialect attribute
 		// followed by `:` would read the type as its own.
@@ -295,8 +298,25 @@ func MatmulShapeOf(lhs, rhs, result ir.Type) (MatmulShape, error) {
 	return s, nil
 }
 
+// MatmulShapeOfOp reads a tiled.matmul's problem; the partial sums of a
+// `partial` matmul carry the inner partitions first and are f32, so its
+// shape is read from C's.
+func MatmulShapeOfOp(op *ir.Operation) (MatmulShape, error) {
+	resultType := op.Result(0).Type()
+	if op.Attr(PartialAttrName) != nil {
+		rt, ok := resultType.(*ir.RankedTensorType)
+		lhs, ok2 := op.Operand(0).Type().(*ir.RankedTensorType)
+		if !ok || !ok2 || len(rt.Dims) < 3 {
+			return MatmulShape{}, fmt.Errorf("the partial sums of a matmul are a tensor of rank 3 or 4 (inner partitions first)")
+		}
+		resultType = &ir.RankedTensorType{Dims: rt.Dims[1:], Elem: lhs.Elem}
+	}
+	return MatmulShapeOf(op.Operand(0).Type(), op.Operand(1).Type(), resultType)
+}
+
 func verifyMatmul(op *ir.Operation, env *ir.Env) error {
-	s, err := MatmulShapeOf(op.Operand(0).Type(), op.Operand(1).Type(), op.Result(0).Type())
+	partial := op.Attr(PartialAttrName) != nil
+	s, err := MatmulShapeOfOp(op)
 	if err != nil {
 		return err
 	}
@@ -310,11 +330,27 @@ func verifyMatmul(op *ir.Operation, env *ir.Env) error {
 	if err != nil {
 		return fmt.Errorf("plan is not valid: %v", err)
 	}
+	result := &ls.Result
+	if partial {
+		if plan.InnerPartitions < 2 || plan.Steps() > 1 {
+			return fmt.Errorf("only a spatial plan with inner partitions has partial sums")
+		}
+		rt := op.Result(0).Type().(*ir.RankedTensorType)
+		f32 := op.Context().F32()
+		if want := PartialsShape(plan, s); !slices.Equal(rt.Dims, want) || rt.Elem != f32 {
+			return fmt.Errorf("partial sums must be %s", ir.TypeString(&ir.RankedTensorType{Dims: want, Elem: f32}))
+		}
+		pl, err := PartialsLayout(plan, s, tg)
+		if err != nil {
+			return err
+		}
+		result = &pl
+	}
 	for _, c := range []struct {
 		what string
 		v    *ir.Value
 		want *Layout
-	}{{"lhs", op.Operand(0), &ls.LHS}, {"rhs", op.Operand(1), &ls.RHS}, {"result", op.Result(0), &ls.Result}} {
+	}{{"lhs", op.Operand(0), &ls.LHS}, {"rhs", op.Operand(1), &ls.RHS}, {"result", op.Result(0), result}} {
 		got, _ := LayoutOf(c.v.Type())
 		if !got.Equal(c.want) {
 			return fmt.Errorf("%s layout #tiled.layout<%s> is not the one the plan gives it: #tiled.layout<%s>", c.what, got, c.want)

@@ -345,3 +345,54 @@ func NCutsAlign(p *GemmPlan, s MatmulShape, g Groups, cuts []int64) bool {
 	}
 	return true
 }
+
+// PartialsLayout is the layout of the partial sums of a plan with inner
+// partitions, as each tile of its grid computes them: a tensor of shape
+// PartialsShape (the inner partitions first, then C's axes) in f32, whose
+// shard on each tile is its AMP block of C for its inner partition. A
+// tiled.combine summing axis 0 into the plan's result layout is the plan's
+// complete reduction. Spatial plans only.
+func PartialsLayout(p *GemmPlan, s MatmulShape, t *target.Target) (Layout, error) {
+	g, err := AMPGroups(t, s.Elem)
+	if err != nil {
+		return Layout{}, err
+	}
+	if err := p.check(s, t, g); err != nil {
+		return Layout{}, err
+	}
+	standard, err := t.Class(target.Standard)
+	if err != nil {
+		return Layout{}, err
+	}
+	st := p.strides()
+	ax := planAxes{p, g}
+	rank := 3
+	if s.Batched {
+		rank = 4
+	}
+	cRows, cCols := 2, 1
+	if p.Orientation == Swapped {
+		cRows, cCols = 1, 2
+	}
+	rows := ax.rows(cRows, p.RowPartitions)
+	rows.TileStride = st.row
+	cols := ax.cols(cCols, p.ColumnPartitions)
+	cols.TileStride = st.col
+	inner := NewAxis(rank, p.InnerPartitions)
+	inner.TileStride = st.inner
+	axes := []AxisTiling{cols, inner, rows}
+	if s.Batched {
+		b := NewAxis(3, p.BatchPartitions)
+		b.TileStride = st.batch
+		axes = append(axes, b)
+	}
+	return Layout{Order: Order{Kind: RowMajor}, MemoryClass: standard.Name,
+		Tiling: Tiling{TileCount: p.Tiles(), Replicas: 1, Axes: axes}}, nil
+}
+
+// PartialsShape is the shape of a plan's partial sums: [inner partitions,
+// C's shape...].
+func PartialsShape(p *GemmPlan, s MatmulShape) []int64 {
+	_, _, c := s.Shapes()
+	return append([]int64{p.InnerPartitions}, c...)
+}

@@ -44,7 +44,7 @@ func (p *TiledEstimate) Run(module *ir.Operation, pc *passes.PassContext) error 
 		var err error
 		if op.Is(tiled.MatmulOp) {
 			var s tiled.MatmulShape
-			s, err = tiled.MatmulShapeOf(op.Operand(0).Type(), op.Operand(1).Type(), op.Result(0).Type())
+			s, err = tiled.MatmulShapeOfOp(op)
 			if err == nil {
 				e, err = plan.Estimate(&op.Attr(tiled.PlanAttrName).(*tiled.GemmPlanAttr).Plan, s, tg)
 				sum.MACs += s.MACs()
