@@ -133,7 +133,7 @@ func (l *lowering) lowerMatmul(op *ir.Operation) error {
 	sumType := tiled.WithLayout(l.ctx, &ir.RankedTensorType{Dims: out.Dims, Elem: f32}, *resLayout)
 	combine := b.Create(&ir.OperationState{Name: tiled.CombineOpName, Loc: op.Loc(), Operands: partials.Results(),
 		ResultTypes: []ir.Type{sumType},
-		Attrs: []ir.NamedAttr{{Name: tiled.FnAttrName, Value: l.ctx.String("sum")}, {Name: tiled.AxesAttrName, Value: l.ctx.DenseI64Array(0)}}})
+		Attrs:       []ir.NamedAttr{{Name: tiled.FnAttrName, Value: l.ctx.String("sum")}, {Name: tiled.AxesAttrName, Value: l.ctx.DenseI64Array(0)}}})
 	result := combine.Result(0)
 	if out.Elem != f32 {
 		result = b.Create(&ir.OperationState{Name: tiled.ElementwiseOpName, Loc: op.Loc(), Operands: []*ir.Value{result},
