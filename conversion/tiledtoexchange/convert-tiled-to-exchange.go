@@ -286,9 +286,10 @@ func (l *lowering) buildPhase(b *ir.Builder, at *ir.Operation, sources []*ir.Val
 	for _, t := range list {
 		words += t.Words * int64(len(t.Dst))
 	}
-	l.log.Info("scheduled exchange phase", "phase", phase, "operation", at.Name(), "transfers", len(list),
-		"received_words", words, "lower_bound", res.LowerBound, "horizon", res.Horizon, "lower_bound_gap", res.Gap(),
-		"kind", string(res.Kind), "segments", len(res.Segments), "receive_configurations", res.ReceiveConfigurations)
+	l.log.Info("prepared exchange phase", "phase", phase, "operation", at.Name(), "transfers", len(list), "received_words", words)
+	l.log.Info("scheduled exchange phase", "phase", phase, "initial_horizon", res.InitialHorizon,
+		"selected_horizon", res.Horizon, "endpoint_lower_bound", res.LowerBound, "lower_bound_gap", res.Gap(),
+		"selected_kind", string(res.Kind), "segments", len(res.Segments), "receive_configurations", res.ReceiveConfigurations)
 	l.pass.NumPhases.Inc()
 	l.pass.NumTransfers.Add(uint64(len(list)))
 	if res.Gap() == 0 {

@@ -75,6 +75,9 @@ type Result struct {
 	Segments  []Segment
 	// Horizon is the cycle after the last word.
 	Horizon int64
+	// InitialHorizon is the first method's horizon (the one tried first for
+	// the phase's kind), which Horizon improves on or equals.
+	InitialHorizon int64
 	// LowerBound is the largest number of words a tile sends or receives.
 	LowerBound int64
 	Kind       Kind
@@ -147,14 +150,19 @@ func Schedule(transfers []Transfer, tiles int) (Result, error) {
 	if !multicast {
 		r := matching(transfers, lb)
 		r.Kind = Matching
-		return finish(r, transfers, lb), nil
+		r = finish(r, transfers, lb)
+		r.InitialHorizon = r.Horizon
+		return r, nil
 	}
 	// Grouped: receivers linked by shared multicasts (the replicas of one
 	// shard, typically) receive as one; when no group receives more than
 	// the bound, the phase ends on the bound with every word sent once.
 	best, grouped := groupMatching(transfers, tiles)
+	initial := best.Horizon
 	if grouped && best.Horizon == lb {
-		return finish(best, transfers, lb), nil
+		r := finish(best, transfers, lb)
+		r.InitialHorizon = initial
+		return r, nil
 	}
 	// Expanded: one unicast copy per receiver.
 	var expanded []Transfer
@@ -167,7 +175,9 @@ func Schedule(transfers []Transfer, tiles int) (Result, error) {
 	if expBound == lb {
 		m := matching(expanded, expBound)
 		m.Kind = ExpandedMatching
-		return finish(m, expanded, lb), nil
+		m = finish(m, expanded, lb)
+		m.InitialHorizon = initial
+		return m, nil
 	}
 	ff := firstFit(transfers, tiles)
 	ff.Kind = FirstFit
@@ -178,9 +188,13 @@ func Schedule(transfers []Transfer, tiles int) (Result, error) {
 	if expBound < best.Horizon {
 		m := matching(expanded, expBound)
 		m.Kind = ExpandedMatching
-		return finish(m, expanded, lb), nil
+		m = finish(m, expanded, lb)
+		m.InitialHorizon = initial
+		return m, nil
 	}
-	return finish(best, transfers, lb), nil
+	best = finish(best, transfers, lb)
+	best.InitialHorizon = initial
+	return best, nil
 }
 
 // groupMatching merges receivers that share a transfer into groups
