@@ -100,6 +100,15 @@ func (pm *PassManager) Options() Options { return pm.opts }
 // failed, in IR order.
 type Diagnostics []*ir.Diagnostic
 
+// Unwrap lets errors.As and errors.Is see each diagnostic.
+func (ds Diagnostics) Unwrap() []error {
+	out := make([]error, len(ds))
+	for i, d := range ds {
+		out[i] = d
+	}
+	return out
+}
+
 func (ds Diagnostics) Error() string {
 	parts := make([]string, len(ds))
 	for i, d := range ds {

@@ -147,6 +147,9 @@ func (a *layoutAssigner) run() error {
 		}
 	}
 	for _, op := range slices.Backward(deferred) {
+		if a.layout[op.Result(0)] != nil {
+			continue // settled when an op derived its layout from it
+		}
 		if err := a.assignFromUsers(op); err != nil {
 			return err
 		}
@@ -252,6 +255,14 @@ func (a *layoutAssigner) assignArgument(arg *ir.Value) error {
 func (a *layoutAssigner) layoutOf(v *ir.Value, at *ir.Operation) (*tiled.Layout, error) {
 	if l := a.layout[v]; l != nil {
 		return &l.Layout, nil
+	}
+	// A value whose layout comes from its users, read by an op that derives
+	// its own from it: settle it now, once, as the users known so far want.
+	if def := v.DefiningOp(); def != nil && def.NumResults() == 1 && def.Result(0) == v {
+		if err := a.assignFromUsers(def); err != nil {
+			return nil, err
+		}
+		return &a.layout[v].Layout, nil
 	}
 	if err := a.setDefault(v, at); err != nil {
 		return nil, err

@@ -49,7 +49,19 @@ func PlanProgram(prog Program, t *target.Target, opts Options) ([]Choice, error)
 		if len(shared.of) > 0 {
 			sel.shared = []*operandState{&pr.lhs, &pr.rhs}[shared.which]
 		}
-		if err := sel.finalists(); err != nil {
+		err = sel.finalists()
+		if err != nil && len(m.NCuts) > 0 {
+			// No grid puts the parts of a joint matmul on whole shards: plan
+			// it as one matmul, and let the slices and concat exchange.
+			log.Info("no plan aligns the parts of a joint matmul; planning it whole", "operation", m.Name, "cuts", fmt.Sprint(m.NCuts))
+			whole := *m
+			whole.NCuts = nil
+			sel = &selector{pr: pr, m: &whole, index: i, opts: opts, log: log, siblings: sel.siblings, shared: sel.shared}
+			pr.inPlace, pr.layouts = map[tiled.GemmPlan]bool{}, caches[i].layouts
+			caches[i].attach(pr)
+			err = sel.finalists()
+		}
+		if err != nil {
 			return nil, fmt.Errorf("%s: %v", m.Name, err)
 		}
 		feasible, err := sel.verify()
