@@ -6,6 +6,7 @@ import (
 	"github.com/ipuir/ipuir/dialects/exchange"
 	"github.com/ipuir/ipuir/dialects/exchange/schedule"
 	"github.com/ipuir/ipuir/dialects/tiled"
+	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/passes"
 	"github.com/ipuir/ipuir/target"
@@ -24,11 +25,13 @@ import (
 //     tiled.reshape dropping the combined axes;
 //   - tiled.matmul whose plan cuts the inner axis: a partial matmul (each
 //     inner tile's f32 partial sums), a combine summing them into the
-//     plan's result layout (lowered as above), and a convert.
+//     plan's result layout (lowered as above), and a convert; a temporal
+//     plan's steps: slices of both operands into each step's layouts, the
+//     step's matmul, an f32 accumulation (lowerSteps).
 //
 // Transfers come from tiled.VisitPieces (the pieces the estimate priced);
 // each phase is scheduled by package schedule and logged with its bound
-// and horizon. A temporal plan's steps stay inside its matmul.
+// and horizon.
 type ConvertTiledToExchange struct {
 	NumPhases    passes.Statistic `statistic:"num-phases" help:"Number of exchange phases"`
 	NumTransfers passes.Statistic `statistic:"num-transfers" help:"Number of transfers over all phases"`
@@ -113,14 +116,17 @@ func (l *lowering) lower(op *ir.Operation) error {
 		if !hasLayout || in.SameDistribution(out) {
 			return nil // a value entering from the host, or a local copy
 		}
-		return l.replaceByPhase(op, op.Operands(), nil)
+		_, err := l.replaceByPhase(op, op.Operands(), nil)
+		return err
 	case op.Is(tiled.SliceOp, tiled.ConcatOp):
 		if tiled.ReinterpretsSlices(op) {
 			return nil
 		}
-		return l.replaceByPhase(op, op.Operands(), sourceMaps(op))
+		_, err := l.replaceByPhase(op, op.Operands(), sourceMaps(op))
+		return err
 	case op.Is(tiled.CombineOp):
-		return l.lowerCombine(op)
+		_, err := l.lowerCombine(op)
+		return err
 	case op.Is(tiled.MatmulOp):
 		return l.lowerMatmul(op)
 	}
@@ -134,7 +140,7 @@ func reducesAcrossTiles(op *ir.Operation) bool {
 		return false
 	}
 	pa, ok := op.Attr(tiled.PlanAttrName).(*tiled.GemmPlanAttr)
-	return ok && pa.Plan.InnerPartitions > 1 && pa.Plan.Steps() == 1
+	return ok && (pa.Plan.InnerPartitions > 1 || pa.Plan.Steps() > 1)
 }
 
 // lowerMatmul makes a matmul's reduction explicit: the matmul leaves each
@@ -148,6 +154,9 @@ func (l *lowering) lowerMatmul(op *ir.Operation) error {
 	s, err := tiled.MatmulShapeOf(op.Operand(0).Type(), op.Operand(1).Type(), op.Result(0).Type())
 	if err != nil {
 		return op.EmitOpError("%v", err)
+	}
+	if plan.Steps() > 1 {
+		return l.lowerSteps(op, plan, s)
 	}
 	pl, err := tiled.PartialsLayout(plan, s, l.tg)
 	if err != nil {
@@ -173,7 +182,8 @@ func (l *lowering) lowerMatmul(op *ir.Operation) error {
 	}
 	op.Result(0).ReplaceAllUsesWith(result)
 	op.Erase()
-	return l.lowerCombine(combine)
+	_, err = l.lowerCombine(combine)
+	return err
 }
 
 // sourceMaps returns per source the offsets and strides from result
@@ -202,16 +212,19 @@ func sourceMaps(op *ir.Operation) [][2][]int64 {
 
 // replaceByPhase replaces op (whose result is the phase's) by a sync and
 // a phase moving sources into op's result type.
-func (l *lowering) replaceByPhase(op *ir.Operation, sources []*ir.Value, maps [][2][]int64) error {
+func (l *lowering) replaceByPhase(op *ir.Operation, sources []*ir.Value, maps [][2][]int64) (*ir.Value, error) {
 	b := ir.NewBuilder(l.ctx)
 	b.SetInsertionPoint(op)
 	v, err := l.buildPhase(b, op, sources, maps, op.Result(0).Type().(*ir.RankedTensorType))
-	if err != nil || v == nil {
-		return err // nil: every element is where it is needed, a local copy
+	if err != nil {
+		return nil, err
+	}
+	if v == nil {
+		return op.Result(0), nil // every element is where it is needed: a local copy
 	}
 	op.Result(0).ReplaceAllUsesWith(v)
 	op.Erase()
-	return nil
+	return v, nil
 }
 
 // buildPhase builds, at b, a sync and the phase that fills a value of type
@@ -351,7 +364,7 @@ func (l *lowering) buildPhase(b *ir.Builder, at *ir.Operation, sources []*ir.Val
 // lowerCombine gathers, on every tile of the result, the partials of its
 // shard (one phase), reduces them there (tiled.reduce over the combined
 // axes, now whole on each tile), and drops the axes (tiled.reshape).
-func (l *lowering) lowerCombine(op *ir.Operation) error {
+func (l *lowering) lowerCombine(op *ir.Operation) (*ir.Value, error) {
 	in := op.Operand(0).Type().(*ir.RankedTensorType)
 	out := op.Result(0).Type().(*ir.RankedTensorType)
 	axes := op.Attr(tiled.AxesAttrName).(*ir.DenseArrayAttr).Ints
@@ -368,7 +381,7 @@ func (l *lowering) lowerCombine(op *ir.Operation) error {
 	b.SetInsertionPoint(op)
 	g, err := l.buildPhase(b, op, op.Operands(), nil, gType)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if g == nil { // every tile holds the partials it combines
 		g = b.Create(&ir.OperationState{Name: tiled.RelayoutOpName, Loc: op.Loc(), Operands: op.Operands(),
@@ -380,20 +393,20 @@ func (l *lowering) lowerCombine(op *ir.Operation) error {
 		Attrs:       []ir.NamedAttr{{Name: tiled.FnAttrName, Value: op.Attr(tiled.FnAttrName)}, {Name: tiled.AxesAttrName, Value: op.Attr(tiled.AxesAttrName)}}})
 	final, ok := tiled.ReshapeLayout(&partial, pshape, out.Dims)
 	if !ok {
-		return op.EmitOpError("BUG: the gathered partials do not reshape onto the result")
+		return nil, op.EmitOpError("BUG: the gathered partials do not reshape onto the result")
 	}
 	var v *ir.Value = b.Create(&ir.OperationState{Name: tiled.ReshapeOpName, Loc: op.Loc(), Operands: reduce.Results(),
 		ResultTypes: []ir.Type{tiled.WithLayout(l.ctx, &ir.RankedTensorType{Dims: out.Dims, Elem: out.Elem}, final)}}).Result(0)
 	if !final.Equal(outLayout) {
 		if !final.SameDistribution(outLayout) {
-			return op.EmitOpError("BUG: the combined result lands in %s, not where its layout %s puts it", &final, outLayout)
+			return nil, op.EmitOpError("BUG: the combined result lands in %s, not where its layout %s puts it", &final, outLayout)
 		}
 		v = b.Create(&ir.OperationState{Name: tiled.RelayoutOpName, Loc: op.Loc(), Operands: []*ir.Value{v},
 			ResultTypes: []ir.Type{out}}).Result(0)
 	}
 	op.Result(0).ReplaceAllUsesWith(v)
 	op.Erase()
-	return nil
+	return v, nil
 }
 
 func ceilDiv(a, b int64) int64 {
@@ -410,4 +423,104 @@ func floorDiv(a, b int64) int64 {
 		q--
 	}
 	return q
+}
+
+// lowerSteps makes a temporal plan's steps explicit. Step s slices the
+// inner range of both operands from their home layouts into the step
+// plan's layouts (tiled.slice, lowered to a phase), runs the step's
+// spatial matmul into f32 (its partial sums, with inner partitions), and
+// adds it to the accumulator; after the last step the accumulator is
+// reduced across inner tiles (a combine) and converted to the result's
+// type. The slices are of whole inner groups; the last may be shorter,
+// and its matmul has layouts of its own.
+func (l *lowering) lowerSteps(op *ir.Operation, plan *tiled.GemmPlan, s tiled.MatmulShape) error {
+	g, err := tiled.AMPGroups(l.tg, s.Elem)
+	if err != nil {
+		return op.EmitOpError("%v", err)
+	}
+	step := plan.StepPlan()
+	per := s.StepShape(plan, g).K
+	a, b := op.Operand(0), op.Operand(1)
+	at, bt := a.Type().(*ir.RankedTensorType), b.Type().(*ir.RankedTensorType)
+	out := op.Result(0).Type().(*ir.RankedTensorType)
+	resLayout, _ := tiled.LayoutOf(out)
+	f32 := l.ctx.F32()
+	rank := len(out.Dims)
+	bld := ir.NewBuilder(l.ctx)
+	bld.SetInsertionPoint(op)
+	slice := func(v *ir.Value, t *ir.RankedTensorType, axis int, k0, k1 int64, layout tiled.Layout) (*ir.Value, error) {
+		off, sizes, strides := make([]int64, rank), slices.Clone(t.Dims), make([]int64, rank)
+		for i := range strides {
+			strides[i] = 1
+		}
+		off[axis], sizes[axis] = k0, k1-k0
+		sl := bld.Create(&ir.OperationState{Name: tiled.SliceOpName, Loc: op.Loc(), Operands: []*ir.Value{v},
+			ResultTypes: []ir.Type{tiled.WithLayout(l.ctx, &ir.RankedTensorType{Dims: sizes, Elem: t.Elem}, layout)},
+			Attrs: []ir.NamedAttr{{Name: tiled.OffsetsAttrName, Value: l.ctx.DenseI64Array(off...)},
+				{Name: tiled.SizesAttrName, Value: l.ctx.DenseI64Array(sizes...)},
+				{Name: tiled.StridesAttrName, Value: l.ctx.DenseI64Array(strides...)}}})
+		if tiled.ReinterpretsSlices(sl) {
+			return sl.Result(0), nil
+		}
+		return l.replaceByPhase(sl, sl.Operands(), sourceMaps(sl))
+	}
+	var acc *ir.Value
+	var accType ir.Type
+	for k0 := int64(0); k0 < s.K; k0 += per {
+		k1 := min(k0+per, s.K)
+		ss := s
+		ss.K = k1 - k0
+		ss.ResultElem = elem.F32
+		ls, err := tiled.LayoutsForPlan(&step, ss, l.tg)
+		if err != nil {
+			return op.EmitOpError("step over inner elements %d to %d: %v", k0, k1, err)
+		}
+		sa, err := slice(a, at, rank-1, k0, k1, ls.LHS)
+		if err != nil {
+			return err
+		}
+		sb, err := slice(b, bt, rank-2, k0, k1, ls.RHS)
+		if err != nil {
+			return err
+		}
+		st := &ir.OperationState{Name: tiled.MatmulOpName, Loc: op.Loc(), Operands: []*ir.Value{sa, sb},
+			Attrs: []ir.NamedAttr{{Name: tiled.PlanAttrName, Value: tiled.NewGemmPlanAttr(l.ctx, step)}}}
+		if step.InnerPartitions > 1 {
+			pl, err := tiled.PartialsLayout(&step, ss, l.tg)
+			if err != nil {
+				return op.EmitOpError("%v", err)
+			}
+			st.ResultTypes = []ir.Type{tiled.WithLayout(l.ctx, &ir.RankedTensorType{Dims: tiled.PartialsShape(&step, ss), Elem: f32}, pl)}
+			st.Attrs = append(st.Attrs, ir.NamedAttr{Name: tiled.PartialAttrName, Value: l.ctx.Unit()})
+		} else {
+			st.ResultTypes = []ir.Type{tiled.WithLayout(l.ctx, &ir.RankedTensorType{Dims: out.Dims, Elem: f32}, ls.Result)}
+		}
+		part := bld.Create(st).Result(0)
+		if acc == nil {
+			acc, accType = part, part.Type()
+			continue
+		}
+		if part.Type() != accType {
+			return op.EmitOpError("BUG: the steps of a temporal plan accumulate in different layouts")
+		}
+		acc = bld.Create(&ir.OperationState{Name: tiled.ElementwiseOpName, Loc: op.Loc(), Operands: []*ir.Value{acc, part},
+			ResultTypes: []ir.Type{accType}, Attrs: []ir.NamedAttr{{Name: tiled.FnAttrName, Value: l.ctx.String("add")}}}).Result(0)
+	}
+	result := acc
+	if step.InnerPartitions > 1 {
+		sumType := tiled.WithLayout(l.ctx, &ir.RankedTensorType{Dims: out.Dims, Elem: f32}, *resLayout)
+		combine := bld.Create(&ir.OperationState{Name: tiled.CombineOpName, Loc: op.Loc(), Operands: []*ir.Value{acc},
+			ResultTypes: []ir.Type{sumType},
+			Attrs: []ir.NamedAttr{{Name: tiled.FnAttrName, Value: l.ctx.String("sum")}, {Name: tiled.AxesAttrName, Value: l.ctx.DenseI64Array(0)}}})
+		if result, err = l.lowerCombine(combine); err != nil {
+			return err
+		}
+	}
+	if out.Elem != f32 {
+		result = bld.Create(&ir.OperationState{Name: tiled.ElementwiseOpName, Loc: op.Loc(), Operands: []*ir.Value{result},
+			ResultTypes: []ir.Type{out}, Attrs: []ir.NamedAttr{{Name: tiled.FnAttrName, Value: l.ctx.String("convert")}}}).Result(0)
+	}
+	op.Result(0).ReplaceAllUsesWith(result)
+	op.Erase()
+	return nil
 }
