@@ -511,7 +511,7 @@ func (l *lowering) lowerSteps(op *ir.Operation, plan *tiled.GemmPlan, s tiled.Ma
 		sumType := tiled.WithLayout(l.ctx, &ir.RankedTensorType{Dims: out.Dims, Elem: f32}, *resLayout)
 		combine := bld.Create(&ir.OperationState{Name: tiled.CombineOpName, Loc: op.Loc(), Operands: []*ir.Value{acc},
 			ResultTypes: []ir.Type{sumType},
-			Attrs: []ir.NamedAttr{{Name: tiled.FnAttrName, Value: l.ctx.String("sum")}, {Name: tiled.AxesAttrName, Value: l.ctx.DenseI64Array(0)}}})
+			Attrs:       []ir.NamedAttr{{Name: tiled.FnAttrName, Value: l.ctx.String("sum")}, {Name: tiled.AxesAttrName, Value: l.ctx.DenseI64Array(0)}}})
 		if result, err = l.lowerCombine(combine); err != nil {
 			return err
 		}
