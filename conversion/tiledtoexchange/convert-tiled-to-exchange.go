@@ -69,14 +69,6 @@ func (p *ConvertTiledToExchange) Run(module *ir.Operation, pc *passes.PassContex
 	return nil
 }
 
-// SuperstepAttr names the BSP superstep of each op of the tiled dialect
-// (its compute set, run by the tiles of its result's layout) and of each
-// phase. A superstep is compute, a sync, then an exchange: supersteps are
-// counted from 0, a sync ends one's compute, and the phase after it is that
-// superstep's exchange. A function records its count as
-// "exchange.supersteps".
-const SuperstepAttr = "exchange.superstep"
-
 // numberSupersteps sets SuperstepAttr on the compute ops and phases of
 // every function, and the count on the function.
 func numberSupersteps(module *ir.Operation, ctx *ir.Context) {
@@ -90,12 +82,12 @@ func numberSupersteps(module *ir.Operation, ctx *ir.Context) {
 			case op.Is(exchange.SyncOp):
 				step++
 			case op.Is(exchange.PhaseOp):
-				op.SetAttr(ctx, SuperstepAttr, ctx.IntegerAttr(ctx.I(64), step-1))
+				op.SetAttr(ctx, exchange.SuperstepAttr, ctx.IntegerAttr(ctx.I(64), step-1))
 			case op.Def() != nil && op.Def().Dialect() == tiled.Dialect:
-				op.SetAttr(ctx, SuperstepAttr, ctx.IntegerAttr(ctx.I(64), step))
+				op.SetAttr(ctx, exchange.SuperstepAttr, ctx.IntegerAttr(ctx.I(64), step))
 			}
 		}
-		fn.SetAttr(ctx, SuperstepAttr+"s", ctx.IntegerAttr(ctx.I(64), step+1))
+		fn.SetAttr(ctx, exchange.SuperstepsAttr, ctx.IntegerAttr(ctx.I(64), step+1))
 		return ir.WalkSkip
 	})
 }

@@ -81,6 +81,16 @@ var (
 	}
 )
 
+// SuperstepAttr names the BSP superstep of each op of the tiled dialect
+// (its compute set, run by the tiles of its result's layout) and of each
+// phase. A superstep is compute, a sync, then an exchange: supersteps are
+// counted from 0, a sync ends one's compute, and the phase after it is that
+// superstep's exchange. A function records its count as SuperstepsAttr.
+const (
+	SuperstepAttr  = "exchange.superstep"
+	SuperstepsAttr = "exchange.supersteps"
+)
+
 // Dialect is the exchange dialect.
 var Dialect = &ir.Dialect{
 	Name:    Name,

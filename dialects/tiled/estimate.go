@@ -76,6 +76,21 @@ func EstimateOp(op *ir.Operation, tg *target.Target) (Estimate, error) {
 	return e, err
 }
 
+// Aliases reports whether op's result is its operands' memory seen anew:
+// a transpose or reshape that leaves every shard's memory as it is, or a
+// slice or concat of whole shards (ReinterpretsSlices). Storage gives such
+// a result no buffer of its own.
+func Aliases(op *ir.Operation, tg *target.Target) bool {
+	switch {
+	case op.Is(SliceOp, ConcatOp):
+		return ReinterpretsSlices(op)
+	case op.Is(TransposeOp, ReshapeOp):
+		m, _, err := shardMapOf(op.Operand(0), tg)
+		return err == nil && reinterprets(op, m)
+	}
+	return false
+}
+
 // reinterprets reports whether a transpose or reshape leaves every shard's
 // memory as it is: row-major shards, and for a transpose only axes whose
 // shards hold one element move.
