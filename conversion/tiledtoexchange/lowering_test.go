@@ -110,3 +110,37 @@ func BenchmarkAttentionExchange(b *testing.B) {
 		run(b, ctx, module, env, "convert-tiled-to-exchange")
 	}
 }
+
+// The tiled level's estimates are the exchange's: every relayout, combine
+// and matmul reduction of the attention block was priced with the words
+// its busiest tile moves, and the phase it becomes is scheduled in exactly
+// that many cycles (its lower bound, which the scheduler reaches).
+func TestEstimatesMatchPhases(t *testing.T) {
+	ctx, module, env := lower(t, "attention.ipuir", tensortotiled.LowerTensorToTiledPipeline)
+	var priced []int64
+	module.Walk(func(op *ir.Operation) ir.WalkResult {
+		if op.Is(tiled.RelayoutOp, tiled.CombineOp, tiled.MatmulOp) {
+			e := op.Attr(tiled.EstimateAttrName).(*tiled.EstimateAttr).Estimate
+			if e.ExchangeWords > 0 {
+				priced = append(priced, max(e.ExchangeWords, e.ExchangeSentWords))
+			}
+		}
+		return ir.WalkAdvance
+	})
+	run(t, ctx, module, env, "convert-tiled-to-exchange")
+	var scheduled []int64
+	module.Walk(func(op *ir.Operation) ir.WalkResult {
+		if op.Is(exchange.PhaseOp) {
+			scheduled = append(scheduled, op.Attr(exchange.ScheduleAttrName).(*exchange.ScheduleAttr).Horizon)
+		}
+		return ir.WalkAdvance
+	})
+	if len(priced) != len(scheduled) {
+		t.Fatalf("%d priced exchanges, %d phases", len(priced), len(scheduled))
+	}
+	for i := range priced {
+		if priced[i] != scheduled[i] {
+			t.Errorf("exchange %d: priced at %d words, scheduled in %d cycles", i, priced[i], scheduled[i])
+		}
+	}
+}
