@@ -472,18 +472,37 @@ func (g *bipartite) decompose(lb int64) Result {
 }
 
 // firstFit places every word of every transfer at the earliest cycle at
-// which its sender and all its receivers are free, transfers with the most
-// receiver-words first; consecutive words of a transfer form one segment.
+// which its sender and all its receivers are free, the transfers of the
+// busiest tiles first; consecutive words of a transfer form one segment.
 func firstFit(transfers []Transfer, tiles int) Result {
 	busy := make([]bitset, tiles)
 	order := make([]int, len(transfers))
 	for i := range order {
 		order[i] = i
 	}
+	// Most constrained first: transfers touching the busiest tiles (whose
+	// load is the bound), then the longest.
+	send := make([]int64, tiles)
+	recv := make([]int64, tiles)
+	for _, t := range transfers {
+		send[t.Src] += t.Words
+		for _, d := range t.Dst {
+			recv[d] += t.Words
+		}
+	}
+	pressure := make([]int64, len(transfers))
+	for i, t := range transfers {
+		p := send[t.Src]
+		for _, d := range t.Dst {
+			p = max(p, recv[d])
+		}
+		pressure[i] = p
+	}
 	slices.SortStableFunc(order, func(a, b int) int {
-		wa := transfers[a].Words * int64(len(transfers[a].Dst))
-		wb := transfers[b].Words * int64(len(transfers[b].Dst))
-		return cmp.Compare(wb, wa)
+		if c := cmp.Compare(pressure[b], pressure[a]); c != 0 {
+			return c
+		}
+		return cmp.Compare(transfers[b].Words, transfers[a].Words)
 	})
 	var r Result
 	for _, i := range order {
