@@ -103,7 +103,9 @@ var (
 		Description: "As tensor.broadcast: input axis i is result axis dimensions[i], of equal size or of " +
 			"size 1. Every tile of the result must hold the input elements its shard expands (the " +
 			"projection of its shard): a layout with the result's partitions on the kept axes and " +
-			"replicas along the others, which tiled.relayout provides.",
+			"replicas along the others, which tiled.relayout provides. Read only by elementwise ops it " +
+			"is a view: they read its input with a stride of zero along the new axes, and it costs " +
+			"nothing and holds no memory (BroadcastIsView).",
 		Example:        "%b = tiled.broadcast %m dimensions = [0, 1] : tensor<16x729xf16, #layout> -> tensor<16x729x729xf16, #layout1>",
 		Operands:       []ir.ValueDef{{Name: "input", Type: LaidOutTensor}},
 		Results:        []ir.ValueDef{{Name: "result", Type: LaidOutTensor}},

@@ -16,7 +16,9 @@ import (
 //   - local ops (elementwise, broadcast, reduce, and a transpose or reshape
 //     that changes a shard's memory order) run on the vector unit over the
 //     largest shard, padding included (target.ElementwiseCycles,
-//     target.ReduceCycles); a reinterpretation costs nothing;
+//     target.ReduceCycles); a reinterpretation costs nothing, and so does a
+//     broadcast read only by elementwise ops, which read its input through
+//     it (BroadcastIsView);
 //   - an exchange (relayout, combine) is one phase after one sync, as long
 //     as its busiest tile's larger direction (ExchangeTraffic: a tile sends
 //     and receives one word per cycle each way; a multicast sends once);
@@ -38,6 +40,9 @@ func EstimateOp(op *ir.Operation, tg *target.Target) (Estimate, error) {
 		}
 	}
 	for _, v := range op.Results() {
+		if op.Is(BroadcastOp) && BroadcastIsView(op) {
+			break // a view holds no bytes of its own
+		}
 		if err := addShardBytes(&e, v, tg); err != nil {
 			return e, err
 		}
@@ -56,7 +61,7 @@ func EstimateOp(op *ir.Operation, tg *target.Target) (Estimate, error) {
 	case BroadcastOp:
 		var m *ShardMap
 		var et elem.Type
-		if m, et, err = shardMapOf(op.Result(0), tg); err == nil {
+		if m, et, err = shardMapOf(op.Result(0), tg); err == nil && !BroadcastIsView(op) {
 			e.ComputeCycles, err = tg.ElementwiseCycles(m.MaxShardElements(), et, target.Simple)
 		}
 	case ReduceOp:
@@ -77,11 +82,14 @@ func EstimateOp(op *ir.Operation, tg *target.Target) (Estimate, error) {
 }
 
 // Aliases reports whether op's result is its operands' memory seen anew:
-// a transpose or reshape that leaves every shard's memory as it is, or a
-// slice or concat of whole shards (ReinterpretsSlices). Storage gives such
-// a result no buffer of its own.
+// a transpose or reshape that leaves every shard's memory as it is, a
+// slice or concat of whole shards (ReinterpretsSlices), or a broadcast read
+// only by elementwise ops (BroadcastIsView). Storage gives such a result no
+// buffer of its own.
 func Aliases(op *ir.Operation, tg *target.Target) bool {
 	switch {
+	case op.Is(BroadcastOp):
+		return BroadcastIsView(op)
 	case op.Is(SliceOp, ConcatOp):
 		return ReinterpretsSlices(op)
 	case op.Is(TransposeOp, ReshapeOp):
@@ -129,6 +137,9 @@ func shardMapOf(v *ir.Value, tg *target.Target) (*ShardMap, elem.Type, error) {
 }
 
 func addShardBytes(e *Estimate, v *ir.Value, tg *target.Target) error {
+	if def := v.DefiningOp(); def != nil && def.Is(BroadcastOp) && BroadcastIsView(def) {
+		v = def.Operand(0) // read through the view: its input's shard
+	}
 	t, ok := v.Type().(*ir.RankedTensorType)
 	if !ok {
 		return nil
@@ -380,4 +391,16 @@ func ReinterpretsSlices(op *ir.Operation) bool {
 		}
 	}
 	return true
+}
+
+// BroadcastIsView reports whether a broadcast is read only by elementwise
+// ops: they then read its input through the broadcast (a stride of zero
+// along the new axes, as the vector unit's broadcast operands do), so the
+// broadcast is a view that costs nothing and holds no memory.
+func BroadcastIsView(op *ir.Operation) bool {
+	view := op.Result(0).HasUses()
+	op.Result(0).Uses(func(u *ir.OpOperand) {
+		view = view && u.Owner().Is(ElementwiseOp)
+	})
+	return view
 }
