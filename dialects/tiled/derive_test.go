@@ -1,6 +1,8 @@
 package tiled
 
 import (
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/ipuir/ipuir/target"
@@ -205,5 +207,131 @@ func TestSliceLayoutTakesWholeShards(t *testing.T) {
 	}
 	if _, ok := SliceLayout(&l, shape, 0, 0, 4); !ok {
 		t.Errorf("the first row shard is a slice layout")
+	}
+}
+
+// randomRowMajor draws a row-major layout of shape with random partitions
+// (divisors and non-divisors of the axes, random strides order) on at most
+// 64 tiles, or ok false when the draw is not a layout.
+func randomRowMajor(rng *rand.Rand, shape []int64) (Layout, bool) {
+	l := Layout{Order: Order{Kind: RowMajor}, MemoryClass: "M", Tiling: Tiling{TileCount: 1, Replicas: 1}}
+	for _, i := range rng.Perm(len(shape)) {
+		if rng.IntN(2) == 0 || shape[i] < 2 {
+			continue
+		}
+		p := 1 + rng.Int64N(min(shape[i], 8))
+		if l.Tiling.TileCount*p > 64 {
+			continue
+		}
+		l.Tiling.Axes = append(l.Tiling.Axes, NewAxis(len(shape)-i, p))
+		l.Tiling.TileCount *= p
+	}
+	if rng.IntN(4) == 0 && l.Tiling.TileCount <= 32 {
+		l.Tiling.Replicas = 2
+		l.Tiling.TileCount *= 2
+	}
+	_, err := NewShardMap(&l, shape, 0)
+	return l, err == nil
+}
+
+// Property: every derivation keeps each element on the tile that held it,
+// on random shapes and layouts.
+func TestDerivationsKeepElementsOnTheirTiles(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	dims := []int64{1, 2, 3, 4, 6, 8, 12}
+	checked := map[string]int{}
+	for range 3000 {
+		shape := make([]int64, 1+rng.IntN(3))
+		for i := range shape {
+			shape[i] = dims[rng.IntN(len(dims))]
+		}
+		l, ok := randomRowMajor(rng, shape)
+		if !ok {
+			continue
+		}
+		in := mustMap(t, l, shape)
+		// Transpose.
+		perm := rng.Perm(len(shape))
+		p64 := make([]int64, len(perm))
+		out := make([]int64, len(perm))
+		for j, p := range perm {
+			p64[j], out[j] = int64(p), shape[p]
+		}
+		pm := mustMap(t, PermuteLayout(&l, p64), out)
+		for _, tile := range in.Tiles() {
+			a, _ := in.BoxOnTile(tile)
+			b, ok := pm.BoxOnTile(tile)
+			for j, p := range perm {
+				if !ok || b[j] != a[p] {
+					t.Fatalf("transpose %v of %s: tile %d holds %v, had %v", perm, &l, tile, b, a)
+				}
+			}
+		}
+		checked["transpose"]++
+		// Reshape to the flattened shape and to a regrouping.
+		n := int64(1)
+		for _, d := range shape {
+			n *= d
+		}
+		for _, target := range [][]int64{{n}, {shape[0], n / shape[0]}} {
+			if r, ok := ReshapeLayout(&l, shape, target); ok {
+				sameElementsOnTiles(t, in, mustMap(t, r, target))
+				checked["reshape"]++
+			}
+		}
+		// A slice of axis 0's first shard, when the axis is cut evenly, takes
+		// whole shards and so has a layout.
+		if a, ok := l.Tiling.Axis(len(shape)); ok && a.Partitions > 1 && shape[0]%a.Partitions == 0 {
+			if _, ok := SliceLayout(&l, shape, 0, 0, shape[0]/a.Partitions); !ok {
+				t.Fatalf("the first shard of axis 0 of %s (shape %v) has no slice layout", &l, shape)
+			}
+		}
+		// Slice along axis 0 at every pair of partition boundaries.
+		for lo := int64(0); lo < shape[0]; lo++ {
+			for hi := lo + 1; hi <= shape[0]; hi++ {
+				s, ok := SliceLayout(&l, shape, 0, lo, hi)
+				if !ok {
+					continue
+				}
+				sub := slices.Clone(shape)
+				sub[0] = hi - lo
+				sm := mustMap(t, s, sub)
+				for _, tile := range sm.Tiles() {
+					a, _ := in.BoxOnTile(tile)
+					b, _ := sm.BoxOnTile(tile)
+					if a[0].Lo-lo != b[0].Lo || a[0].Hi-lo != b[0].Hi || !slices.Equal(a[1:], b[1:]) {
+						t.Fatalf("slice [%d, %d) of %s: tile %d holds %v, had %v", lo, hi, &l, tile, b, a)
+					}
+				}
+				checked["slice"]++
+			}
+		}
+		// Project onto the first axis (a reduction over the others), then
+		// expand back: every tile holds its shard's rows again.
+		if proj, ok := ProjectLayout(&l, shape, []int{0}, shape[:1]); ok {
+			pm := mustMap(t, proj, shape[:1])
+			for _, tile := range in.Tiles() {
+				a, _ := in.BoxOnTile(tile)
+				b, ok := pm.BoxOnTile(tile)
+				if !ok || b[0] != a[0] {
+					t.Fatalf("projection of %s: tile %d holds %v, had %v", &l, tile, b, a)
+				}
+			}
+			em := mustMap(t, ExpandLayout(&proj, len(shape), []int{0}), shape)
+			for _, tile := range pm.Tiles() {
+				a, _ := pm.BoxOnTile(tile)
+				b, _ := em.BoxOnTile(tile)
+				if b[0] != a[0] || b.Elements() != a.Elements()*(n/shape[0]) {
+					t.Fatalf("expansion: tile %d holds %v from %v", tile, b, a)
+				}
+			}
+			checked["projection"]++
+		}
+	}
+	t.Logf("checked %v", checked)
+	for _, what := range []string{"transpose", "reshape", "slice", "projection"} {
+		if checked[what] < 100 {
+			t.Errorf("only %d %s cases", checked[what], what)
+		}
 	}
 }
