@@ -34,17 +34,21 @@ func EstimateOp(op *ir.Operation, tg *target.Target) (Estimate, error) {
 	if op.Is(MatmulOp) {
 		return e, fmt.Errorf("tiled.matmul is costed by its plan")
 	}
-	for _, v := range op.Operands() {
-		if err := addShardBytes(&e, v, tg); err != nil {
-			return e, err
+	// An op whose result is its operands' memory seen anew holds that
+	// memory once: a broadcast view its input, any other alias its result.
+	alias := Aliases(op, tg)
+	if !alias || op.Is(BroadcastOp) {
+		for _, v := range op.Operands() {
+			if err := addShardBytes(&e, v, tg); err != nil {
+				return e, err
+			}
 		}
 	}
-	for _, v := range op.Results() {
-		if op.Is(BroadcastOp) && BroadcastIsView(op) {
-			break // a view holds no bytes of its own
-		}
-		if err := addShardBytes(&e, v, tg); err != nil {
-			return e, err
+	if !alias || !op.Is(BroadcastOp) {
+		for _, v := range op.Results() {
+			if err := addShardBytes(&e, v, tg); err != nil {
+				return e, err
+			}
 		}
 	}
 	var err error

@@ -26,11 +26,11 @@ const SummaryAnnotation = "tiled.summary"
 const SummaryMnemonic = "summary"
 
 var summaryFields = []string{"cycles", "compute_cycles", "exchange_cycles", "reduction_cycles", "sync_cycles",
-	"exchange_words", "ops", "macs", "compute_bound_cycles"}
+	"exchange_words", "peak_standard_bytes", "peak_interleaved_bytes", "ops", "macs", "compute_bound_cycles"}
 
 func (s *Summary) fields() []*int64 {
 	return []*int64{&s.Cycles, &s.ComputeCycles, &s.ExchangeCycles, &s.ReductionCycles, &s.SyncCycles,
-		&s.ExchangeWords, &s.Ops, &s.MACs, &s.ComputeBoundCycles}
+		&s.ExchangeWords, &s.PeakStandardBytes, &s.PeakInterleavedBytes, &s.Ops, &s.MACs, &s.ComputeBoundCycles}
 }
 
 // String is the attribute body.

@@ -38,7 +38,8 @@ type Buffer struct {
 	// a multiple of the larger of the two.
 	Align int64
 	// Start and End are the supersteps in which the buffer holds data:
-	// [Start, End).
+	// [Start, End): supersteps at the exchange level and later, ops in
+	// program order at the tiled level; messages say "steps".
 	Start, End int
 }
 
@@ -139,7 +140,7 @@ func shortError(tile int, class target.MemoryClass, b Buffer, bufs []Buffer, act
 	if len(in) > 0 {
 		what = fmt.Sprintf("%d bytes are live in %s", used, strings.Join(in, ", "))
 	}
-	return fmt.Errorf("tile %d: buffer %s (%d bytes, supersteps %s) does not fit %s (%d bytes): %s; short by %d bytes",
+	return fmt.Errorf("tile %d: buffer %s (%d bytes, live in steps %s) does not fit %s (%d bytes): %s; short by %d bytes",
 		tile, b.Name, b.Bytes, span(b), class.Name, class.Size(), what, short)
 }
 
@@ -186,7 +187,7 @@ func Check(t *target.Target, tile int, bufs []Buffer, address []int64) error {
 					continue
 				}
 				if x.Start < y.End && y.Start < x.End {
-					return fmt.Errorf("tile %d: buffers %s [%d, %d) and %s [%d, %d) overlap while both live (supersteps %s and %s)",
+					return fmt.Errorf("tile %d: buffers %s [%d, %d) and %s [%d, %d) overlap while both live (steps %s and %s)",
 						tile, x.Name, ps[k].start, ps[k].end, y.Name, ps[m].start, ps[m].end, span(x), span(y))
 				}
 			}

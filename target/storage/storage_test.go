@@ -59,7 +59,7 @@ func TestShortfallIsNamed(t *testing.T) {
 		{Name: "y", Class: std.Name, Bytes: 30000, Start: 1, End: 2},
 	}
 	_, err := Place(tg, 3, bufs)
-	want := "tile 3: buffer y (30000 bytes, supersteps 1 to 1) does not fit Test16Standard (49152 bytes): 30000 bytes are live in x (30000 bytes); short by 10848 bytes"
+	want := "tile 3: buffer y (30000 bytes, live in steps 1 to 1) does not fit Test16Standard (49152 bytes): 30000 bytes are live in x (30000 bytes); short by 10848 bytes"
 	if err == nil || err.Error() != want {
 		t.Errorf("got %v\nwant %s", err, want)
 	}

@@ -21,14 +21,98 @@ import (
 // jointly: a candidate scores its own cost plus, for each sibling, its cost
 // with the shared operand already in place, so the first picks a layout
 // good for all; each sibling is still planned on its own afterwards.
+//
+// Resident operands (weights) stay on their tiles for the whole program up
+// to their last reader, so a matmul cannot have the memory that later
+// matmuls' weights hold: after a first planning, every matmul is planned
+// again with those weights' bytes per tile (in their plans' layouts)
+// reserved, until the plans settle (at most three rounds).
 func PlanProgram(prog Program, t *target.Target, opts Options) ([]Choice, error) {
 	if opts.Finalists < 1 {
 		opts.Finalists = DefaultFinalists
 	}
-	log := opts.Logger
-	if log == nil {
-		log = slog.New(discard{})
+	if opts.Logger == nil {
+		opts.Logger = slog.New(discard{})
 	}
+	choices, err := planRound(prog, t, opts, nil)
+	if err != nil {
+		return nil, err
+	}
+	for range 3 {
+		reserve := residentReserve(prog, choices, t)
+		if reserve == nil {
+			return choices, nil
+		}
+		again, err := planRound(prog, t, opts, reserve)
+		if err != nil {
+			return nil, err
+		}
+		same := true
+		for i := range again {
+			same = same && again[i].Plan == choices[i].Plan
+		}
+		choices = again
+		if same {
+			return choices, nil
+		}
+	}
+	return choices, nil
+}
+
+// residentReserve returns, for each matmul, the bytes per tile and memory
+// kind that the resident operands of later matmuls hold while it runs
+// (each resident value once, in the layout its plan gave it; the largest
+// shard stands for every tile); nil when nothing is reserved.
+func residentReserve(prog Program, choices []Choice, t *target.Target) []map[target.MemoryKind]int64 {
+	type resident struct {
+		last  int // the last matmul reading it
+		kind  target.MemoryKind
+		bytes int64
+	}
+	byValue := map[int]*resident{}
+	for j, m := range prog.Matmuls {
+		a, b, _ := m.Shape.Shapes()
+		for k, o := range []Operand{m.LHS, m.RHS} {
+			if !o.Resident || o.Value < 0 {
+				continue
+			}
+			l := []*tiled.Layout{&choices[j].Layouts.LHS, &choices[j].Layouts.RHS}[k]
+			sm, err := tiled.NewShardMap(l, [][]int64{a, b}[k], int64(t.Tiles))
+			class, cerr := t.ClassByName(l.MemoryClass)
+			if err != nil || cerr != nil {
+				continue
+			}
+			r := byValue[o.Value]
+			if r == nil {
+				r = &resident{}
+				byValue[o.Value] = r
+			}
+			r.last = max(r.last, j)
+			r.kind = class.Kind
+			r.bytes = max(r.bytes, satMul(sm.MaxShardElements(), int64(m.Shape.Elem.Bytes())))
+		}
+	}
+	out := make([]map[target.MemoryKind]int64, len(prog.Matmuls))
+	any := false
+	for i, m := range prog.Matmuls {
+		out[i] = map[target.MemoryKind]int64{}
+		for v, r := range byValue {
+			if r.last > i && (m.LHS.Value != v || !m.LHS.Resident) && (m.RHS.Value != v || !m.RHS.Resident) {
+				out[i][r.kind] += r.bytes
+				any = true
+			}
+		}
+	}
+	if !any {
+		return nil
+	}
+	return out
+}
+
+// planRound plans every matmul of prog in order, each with reserve[i]
+// bytes per memory kind of its tiles held by others (nil: none).
+func planRound(prog Program, t *target.Target, opts Options, reserve []map[target.MemoryKind]int64) ([]Choice, error) {
+	log := opts.Logger
 	available := map[int][]*tiled.Layout{}
 	caches := make([]*planCache, len(prog.Matmuls))
 	for i := range caches {
@@ -40,6 +124,12 @@ func PlanProgram(prog Program, t *target.Target, opts Options) ([]Choice, error)
 		pr, err := newProblem(t, m.Shape)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", m.Name, err)
+		}
+		if reserve != nil {
+			for kind, bytes := range reserve[i] {
+				pr.capacity[kind] = max(0, pr.capacity[kind]-bytes)
+				pr.reserved += bytes
+			}
 		}
 		pr.lhs = operandState{resident: m.LHS.Resident, available: availableFor(available, m.LHS)}
 		pr.rhs = operandState{resident: m.RHS.Resident, available: availableFor(available, m.RHS)}
@@ -682,7 +772,11 @@ func (s *selector) noCandidate() error {
 		// reason is the user's to fix.
 		return fmt.Errorf("%s is valid: %s", subject, s.firstReject)
 	case s.unfit > 0:
-		return fmt.Errorf("%s fits the tile memory of target %s: the smallest of %d candidates %s", subject, s.pr.t.Name, s.unfit, s.pr.shortOf(s.smallestUnfit))
+		beside := ""
+		if s.pr.reserved > 0 {
+			beside = fmt.Sprintf(" beside the %s per tile that later matmuls' resident operands hold", formatBytes(float64(s.pr.reserved)))
+		}
+		return fmt.Errorf("%s fits the tile memory of target %s%s: the smallest of %d candidates %s", subject, s.pr.t.Name, beside, s.unfit, s.pr.shortOf(s.smallestUnfit))
 	}
 	return fmt.Errorf("%s exists for this matmul on target %s", subject, s.pr.t.Name)
 }

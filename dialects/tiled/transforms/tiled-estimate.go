@@ -7,6 +7,7 @@ import (
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/passes"
 	"github.com/ipuir/ipuir/target"
+	"github.com/ipuir/ipuir/target/storage"
 )
 
 // TiledEstimate sets the `estimate` of every op of the tiled dialect (a
@@ -74,9 +75,60 @@ func (p *TiledEstimate) Run(module *ir.Operation, pc *passes.PassContext) error 
 		sum.ComputeBoundCycles = bound
 	}
 	sum.Total()
+	if err := programMemory(module, tg, &sum); err != nil {
+		return err
+	}
 	module.SetAttr(ctx, tiled.SummaryAnnotation, tiled.NewSummaryAttr(ctx, sum))
 	pc.Logger().Info("estimated tiled program", "target", tg.Name, "estimated_cycles", sum.Cycles,
 		"compute_cycles", sum.ComputeCycles, "exchange_cycles", sum.ExchangeCycles, "reduction_cycles", sum.ReductionCycles,
-		"sync_cycles", sum.SyncCycles, "ops", sum.Ops, "macs", sum.MACs, "compute_bound_cycles", sum.ComputeBoundCycles)
+		"sync_cycles", sum.SyncCycles, "peak_standard_bytes", sum.PeakStandardBytes, "peak_interleaved_bytes", sum.PeakInterleavedBytes,
+		"ops", sum.Ops, "macs", sum.MACs, "compute_bound_cycles", sum.ComputeBoundCycles)
 	return nil
+}
+
+// programMemory places every value of every function on its tiles, live
+// from its producer to its last reader in program order, and records the
+// busiest tile's footprint per memory kind: each op was planned with its
+// own operands in mind, and this is where the program as a whole finds out
+// whether it fits (a diagnostic naming the tile, the buffer and the bytes
+// short when it does not).
+//
+// The summary's peaks are the larger of that footprint and the largest
+// op's own peak (an op's temporaries, a matmul's partial sums, are not
+// values at this level).
+func programMemory(module *ir.Operation, tg *target.Target, sum *tiled.Summary) error {
+	var failed error
+	module.Walk(func(fn *ir.Operation) ir.WalkResult {
+		if !ir.Implements[ir.FunctionLike](fn) || fn.NumRegions() == 0 || fn.Region(0).Empty() {
+			return ir.WalkAdvance
+		}
+		order := map[*ir.Operation]int{}
+		for i, op := range fn.Region(0).Front().Ops() {
+			if op.Def() != nil && op.Def().Dialect() == tiled.Dialect {
+				order[op] = i
+			}
+		}
+		bufs, err := tiled.ValueBuffers(fn, tg, func(op *ir.Operation) (int, bool) { i, ok := order[op]; return i, ok })
+		if err != nil {
+			failed = err
+			return ir.WalkInterrupt
+		}
+		for tile, b := range bufs {
+			p, err := storage.Place(tg, tile, b)
+			if err != nil {
+				failed = fn.EmitOpError("the program does not fit tile memory: %v", err)
+				return ir.WalkInterrupt
+			}
+			for _, c := range tg.MemoryClasses {
+				switch c.Kind {
+				case target.Standard:
+					sum.PeakStandardBytes = max(sum.PeakStandardBytes, p.Peak[c.Name])
+				case target.Interleaved:
+					sum.PeakInterleavedBytes = max(sum.PeakInterleavedBytes, p.Peak[c.Name])
+				}
+			}
+		}
+		return ir.WalkSkip
+	})
+	return failed
 }
