@@ -7,6 +7,7 @@ import (
 	"github.com/ipuir/ipuir/dialects/exchange/schedule"
 	"github.com/ipuir/ipuir/dialects/tiled"
 	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/parser"
 )
 
 // Transfer is one piece of an exchange phase: the elements Box (in the
@@ -131,7 +132,7 @@ func (a *TransfersAttr) Print(p *ir.AsmPrinter) {
 }
 
 func parseTransfers(ctx *ir.Context, text string, _ ir.Type) (ir.Attribute, error) {
-	sc, err := body(text)
+	sc, err := parser.NewBodyScanner(text)
 	if err != nil {
 		return nil, err
 	}
@@ -139,134 +140,134 @@ func parseTransfers(ctx *ir.Context, text string, _ ir.Type) (ir.Attribute, erro
 	limit := len(text) // an integer takes at least one byte
 	small := func(what string, v int64) (int32, error) {
 		if v < 0 || v > 1<<30 {
-			return 0, sc.errorf("%s %d out of range", what, v)
+			return 0, sc.Errorf("%s %d out of range", what, v)
 		}
 		return int32(v), nil
 	}
-	if sc.peek() == '[' {
+	if sc.Peek() == '[' {
 		// Records; the rank is the first box's.
-		if err := sc.expect('['); err != nil {
+		if err := sc.Expect('['); err != nil {
 			return nil, err
 		}
-		for !sc.accept(']') {
+		for !sc.Accept(']') {
 			if len(a.List) > 0 {
-				if err := sc.expect(','); err != nil {
+				if err := sc.Expect(','); err != nil {
 					return nil, err
 				}
 			}
 			var t Transfer
-			if err := sc.expect('{'); err != nil {
+			if err := sc.Expect('{'); err != nil {
 				return nil, err
 			}
-			at := sc.pos
-			if w, _ := sc.word(); w == "operand" {
-				if err := sc.expect('='); err != nil {
+			at := sc.Mark()
+			if w, _ := sc.Word(); w == "operand" {
+				if err := sc.Expect('='); err != nil {
 					return nil, err
 				}
-				v, err := sc.int()
+				v, err := sc.Int()
 				if err != nil {
 					return nil, err
 				}
 				if t.Operand, err = small("operand", v); err != nil {
 					return nil, err
 				}
-				if err := sc.expect(','); err != nil {
+				if err := sc.Expect(','); err != nil {
 					return nil, err
 				}
 			} else {
-				sc.pos = at
+				sc.Reset(at)
 			}
-			if err := sc.field("src"); err != nil {
+			if err := sc.Field("src"); err != nil {
 				return nil, err
 			}
-			v, err := sc.int()
+			v, err := sc.Int()
 			if err != nil {
 				return nil, err
 			}
 			if t.Src, err = small("tile", v); err != nil {
 				return nil, err
 			}
-			if err := sc.expect(','); err != nil {
+			if err := sc.Expect(','); err != nil {
 				return nil, err
 			}
-			if err := sc.field("dst"); err != nil {
+			if err := sc.Field("dst"); err != nil {
 				return nil, err
 			}
-			if err := sc.ints(limit, func(v int64) error {
+			if err := sc.Ints(limit, func(v int64) error {
 				d, err := small("tile", v)
 				t.Dst = append(t.Dst, d)
 				return err
 			}); err != nil {
 				return nil, err
 			}
-			if err := sc.expect(','); err != nil {
+			if err := sc.Expect(','); err != nil {
 				return nil, err
 			}
-			if err := sc.field("words"); err != nil {
+			if err := sc.Field("words"); err != nil {
 				return nil, err
 			}
-			if t.Words, err = sc.int(); err != nil {
+			if t.Words, err = sc.Int(); err != nil {
 				return nil, err
 			}
-			if err := sc.expect(','); err != nil {
+			if err := sc.Expect(','); err != nil {
 				return nil, err
 			}
-			if err := sc.field("box"); err != nil {
+			if err := sc.Field("box"); err != nil {
 				return nil, err
 			}
-			if err := sc.expect('['); err != nil {
+			if err := sc.Expect('['); err != nil {
 				return nil, err
 			}
-			for !sc.accept(']') {
+			for !sc.Accept(']') {
 				if len(t.Box) > 0 {
-					if err := sc.expect(','); err != nil {
+					if err := sc.Expect(','); err != nil {
 						return nil, err
 					}
 				}
 				var pair []int64
-				if err := sc.ints(2, func(v int64) error { pair = append(pair, v); return nil }); err != nil {
+				if err := sc.Ints(2, func(v int64) error { pair = append(pair, v); return nil }); err != nil {
 					return nil, err
 				}
 				if len(pair) != 2 {
-					return nil, sc.errorf("a box axis is [lo, hi]")
+					return nil, sc.Errorf("a box axis is [lo, hi]")
 				}
 				t.Box = append(t.Box, tiled.Span{Lo: pair[0], Hi: pair[1]})
 			}
-			if err := sc.expect('}'); err != nil {
+			if err := sc.Expect('}'); err != nil {
 				return nil, err
 			}
 			if len(a.List) == 0 {
 				a.Rank = len(t.Box)
 			} else if len(t.Box) != a.Rank {
-				return nil, sc.errorf("transfer %d has a box of rank %d, the first one of rank %d", len(a.List), len(t.Box), a.Rank)
+				return nil, sc.Errorf("transfer %d has a box of rank %d, the first one of rank %d", len(a.List), len(t.Box), a.Rank)
 			}
 			a.List = append(a.List, t)
 		}
 	} else {
-		if err := sc.field("rank"); err != nil {
+		if err := sc.Field("rank"); err != nil {
 			return nil, err
 		}
-		r, err := sc.int()
+		r, err := sc.Int()
 		if err != nil {
 			return nil, err
 		}
 		if r < 0 || r > 64 {
-			return nil, sc.errorf("rank %d out of range", r)
+			return nil, sc.Errorf("rank %d out of range", r)
 		}
 		a.Rank = int(r)
-		if err := sc.expect(','); err != nil {
+		if err := sc.Expect(','); err != nil {
 			return nil, err
 		}
-		if err := sc.field("packed"); err != nil {
+		if err := sc.Field("packed"); err != nil {
 			return nil, err
 		}
 		var flat []int64
-		if err := sc.ints(limit, func(v int64) error { flat = append(flat, v); return nil }); err != nil {
+		if err := sc.Ints(limit, func(v int64) error { flat = append(flat, v); return nil }); err != nil {
 			return nil, err
 		}
 		for k := 0; k < len(flat); {
 			if k+3 > len(flat) {
-				return nil, sc.errorf("packed transfers end inside transfer %d", len(a.List))
+				return nil, sc.Errorf("packed transfers end inside transfer %d", len(a.List))
 			}
 			var t Transfer
 			var err error
@@ -279,7 +280,7 @@ func parseTransfers(ctx *ir.Context, text string, _ ir.Type) (ir.Attribute, erro
 			n := flat[k+2]
 			k += 3
 			if n < 0 || int64(len(flat)-k) < n+1+2*int64(a.Rank) {
-				return nil, sc.errorf("packed transfers end inside transfer %d", len(a.List))
+				return nil, sc.Errorf("packed transfers end inside transfer %d", len(a.List))
 			}
 			for range n {
 				d, err := small("tile", flat[k])
@@ -298,7 +299,7 @@ func parseTransfers(ctx *ir.Context, text string, _ ir.Type) (ir.Attribute, erro
 			a.List = append(a.List, t)
 		}
 	}
-	if err := sc.end(); err != nil {
+	if err := sc.End(); err != nil {
 		return nil, err
 	}
 	return ir.UniqueAttr(ctx, a), nil
@@ -355,34 +356,34 @@ func (a *ScheduleAttr) Print(p *ir.AsmPrinter) {
 var scheduleKinds = []schedule.Kind{schedule.Matching, schedule.ExpandedMatching, schedule.GroupMatching, schedule.FirstFit, schedule.Empty}
 
 func parseSchedule(ctx *ir.Context, text string, _ ir.Type) (ir.Attribute, error) {
-	sc, err := body(text)
+	sc, err := parser.NewBodyScanner(text)
 	if err != nil {
 		return nil, err
 	}
 	var a ScheduleAttr
-	if err := sc.field("horizon"); err != nil {
+	if err := sc.Field("horizon"); err != nil {
 		return nil, err
 	}
-	if a.Horizon, err = sc.int(); err != nil {
+	if a.Horizon, err = sc.Int(); err != nil {
 		return nil, err
 	}
-	if err := sc.expect(','); err != nil {
+	if err := sc.Expect(','); err != nil {
 		return nil, err
 	}
-	if err := sc.field("lower_bound"); err != nil {
+	if err := sc.Field("lower_bound"); err != nil {
 		return nil, err
 	}
-	if a.LowerBound, err = sc.int(); err != nil {
+	if a.LowerBound, err = sc.Int(); err != nil {
 		return nil, err
 	}
-	if err := sc.expect(','); err != nil {
+	if err := sc.Expect(','); err != nil {
 		return nil, err
 	}
-	if err := sc.field("kind"); err != nil {
+	if err := sc.Field("kind"); err != nil {
 		return nil, err
 	}
-	at := sc.pos
-	k, err := sc.word()
+	at := sc.Mark()
+	k, err := sc.Word()
 	if err != nil {
 		return nil, err
 	}
@@ -391,39 +392,38 @@ func parseSchedule(ctx *ir.Context, text string, _ ir.Type) (ir.Attribute, error
 		known = known || string(want) == k
 	}
 	if !known {
-		sc.pos = at
-		sc.skip()
-		return nil, sc.errorf("unknown schedule kind '%s' (known: matching, matching-expanded, matching-grouped, first-fit, empty)", k)
+		sc.Reset(at)
+		return nil, sc.Errorf("unknown schedule kind '%s' (known: matching, matching-expanded, matching-grouped, first-fit, empty)", k)
 	}
 	a.Kind = schedule.Kind(k)
-	if err := sc.expect(','); err != nil {
+	if err := sc.Expect(','); err != nil {
 		return nil, err
 	}
-	if err := sc.field("segments"); err != nil {
+	if err := sc.Field("segments"); err != nil {
 		return nil, err
 	}
-	if err := sc.expect('['); err != nil {
+	if err := sc.Expect('['); err != nil {
 		return nil, err
 	}
-	for !sc.accept(']') {
+	for !sc.Accept(']') {
 		if len(a.Segments) > 0 {
-			if err := sc.expect(','); err != nil {
+			if err := sc.Expect(','); err != nil {
 				return nil, err
 			}
 		}
 		var v []int64
-		if err := sc.ints(3, func(x int64) error { v = append(v, x); return nil }); err != nil {
+		if err := sc.Ints(3, func(x int64) error { v = append(v, x); return nil }); err != nil {
 			return nil, err
 		}
 		if len(v) != 3 {
-			return nil, sc.errorf("a segment is [transfer, start, words]")
+			return nil, sc.Errorf("a segment is [transfer, start, words]")
 		}
 		if v[0] < 0 || v[0] > 1<<40 {
-			return nil, sc.errorf("segment %d: transfer %d out of range", len(a.Segments), v[0])
+			return nil, sc.Errorf("segment %d: transfer %d out of range", len(a.Segments), v[0])
 		}
 		a.Segments = append(a.Segments, schedule.Segment{Transfer: int(v[0]), Start: v[1], Words: v[2]})
 	}
-	if err := sc.end(); err != nil {
+	if err := sc.End(); err != nil {
 		return nil, err
 	}
 	return NewScheduleAttr(ctx, a), nil
