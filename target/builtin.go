@@ -31,6 +31,13 @@ const (
 	standardAlignment    = 8
 	interleavedAlignment = 16
 
+	// Assumption: the reference compile log's support memory is 12,416
+	// bytes per tile (3,512 of generated code, 4,460 of exchange tables,
+	// 4,444 of host-exchange code); 16 KiB of standard memory is kept for
+	// it. test16, whose programs are small, keeps 4 KiB.
+	ipuSupportReserveBytes    = 16 * 1024
+	test16SupportReserveBytes = 4 * 1024
+
 	// Six worker contexts and a supervisor per tile, a worker issuing every
 	// 6th cycle: DESIGN.md "Target facts"; Graphcore IPU Programmer's Guide
 	// (tile architecture: hardware threads serviced round-robin; supervisor
@@ -165,6 +172,7 @@ func ipuTile(name, summary, classPrefix string, tiles int, sramBytes, standardBy
 		ExchangeMulticast:      true,
 		SyncCycles:             ipuSyncCycles,
 		VertexOverheadCycles:   ipuVertexOverheadCycles,
+		SupportReserveBytes:    ipuSupportReserveBytes,
 	}
 }
 
@@ -185,7 +193,9 @@ var builtins = map[string]func() *Target{
 	// of SRAM (48 KiB standard, 16 KiB interleaved), so that memory-overflow
 	// cases need only small tensors. Not a real device.
 	"test16": func() *Target {
-		return ipuTile("test16", "test target: 16 ipu21-like tiles with 64 KiB SRAM each (48 KiB standard, 16 KiB interleaved)",
+		t := ipuTile("test16", "test target: 16 ipu21-like tiles with 64 KiB SRAM each (48 KiB standard, 16 KiB interleaved)",
 			"Test16", 16, 64*1024, 48*1024, ipu21ClockHz)
+		t.SupportReserveBytes = test16SupportReserveBytes
+		return t
 	},
 }

@@ -99,6 +99,7 @@ func (t *Target) Describe() string {
 		t.ExchangeWordsPerCycle, t.ExchangeWordBytes, t.ExchangeLatencyCycles, cast)
 	row("sync", "%d cycles", t.SyncCycles)
 	row("vertex launch", "%d cycles", t.VertexOverheadCycles)
+	row("support reserve", "%s per tile for code, exchange tables and host-exchange code", formatBytes(t.SupportReserveBytes))
 	w.Flush()
 	return b.String()
 }

@@ -53,6 +53,12 @@ type Target struct {
 	// VertexOverheadCycles is the fixed cost of launching one compute vertex
 	// (supervisor dispatch, workers fetching their vertex state).
 	VertexOverheadCycles int
+
+	// SupportReserveBytes is what each tile keeps free, at the bottom of
+	// the class that holds code, for its support memory (code, exchange
+	// tables, host-exchange code): the planner and the tiled level's
+	// estimates plan data around it, before the code is sized.
+	SupportReserveBytes int64
 }
 
 // ElemTypes are the element types the modelled machines compute on (in
@@ -302,6 +308,9 @@ func (t *Target) validateMemory() []error {
 		}
 		if c.Loads128 != (c.Kind == Interleaved) {
 			bad("memory class %q: 128-bit loads are exactly what interleaved memory allows", c.Name)
+		}
+		if c.HoldsCode && (t.SupportReserveBytes < 0 || t.SupportReserveBytes > c.Size()) {
+			bad("SupportReserveBytes %d does not fit the code-holding class %q (%d bytes)", t.SupportReserveBytes, c.Name, c.Size())
 		}
 		holdsCode = holdsCode || c.HoldsCode
 		next = c.End

@@ -16,14 +16,18 @@ import (
 // from its producer's time (0 for an argument, which the host writes
 // before the program runs) to just after its last reader's; a returned
 // value, which the host reads after the program, to the end. A splat
-// constant is one element per tile. A value that only sees its operands'
+// constant is one element per tile, written when its op runs; any other
+// constant is loaded with the program, so it is live from the start. A value that only sees its operands'
 // memory anew (Aliases: a free reshape, transpose, slice, concat or
 // broadcast view) has no buffer: it keeps its operands' buffers live as
 // long as it is read.
-func ValueBuffers(fn *ir.Operation, tg *target.Target, time func(*ir.Operation) (int, bool)) ([][]storage.Buffer, error) {
+//
+// Each buffer's ID indexes the values returned beside them.
+func ValueBuffers(fn *ir.Operation, tg *target.Target, time func(*ir.Operation) (int, bool)) ([][]storage.Buffer, []*ir.Value, error) {
 	out := make([][]storage.Buffer, tg.Tiles)
+	var values []*ir.Value
 	if fn.NumRegions() == 0 || fn.Region(0).Empty() {
-		return out, nil
+		return out, nil, nil
 	}
 	entry := fn.Region(0).Front()
 	var lastUse func(v *ir.Value) int
@@ -64,7 +68,12 @@ func ValueBuffers(fn *ir.Operation, tg *target.Target, time func(*ir.Operation) 
 		if def := v.DefiningOp(); def != nil && def.Is(ConstantOp) {
 			d, ok := def.Attr(ValueAttrName).(*ir.DenseElementsAttr)
 			splat = ok && d.Splat
+			if !splat {
+				start = 0 // loaded with the program
+			}
 		}
+		id := len(values)
+		values = append(values, v)
 		for _, tile := range m.Tiles() {
 			shard, _ := m.OnTile(tile)
 			n := int64(1)
@@ -77,13 +86,13 @@ func ValueBuffers(fn *ir.Operation, tg *target.Target, time func(*ir.Operation) 
 			if err != nil {
 				return at.EmitOpError("%s: %v", name, err)
 			}
-			out[tile] = append(out[tile], storage.Buffer{Name: name, Class: l.MemoryClass, Bytes: bytes, Start: start, End: end})
+			out[tile] = append(out[tile], storage.Buffer{Name: name, Class: l.MemoryClass, Bytes: bytes, ID: id, Start: start, End: end})
 		}
 		return nil
 	}
 	for i, arg := range entry.Arguments() {
 		if err := add(arg, fmt.Sprintf("argument %d", i), 0, fn); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	n := 0
@@ -94,10 +103,22 @@ func ValueBuffers(fn *ir.Operation, tg *target.Target, time func(*ir.Operation) 
 		}
 		for _, r := range op.Results() {
 			if err := add(r, fmt.Sprintf("%%%d (%s)", n, op.Name()), s, op); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			n++
 		}
 	}
-	return out, nil
+	return out, values, nil
+}
+
+// SupportReserve is the buffer a tile keeps for its support memory before
+// code is sized (target.SupportReserveBytes, in the class that holds
+// code), live throughout.
+func SupportReserve(tg *target.Target) (storage.Buffer, error) {
+	for _, c := range tg.MemoryClasses {
+		if c.HoldsCode {
+			return storage.Buffer{Name: "support memory (reserved)", Class: c.Name, Bytes: tg.SupportReserveBytes, ID: -1, End: storage.Forever}, nil
+		}
+	}
+	return storage.Buffer{}, fmt.Errorf("target %s has no memory class that may hold code", tg.Name)
 }

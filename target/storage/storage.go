@@ -37,6 +37,8 @@ type Buffer struct {
 	// Align is the buffer's own alignment (0: the class's); the address is
 	// a multiple of the larger of the two.
 	Align int64
+	// ID is the caller's, for finding its buffers in a placement.
+	ID int
 	// Start and End are the supersteps in which the buffer holds data:
 	// [Start, End): supersteps at the exchange level and later, ops in
 	// program order at the tiled level; messages say "steps".
@@ -112,7 +114,7 @@ func Place(t *target.Target, tile int, bufs []Buffer) (Placement, error) {
 				addr = max(addr, roundUp(p.Address[j]+bufs[j].Bytes, align))
 			}
 			if addr+b.Bytes > class.End {
-				return p, shortError(tile, class, b, bufs, active, addr)
+				return p, shortError(tile, class, i, bufs, active, addr)
 			}
 			p.Address[i] = addr
 			at, _ := slices.BinarySearchFunc(active, addr, func(j int, a int64) int { return cmp.Compare(p.Address[j], a) })
@@ -128,7 +130,19 @@ func Place(t *target.Target, tile int, bufs []Buffer) (Placement, error) {
 	return p, nil
 }
 
-func shortError(tile int, class target.MemoryClass, b Buffer, bufs []Buffer, active []int, addr int64) error {
+// NoFitError is Place's error when a buffer does not fit its class.
+type NoFitError struct {
+	Tile   int
+	Buffer int // index in the buffers given
+	// Short is the bytes missing.
+	Short int64
+	msg   string
+}
+
+func (e *NoFitError) Error() string { return e.msg }
+
+func shortError(tile int, class target.MemoryClass, i int, bufs []Buffer, active []int, addr int64) error {
+	b := bufs[i]
 	var in []string
 	used := int64(0)
 	for _, j := range active {
@@ -140,11 +154,12 @@ func shortError(tile int, class target.MemoryClass, b Buffer, bufs []Buffer, act
 	if len(in) > 0 {
 		what = fmt.Sprintf("%d bytes are live in %s", used, strings.Join(in, ", "))
 	}
-	return fmt.Errorf("tile %d: buffer %s (%d bytes, live in steps %s) does not fit %s (%d bytes): %s; short by %d bytes",
-		tile, b.Name, b.Bytes, span(b), class.Name, class.Size(), what, short)
+	return &NoFitError{Tile: tile, Buffer: i, Short: short, msg: fmt.Sprintf("tile %d: buffer %s (%d bytes, live in steps %s) does not fit %s (%d bytes): %s; short by %d bytes",
+		tile, b.Name, b.Bytes, Steps(b), class.Name, class.Size(), what, short)}
 }
 
-func span(b Buffer) string {
+// Steps writes a buffer's lifetime as messages do: "3 to 5", "0 on".
+func Steps(b Buffer) string {
 	if b.End == Forever {
 		return fmt.Sprintf("%d on", b.Start)
 	}
@@ -188,7 +203,7 @@ func Check(t *target.Target, tile int, bufs []Buffer, address []int64) error {
 				}
 				if x.Start < y.End && y.Start < x.End {
 					return fmt.Errorf("tile %d: buffers %s [%d, %d) and %s [%d, %d) overlap while both live (steps %s and %s)",
-						tile, x.Name, ps[k].start, ps[k].end, y.Name, ps[m].start, ps[m].end, span(x), span(y))
+						tile, x.Name, ps[k].start, ps[k].end, y.Name, ps[m].start, ps[m].end, Steps(x), Steps(y))
 				}
 			}
 		}

@@ -92,6 +92,9 @@ func newProblem(t *target.Target, s tiled.MatmulShape) (*problem, error) {
 		capacity: map[target.MemoryKind]int64{}, classes: map[string]target.MemoryClass{}, inputWords: -1}
 	for _, c := range t.MemoryClasses {
 		pr.capacity[c.Kind] = c.Size()
+		if c.HoldsCode {
+			pr.capacity[c.Kind] -= t.SupportReserveBytes
+		}
 		pr.classes[c.Name] = c
 	}
 	return pr, nil
@@ -490,8 +493,8 @@ func (pr *problem) fitsAtAll() error {
 		have += c
 	}
 	if need > float64(have) {
-		return fmt.Errorf("no plan fits the tile memory of target %s: its operands and result (%s) need at least %s per tile even spread over all %d tiles, and a tile has %s",
-			pr.t.Name, formatBytes(elems*float64(pr.bpe)), formatBytes(need), pr.t.Tiles, formatBytes(float64(have)))
+		return fmt.Errorf("no plan fits the tile memory of target %s: its operands and result (%s) need at least %s per tile even spread over all %d tiles, and a tile has %s for data (%s kept for code and exchange tables)",
+			pr.t.Name, formatBytes(elems*float64(pr.bpe)), formatBytes(need), pr.t.Tiles, formatBytes(float64(have)), formatBytes(float64(pr.t.SupportReserveBytes)))
 	}
 	return nil
 }
@@ -502,12 +505,13 @@ func (pr *problem) shortOf(est *tiled.Estimate) string {
 	std, il := pr.capacity[target.Standard], pr.capacity[target.Interleaved]
 	switch {
 	case est.PeakStandardBytes > std && est.PeakInterleavedBytes > il:
-		return fmt.Sprintf("needs %s of standard and %s of interleaved memory per tile, the target has %s and %s",
+		return fmt.Sprintf("needs %s of standard and %s of interleaved memory per tile, the target has %s and %s for data",
 			formatBytes(float64(est.PeakStandardBytes)), formatBytes(float64(est.PeakInterleavedBytes)), formatBytes(float64(std)), formatBytes(float64(il)))
 	case est.PeakInterleavedBytes > il:
 		return fmt.Sprintf("needs %s of interleaved memory per tile, the target has %s", formatBytes(float64(est.PeakInterleavedBytes)), formatBytes(float64(il)))
 	}
-	return fmt.Sprintf("needs %s of standard memory per tile, the target has %s", formatBytes(float64(est.PeakStandardBytes)), formatBytes(float64(std)))
+	return fmt.Sprintf("needs %s of standard memory per tile, the target has %s for data (%s kept for code and exchange tables)",
+		formatBytes(float64(est.PeakStandardBytes)), formatBytes(float64(std)), formatBytes(float64(pr.t.SupportReserveBytes)))
 }
 
 // formatBytes writes n as bytes with a binary unit ("624 KiB"); sizes

@@ -91,7 +91,9 @@ func (p *TiledEstimate) Run(module *ir.Operation, pc *passes.PassContext) error 
 // busiest tile's footprint per memory kind: each op was planned with its
 // own operands in mind, and this is where the program as a whole finds out
 // whether it fits (a diagnostic naming the tile, the buffer and the bytes
-// short when it does not).
+// short when it does not). Each tile keeps the target's support reserve
+// at the bottom of the class that holds code; the peaks are the data's,
+// above it.
 //
 // The summary's peaks are the larger of that footprint and the largest
 // op's own peak (an op's temporaries, a matmul's partial sums, are not
@@ -108,23 +110,32 @@ func programMemory(module *ir.Operation, tg *target.Target, sum *tiled.Summary) 
 				order[op] = i
 			}
 		}
-		bufs, err := tiled.ValueBuffers(fn, tg, func(op *ir.Operation) (int, bool) { i, ok := order[op]; return i, ok })
+		bufs, _, err := tiled.ValueBuffers(fn, tg, func(op *ir.Operation) (int, bool) { i, ok := order[op]; return i, ok })
 		if err != nil {
 			failed = err
 			return ir.WalkInterrupt
 		}
+		reserve, err := tiled.SupportReserve(tg)
+		if err != nil {
+			failed = fn.EmitOpError("%v", err)
+			return ir.WalkInterrupt
+		}
 		for tile, b := range bufs {
-			p, err := storage.Place(tg, tile, b)
+			p, err := storage.Place(tg, tile, append([]storage.Buffer{reserve}, b...))
 			if err != nil {
 				failed = fn.EmitOpError("the program does not fit tile memory: %v", err)
 				return ir.WalkInterrupt
 			}
 			for _, c := range tg.MemoryClasses {
+				peak := p.Peak[c.Name]
+				if c.Name == reserve.Class {
+					peak -= reserve.Bytes // the data's, above the reserve
+				}
 				switch c.Kind {
 				case target.Standard:
-					sum.PeakStandardBytes = max(sum.PeakStandardBytes, p.Peak[c.Name])
+					sum.PeakStandardBytes = max(sum.PeakStandardBytes, peak)
 				case target.Interleaved:
-					sum.PeakInterleavedBytes = max(sum.PeakInterleavedBytes, p.Peak[c.Name])
+					sum.PeakInterleavedBytes = max(sum.PeakInterleavedBytes, peak)
 				}
 			}
 		}
