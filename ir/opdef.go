@@ -106,9 +106,18 @@ type AttrKind struct {
 
 // Common attribute kinds.
 var (
-	AnyAttr           = AttrKind{Desc: "any attribute"}
-	StringAttrKind    = AttrKind{"string attribute", func(a Attribute) bool { _, ok := a.(*StringAttr); return ok }}
-	IntegerAttrKind   = AttrKind{"integer attribute", func(a Attribute) bool { _, ok := a.(*IntegerAttr); return ok }}
+	AnyAttr         = AttrKind{Desc: "any attribute"}
+	StringAttrKind  = AttrKind{"string attribute", func(a Attribute) bool { _, ok := a.(*StringAttr); return ok }}
+	IntegerAttrKind = AttrKind{"integer attribute", func(a Attribute) bool { _, ok := a.(*IntegerAttr); return ok }}
+	// I64AttrKind is ODS's I64Attr.
+	I64AttrKind = AttrKind{"64-bit signless integer attribute", func(a Attribute) bool {
+		ia, ok := a.(*IntegerAttr)
+		if !ok {
+			return false
+		}
+		it, ok := ia.Typ.(*IntegerType)
+		return ok && it.Width == 64 && it.Signedness == Signless
+	}}
 	FloatAttrKind     = AttrKind{"float attribute", func(a Attribute) bool { _, ok := a.(*FloatAttr); return ok }}
 	TypeAttrKind      = AttrKind{"type attribute", func(a Attribute) bool { _, ok := a.(*TypeAttr); return ok }}
 	ArrayAttrKind     = AttrKind{"array attribute", func(a Attribute) bool { _, ok := a.(*ArrayAttr); return ok }}

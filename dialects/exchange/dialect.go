@@ -30,14 +30,12 @@ const (
 )
 
 var (
-	i64Kind = ir.AttrKind{Desc: "64-bit signless integer attribute", Pred: func(a ir.Attribute) bool {
-		ia, ok := a.(*ir.IntegerAttr)
-		if !ok {
-			return false
-		}
-		it, ok := ia.Typ.(*ir.IntegerType)
-		return ok && it.Width == 64 && it.Signedness == ir.Signless
-	}}
+	// PhaseAttrs are a phase's attributes, which tile-asm's exchange
+	// instruction keeps.
+	PhaseAttrs = []ir.AttrDef{{Name: PhaseAttrName, Kind: ir.I64AttrKind, Doc: "the phase's number in the program"},
+		{Name: TransfersAttrName, Kind: transfersKind}, {Name: ScheduleAttrName, Kind: scheduleKind},
+		{Name: SourceOffsetsAttrName, Kind: ir.DenseI64ArrayKind, Optional: true, Doc: "per source and axis, where a result index starts in the source"},
+		{Name: SourceStridesAttrName, Kind: ir.DenseI64ArrayKind, Optional: true, Doc: "per source and axis, the source step per result step"}}
 	transfersKind = ir.AttrKind{Desc: "#exchange.transfers attribute", Pred: func(a ir.Attribute) bool { _, ok := a.(*TransfersAttr); return ok }}
 	scheduleKind  = ir.AttrKind{Desc: "#exchange.schedule attribute", Pred: func(a ir.Attribute) bool { _, ok := a.(*ScheduleAttr); return ok }}
 )
@@ -69,13 +67,10 @@ var (
 			"shard on each receiver (the shard-view containment rule), that its words are its " +
 			"elements', and that the schedule sends every word exactly once within its horizon, " +
 			"no tile sending or receiving two words in a cycle.",
-		Example:  "%1 = exchange.phase 3 %0 {schedule = #exchange.schedule<...>, transfers = #exchange.transfers<...>} : tensor<729x1152xf16, #layout> -> tensor<729x1152xf16, #layout1>",
-		Operands: []ir.ValueDef{{Name: "sources", Type: tiled.LaidOutTensor, Kind: ir.Variadic}},
-		Results:  []ir.ValueDef{{Name: "result", Type: tiled.LaidOutTensor}},
-		Attributes: []ir.AttrDef{{Name: PhaseAttrName, Kind: i64Kind, Doc: "the phase's number in the program"},
-			{Name: TransfersAttrName, Kind: transfersKind}, {Name: ScheduleAttrName, Kind: scheduleKind},
-			{Name: SourceOffsetsAttrName, Kind: ir.DenseI64ArrayKind, Optional: true, Doc: "per source and axis, where a result index starts in the source"},
-			{Name: SourceStridesAttrName, Kind: ir.DenseI64ArrayKind, Optional: true, Doc: "per source and axis, the source step per result step"}},
+		Example:        "%1 = exchange.phase 3 %0 {schedule = #exchange.schedule<...>, transfers = #exchange.transfers<...>} : tensor<729x1152xf16, #layout> -> tensor<729x1152xf16, #layout1>",
+		Operands:       []ir.ValueDef{{Name: "sources", Type: tiled.LaidOutTensor, Kind: ir.Variadic}},
+		Results:        []ir.ValueDef{{Name: "result", Type: tiled.LaidOutTensor}},
+		Attributes:     PhaseAttrs,
 		AssemblyFormat: "custom<Int>($phase) $sources attr-dict `:` type($sources) `->` type($result)",
 		VerifyEnv:      verifyPhase,
 	}
@@ -145,16 +140,23 @@ func SourceMap(op *ir.Operation, k, rank int) (offsets, strides []int64) {
 }
 
 func verifyPhase(op *ir.Operation, env *ir.Env) error {
+	return VerifyPhase(op, op.Operands(), op.Result(0), env)
+}
+
+// VerifyPhase checks a phase's transfers and schedule (op's attributes)
+// against its sources and its destination value: exchange.phase's rule,
+// which tile-asm's exchange instruction follows too.
+func VerifyPhase(op *ir.Operation, sources []*ir.Value, dest *ir.Value, env *ir.Env) error {
 	tg, ok := target.FromEnv(env)
 	if !ok {
 		return fmt.Errorf("needs the module's target to check its transfers: the module has no '%s' attribute naming one (known targets: %s)",
 			target.ModuleAttr, strings.Join(target.Names(), ", "))
 	}
-	out := op.Result(0).Type().(*ir.RankedTensorType)
+	out := dest.Type().(*ir.RankedTensorType)
 	rank := len(out.Dims)
 	for _, name := range []string{SourceOffsetsAttrName, SourceStridesAttrName} {
-		if a, ok := op.Attr(name).(*ir.DenseArrayAttr); ok && len(a.Ints) != op.NumOperands()*rank {
-			return fmt.Errorf("'%s' has %d entries, want %d (the result's rank for each of %d sources)", name, len(a.Ints), op.NumOperands()*rank, op.NumOperands())
+		if a, ok := op.Attr(name).(*ir.DenseArrayAttr); ok && len(a.Ints) != len(sources)*rank {
+			return fmt.Errorf("'%s' has %d entries, want %d (the result's rank for each of %d sources)", name, len(a.Ints), len(sources)*rank, len(sources))
 		}
 	}
 	if a, ok := op.Attr(SourceStridesAttrName).(*ir.DenseArrayAttr); ok && slices.ContainsFunc(a.Ints, func(s int64) bool { return s < 1 }) {
@@ -168,9 +170,9 @@ func verifyPhase(op *ir.Operation, env *ir.Env) error {
 	if err != nil {
 		return fmt.Errorf("result layout is not valid: %v", err)
 	}
-	srcMaps := make([]*tiled.ShardMap, op.NumOperands())
+	srcMaps := make([]*tiled.ShardMap, len(sources))
 	for k := range srcMaps {
-		in := op.Operand(k).Type().(*ir.RankedTensorType)
+		in := sources[k].Type().(*ir.RankedTensorType)
 		if in.Elem != out.Elem || len(in.Dims) != rank {
 			return fmt.Errorf("source #%d must have the result's element type and rank", k)
 		}
@@ -191,8 +193,8 @@ func verifyPhase(op *ir.Operation, env *ir.Env) error {
 		return b, ok
 	}
 	for i, t := range ta.List {
-		if int(t.Operand) >= op.NumOperands() {
-			return fmt.Errorf("transfer %d reads source #%d, but the phase has %d", i, t.Operand, op.NumOperands())
+		if int(t.Operand) >= len(sources) {
+			return fmt.Errorf("transfer %d reads source #%d, but the phase has %d", i, t.Operand, len(sources))
 		}
 		if len(t.Box) != rank {
 			return fmt.Errorf("transfer %d has a box of rank %d, the result rank %d", i, len(t.Box), rank)

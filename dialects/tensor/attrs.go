@@ -8,14 +8,6 @@ import (
 
 // Attribute kinds the dialect declares, named as MLIR's ODS names them.
 var (
-	I64AttrKind = ir.AttrKind{Desc: "64-bit signless integer attribute", Pred: func(a ir.Attribute) bool {
-		ia, ok := a.(*ir.IntegerAttr)
-		if !ok {
-			return false
-		}
-		it, ok := ia.Typ.(*ir.IntegerType)
-		return ok && it.Width == 64 && it.Signedness == ir.Signless
-	}}
 	F32AttrKind = ir.AttrKind{Desc: "32-bit float attribute", Pred: func(a ir.Attribute) bool {
 		fa, ok := a.(*ir.FloatAttr)
 		return ok && fa.Typ.Kind == ir.F32
@@ -78,8 +70,8 @@ func (l attrLookup) int(name string) (int, error) {
 	if a == nil {
 		return 0, fmt.Errorf("requires attribute '%s'", name)
 	}
-	if !I64AttrKind.Pred(a) {
-		return 0, fmt.Errorf("attribute '%s' failed to satisfy constraint: %s", name, I64AttrKind.Desc)
+	if !ir.I64AttrKind.Pred(a) {
+		return 0, fmt.Errorf("attribute '%s' failed to satisfy constraint: %s", name, ir.I64AttrKind.Desc)
 	}
 	return int(a.(*ir.IntegerAttr).Int), nil
 }

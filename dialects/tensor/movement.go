@@ -247,7 +247,7 @@ func concatSpec() *opSpec {
 				"tensor<729x144xf16>",
 			Operands:       []ir.ValueDef{{Name: "inputs", Type: FloatTensor, Kind: ir.Variadic}},
 			Results:        []ir.ValueDef{{Name: "result", Type: FloatTensor}},
-			Attributes:     []ir.AttrDef{{Name: AxisAttr, Kind: I64AttrKind}},
+			Attributes:     []ir.AttrDef{{Name: AxisAttr, Kind: ir.I64AttrKind}},
 			Traits:         ir.TraitPure | ir.TraitSameOperandsAndResultElementType,
 			AssemblyFormat: "$inputs `axis` `=` custom<Index>($axis) attr-dict `:` type($inputs) `->` type($result)",
 		},

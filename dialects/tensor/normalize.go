@@ -33,7 +33,7 @@ func normalizeSpecs() []*opSpec {
 				Example:        "%1 = tensor.softmax %0 axis = 2 : tensor<16x729x729xf16>",
 				Operands:       []ir.ValueDef{{Name: "input", Type: FloatTensor}},
 				Results:        []ir.ValueDef{{Name: "result", Type: FloatTensor}},
-				Attributes:     []ir.AttrDef{{Name: AxisAttr, Kind: I64AttrKind, Doc: "the normalised axis"}},
+				Attributes:     []ir.AttrDef{{Name: AxisAttr, Kind: ir.I64AttrKind, Doc: "the normalised axis"}},
 				Traits:         ir.TraitPure | ir.TraitSameOperandsAndResultType,
 				Interfaces:     []any{softmaxAxis{}},
 				AssemblyFormat: "$input `axis` `=` custom<Index>($axis) attr-dict `:` type($result)",

@@ -22,7 +22,7 @@ var directives = map[string]*ir.CustomDirective{
 }
 
 func printIndex(p ir.OpAsmPrinter, _ *ir.Operation, args []*ir.DirectiveArg) {
-	if !I64AttrKind.Pred(args[0].Attr) {
+	if !ir.I64AttrKind.Pred(args[0].Attr) {
 		p.PrintAttr(args[0].Attr)
 		return
 	}

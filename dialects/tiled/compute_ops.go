@@ -213,7 +213,7 @@ var (
 		Example:        "%c = tiled.concat %a, %b axis = 1 : tensor<729x72xf16, #layout>, tensor<729x72xf16, #layout> -> tensor<729x144xf16, #layout1>",
 		Operands:       []ir.ValueDef{{Name: "inputs", Type: LaidOutTensor, Kind: ir.Variadic}},
 		Results:        []ir.ValueDef{{Name: "result", Type: LaidOutTensor}},
-		Attributes:     []ir.AttrDef{{Name: AxisAttrName, Kind: i64AttrKind}, estimateAttr},
+		Attributes:     []ir.AttrDef{{Name: AxisAttrName, Kind: ir.I64AttrKind}, estimateAttr},
 		Traits:         ir.TraitPure,
 		AssemblyFormat: "$inputs `axis` `=` custom<Tile>($axis) attr-dict `:` type($inputs) `->` type($result)",
 		VerifyEnv:      verifyConcat,

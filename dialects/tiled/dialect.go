@@ -98,7 +98,7 @@ var Dialect = &ir.Dialect{
 	Directives: map[string]*ir.CustomDirective{
 		customTile:      ir.IntDirective,
 		customExtents:   {Print: printExtents, Parse: parseExtents},
-		customName:      {Print: printName, Parse: parseName},
+		customName:      NameDirective,
 		customIndexList: ir.IndexListDirective,
 	},
 }

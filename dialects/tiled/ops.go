@@ -46,16 +46,8 @@ var (
 		return ok && ir.NumElements(rt.Dims) >= 0
 	}}
 
-	i64AttrKind = ir.AttrKind{Desc: "64-bit signless integer attribute", Pred: func(a ir.Attribute) bool {
-		ia, ok := a.(*ir.IntegerAttr)
-		if !ok {
-			return false
-		}
-		it, ok := ia.Typ.(*ir.IntegerType)
-		return ok && it.Width == 64 && it.Signedness == ir.Signless
-	}}
 	extentsAttrKind  = ir.AttrKind{Desc: "#tiled.extents attribute", Pred: func(a ir.Attribute) bool { _, ok := a.(*ExtentsAttr); return ok }}
-	planAttrKind     = ir.AttrKind{Desc: "#tiled.gemm_plan attribute", Pred: func(a ir.Attribute) bool { _, ok := a.(*GemmPlanAttr); return ok }}
+	PlanAttrKind     = ir.AttrKind{Desc: "#tiled.gemm_plan attribute", Pred: func(a ir.Attribute) bool { _, ok := a.(*GemmPlanAttr); return ok }}
 	estimateAttrKind = ir.AttrKind{Desc: "#tiled.estimate attribute", Pred: func(a ir.Attribute) bool { _, ok := a.(*EstimateAttr); return ok }}
 )
 
@@ -87,7 +79,7 @@ var (
 		Example:        "%s = tiled.shard %t tile 45 : tensor<1x729x1152xf16, #layout> -> tensor<1x16x384xf16>",
 		Operands:       []ir.ValueDef{{Name: "source", Type: LaidOutTensor}},
 		Results:        []ir.ValueDef{{Name: "result", Type: LocalTensor}},
-		Attributes:     []ir.AttrDef{{Name: TileAttrName, Kind: i64AttrKind, Doc: "the tile whose shard is taken"}},
+		Attributes:     []ir.AttrDef{{Name: TileAttrName, Kind: ir.I64AttrKind, Doc: "the tile whose shard is taken"}},
 		Traits:         ir.TraitPure,
 		AssemblyFormat: "$source `tile` custom<Tile>($tile) attr-dict `:` type($source) `->` type($result)",
 		VerifyEnv:      verifyShard,
@@ -105,7 +97,7 @@ var (
 		Example:        "%v = tiled.view %t tile 45 extents [[0, 1, 1], [720, 729, 736], [0, 16, 16]] : tensor<1x729x1152xf16, #layout> -> tensor<1x16x16xf16>",
 		Operands:       []ir.ValueDef{{Name: "source", Type: LaidOutTensor}},
 		Results:        []ir.ValueDef{{Name: "result", Type: LocalTensor}},
-		Attributes:     []ir.AttrDef{{Name: TileAttrName, Kind: i64AttrKind, Doc: "the tile whose shard is viewed"}, {Name: ExtentsAttrName, Kind: extentsAttrKind}},
+		Attributes:     []ir.AttrDef{{Name: TileAttrName, Kind: ir.I64AttrKind, Doc: "the tile whose shard is viewed"}, {Name: ExtentsAttrName, Kind: extentsAttrKind}},
 		Traits:         ir.TraitPure,
 		AssemblyFormat: "$source `tile` custom<Tile>($tile) `extents` custom<Extents>($extents) attr-dict `:` type($source) `->` type($result)",
 		VerifyEnv:      verifyView,
@@ -124,7 +116,7 @@ var (
 			"tensor<1152x1152xf16, #layout1> -> tensor<729x1152xf16, #layout2>",
 		Operands: []ir.ValueDef{{Name: "lhs", Type: LaidOutTensor}, {Name: "rhs", Type: LaidOutTensor}},
 		Results:  []ir.ValueDef{{Name: "result", Type: LaidOutTensor}},
-		Attributes: []ir.AttrDef{{Name: PlanAttrName, Kind: planAttrKind},
+		Attributes: []ir.AttrDef{{Name: PlanAttrName, Kind: PlanAttrKind},
 			{Name: EstimateAttrName, Kind: estimateAttrKind, Optional: true},
 			{Name: PartialAttrName, Kind: ir.UnitAttrKind, Optional: true,
 				Doc: "the result is the partial sums of every inner partition (PartialsLayout), which a tiled.combine reduces"}},

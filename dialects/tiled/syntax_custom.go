@@ -21,6 +21,10 @@ const (
 	customIndexList = "IndexList"
 )
 
+// NameDirective is custom<Name>: a name attribute written as a bare word
+// (`max`), for other dialects' formats too.
+var NameDirective = &ir.CustomDirective{Print: printName, Parse: parseName}
+
 func printName(p ir.OpAsmPrinter, _ *ir.Operation, args []*ir.DirectiveArg) {
 	s, ok := args[0].Attr.(*ir.StringAttr)
 	if !ok || !isBareWord(s.Val) {
