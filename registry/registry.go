@@ -13,6 +13,7 @@ import (
 	funcd "github.com/ipuir/ipuir/dialects/func"
 	"github.com/ipuir/ipuir/dialects/tensor"
 	tensortransforms "github.com/ipuir/ipuir/dialects/tensor/transforms"
+	"github.com/ipuir/ipuir/dialects/tileasm"
 	"github.com/ipuir/ipuir/dialects/tiled"
 	tiledtransforms "github.com/ipuir/ipuir/dialects/tiled/transforms"
 	"github.com/ipuir/ipuir/ir"
@@ -23,7 +24,7 @@ import (
 // Dialects are ipuir's dialects, lowest level last (builtin is in every
 // context already).
 func Dialects() []*ir.Dialect {
-	return []*ir.Dialect{funcd.Dialect, tensor.Dialect, tiled.Dialect, exchange.Dialect}
+	return []*ir.Dialect{funcd.Dialect, tensor.Dialect, tiled.Dialect, exchange.Dialect, tileasm.Dialect}
 }
 
 // RegisterDialects registers every dialect of Dialects with ctx, after

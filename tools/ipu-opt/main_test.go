@@ -27,7 +27,7 @@ func TestShippedToolHasNoTestPasses(t *testing.T) {
 	if code := newTool().Main([]string{"--show-dialects"}, nil, &out, &errOut); code != 0 {
 		t.Fatalf("--show-dialects: exit %d", code)
 	}
-	if got := strings.TrimSpace(out.String()); got != "Available Dialects:\nbuiltin, exchange, func, tensor, tiled" {
+	if got := strings.TrimSpace(out.String()); got != "Available Dialects:\nbuiltin, exchange, func, tensor, tileasm, tiled" {
 		t.Errorf("--show-dialects:\n%s", got)
 	}
 }
