@@ -7,6 +7,7 @@ package registry
 
 import (
 	"github.com/ipuir/ipuir/asmformat"
+	"github.com/ipuir/ipuir/conversion/exchangetotileasm"
 	"github.com/ipuir/ipuir/conversion/tensortotiled"
 	"github.com/ipuir/ipuir/conversion/tiledtoexchange"
 	"github.com/ipuir/ipuir/dialects/exchange"
@@ -67,7 +68,10 @@ func RegisterPasses(r *passes.Registry) error {
 	if err := tensortotiled.Register(r); err != nil {
 		return err
 	}
-	return tiledtoexchange.Register(r)
+	if err := tiledtoexchange.Register(r); err != nil {
+		return err
+	}
+	return exchangetotileasm.Register(r)
 }
 
 // NewPassRegistry returns a registry holding every pass and pipeline.

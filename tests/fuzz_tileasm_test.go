@@ -8,7 +8,7 @@ import "testing"
 // size must meet a diagnostic, never a panic or an allocation the text does
 // not justify.
 func FuzzTileAsmVerify(f *testing.F) {
-	addFiles(f, "tileasm/ops.ipuir", "tileasm/invalid.ipuir")
+	addFiles(f, "tileasm/ops.ipuir", "tileasm/invalid.ipuir", "tileasm/lower-placement.ipuir")
 	f.Add(`#rows = #tiled.layout<order = row_major, tile_count = 2, axes = [{axis = -2, partitions = 2}], memory_class = Test16Standard>
 module attributes {ipu.target = "test16"} {
   func.func @f() {

@@ -1,6 +1,7 @@
 package exchangetotileasm_test
 
 import (
+	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -111,5 +112,79 @@ func TestStorageShortfall(t *testing.T) {
 	want := "the program does not fit tile memory: tile 0: buffer %2 (tiled.elementwise) (12288 bytes, live in steps 2 on) does not fit Test16Standard (49152 bytes): 40960 bytes are live in %0 (tiled.elementwise) (12288 bytes), support memory (reserved) (4096 bytes), argument 0 (12288 bytes), %1 (tiled.elementwise) (12288 bytes); short by 4096 bytes"
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("got %v\nwant %s", err, want)
+	}
+}
+
+// A program planned without room for its code (a target that keeps no
+// support reserve) does not fit once the code is sized: the diagnostic is
+// at the op whose result did not fit, and names the tile, the buffer, what
+// is live there (support memory among it) and the bytes short.
+func TestPlacementFailureIsLocated(t *testing.T) {
+	// Each tile holds 64 rows of 96 f16 of x and of each result: 4 × 12 KiB,
+	// the whole of Test16Standard.
+	src := []byte(`module attributes {ipu.target = "test16"} {
+  func.func @f(%x: tensor<1024x96xf16>) -> (tensor<1024x96xf16>, tensor<1024x96xf16>, tensor<1024x96xf16>) {
+    %a = tensor.exp %x : tensor<1024x96xf16>
+    %b = tensor.tanh %x : tensor<1024x96xf16>
+    %c = tensor.erf %x : tensor<1024x96xf16>
+    return %a, %b, %c : tensor<1024x96xf16>, tensor<1024x96xf16>, tensor<1024x96xf16>
+  }
+}`)
+	tg, err := target.Lookup("test16")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg.SupportReserveBytes = 0
+	ctx := registry.NewContext()
+	module, err := parser.ParseSourceString(ctx, src, parser.Config{Filename: "input.ipuir"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pm, err := registry.NewPassRegistry().ParsePipeline("builtin.module(" + exchangetotileasm.LowerToTileAsmPipeline + ")")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := passes.DefaultOptions()
+	opts.Env = target.EnvKey.With(nil, tg)
+	err = passes.NewPassManager(ctx, pm, opts).Run(module)
+	var d *ir.Diagnostic
+	if !errors.As(err, &d) {
+		t.Fatalf("want a diagnostic, got %v", err)
+	}
+	msg := d.Error()
+	for _, want := range []string{"storage placement: tile ", "does not fit Test16Standard (49152 bytes)", "support memory (", "; short by "} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the diagnostic lacks %q:\n%s", want, msg)
+		}
+	}
+	if loc, ok := d.Loc.(*ir.FileLineColLoc); !ok || loc.Line < 3 {
+		t.Errorf("the diagnostic is not at the op that made the buffer: %v", d.Loc)
+	}
+	t.Log(msg)
+}
+
+// BenchmarkAttentionToTileAsm times convert-exchange-to-tile-asm on the
+// attention block for ipu21 (placing every buffer on 1,472 tiles, sizing
+// the support memory, writing the program).
+func BenchmarkAttentionToTileAsm(b *testing.B) {
+	src, err := os.ReadFile("../../examples/attention.ipuir")
+	if err != nil {
+		b.Fatal(err)
+	}
+	reg := registry.NewPassRegistry()
+	for b.Loop() {
+		b.StopTimer()
+		module, tg := lowerToExchange(b, src)
+		ctx := module.Context()
+		pm, err := reg.ParsePipeline("builtin.module(convert-exchange-to-tile-asm)")
+		if err != nil {
+			b.Fatal(err)
+		}
+		opts := passes.DefaultOptions()
+		opts.Env = target.EnvKey.With(nil, tg)
+		b.StartTimer()
+		if err := passes.NewPassManager(ctx, pm, opts).Run(module); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

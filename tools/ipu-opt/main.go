@@ -7,7 +7,8 @@
 //	ipu-opt bad.ipuir --split-input-file --verify-diagnostics
 //
 // The driver itself is package optmain; this command gives it ipuir's
-// dialects and passes (package registry) and the --target flag. Built
+// dialects and passes (package registry), the --target flag and the
+// --memory-report and --memory-summary flags. Built
 // with the `ipuir_testing` build tag (as the behaviour tests build it) it
 // also registers the test dialect and passes of tests/.
 package main
@@ -17,6 +18,7 @@ import (
 
 	"github.com/ipuir/ipuir/registry"
 	"github.com/ipuir/ipuir/target"
+	"github.com/ipuir/ipuir/tools/memoryflag"
 	"github.com/ipuir/ipuir/tools/optmain"
 	"github.com/ipuir/ipuir/tools/targetflag"
 )
@@ -35,7 +37,7 @@ func newTool() *optmain.Tool {
 		Dialects:   registry.RegisterDialects,
 		Passes:     registry.RegisterPasses,
 		Env:        target.EnvOfModule,
-		Extensions: []optmain.Extension{targetflag.New()},
+		Extensions: []optmain.Extension{targetflag.New(), memoryflag.New()},
 	}
 	addTestRegistrations(tool)
 	return tool

@@ -1,0 +1,412 @@
+package exchangetotileasm
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+
+	"github.com/ipuir/ipuir/dialects/exchange"
+	"github.com/ipuir/ipuir/dialects/tileasm"
+	"github.com/ipuir/ipuir/dialects/tiled"
+	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/passes"
+	"github.com/ipuir/ipuir/target"
+	"github.com/ipuir/ipuir/target/storage"
+)
+
+// ConvertExchangeToTileAsm turns each function at the exchange level into
+// its tile-asm program: a tileasm.buffer for every value that holds memory
+// (its shards placed on every tile for its lifetime, support memory first),
+// a tileasm.view for every value that only sees other values' memory, one
+// instruction per tiled op and phase, and the tiles' memory map. The
+// function's arguments and results become host streams (host_input,
+// host_output) and it takes and returns nothing.
+//
+// Support memory is sized by a code model (assumptions: the target's code
+// encoding is not public): a 256-byte supervisor skeleton per tile, 32
+// bytes per instruction a tile runs (64 for an AMP block loop), 4 per sync,
+// 16 per exchange a tile takes part in; exchange tables hold 8 bytes per
+// segment a tile sends or receives; host-exchange code is 128 bytes on a
+// tile that holds a piece of a host stream, and 48 more per stream.
+type ConvertExchangeToTileAsm struct {
+	NumBuffers passes.Statistic `statistic:"num-buffers" help:"Number of buffers placed"`
+}
+
+func (*ConvertExchangeToTileAsm) Name() string { return "convert-exchange-to-tile-asm" }
+func (*ConvertExchangeToTileAsm) Summary() string {
+	return "Lower an exchange-level program to per-tile programs with placed storage"
+}
+func (*ConvertExchangeToTileAsm) Anchor() string { return ir.ModuleOpName }
+
+// The code model (bytes).
+const (
+	skeletonBytes     = 256
+	instructionBytes  = 32
+	ampBytes          = 64
+	syncBytes         = 4
+	exchangeCodeBytes = 16
+	tableEntryBytes   = 8
+	hostSkeletonBytes = 128
+	hostStreamBytes   = 48
+)
+
+func (p *ConvertExchangeToTileAsm) Run(module *ir.Operation, pc *passes.PassContext) error {
+	tg, ok := target.FromEnv(pc.Env())
+	if !ok {
+		var err error
+		if tg, err = target.FromModule(module); err != nil {
+			return err
+		}
+	}
+	var fns []*ir.Operation
+	for _, op := range module.Region(0).Front().Ops() {
+		if ir.Implements[ir.FunctionLike](op) && op.NumRegions() > 0 && !op.Region(0).Empty() {
+			fns = append(fns, op)
+		}
+	}
+	for _, fn := range fns {
+		n, err := convertFunction(pc.Context(), fn, tg, pc.Logger())
+		if err != nil {
+			return err
+		}
+		p.NumBuffers.Add(uint64(n))
+	}
+	return nil
+}
+
+// participants are the tiles that run op's piece: those holding a shard
+// of its result.
+func participants(v *ir.Value, tg *target.Target) []int64 {
+	rt, ok := v.Type().(*ir.RankedTensorType)
+	if !ok {
+		return nil
+	}
+	l, ok := tiled.LayoutOf(rt)
+	if !ok {
+		return nil
+	}
+	m, err := tiled.CheckLayout(l, rt, tg)
+	if err != nil {
+		return nil
+	}
+	return m.Tiles()
+}
+
+// support is each tile's support memory, by the code model.
+type support struct {
+	code, tables, host []int64
+}
+
+func (s support) bytes(tile int) int64 { return s.code[tile] + s.tables[tile] + s.host[tile] }
+
+// sizeSupport sizes every tile's code, exchange tables and host-exchange
+// code (the reference log's size_tile_code).
+func sizeSupport(fn *ir.Operation, tg *target.Target, bufs [][]storage.Buffer, hostValue func(id int) bool) support {
+	s := support{code: make([]int64, tg.Tiles), tables: make([]int64, tg.Tiles), host: make([]int64, tg.Tiles)}
+	for i := range s.code {
+		s.code[i] = skeletonBytes
+	}
+	for _, op := range fn.Region(0).Front().Ops() {
+		switch {
+		case op.Is(exchange.SyncOp):
+			for i := range s.code {
+				s.code[i] += syncBytes
+			}
+		case op.Is(exchange.PhaseOp):
+			ta := op.Attr(exchange.TransfersAttrName).(*exchange.TransfersAttr)
+			sa := op.Attr(exchange.ScheduleAttrName).(*exchange.ScheduleAttr)
+			takes := map[int32]bool{}
+			for _, seg := range sa.Segments {
+				t := ta.List[seg.Transfer]
+				s.tables[t.Src] += tableEntryBytes
+				takes[t.Src] = true
+				for _, d := range t.Dst {
+					s.tables[d] += tableEntryBytes
+					takes[d] = true
+				}
+			}
+			for t := range takes {
+				s.code[t] += exchangeCodeBytes
+			}
+		case isInstruction(op, tg) || op.Is(tiled.ConstantOp):
+			cost := int64(instructionBytes)
+			if op.Is(tiled.MatmulOp) {
+				cost = ampBytes
+			}
+			if d, ok := op.Attr(tiled.ValueAttrName).(*ir.DenseElementsAttr); op.Is(tiled.ConstantOp) && !(ok && d.Splat) {
+				continue // loaded with the program: no code
+			}
+			for _, t := range participants(op.Result(0), tg) {
+				s.code[t] += cost
+			}
+		}
+	}
+	for tile, list := range bufs {
+		for _, b := range list {
+			if hostValue(b.ID) {
+				s.host[tile] += hostStreamBytes
+			}
+		}
+		if s.host[tile] > 0 {
+			s.host[tile] += hostSkeletonBytes
+		}
+	}
+	return s
+}
+
+func convertFunction(ctx *ir.Context, fn *ir.Operation, tg *target.Target, log *slog.Logger) (int, error) {
+	if _, ok := fn.Attr(exchange.SuperstepsAttr).(*ir.IntegerAttr); !ok {
+		return 0, fn.EmitOpError("is not at the exchange level: it has no '%s' attribute (run convert-tiled-to-exchange, or the lower-to-tile-asm pipeline, first)", exchange.SuperstepsAttr)
+	}
+	entry := fn.Region(0).Front()
+	bufs, values, err := tiled.ValueBuffers(fn, tg, steps(fn, tg))
+	if err != nil {
+		return 0, err
+	}
+	returned := map[*ir.Value]int{}
+	if term := entry.Last(); term != nil && term.HasTrait(ir.TraitReturnLike) {
+		for i, v := range term.Operands() {
+			if _, dup := returned[v]; !dup {
+				returned[v] = i
+			}
+		}
+	}
+	argIndex := map[*ir.Value]int{}
+	for i, a := range entry.Arguments() {
+		argIndex[a] = i
+	}
+	hostValue := func(id int) bool {
+		_, in := argIndex[values[id]]
+		_, out := returned[values[id]]
+		return in || out
+	}
+	sup := sizeSupport(fn, tg, bufs, hostValue)
+	class, err := tileasm.SupportClass(tg)
+	if err != nil {
+		return 0, fn.EmitOpError("%v", err)
+	}
+	// Place every tile, support first, and gather each value's addresses.
+	type placed struct {
+		name             string
+		tiles, addresses []int64
+		start, end       int
+	}
+	where := make([]placed, len(values))
+	supportAt := make([]int64, tg.Tiles)
+	busiest, busiestBytes := 0, int64(-1)
+	peaks := map[string]int64{}
+	for tile := range tg.Tiles {
+		list := append([]storage.Buffer{{Name: "support memory", Class: class.Name, Bytes: sup.bytes(tile), ID: -1, End: storage.Forever}}, bufs[tile]...)
+		pl, err := storage.Place(tg, tile, list)
+		if err != nil {
+			return 0, placementError(fn, values, list, err)
+		}
+		supportAt[tile] = pl.Address[0]
+		for k, b := range list[1:] {
+			w := &where[b.ID]
+			w.name = b.Name
+			w.tiles = append(w.tiles, int64(tile))
+			w.addresses = append(w.addresses, pl.Address[k+1])
+			w.start, w.end = b.Start, b.End
+		}
+		total := int64(0)
+		for c, v := range pl.Peak {
+			total += v
+			peaks[c] = max(peaks[c], v)
+		}
+		if total > busiestBytes {
+			busiest, busiestBytes = tile, total
+		}
+	}
+	log.Info("allocated tile support memory", "tiles", tg.Tiles, "generated_code_bytes", slices.Max(sup.code),
+		"exchange_table_bytes", slices.Max(sup.tables), "host_code_bytes", slices.Max(sup.host), "class", class.Name)
+	args := []any{"tiles", tg.Tiles, "buffers", len(values), "busiest_tile", busiest, "busiest_tile_bytes", busiestBytes}
+	for _, c := range tg.MemoryClasses {
+		args = append(args, "peak_"+strings.ToLower(c.Kind.String())+"_bytes", peaks[c.Name])
+	}
+	log.Info("placed tile storage", args...)
+	// Buffers, at the top of the body.
+	b := ir.NewBuilder(ctx)
+	b.SetInsertionPointToStart(entry)
+	bufferOf := map[*ir.Value]*ir.Value{}
+	old := entry.Ops()
+	for id, v := range values {
+		tiles, addresses, start, end := where[id].tiles, where[id].addresses, where[id].start, where[id].end
+		liveEnd := int64(end)
+		if end == storage.Forever {
+			liveEnd = -1
+		}
+		attrs := []ir.NamedAttr{{Name: tileasm.NameAttr, Value: ctx.String(where[id].name)},
+			{Name: tileasm.LiveAttr, Value: ctx.DenseI64Array(int64(start), liveEnd)},
+			{Name: tileasm.PlacementAttr, Value: tileasm.NewPerTileAttr(ctx, tiles, addresses)}}
+		if i, ok := argIndex[v]; ok {
+			attrs = append(attrs, ir.NamedAttr{Name: tileasm.HostInputAttr, Value: ctx.IntegerAttr(ctx.I(64), int64(i))})
+		}
+		if i, ok := returned[v]; ok {
+			attrs = append(attrs, ir.NamedAttr{Name: tileasm.HostOutputAttr, Value: ctx.IntegerAttr(ctx.I(64), int64(i))})
+		}
+		if def := v.DefiningOp(); def != nil && def.Is(tiled.ConstantOp) {
+			attrs = append(attrs, ir.NamedAttr{Name: tileasm.InitAttr, Value: def.Attr(tiled.ValueAttrName)})
+		}
+		buf := b.Create(&ir.OperationState{Name: tileasm.BufferOpName, Loc: locOf(v, fn), ResultTypes: []ir.Type{v.Type()}, Attrs: attrs})
+		bufferOf[v] = buf.Result(0)
+	}
+	mapped := func(vs []*ir.Value) ([]*ir.Value, error) {
+		out := make([]*ir.Value, len(vs))
+		for i, v := range vs {
+			m, ok := bufferOf[v]
+			if !ok {
+				return nil, fmt.Errorf("operand #%d has no buffer", i)
+			}
+			out[i] = m
+		}
+		return out, nil
+	}
+	// Instructions, op by op.
+	for _, op := range old {
+		if op.HasTrait(ir.TraitReturnLike) {
+			continue
+		}
+		b.SetInsertionPoint(op)
+		step, _ := superstepOf(op)
+		stepAttr := ir.NamedAttr{Name: tileasm.SuperstepAttr, Value: ctx.IntegerAttr(ctx.I(64), int64(step))}
+		ins, err := mapped(op.Operands())
+		if err != nil {
+			return 0, op.EmitOpError("cannot be lowered to tile-asm: %v", err)
+		}
+		switch {
+		case op.Is(exchange.SyncOp):
+			b.Create(&ir.OperationState{Name: tileasm.SyncOpName, Loc: op.Loc()})
+		case op.Is(tiled.ConstantOp):
+			// Its buffer holds its value from the start.
+		case op.Def() != nil && op.Def().Dialect() == tiled.Dialect && tiled.Aliases(op, tg):
+			view := b.Create(&ir.OperationState{Name: tileasm.ViewOpName, Loc: op.Loc(), Operands: ins, ResultTypes: op.ResultTypes()})
+			bufferOf[op.Result(0)] = view.Result(0)
+		case op.Is(exchange.PhaseOp):
+			attrs := []ir.NamedAttr{stepAttr}
+			for _, n := range []string{exchange.PhaseAttrName, exchange.TransfersAttrName, exchange.ScheduleAttrName, exchange.SourceOffsetsAttrName, exchange.SourceStridesAttrName} {
+				if a := op.Attr(n); a != nil {
+					attrs = append(attrs, ir.NamedAttr{Name: n, Value: a})
+				}
+			}
+			b.Create(&ir.OperationState{Name: tileasm.ExchangeOpName, Loc: op.Loc(), Operands: append(ins, bufferOf[op.Result(0)]), Attrs: attrs})
+		case op.Is(tiled.MatmulOp):
+			attrs := []ir.NamedAttr{stepAttr, {Name: tiled.PlanAttrName, Value: op.Attr(tiled.PlanAttrName)},
+				{Name: tileasm.BlocksAttr, Value: ctx.DenseI64Array(ampBlocks(op, tg)...)}}
+			if a := op.Attr(tiled.PartialAttrName); a != nil {
+				attrs = append(attrs, ir.NamedAttr{Name: tiled.PartialAttrName, Value: a})
+			}
+			b.Create(&ir.OperationState{Name: tileasm.AmpOpName, Loc: op.Loc(), Operands: append(ins, bufferOf[op.Result(0)]), Attrs: attrs})
+		case op.Is(tiled.ElementwiseOp):
+			b.Create(&ir.OperationState{Name: tileasm.VectorOpName, Loc: op.Loc(), Operands: append(ins, bufferOf[op.Result(0)]),
+				Attrs: []ir.NamedAttr{stepAttr, {Name: tiled.FnAttrName, Value: op.Attr(tiled.FnAttrName)}}})
+		case op.Is(tiled.ReduceOp):
+			b.Create(&ir.OperationState{Name: tileasm.ReduceOpName, Loc: op.Loc(), Operands: append(ins, bufferOf[op.Result(0)]),
+				Attrs: []ir.NamedAttr{stepAttr, {Name: tiled.FnAttrName, Value: op.Attr(tiled.FnAttrName)}, {Name: tiled.AxesAttrName, Value: op.Attr(tiled.AxesAttrName)}}})
+		case op.Is(tiled.RelayoutOp, tiled.TransposeOp, tiled.ReshapeOp, tiled.BroadcastOp, tiled.SliceOp, tiled.ConcatOp):
+			attrs := []ir.NamedAttr{stepAttr, {Name: tileasm.KindAttr, Value: ctx.String(op.Name()[len(tiled.Name)+1:])}}
+			for _, n := range []string{tiled.PermutationAttrName, tiled.DimensionsAttrName, tiled.OffsetsAttrName, tiled.SizesAttrName, tiled.StridesAttrName, tiled.AxisAttrName} {
+				if a := op.Attr(n); a != nil {
+					attrs = append(attrs, ir.NamedAttr{Name: n, Value: a})
+				}
+			}
+			b.Create(&ir.OperationState{Name: tileasm.CopyOpName, Loc: op.Loc(), Operands: append(ins, bufferOf[op.Result(0)]), Attrs: attrs})
+		default:
+			return 0, op.EmitOpError("has no tile-asm form (run the exchange lowering first)")
+		}
+	}
+	// The memory map, then the return, now of nothing.
+	term := entry.Last()
+	b.SetInsertionPoint(term)
+	all := make([]int64, tg.Tiles)
+	for i := range all {
+		all[i] = int64(i)
+	}
+	b.Create(&ir.OperationState{Name: tileasm.MemoryOpName, Loc: fn.Loc(), Attrs: []ir.NamedAttr{
+		{Name: tileasm.CodeBytesAttr, Value: tileasm.NewPerTileAttr(ctx, all, sup.code)},
+		{Name: tileasm.ExchangeTableBytesAttr, Value: tileasm.NewPerTileAttr(ctx, all, sup.tables)},
+		{Name: tileasm.HostCodeBytesAttr, Value: tileasm.NewPerTileAttr(ctx, all, sup.host)},
+		{Name: tileasm.SupportAttr, Value: tileasm.NewPerTileAttr(ctx, all, supportAt)}}})
+	for i := len(old) - 1; i >= 0; i-- {
+		if old[i] != term {
+			for _, r := range old[i].Results() {
+				if r.HasUses() {
+					r.ReplaceAllUsesWith(bufferOf[r])
+				}
+			}
+		}
+	}
+	term.SetOperands(nil)
+	for i := len(old) - 1; i >= 0; i-- {
+		if old[i] != term {
+			old[i].Erase()
+		}
+	}
+	for _, a := range entry.Arguments() {
+		a.ReplaceAllUsesWith(bufferOf[a])
+	}
+	for i := entry.NumArguments() - 1; i >= 0; i-- {
+		entry.EraseArgument(i)
+	}
+	fn.SetAttr(ctx, "arg_attrs", nil)
+	fn.SetAttr(ctx, "res_attrs", nil)
+	if f, ok := ir.Interface[ir.FunctionLike](fn); ok {
+		f.SetFunctionType(fn, ctx.Function(nil, nil))
+	}
+	return len(values), nil
+}
+
+func locOf(v *ir.Value, fn *ir.Operation) ir.Location {
+	if def := v.DefiningOp(); def != nil {
+		return def.Loc()
+	}
+	return fn.Loc()
+}
+
+// ampBlocks is the AMP blocks of a matmul's busiest tile: [row groups,
+// inner groups, column groups], from its operands' largest shards.
+func ampBlocks(op *ir.Operation, tg *target.Target) []int64 {
+	plan := op.Attr(tiled.PlanAttrName).(*tiled.GemmPlanAttr).Plan
+	shape := func(v *ir.Value) []int64 {
+		rt := v.Type().(*ir.RankedTensorType)
+		l, _ := tiled.LayoutOf(rt)
+		m, err := tiled.CheckLayout(l, rt, tg)
+		if err != nil {
+			return nil
+		}
+		return m.MaxShardShape()
+	}
+	a, bb := shape(op.Operand(0)), shape(op.Operand(1))
+	s, err := tiled.MatmulShapeOfOp(op)
+	if a == nil || bb == nil || err != nil {
+		return []int64{0, 0, 0}
+	}
+	g, err := tiled.AMPGroups(tg, s.Elem)
+	if err != nil {
+		return []int64{0, 0, 0}
+	}
+	n := len(a)
+	rows, inner, cols := a[n-2], a[n-1], bb[n-1]
+	if plan.Orientation == tiled.Swapped {
+		rows, inner, cols = bb[n-1], bb[n-2], a[n-2]
+	}
+	up := func(x, m int64) int64 { return (x + m - 1) / m }
+	return []int64{up(rows, g.Row), up(inner, g.Inner), up(cols, g.Column)}
+}
+
+// placementError is a failed placement as a diagnostic at the op that
+// defines the buffer that did not fit.
+func placementError(fn *ir.Operation, values []*ir.Value, list []storage.Buffer, err error) error {
+	var nf *storage.NoFitError
+	at := fn
+	if errors.As(err, &nf) {
+		if id := list[nf.Buffer].ID; id >= 0 {
+			if def := values[id].DefiningOp(); def != nil {
+				at = def
+			}
+		}
+	}
+	return at.EmitOpError("storage placement: %v", err)
+}

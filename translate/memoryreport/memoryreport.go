@@ -1,0 +1,206 @@
+// Package memoryreport reports a tile-asm program's memory tile by tile:
+// bytes per class, code, exchange tables, host-exchange code and peak live
+// bytes, as JSON (ipu-opt --memory-report=FILE.json) and as a table of the
+// busiest tiles (--memory-summary).
+package memoryreport
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/ipuir/ipuir/dialects/tileasm"
+	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/target"
+	"github.com/ipuir/ipuir/target/storage"
+)
+
+// Report is one function's memory, tile by tile.
+type Report struct {
+	Function string        `json:"function"`
+	Target   string        `json:"target"`
+	Classes  []ReportClass `json:"classes"`
+	Tiles    []TileMemory  `json:"tiles"`
+	// Busiest lists tiles by bytes used, most first (at most ten).
+	Busiest []int `json:"busiest"`
+}
+
+// ReportClass is one memory class of the target.
+type ReportClass struct {
+	Name  string `json:"name"`
+	Kind  string `json:"kind"`
+	Start int64  `json:"start"`
+	End   int64  `json:"end"`
+}
+
+// TileMemory is one tile's memory.
+type TileMemory struct {
+	Tile int `json:"tile"`
+	// Classes gives, per class (by name), the footprint: the highest byte
+	// used above the class's start.
+	Classes            map[string]int64 `json:"class_bytes"`
+	CodeBytes          int64            `json:"code_bytes"`
+	ExchangeTableBytes int64            `json:"exchange_table_bytes"`
+	HostCodeBytes      int64            `json:"host_code_bytes"`
+	// PeakLiveBytes is the most bytes live in one step, all classes
+	// together (support memory included).
+	PeakLiveBytes int64 `json:"peak_live_bytes"`
+	Buffers       int   `json:"buffers"`
+	used          int64
+	largest       []storage.Buffer
+}
+
+// Reports reports every function of module at the tile-asm level (each
+// has a tileasm.memory op); none is an error.
+func Reports(module *ir.Operation, tg *target.Target) ([]*Report, error) {
+	var reports []*Report
+	var failed error
+	module.Walk(func(op *ir.Operation) ir.WalkResult {
+		if !op.Is(tileasm.MemoryOp) {
+			return ir.WalkAdvance
+		}
+		r, err := New(op, tg)
+		if err != nil {
+			failed = op.EmitOpError("%v", err)
+			return ir.WalkInterrupt
+		}
+		reports = append(reports, r)
+		return ir.WalkAdvance
+	})
+	if failed != nil {
+		return nil, failed
+	}
+	if len(reports) == 0 {
+		return nil, module.EmitError("no program at the tile-asm level to report the memory of (run the lower-to-tile-asm pipeline)")
+	}
+	return reports, nil
+}
+
+// WriteJSON writes reports: one object for one function, else a list.
+func WriteJSON(w io.Writer, reports []*Report) error {
+	enc := json.NewEncoder(w)
+	if len(reports) == 1 {
+		return enc.Encode(reports[0])
+	}
+	return enc.Encode(reports)
+}
+
+// New reports the memory of the function holding memory, a
+// tileasm.memory op.
+func New(memory *ir.Operation, tg *target.Target) (*Report, error) {
+	bufs, addrs, err := tileasm.TileBuffers(memory, tg)
+	if err != nil {
+		return nil, err
+	}
+	r := &Report{Target: tg.Name}
+	if fn := memory.ParentOp(); fn != nil {
+		if s, ok := fn.Attr("sym_name").(*ir.StringAttr); ok {
+			r.Function = s.Val
+		}
+	}
+	for _, c := range tg.MemoryClasses {
+		r.Classes = append(r.Classes, ReportClass{Name: c.Name, Kind: c.Kind.String(), Start: c.Start, End: c.End})
+	}
+	perTile := func(name string, tile int) int64 {
+		v, _ := memory.Attr(name).(*tileasm.PerTileAttr).At(int64(tile))
+		return v
+	}
+	for tile := range tg.Tiles {
+		tm := TileMemory{Tile: tile, Classes: map[string]int64{}, Buffers: len(bufs[tile]),
+			CodeBytes: perTile(tileasm.CodeBytesAttr, tile), ExchangeTableBytes: perTile(tileasm.ExchangeTableBytesAttr, tile),
+			HostCodeBytes: perTile(tileasm.HostCodeBytesAttr, tile)}
+		for _, c := range tg.MemoryClasses {
+			tm.Classes[c.Name] = 0
+		}
+		for i, b := range bufs[tile] {
+			class, err := tg.ClassByName(b.Class)
+			if err != nil {
+				return nil, err
+			}
+			tm.Classes[class.Name] = max(tm.Classes[class.Name], addrs[tile][i]+b.Bytes-class.Start)
+		}
+		for _, v := range tm.Classes {
+			tm.used += v
+		}
+		tm.PeakLiveBytes = peakLive(bufs[tile])
+		tm.largest = slices.Clone(bufs[tile])
+		slices.SortStableFunc(tm.largest, func(a, b storage.Buffer) int { return cmp.Compare(b.Bytes, a.Bytes) })
+		tm.largest = tm.largest[:min(len(tm.largest), 5)]
+		r.Tiles = append(r.Tiles, tm)
+	}
+	order := make([]int, len(r.Tiles))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(r.Tiles[b].used, r.Tiles[a].used) })
+	r.Busiest = order[:min(len(order), 10)]
+	return r, nil
+}
+
+// peakLive is the most bytes live at once: a sweep over the buffers'
+// starts and ends.
+func peakLive(bufs []storage.Buffer) int64 {
+	type event struct {
+		at    int
+		delta int64
+	}
+	ev := make([]event, 0, 2*len(bufs))
+	for _, b := range bufs {
+		ev = append(ev, event{b.Start, b.Bytes})
+		if b.End != storage.Forever {
+			ev = append(ev, event{b.End, -b.Bytes})
+		}
+	}
+	// Ends before starts at the same step: [start, end) intervals.
+	slices.SortFunc(ev, func(x, y event) int {
+		if c := cmp.Compare(x.at, y.at); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.delta, y.delta)
+	})
+	live, peak := int64(0), int64(0)
+	for _, e := range ev {
+		live += e.delta
+		peak = max(peak, live)
+	}
+	return peak
+}
+
+// WriteSummary prints the busiest tiles as a table, and the largest
+// buffers of the busiest one.
+func (r *Report) WriteSummary(w io.Writer) error {
+	fmt.Fprintf(w, "memory of @%s on %s (%d tiles), busiest tiles:\n", r.Function, r.Target, len(r.Tiles))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	head := []string{"tile"}
+	for _, c := range r.Classes {
+		head = append(head, c.Name)
+	}
+	head = append(head, "code", "exchange tables", "host code", "peak live", "buffers")
+	fmt.Fprintln(tw, strings.Join(head, "\t")+"\t")
+	for _, t := range r.Busiest {
+		tm := r.Tiles[t]
+		row := []string{fmt.Sprint(tm.Tile)}
+		for _, c := range r.Classes {
+			row = append(row, fmt.Sprint(tm.Classes[c.Name]))
+		}
+		row = append(row, fmt.Sprint(tm.CodeBytes), fmt.Sprint(tm.ExchangeTableBytes), fmt.Sprint(tm.HostCodeBytes),
+			fmt.Sprint(tm.PeakLiveBytes), fmt.Sprint(tm.Buffers))
+		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(r.Busiest) == 0 {
+		return nil
+	}
+	top := r.Tiles[r.Busiest[0]]
+	fmt.Fprintf(w, "largest buffers on tile %d:\n", top.Tile)
+	for _, b := range top.largest {
+		fmt.Fprintf(w, "  %8d bytes  %-18s live in steps %s  %s\n", b.Bytes, b.Class, storage.Steps(b), b.Name)
+	}
+	return nil
+}
