@@ -1,0 +1,280 @@
+package ipupkg
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ipuir/ipuir/elem"
+)
+
+// testdata/attention-tiny.ipupkg is the tiny attention block's package for
+// test16, as ipu-translate --emit-package writes it (translate/pkgemit's
+// golden test keeps it current).
+func realPackage(t testing.TB) []byte {
+	t.Helper()
+	data, err := os.ReadFile("testdata/attention-tiny.ipupkg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// small is a package built by hand: two tiles, one input gathered onto tile
+// 0 by one exchange.
+func small() *Package {
+	box := func(lo, hi int64) []Span { return []Span{{lo, hi}, {0, 8}} }
+	return &Package{
+		Compiler: "test", Target: "two", Tiles: 2, SRAMBytes: 4096,
+		Classes: []MemoryClass{{Name: "Std", Kind: "standard", Start: 0, End: 4096, Alignment: 8, HoldsCode: true}},
+		Buffers: []Buffer{
+			{Name: "x", Elem: elem.F16, Shape: []int64{4, 8}, End: 1, Layout: Layout{Order: 1, TileCount: 2, Replicas: 1, Axes: []Axis{{FromEnd: 2, Partitions: 2, PaddingGroups: 1, BlockSize: 1, PaddingMultiple: 1, ShardPadding: 1, Padding: 1}}},
+				Pieces: []Piece{{Tile: 0, Address: 1024, Bytes: 32, Box: box(0, 2)}, {Tile: 1, Address: 1024, Bytes: 32, Box: box(2, 4)}}},
+			{Name: "y", Elem: elem.F16, Shape: []int64{4, 8}, Start: 0, End: -1, Layout: Layout{Order: 1, TileCount: 1, Replicas: 1},
+				Pieces: []Piece{{Tile: 0, Address: 1056, Bytes: 64, Box: box(0, 4)}}},
+			{Name: "half", Elem: elem.F16, Shape: []int64{4, 8}, Start: 0, End: 1, Layout: Layout{Order: 1, TileCount: 1, Replicas: 1},
+				Init: &Init{Splat: true, Data: []byte{0x00, 0x38}}, Pieces: []Piece{{Tile: 0, Address: 2048, Bytes: 2, Box: box(0, 4)}}},
+			{Name: "view", Elem: elem.F16, Shape: []int64{32}, Layout: Layout{Order: 1, TileCount: 1, Replicas: 1}, End: -1, ViewOf: []int{1}},
+		},
+		Program: []Instruction{
+			{Op: OpSync},
+			{Op: OpExchange, Operands: []int{0, 1}, Params: []Param{{Key: "exchange", Ints: []int64{0}}, {Key: "phase", Ints: []int64{0}}}},
+			{Op: OpVector, Superstep: 1, Operands: []int{1, 2, 1}, Params: []Param{{Key: "fn", IsString: true, Str: "mul"}}},
+		},
+		TileImages: []TileImage{{0, 512, 16, 176}, {0, 480, 16, 176}},
+		Exchanges: []Exchange{{Phase: 0, Transfers: []Transfer{{Operand: 0, Src: 1, Dst: []int{0}, Words: 8, Box: box(2, 4)}},
+			Horizon: 8, LowerBound: 8, Kind: "matching", Segments: []Segment{{0, 0, 8}}}},
+		Streams:     []Stream{{Name: "x", Index: 0, Elem: elem.F16, Shape: []int64{4, 8}, Buffer: 0}, {Name: "y", Output: true, Index: 0, Elem: elem.F16, Shape: []int64{4, 8}, Buffer: 1}},
+		Checkpoints: []Checkpoint{{Name: "y", Buffer: 1, Samples: 16}},
+		Source:      []byte("module {}\n"),
+		Metadata:    []Entry{{"pipeline", "builtin.module(lower-to-tile-asm)"}},
+	}
+}
+
+// Encode, decode and encode again gives the same package and the same
+// bytes, for a package built by hand and for one the compiler wrote.
+func TestRoundTrip(t *testing.T) {
+	p := small()
+	data := p.Encode()
+	q, sections, err := Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(p, q); d != "" {
+		t.Errorf("decoded package differs (-want +got):\n%s", d)
+	}
+	if len(sections) != 9 {
+		t.Errorf("%d sections", len(sections))
+	}
+	if again := q.Encode(); !bytes.Equal(again, data) {
+		t.Error("encoding the decoded package gives other bytes")
+	}
+	real := realPackage(t)
+	r, _, err := Decode(real)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(r.Encode(), real) {
+		t.Error("the compiler's package does not re-encode to its own bytes")
+	}
+}
+
+// reseal recomputes every section's checksum and the file's digest, so that
+// a mutation reaches the structural checks instead of the checksums.
+func reseal(data []byte) []byte {
+	out := bytes.Clone(data)
+	if len(out) < fileHeaderBytes+trailerBytes {
+		return out
+	}
+	body := len(out) - trailerBytes
+	count := int(binary.LittleEndian.Uint32(out[len(Magic)+4:]))
+	off := fileHeaderBytes
+	for range count {
+		if off+sectionHeaderBytes > body {
+			break
+		}
+		length := binary.LittleEndian.Uint64(out[off+4:])
+		start := off + sectionHeaderBytes
+		if length > uint64(body-start) {
+			break
+		}
+		end := start + int(length)
+		binary.LittleEndian.PutUint32(out[off+12:], crc32.Checksum(out[start:end], castagnoli))
+		off = end
+	}
+	copy(out[body:], TrailerMagic)
+	sum := sha256.Sum256(out[:body])
+	copy(out[body+len(TrailerMagic):], sum[:])
+	return out
+}
+
+// sectionStarts returns the file offsets of the section headers.
+func sectionStarts(data []byte) []int {
+	var out []int
+	count := int(binary.LittleEndian.Uint32(data[len(Magic)+4:]))
+	off := fileHeaderBytes
+	for range count {
+		out = append(out, off)
+		off += sectionHeaderBytes + int(binary.LittleEndian.Uint64(data[off+4:]))
+	}
+	return out
+}
+
+// decodeSafely decodes, turning a panic into a test failure.
+func decodeSafely(t *testing.T, what string, data []byte) (p *Package, err error) {
+	t.Helper()
+	defer func() {
+		if r := recover(); r != nil {
+			t.Fatalf("%s: the reader panicked: %v", what, r)
+		}
+	}()
+	p, _, err = Decode(data)
+	return p, err
+}
+
+// A real package with bytes flipped, truncated at every length, and section
+// lengths rewritten is rejected every time with a reason; flips behind
+// fixed-up checksums reach the structural checks and are either rejected
+// with a reason or, when they change only free-form bytes (a name, the
+// source text), read as a consistent package that reads back as itself.
+func TestCorruptPackagesAreRejected(t *testing.T) {
+	real := realPackage(t)
+	rng := rand.New(rand.NewPCG(3, 4))
+	tried, rejected, resealedAccepted := 0, 0, 0
+	reject := func(what string, data []byte) {
+		tried++
+		_, err := decodeSafely(t, what, data)
+		var fe *FormatError
+		if err == nil || !errors.As(err, &fe) || fe.Msg == "" {
+			t.Fatalf("%s: want a rejection with a reason, got %v", what, err)
+		}
+		rejected++
+	}
+	// Every byte flipped once (the digest, or a checksum, or the magic).
+	for i := range real {
+		c := bytes.Clone(real)
+		c[i] ^= byte(1 + rng.IntN(255))
+		reject("flip", c)
+	}
+	// Truncated at every length.
+	for n := range len(real) {
+		reject("truncate", real[:n])
+	}
+	// Each section's length rewritten, checksums and digest fixed up.
+	for _, off := range sectionStarts(real) {
+		length := binary.LittleEndian.Uint64(real[off+4:])
+		for _, l := range []uint64{0, length - 1, length + 1, 1 << 40, ^uint64(0)} {
+			c := bytes.Clone(real)
+			binary.LittleEndian.PutUint64(c[off+4:], l)
+			reject("section length", reseal(c))
+		}
+	}
+	// Flips behind fixed-up checksums.
+	for range 4000 {
+		c := bytes.Clone(real)
+		for range 1 + rng.IntN(3) {
+			c[rng.IntN(len(c)-trailerBytes)] ^= byte(1 + rng.IntN(255))
+		}
+		c = reseal(c)
+		tried++
+		p, err := decodeSafely(t, "resealed flip", c)
+		var fe *FormatError
+		switch {
+		case err == nil:
+			if !bytes.Equal(p.Encode(), c) {
+				q, _, err := Decode(p.Encode())
+				if err != nil || !cmp.Equal(p, q) {
+					t.Fatalf("a resealed flip was accepted, and its package does not read back as itself: %v\n%s", err, cmp.Diff(p, q))
+				}
+			}
+			resealedAccepted++
+		case errors.As(err, &fe) && fe.Msg != "":
+			rejected++
+		default:
+			t.Fatalf("resealed flip: a rejection without a reason: %v", err)
+		}
+	}
+	t.Logf("%d corrupt packages tried: %d rejected with a reason, %d resealed flips read as consistent packages", tried, rejected, resealedAccepted)
+}
+
+// Rejections say what is wrong and where.
+func TestRejectionsNameTheProblem(t *testing.T) {
+	real := realPackage(t)
+	starts := sectionStarts(real)
+	// The exchange-tables section's length runs past the end.
+	c := bytes.Clone(real)
+	binary.LittleEndian.PutUint64(c[starts[4]+4:], uint64(len(real)))
+	_, _, err := Decode(reseal(c))
+	want := "section exchange-tables at byte " + itoa(int64(starts[4]+4)) + ": length " + itoa(int64(len(real))) + " runs past the end of the file at byte "
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("got %v\nwant %s", err, want)
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(p *Package)
+		want string
+	}{
+		{"tile out of range", func(p *Package) { p.Exchanges[0].Transfers[0].Src = 2 }, "section exchange-tables: phase 0: transfer 0: from tile 2 of 2"},
+		{"address outside class", func(p *Package) { p.Buffers[0].Pieces[1].Address = 4090 }, "buffer 0 (x): tile 1: [4090, 4122) is not inside Std [0, 4096)"},
+		{"misaligned", func(p *Package) { p.Buffers[0].Pieces[1].Address = 1025 }, "tile 1: address 1025 is not aligned to Std's 8 bytes"},
+		{"tile images", func(p *Package) { p.TileImages = p.TileImages[:1] }, "1 tile images for 2 tiles"},
+		{"schedule", func(p *Package) { p.Exchanges[0].Segments[0].Words = 4 }, "transfer 0 has 8 words, its segments send 4"},
+		{"stream", func(p *Package) { p.Streams[0].Shape = []int64{8, 4} }, "stream 0 (x): f16 [8 4], but its buffer holds f16 [4 8]"},
+		{"operand", func(p *Package) { p.Program[2].Operands[1] = 9 }, "instruction 2 (vector): operand buffer 9 of 4"},
+		{"init", func(p *Package) { p.Buffers[2].Init.Data = nil }, "initial value of 0 bytes, want 2"},
+	} {
+		p := small()
+		tc.edit(p)
+		_, _, err := Decode(p.Encode())
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v\nwant %s", tc.name, err, tc.want)
+		}
+	}
+	// A newer version, an unknown required section, and an optional one.
+	c = bytes.Clone(real)
+	binary.LittleEndian.PutUint16(c[len(Magic):], 2)
+	if _, _, err := Decode(reseal(c)); err == nil || !strings.Contains(err.Error(), "format version 2, this reader reads version 1") {
+		t.Errorf("version: %v", err)
+	}
+	p := small()
+	p.Extra = []RawSection{{ID: 200, Payload: []byte("later")}}
+	q, _, err := Decode(p.Encode())
+	if err != nil || len(q.Extra) != 1 || string(q.Extra[0].Payload) != "later" {
+		t.Errorf("an unknown optional section is skipped and kept: %v", err)
+	}
+	p.Extra[0].Required = true
+	if _, _, err := Decode(p.Encode()); err == nil || !strings.Contains(err.Error(), "is required, and this reader (format version 1) does not know it") {
+		t.Errorf("unknown required section: %v", err)
+	}
+}
+
+// FuzzDecode reads arbitrary bytes as a package: a rejection, or a package
+// that reads back as itself once encoded, never a panic. The fuzzer's bytes are
+// resealed (checksums and digest fixed up) half the time, so that it
+// explores the structure behind them.
+func FuzzDecode(f *testing.F) {
+	f.Add(realPackage(f), false)
+	f.Add(small().Encode(), false)
+	f.Add(small().Encode()[:100], true)
+	f.Fuzz(func(t *testing.T, data []byte, sealed bool) {
+		if sealed {
+			data = reseal(data)
+		}
+		p, _, err := Decode(data)
+		if err != nil {
+			return
+		}
+		q, _, err := Decode(p.Encode())
+		if err != nil || !cmp.Equal(p, q) {
+			t.Fatalf("accepted a package that does not read back as itself: %v", err)
+		}
+	})
+}

@@ -1,0 +1,291 @@
+// Package ipupkg is the application package: what a device loads, written
+// by ipu-translate --emit-package and read by a runner, possibly on
+// another machine, months later. It knows nothing of passes or IR: a
+// package is data, and Read treats every byte of it as untrusted.
+//
+// # File format (version 1)
+//
+// All integers are little endian. A file is
+//
+//	magic      8 bytes   "\x89IPUPKG\n"
+//	version    u16       FormatVersion
+//	reserved   u16       0
+//	sections   u32       how many sections follow
+//	section*             16-byte header, then the payload:
+//	  id       u16       SectionID
+//	  flags    u16       bit 0: required (a reader that does not know the id must refuse the file)
+//	  length   u64       payload bytes
+//	  crc      u32       CRC-32C (Castagnoli) of the payload
+//	trailer    8 bytes   "IPUEND\x00\x00"
+//	digest     32 bytes  SHA-256 of every byte before the trailer
+//
+// Known sections appear at most once and in increasing id order; a reader
+// skips an unknown section that is not required, so later versions may add
+// optional sections without breaking older readers (WebAssembly's custom
+// sections, and PopEF's size-prefixed blobs, work the same way). Payloads
+// are sequences of unsigned LEB128 integers (encoding/binary's Uvarint),
+// zigzag varints for signed ones, and length-prefixed strings.
+//
+// # Contents
+//
+// The program is one body for all tiles (tile-asm's instructions, each
+// with the buffers it reads and writes and its parameters); each tile's
+// image says where its support memory (code, exchange tables, host-exchange
+// code) sits. Every buffer has its element type, shape, memory class,
+// layout descriptor, lifetime and, per tile, the piece it holds: address,
+// bytes and the box of the tensor's index space it covers. Host streams
+// name the buffers the host fills and reads; checkpoints name the buffers
+// whose values a runner samples against a reference computed from the
+// source function, which the package carries as text.
+package ipupkg
+
+import (
+	"strconv"
+
+	"github.com/ipuir/ipuir/elem"
+)
+
+// Magic starts every package.
+const Magic = "\x89IPUPKG\n"
+
+// TrailerMagic precedes the digest at the end of the file.
+const TrailerMagic = "IPUEND\x00\x00"
+
+// FormatVersion is the version this package writes and reads.
+const FormatVersion = 1
+
+// SectionID identifies a section.
+type SectionID uint16
+
+// The sections of version 1.
+const (
+	SectionHeader SectionID = iota + 1
+	SectionProgram
+	SectionBuffers
+	SectionTileImages
+	SectionExchangeTables
+	SectionHostStreams
+	SectionCheckpoints
+	SectionSource
+	SectionMetadata
+)
+
+var sectionNames = map[SectionID]string{
+	SectionHeader: "header", SectionProgram: "program", SectionBuffers: "buffers",
+	SectionTileImages: "tile-images", SectionExchangeTables: "exchange-tables",
+	SectionHostStreams: "host-streams", SectionCheckpoints: "checkpoints",
+	SectionSource: "source", SectionMetadata: "metadata",
+}
+
+func (id SectionID) String() string {
+	if n, ok := sectionNames[id]; ok {
+		return n
+	}
+	return "unknown section " + itoa(int64(id))
+}
+
+// Package is a decoded package.
+type Package struct {
+	// Compiler is the version of the compiler that wrote the package.
+	Compiler string
+	// Target names the machine; Tiles and SRAMBytes are its size, and
+	// Classes its memory classes, so that a reader can check every
+	// address without knowing the target.
+	Target    string
+	Tiles     int
+	SRAMBytes int64
+	Classes   []MemoryClass
+
+	Program     []Instruction
+	Buffers     []Buffer
+	TileImages  []TileImage // one per tile
+	Exchanges   []Exchange
+	Streams     []Stream
+	Checkpoints []Checkpoint
+	// Source is the tensor-level module the package was compiled from, as
+	// text (empty when it was compiled from lower-level IR).
+	Source   []byte
+	Metadata []Entry
+	// Extra holds the optional sections this version does not know, kept
+	// so that rewriting a package keeps them.
+	Extra []RawSection
+}
+
+// MemoryClass is one memory class of the target.
+type MemoryClass struct {
+	Name       string
+	Kind       string // "standard" or "interleaved"
+	Start, End int64
+	Alignment  int64
+	HoldsCode  bool
+}
+
+// Layout is how a buffer's tensor is cut into shards and laid out in each
+// shard (the tiled level's layout, as numbers).
+type Layout struct {
+	Order                   uint8 // 1 row major, 2 block major, 3 AMP left, 4 AMP right
+	RowBlock, ColumnBlock   int64
+	TileCount, TileOffset   int64
+	Replicas, ReplicaStride int64
+	Axes                    []Axis
+}
+
+// Axis is the tiling of one tensor axis.
+type Axis struct {
+	FromEnd                                                             int64 // 1 is the last axis
+	Partitions, PaddingGroups, BlockSize, PaddingMultiple, ShardPadding int64
+	TileStride                                                          int64
+	Padding                                                             uint8 // 1 zero, 2 undefined
+}
+
+// Span is a half-open range of indices [Lo, Hi).
+type Span struct{ Lo, Hi int64 }
+
+// Buffer is the storage of one value, or a view of other buffers.
+type Buffer struct {
+	Name  string
+	Elem  elem.Type
+	Shape []int64
+	Class int // index into Package.Classes
+	// Start and End are the steps (instructions) in which it holds data;
+	// End -1 is the end of the program.
+	Start, End int64
+	Layout     Layout
+	// ViewOf lists the buffers (earlier ones) whose memory a view sees; a
+	// view has no pieces of its own.
+	ViewOf []int
+	// Init is a constant's value: a splat (one element, written on every
+	// tile when the buffer becomes live) or every element in row-major
+	// order (loaded with the program).
+	Init   *Init
+	Pieces []Piece
+}
+
+// Init is a constant buffer's value.
+type Init struct {
+	Splat bool
+	Data  []byte // little endian elements
+}
+
+// Piece is what one tile holds of a buffer.
+type Piece struct {
+	Tile    int
+	Address int64
+	Bytes   int64
+	Box     []Span // the indices it covers, one span per axis
+}
+
+// Opcode is an instruction's kind.
+type Opcode uint8
+
+// The instructions of tile-asm.
+const (
+	OpAmp Opcode = iota + 1
+	OpVector
+	OpReduce
+	OpCopy
+	OpExchange
+	OpSync
+)
+
+var opNames = map[Opcode]string{OpAmp: "amp", OpVector: "vector", OpReduce: "reduce", OpCopy: "copy", OpExchange: "exchange", OpSync: "sync"}
+
+func (o Opcode) String() string {
+	if n, ok := opNames[o]; ok {
+		return n
+	}
+	return "opcode " + itoa(int64(o))
+}
+
+// Instruction is one step of the program (a sync is not a step).
+type Instruction struct {
+	Op        Opcode
+	Superstep int64
+	Operands  []int // buffers, the output last
+	Params    []Param
+}
+
+// Param is a named parameter of an instruction: integers or a string.
+type Param struct {
+	Key      string
+	IsString bool
+	Ints     []int64
+	Str      string
+}
+
+// Param returns the parameter called key.
+func (in *Instruction) Param(key string) (Param, bool) {
+	for _, p := range in.Params {
+		if p.Key == key {
+			return p, true
+		}
+	}
+	return Param{}, false
+}
+
+// TileImage is what a tile loads besides its buffers: its support memory.
+type TileImage struct {
+	SupportAddress     int64
+	CodeBytes          int64
+	ExchangeTableBytes int64
+	HostCodeBytes      int64
+}
+
+// SupportBytes is the whole support block.
+func (t TileImage) SupportBytes() int64 { return t.CodeBytes + t.ExchangeTableBytes + t.HostCodeBytes }
+
+// Exchange is one phase's exchange table: its transfers and schedule.
+type Exchange struct {
+	Phase                        int64
+	Transfers                    []Transfer
+	Horizon, LowerBound          int64
+	Kind                         string
+	Segments                     []Segment
+	SourceOffsets, SourceStrides []int64
+}
+
+// Transfer sends Box of source Operand from tile Src to the tiles Dst.
+type Transfer struct {
+	Operand int
+	Src     int
+	Dst     []int
+	Words   int64
+	Box     []Span
+}
+
+// Segment sends Words words of transfer Transfer from cycle Start.
+type Segment struct {
+	Transfer     int
+	Start, Words int64
+}
+
+// Stream is a host input or output.
+type Stream struct {
+	Name   string
+	Output bool
+	Index  int // position among the inputs or the outputs
+	Elem   elem.Type
+	Shape  []int64
+	Buffer int
+}
+
+// Checkpoint names a buffer whose values a runner samples.
+type Checkpoint struct {
+	Name    string
+	Buffer  int
+	Line    int // the source op's place in Source (0: none)
+	Column  int
+	Samples int
+}
+
+// Entry is a metadata key and value.
+type Entry struct{ Key, Value string }
+
+// RawSection is a section kept as bytes.
+type RawSection struct {
+	ID       SectionID
+	Required bool
+	Payload  []byte
+}
+
+func itoa(v int64) string { return strconv.FormatInt(v, 10) }

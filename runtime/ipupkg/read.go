@@ -1,0 +1,636 @@
+package ipupkg
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"math/bits"
+	"slices"
+
+	"github.com/ipuir/ipuir/elem"
+)
+
+// Limits a reader enforces beyond the file's own size.
+const (
+	// MaxTiles is the most tiles a package may name.
+	MaxTiles = 1 << 20
+	// MaxRank is the most axes a tensor may have.
+	MaxRank = 16
+)
+
+// FormatError is a package that Read refuses, with the reason.
+type FormatError struct {
+	Section string // "" for the file as a whole
+	Offset  int64  // file offset of the problem
+	Msg     string
+}
+
+func (e *FormatError) Error() string {
+	switch {
+	case e.Section == "":
+		return fmt.Sprintf("invalid package: %s", e.Msg)
+	case e.Offset < 0:
+		return fmt.Sprintf("invalid package: section %s: %s", e.Section, e.Msg)
+	}
+	return fmt.Sprintf("invalid package: section %s at byte %d: %s", e.Section, e.Offset, e.Msg)
+}
+
+// SectionInfo is where a section lies in the file, for dumps.
+type SectionInfo struct {
+	ID       SectionID
+	Required bool
+	Offset   int64 // of the payload
+	Length   int64
+	CRC      uint32
+}
+
+// ReadFile reads and validates a package from r, which holds size bytes.
+// It reads nothing beyond size and allocates no more than the file
+// justifies.
+func ReadFile(r io.Reader, size int64) (*Package, []SectionInfo, error) {
+	const maxSize = 1 << 34
+	if size < 0 || size > maxSize {
+		return nil, nil, &FormatError{Msg: fmt.Sprintf("size %d is not a package's (at most %d bytes)", size, int64(maxSize))}
+	}
+	data := make([]byte, size)
+	if _, err := io.ReadFull(r, data); err != nil {
+		return nil, nil, fmt.Errorf("reading the package: %w", err)
+	}
+	return Decode(data)
+}
+
+// Decode validates and decodes a whole package held in data.
+func Decode(data []byte) (*Package, []SectionInfo, error) {
+	size := int64(len(data))
+	if size < int64(fileHeaderBytes+trailerBytes) {
+		return nil, nil, &FormatError{Msg: fmt.Sprintf("%d bytes is shorter than a package's header and trailer (%d bytes)", size, fileHeaderBytes+trailerBytes)}
+	}
+	if string(data[:len(Magic)]) != Magic {
+		return nil, nil, &FormatError{Msg: fmt.Sprintf("not an ipuir package: the file starts %q, not %q", data[:len(Magic)], Magic)}
+	}
+	if v := binary.LittleEndian.Uint16(data[len(Magic):]); v != FormatVersion {
+		return nil, nil, &FormatError{Msg: fmt.Sprintf("format version %d, this reader reads version %d", v, FormatVersion)}
+	}
+	if r := binary.LittleEndian.Uint16(data[len(Magic)+2:]); r != 0 {
+		return nil, nil, &FormatError{Msg: fmt.Sprintf("reserved header field is 0x%04x, not 0", r)}
+	}
+	body := size - int64(trailerBytes)
+	if string(data[body:body+int64(len(TrailerMagic))]) != TrailerMagic {
+		return nil, nil, &FormatError{Msg: fmt.Sprintf("no trailer at byte %d: the file is truncated or has bytes after its end", body)}
+	}
+	if sum := sha256.Sum256(data[:body]); !bytes.Equal(sum[:], data[body+int64(len(TrailerMagic)):]) {
+		return nil, nil, &FormatError{Msg: "the digest does not match the contents: the file is corrupt"}
+	}
+	count := int64(binary.LittleEndian.Uint32(data[len(Magic)+4:]))
+	if count > (body-int64(fileHeaderBytes))/sectionHeaderBytes {
+		return nil, nil, &FormatError{Msg: fmt.Sprintf("%d sections cannot fit in %d bytes", count, body)}
+	}
+	p := &Package{}
+	var infos []SectionInfo
+	seen := map[SectionID]bool{}
+	last := SectionID(0)
+	off := int64(fileHeaderBytes)
+	for k := int64(0); k < count; k++ {
+		if off+sectionHeaderBytes > body {
+			return nil, nil, &FormatError{Msg: fmt.Sprintf("section %d of %d: its header at byte %d runs past the end of the sections at byte %d", k, count, off, body)}
+		}
+		h := data[off : off+sectionHeaderBytes]
+		id := SectionID(binary.LittleEndian.Uint16(h[0:]))
+		flags := binary.LittleEndian.Uint16(h[2:])
+		length := binary.LittleEndian.Uint64(h[4:])
+		crc := binary.LittleEndian.Uint32(h[12:])
+		start := off + sectionHeaderBytes
+		if length > uint64(body-start) {
+			return nil, nil, &FormatError{Section: id.String(), Offset: off + 4, Msg: fmt.Sprintf("length %d runs past the end of the file at byte %d", length, body)}
+		}
+		payload := data[start : start+int64(length)]
+		if got := crc32.Checksum(payload, castagnoli); got != crc {
+			return nil, nil, &FormatError{Section: id.String(), Offset: off + 12, Msg: fmt.Sprintf("checksum 0x%08x does not match the contents (0x%08x)", crc, got)}
+		}
+		if flags&^flagRequired != 0 {
+			return nil, nil, &FormatError{Section: id.String(), Offset: off + 2, Msg: fmt.Sprintf("unknown flags 0x%04x", flags)}
+		}
+		infos = append(infos, SectionInfo{ID: id, Required: flags&flagRequired != 0, Offset: start, Length: int64(length), CRC: crc})
+		if _, known := sectionNames[id]; known {
+			if seen[id] {
+				return nil, nil, &FormatError{Section: id.String(), Offset: off, Msg: "appears twice"}
+			}
+			if id < last {
+				return nil, nil, &FormatError{Section: id.String(), Offset: off, Msg: fmt.Sprintf("comes after section %s; known sections are in order", last)}
+			}
+			seen[id], last = true, id
+			d := &decoder{b: payload, base: start, section: id.String()}
+			p.decodeSection(id, d)
+			if d.err == nil && d.off != len(d.b) {
+				d.fail("%d bytes after the section's contents", len(d.b)-d.off)
+			}
+			if d.err != nil {
+				return nil, nil, d.err
+			}
+		} else if flags&flagRequired != 0 {
+			return nil, nil, &FormatError{Section: id.String(), Offset: off, Msg: "is required, and this reader (format version 1) does not know it"}
+		} else {
+			p.Extra = append(p.Extra, RawSection{ID: id, Payload: bytes.Clone(payload)})
+		}
+		off = start + int64(length)
+	}
+	if off != body {
+		return nil, nil, &FormatError{Msg: fmt.Sprintf("%d bytes between the last section and the trailer", body-off)}
+	}
+	for _, id := range []SectionID{SectionHeader, SectionProgram, SectionBuffers, SectionTileImages, SectionExchangeTables, SectionHostStreams} {
+		if !seen[id] {
+			return nil, nil, &FormatError{Msg: fmt.Sprintf("no %s section", id)}
+		}
+	}
+	if err := p.Validate(); err != nil {
+		return nil, nil, err
+	}
+	return p, infos, nil
+}
+
+// decoder reads one section's payload; its first error sticks.
+type decoder struct {
+	b       []byte
+	off     int
+	base    int64
+	section string
+	err     error
+}
+
+func (d *decoder) fail(format string, args ...any) {
+	if d.err == nil {
+		d.err = &FormatError{Section: d.section, Offset: d.base + int64(d.off), Msg: fmt.Sprintf(format, args...)}
+	}
+}
+
+func (d *decoder) u() uint64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(d.b[d.off:])
+	if n <= 0 {
+		d.fail("a truncated or overlong integer")
+		return 0
+	}
+	// One encoding per value, so that a package re-encodes to its bytes.
+	if n != uvarintLen(v) {
+		d.fail("an integer in %d bytes where %d do", n, uvarintLen(v))
+		return 0
+	}
+	d.off += n
+	return v
+}
+
+func uvarintLen(v uint64) int { return (bits.Len64(v|1) + 6) / 7 }
+
+func (d *decoder) i() int64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(d.b[d.off:])
+	if n <= 0 {
+		d.fail("a truncated or overlong integer")
+		return 0
+	}
+	if zig := uint64(v<<1) ^ uint64(v>>63); n != uvarintLen(zig) {
+		d.fail("an integer in %d bytes where %d do", n, uvarintLen(zig))
+		return 0
+	}
+	d.off += n
+	return v
+}
+
+// n reads a non-negative int no larger than limit.
+func (d *decoder) n(what string, limit int64) int {
+	at := d.off
+	v := d.u()
+	if d.err == nil && v > uint64(limit) {
+		d.off = at
+		d.fail("%s %d is more than %d", what, v, limit)
+		return 0
+	}
+	return int(v)
+}
+
+// count reads how many items follow, each at least min bytes long: no
+// more than the rest of the section can hold.
+func (d *decoder) count(what string, min int) int {
+	return d.n(what+" count", int64((len(d.b)-d.off)/min))
+}
+
+func (d *decoder) bool() bool {
+	at := d.off
+	v := d.u()
+	if v > 1 {
+		d.off = at
+		d.fail("a flag that is %d, not 0 or 1", v)
+	}
+	return v == 1
+}
+
+func (d *decoder) raw(what string) []byte {
+	at := d.off
+	n := d.n(what+" length", math.MaxInt32)
+	if d.err != nil {
+		return nil
+	}
+	if n > len(d.b)-d.off {
+		d.off = at
+		d.fail("%s length %d runs past the end of the section", what, n)
+		return nil
+	}
+	if n == 0 {
+		return nil
+	}
+	b := bytes.Clone(d.b[d.off : d.off+n])
+	d.off += n
+	return b
+}
+
+func (d *decoder) str(what string) string { return string(d.raw(what)) }
+
+func (d *decoder) ints(what string) []int64 {
+	n := d.count(what, 1)
+	if n == 0 {
+		return nil
+	}
+	out := make([]int64, 0, n)
+	for range n {
+		out = append(out, d.i())
+	}
+	return out
+}
+
+func (d *decoder) indices(what string, limit int64) []int {
+	n := d.count(what, 1)
+	if n == 0 {
+		return nil
+	}
+	out := make([]int, 0, n)
+	for range n {
+		out = append(out, d.n(what, limit))
+	}
+	return out
+}
+
+func (d *decoder) spans(what string) []Span {
+	n := d.n(what+" rank", MaxRank)
+	if n == 0 {
+		return nil
+	}
+	if n > (len(d.b)-d.off)/2 {
+		d.fail("%s rank %d cannot fit in the section", what, n)
+		return nil
+	}
+	out := make([]Span, 0, n)
+	for range n {
+		out = append(out, Span{d.i(), d.i()})
+	}
+	return out
+}
+
+func (d *decoder) elemType(what string) elem.Type {
+	at := d.off
+	name := d.str(what)
+	if d.err != nil {
+		return elem.Invalid
+	}
+	t, err := elem.Parse(name)
+	if err == nil && t.String() != name {
+		err = fmt.Errorf("%q is spelled %q", name, t.String())
+	}
+	if err != nil {
+		d.off = at
+		d.fail("%s: %v", what, err)
+	}
+	return t
+}
+
+func (p *Package) decodeSection(id SectionID, d *decoder) {
+	switch id {
+	case SectionHeader:
+		p.Compiler = d.str("compiler version")
+		p.Target = d.str("target name")
+		p.Tiles = d.n("tiles", MaxTiles)
+		p.SRAMBytes = d.i()
+		for range d.count("memory classes", 6) {
+			p.Classes = append(p.Classes, MemoryClass{Name: d.str("class name"), Kind: d.str("class kind"),
+				Start: d.i(), End: d.i(), Alignment: d.i(), HoldsCode: d.bool()})
+		}
+	case SectionProgram:
+		for range d.count("instructions", 4) {
+			in := Instruction{Op: Opcode(d.n("opcode", 255)), Superstep: d.i(), Operands: d.indices("operand", math.MaxInt32)}
+			for range d.count("parameters", 3) {
+				pr := Param{Key: d.str("parameter name"), IsString: d.bool()}
+				if pr.IsString {
+					pr.Str = d.str("parameter")
+				} else {
+					pr.Ints = d.ints("parameter")
+				}
+				in.Params = append(in.Params, pr)
+			}
+			p.Program = append(p.Program, in)
+		}
+	case SectionBuffers:
+		for range d.count("buffers", 20) {
+			b := Buffer{Name: d.str("buffer name"), Elem: d.elemType("element type"), Shape: d.ints("shape"),
+				Class: d.n("memory class", math.MaxInt32), Start: d.i(), End: d.i()}
+			b.Layout = decodeLayout(d)
+			b.ViewOf = d.indices("view source", math.MaxInt32)
+			if d.bool() {
+				b.Init = &Init{Splat: d.bool(), Data: d.raw("initial value")}
+			}
+			for range d.count("pieces", 4) {
+				b.Pieces = append(b.Pieces, Piece{Tile: d.n("tile", MaxTiles), Address: d.i(), Bytes: d.i(), Box: d.spans("box")})
+			}
+			p.Buffers = append(p.Buffers, b)
+		}
+	case SectionTileImages:
+		for range d.count("tile images", 4) {
+			p.TileImages = append(p.TileImages, TileImage{SupportAddress: d.i(), CodeBytes: d.i(), ExchangeTableBytes: d.i(), HostCodeBytes: d.i()})
+		}
+	case SectionExchangeTables:
+		for range d.count("exchange tables", 8) {
+			x := Exchange{Phase: d.i()}
+			for range d.count("transfers", 5) {
+				x.Transfers = append(x.Transfers, Transfer{Operand: d.n("operand", math.MaxInt32), Src: d.n("tile", MaxTiles),
+					Dst: d.indices("tile", MaxTiles), Words: d.i(), Box: d.spans("box")})
+			}
+			x.Horizon, x.LowerBound, x.Kind = d.i(), d.i(), d.str("schedule kind")
+			for range d.count("segments", 3) {
+				x.Segments = append(x.Segments, Segment{Transfer: d.n("transfer", math.MaxInt32), Start: d.i(), Words: d.i()})
+			}
+			x.SourceOffsets, x.SourceStrides = d.ints("source offsets"), d.ints("source strides")
+			p.Exchanges = append(p.Exchanges, x)
+		}
+	case SectionHostStreams:
+		for range d.count("host streams", 6) {
+			p.Streams = append(p.Streams, Stream{Name: d.str("stream name"), Output: d.bool(), Index: d.n("stream index", math.MaxInt32),
+				Elem: d.elemType("element type"), Shape: d.ints("shape"), Buffer: d.n("buffer", math.MaxInt32)})
+		}
+	case SectionCheckpoints:
+		for range d.count("checkpoints", 5) {
+			p.Checkpoints = append(p.Checkpoints, Checkpoint{Name: d.str("checkpoint name"), Buffer: d.n("buffer", math.MaxInt32),
+				Line: d.n("line", math.MaxInt32), Column: d.n("column", math.MaxInt32), Samples: d.n("samples", math.MaxInt32)})
+		}
+	case SectionSource:
+		if len(d.b) > 0 {
+			p.Source = bytes.Clone(d.b)
+		}
+		d.off = len(d.b)
+	case SectionMetadata:
+		for range d.count("metadata entries", 2) {
+			p.Metadata = append(p.Metadata, Entry{Key: d.str("key"), Value: d.str("value")})
+		}
+	}
+}
+
+func decodeLayout(d *decoder) Layout {
+	l := Layout{Order: uint8(d.n("order", 255))}
+	l.RowBlock, l.ColumnBlock, l.TileCount, l.TileOffset, l.Replicas, l.ReplicaStride = d.i(), d.i(), d.i(), d.i(), d.i(), d.i()
+	n := d.n("layout axes", MaxRank)
+	for range n {
+		if d.err != nil {
+			break
+		}
+		l.Axes = append(l.Axes, Axis{FromEnd: d.i(), Partitions: d.i(), PaddingGroups: d.i(), BlockSize: d.i(),
+			PaddingMultiple: d.i(), ShardPadding: d.i(), TileStride: d.i(), Padding: uint8(d.n("padding", 255))})
+	}
+	return l
+}
+
+// Validate checks a package's fields against each other and against its
+// target's size: everything a device relies on before it loads anything.
+func (p *Package) Validate() error {
+	bad := func(section, format string, args ...any) error {
+		return &FormatError{Section: section, Offset: -1, Msg: fmt.Sprintf(format, args...)}
+	}
+	if p.Tiles < 1 || p.Tiles > MaxTiles {
+		return bad("header", "%d tiles (want 1 to %d)", p.Tiles, MaxTiles)
+	}
+	if p.SRAMBytes < 1 || p.SRAMBytes > 1<<40 {
+		return bad("header", "%d bytes of SRAM per tile", p.SRAMBytes)
+	}
+	if len(p.Classes) == 0 {
+		return bad("header", "no memory classes")
+	}
+	for i, c := range p.Classes {
+		if c.Start < 0 || c.End <= c.Start || c.End > p.SRAMBytes || c.Alignment < 1 || bits.OnesCount64(uint64(c.Alignment)) != 1 {
+			return bad("header", "memory class %d (%s) [%d, %d) aligned to %d is not a range of the tile's %d bytes with a power-of-two alignment", i, c.Name, c.Start, c.End, c.Alignment, p.SRAMBytes)
+		}
+	}
+	if len(p.TileImages) != p.Tiles {
+		return bad("tile-images", "%d tile images for %d tiles", len(p.TileImages), p.Tiles)
+	}
+	for t, im := range p.TileImages {
+		if err := p.checkSupport(t, im); err != nil {
+			return bad("tile-images", "%v", err)
+		}
+	}
+	for i := range p.Buffers {
+		if err := p.checkBuffer(i); err != nil {
+			return bad("buffers", "buffer %d (%s): %v", i, p.Buffers[i].Name, err)
+		}
+	}
+	for i, in := range p.Program {
+		if err := p.checkInstruction(in); err != nil {
+			return bad("program", "instruction %d (%s): %v", i, in.Op, err)
+		}
+	}
+	for i := range p.Exchanges {
+		if err := p.checkExchange(&p.Exchanges[i]); err != nil {
+			return bad("exchange-tables", "phase %d: %v", p.Exchanges[i].Phase, err)
+		}
+	}
+	seen := map[[2]int]bool{}
+	for i, s := range p.Streams {
+		if err := p.checkStream(s, seen); err != nil {
+			return bad("host-streams", "stream %d (%s): %v", i, s.Name, err)
+		}
+	}
+	for i, c := range p.Checkpoints {
+		if c.Buffer >= len(p.Buffers) {
+			return bad("checkpoints", "checkpoint %d (%s) samples buffer %d of %d", i, c.Name, c.Buffer, len(p.Buffers))
+		}
+	}
+	return nil
+}
+
+func (p *Package) checkSupport(tile int, im TileImage) error {
+	n := im.SupportBytes()
+	if im.CodeBytes < 0 || im.ExchangeTableBytes < 0 || im.HostCodeBytes < 0 || n < 0 || n > p.SRAMBytes {
+		return fmt.Errorf("tile %d: support memory of %d + %d + %d bytes", tile, im.CodeBytes, im.ExchangeTableBytes, im.HostCodeBytes)
+	}
+	if n == 0 {
+		return nil
+	}
+	for _, c := range p.Classes {
+		if c.HoldsCode && im.SupportAddress >= c.Start && im.SupportAddress <= c.End-n {
+			return nil
+		}
+	}
+	return fmt.Errorf("tile %d: support memory [%d, %d) is not inside a class that may hold code", tile, im.SupportAddress, im.SupportAddress+n)
+}
+
+func (p *Package) checkBuffer(i int) error {
+	b := &p.Buffers[i]
+	if !b.Elem.Valid() {
+		return fmt.Errorf("no element type")
+	}
+	if len(b.Shape) > MaxRank {
+		return fmt.Errorf("rank %d (at most %d)", len(b.Shape), MaxRank)
+	}
+	elems := int64(1)
+	for _, d := range b.Shape {
+		hi, lo := bits.Mul64(uint64(elems), uint64(max(d, 0)))
+		if d < 0 || hi != 0 || lo > math.MaxInt64/8 {
+			return fmt.Errorf("shape %v is negative or too large", b.Shape)
+		}
+		elems = int64(lo)
+	}
+	if b.Class >= len(p.Classes) {
+		return fmt.Errorf("memory class %d of %d", b.Class, len(p.Classes))
+	}
+	if b.Start < 0 || (b.End != -1 && b.End <= b.Start) {
+		return fmt.Errorf("lives over steps [%d, %d)", b.Start, b.End)
+	}
+	if len(b.Layout.Axes) > len(b.Shape) {
+		return fmt.Errorf("its layout tiles %d axes of a rank-%d tensor", len(b.Layout.Axes), len(b.Shape))
+	}
+	for _, v := range b.ViewOf {
+		if v >= i {
+			return fmt.Errorf("views buffer %d, which is not an earlier buffer", v)
+		}
+	}
+	if len(b.ViewOf) > 0 && len(b.Pieces) > 0 {
+		return fmt.Errorf("is a view and has pieces of its own")
+	}
+	if b.Init != nil {
+		want := int64(b.Elem.Bytes())
+		if !b.Init.Splat {
+			want *= elems
+		}
+		if int64(len(b.Init.Data)) != want {
+			return fmt.Errorf("initial value of %d bytes, want %d", len(b.Init.Data), want)
+		}
+	}
+	class := p.Classes[b.Class]
+	prev := -1
+	for _, pc := range b.Pieces {
+		if pc.Tile >= p.Tiles {
+			return fmt.Errorf("a piece on tile %d of %d", pc.Tile, p.Tiles)
+		}
+		if pc.Tile <= prev {
+			return fmt.Errorf("pieces on tile %d after tile %d: pieces are in tile order, one per tile", pc.Tile, prev)
+		}
+		prev = pc.Tile
+		if pc.Bytes < 0 || pc.Address < class.Start || pc.Address > class.End-pc.Bytes {
+			return fmt.Errorf("tile %d: [%d, %d) is not inside %s [%d, %d)", pc.Tile, pc.Address, pc.Address+pc.Bytes, class.Name, class.Start, class.End)
+		}
+		if pc.Address%class.Alignment != 0 {
+			return fmt.Errorf("tile %d: address %d is not aligned to %s's %d bytes", pc.Tile, pc.Address, class.Name, class.Alignment)
+		}
+		if len(pc.Box) != len(b.Shape) {
+			return fmt.Errorf("tile %d: a box of rank %d for a rank-%d tensor", pc.Tile, len(pc.Box), len(b.Shape))
+		}
+		n := int64(1)
+		for k, s := range pc.Box {
+			if s.Lo < 0 || s.Hi < s.Lo || s.Hi > b.Shape[k] {
+				return fmt.Errorf("tile %d: box %v leaves the shape %v", pc.Tile, pc.Box, b.Shape)
+			}
+			n *= s.Hi - s.Lo
+		}
+		if b.Init == nil || !b.Init.Splat {
+			if n*int64(b.Elem.Bytes()) > pc.Bytes {
+				return fmt.Errorf("tile %d: box %v holds %d elements, more than its %d bytes", pc.Tile, pc.Box, n, pc.Bytes)
+			}
+		}
+	}
+	return nil
+}
+
+func (p *Package) checkInstruction(in Instruction) error {
+	if _, ok := opNames[in.Op]; !ok {
+		return fmt.Errorf("unknown opcode")
+	}
+	if in.Superstep < 0 {
+		return fmt.Errorf("superstep %d", in.Superstep)
+	}
+	for _, o := range in.Operands {
+		if o >= len(p.Buffers) {
+			return fmt.Errorf("operand buffer %d of %d", o, len(p.Buffers))
+		}
+	}
+	if in.Op == OpExchange {
+		x, ok := in.Param("exchange")
+		if !ok || x.IsString || len(x.Ints) != 1 || x.Ints[0] < 0 || x.Ints[0] >= int64(len(p.Exchanges)) {
+			return fmt.Errorf("names no exchange table of the %d", len(p.Exchanges))
+		}
+		if len(in.Operands) < 2 {
+			return fmt.Errorf("an exchange needs sources and a destination")
+		}
+	}
+	return nil
+}
+
+func (p *Package) checkExchange(x *Exchange) error {
+	sent := make([]int64, len(x.Transfers))
+	for i, t := range x.Transfers {
+		if t.Src >= p.Tiles || t.Words < 0 {
+			return fmt.Errorf("transfer %d: from tile %d of %d, %d words", i, t.Src, p.Tiles, t.Words)
+		}
+		for _, d := range t.Dst {
+			if d >= p.Tiles {
+				return fmt.Errorf("transfer %d: to tile %d of %d", i, d, p.Tiles)
+			}
+		}
+		if len(t.Dst) == 0 {
+			return fmt.Errorf("transfer %d has no destination", i)
+		}
+	}
+	if x.Horizon < 0 || x.LowerBound < 0 || x.LowerBound > x.Horizon {
+		return fmt.Errorf("horizon %d, lower bound %d", x.Horizon, x.LowerBound)
+	}
+	for i, s := range x.Segments {
+		if s.Transfer >= len(x.Transfers) {
+			return fmt.Errorf("segment %d sends transfer %d of %d", i, s.Transfer, len(x.Transfers))
+		}
+		if s.Start < 0 || s.Words < 1 || s.Start > x.Horizon-s.Words {
+			return fmt.Errorf("segment %d: %d words from cycle %d leave the horizon %d", i, s.Words, s.Start, x.Horizon)
+		}
+		sent[s.Transfer] += s.Words
+	}
+	for i, t := range x.Transfers {
+		if sent[i] != t.Words {
+			return fmt.Errorf("transfer %d has %d words, its segments send %d", i, t.Words, sent[i])
+		}
+	}
+	return nil
+}
+
+func (p *Package) checkStream(s Stream, seen map[[2]int]bool) error {
+	if s.Buffer >= len(p.Buffers) {
+		return fmt.Errorf("buffer %d of %d", s.Buffer, len(p.Buffers))
+	}
+	b := p.Buffers[s.Buffer]
+	if len(b.ViewOf) > 0 {
+		return fmt.Errorf("buffer %d is a view", s.Buffer)
+	}
+	if s.Elem != b.Elem || !slices.Equal(s.Shape, b.Shape) {
+		return fmt.Errorf("%v %v, but its buffer holds %v %v", s.Elem, s.Shape, b.Elem, b.Shape)
+	}
+	dir := 0
+	if s.Output {
+		dir = 1
+	}
+	key := [2]int{dir, s.Index}
+	if seen[key] {
+		return fmt.Errorf("a second stream at index %d", s.Index)
+	}
+	seen[key] = true
+	return nil
+}

@@ -1,0 +1,264 @@
+package ipupkg
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"hash/crc32"
+	"io"
+	"slices"
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// encoder appends a payload's integers and strings.
+type encoder struct{ b []byte }
+
+func (e *encoder) u(v uint64) { e.b = binary.AppendUvarint(e.b, v) }
+func (e *encoder) i(v int64)  { e.b = binary.AppendVarint(e.b, v) }
+func (e *encoder) n(v int)    { e.u(uint64(v)) }
+func (e *encoder) bool(v bool) {
+	if v {
+		e.u(1)
+	} else {
+		e.u(0)
+	}
+}
+func (e *encoder) str(s string) { e.n(len(s)); e.b = append(e.b, s...) }
+func (e *encoder) raw(b []byte) { e.n(len(b)); e.b = append(e.b, b...) }
+func (e *encoder) ints(v []int64) {
+	e.n(len(v))
+	for _, x := range v {
+		e.i(x)
+	}
+}
+func (e *encoder) indices(v []int) {
+	e.n(len(v))
+	for _, x := range v {
+		e.n(x)
+	}
+}
+func (e *encoder) spans(v []Span) {
+	e.n(len(v))
+	for _, s := range v {
+		e.i(s.Lo)
+		e.i(s.Hi)
+	}
+}
+
+// Encode returns the package's bytes: the same package always gives the
+// same bytes.
+func (p *Package) Encode() []byte {
+	type section struct {
+		id       SectionID
+		required bool
+		payload  []byte
+	}
+	secs := []section{
+		{SectionHeader, true, p.encodeHeader()},
+		{SectionProgram, true, p.encodeProgram()},
+		{SectionBuffers, true, p.encodeBuffers()},
+		{SectionTileImages, true, p.encodeTileImages()},
+		{SectionExchangeTables, true, p.encodeExchanges()},
+		{SectionHostStreams, true, p.encodeStreams()},
+		{SectionCheckpoints, false, p.encodeCheckpoints()},
+		{SectionSource, false, p.Source},
+		{SectionMetadata, false, p.encodeMetadata()},
+	}
+	for _, x := range p.Extra {
+		secs = append(secs, section{x.ID, x.Required, x.Payload})
+	}
+	var out bytes.Buffer
+	out.WriteString(Magic)
+	var hdr [8]byte
+	binary.LittleEndian.PutUint16(hdr[0:], FormatVersion)
+	binary.LittleEndian.PutUint32(hdr[4:], uint32(len(secs)))
+	out.Write(hdr[:])
+	for _, s := range secs {
+		var sh [sectionHeaderBytes]byte
+		binary.LittleEndian.PutUint16(sh[0:], uint16(s.id))
+		if s.required {
+			binary.LittleEndian.PutUint16(sh[2:], flagRequired)
+		}
+		binary.LittleEndian.PutUint64(sh[4:], uint64(len(s.payload)))
+		binary.LittleEndian.PutUint32(sh[12:], crc32.Checksum(s.payload, castagnoli))
+		out.Write(sh[:])
+		out.Write(s.payload)
+	}
+	sum := sha256.Sum256(out.Bytes())
+	out.WriteString(TrailerMagic)
+	out.Write(sum[:])
+	return out.Bytes()
+}
+
+// WriteTo writes the package to w.
+func (p *Package) WriteTo(w io.Writer) (int64, error) {
+	n, err := w.Write(p.Encode())
+	return int64(n), err
+}
+
+const (
+	fileHeaderBytes    = len(Magic) + 8
+	sectionHeaderBytes = 16
+	trailerBytes       = len(TrailerMagic) + sha256.Size
+	flagRequired       = 1
+)
+
+func (p *Package) encodeHeader() []byte {
+	var e encoder
+	e.str(p.Compiler)
+	e.str(p.Target)
+	e.n(p.Tiles)
+	e.i(p.SRAMBytes)
+	e.n(len(p.Classes))
+	for _, c := range p.Classes {
+		e.str(c.Name)
+		e.str(c.Kind)
+		e.i(c.Start)
+		e.i(c.End)
+		e.i(c.Alignment)
+		e.bool(c.HoldsCode)
+	}
+	return e.b
+}
+
+func (p *Package) encodeProgram() []byte {
+	var e encoder
+	e.n(len(p.Program))
+	for _, in := range p.Program {
+		e.u(uint64(in.Op))
+		e.i(in.Superstep)
+		e.indices(in.Operands)
+		e.n(len(in.Params))
+		for _, pr := range in.Params {
+			e.str(pr.Key)
+			e.bool(pr.IsString)
+			if pr.IsString {
+				e.str(pr.Str)
+			} else {
+				e.ints(pr.Ints)
+			}
+		}
+	}
+	return e.b
+}
+
+func encodeLayout(e *encoder, l Layout) {
+	e.u(uint64(l.Order))
+	for _, v := range []int64{l.RowBlock, l.ColumnBlock, l.TileCount, l.TileOffset, l.Replicas, l.ReplicaStride} {
+		e.i(v)
+	}
+	e.n(len(l.Axes))
+	for _, a := range l.Axes {
+		for _, v := range []int64{a.FromEnd, a.Partitions, a.PaddingGroups, a.BlockSize, a.PaddingMultiple, a.ShardPadding, a.TileStride} {
+			e.i(v)
+		}
+		e.u(uint64(a.Padding))
+	}
+}
+
+func (p *Package) encodeBuffers() []byte {
+	var e encoder
+	e.n(len(p.Buffers))
+	for _, b := range p.Buffers {
+		e.str(b.Name)
+		e.str(b.Elem.String())
+		e.ints(b.Shape)
+		e.n(b.Class)
+		e.i(b.Start)
+		e.i(b.End)
+		encodeLayout(&e, b.Layout)
+		e.indices(b.ViewOf)
+		e.bool(b.Init != nil)
+		if b.Init != nil {
+			e.bool(b.Init.Splat)
+			e.raw(b.Init.Data)
+		}
+		e.n(len(b.Pieces))
+		for _, pc := range b.Pieces {
+			e.n(pc.Tile)
+			e.i(pc.Address)
+			e.i(pc.Bytes)
+			e.spans(pc.Box)
+		}
+	}
+	return e.b
+}
+
+func (p *Package) encodeTileImages() []byte {
+	var e encoder
+	e.n(len(p.TileImages))
+	for _, t := range p.TileImages {
+		e.i(t.SupportAddress)
+		e.i(t.CodeBytes)
+		e.i(t.ExchangeTableBytes)
+		e.i(t.HostCodeBytes)
+	}
+	return e.b
+}
+
+func (p *Package) encodeExchanges() []byte {
+	var e encoder
+	e.n(len(p.Exchanges))
+	for _, x := range p.Exchanges {
+		e.i(x.Phase)
+		e.n(len(x.Transfers))
+		for _, t := range x.Transfers {
+			e.n(t.Operand)
+			e.n(t.Src)
+			e.indices(t.Dst)
+			e.i(t.Words)
+			e.spans(t.Box)
+		}
+		e.i(x.Horizon)
+		e.i(x.LowerBound)
+		e.str(x.Kind)
+		e.n(len(x.Segments))
+		for _, s := range x.Segments {
+			e.n(s.Transfer)
+			e.i(s.Start)
+			e.i(s.Words)
+		}
+		e.ints(x.SourceOffsets)
+		e.ints(x.SourceStrides)
+	}
+	return e.b
+}
+
+func (p *Package) encodeStreams() []byte {
+	var e encoder
+	e.n(len(p.Streams))
+	for _, s := range p.Streams {
+		e.str(s.Name)
+		e.bool(s.Output)
+		e.n(s.Index)
+		e.str(s.Elem.String())
+		e.ints(s.Shape)
+		e.n(s.Buffer)
+	}
+	return e.b
+}
+
+func (p *Package) encodeCheckpoints() []byte {
+	var e encoder
+	e.n(len(p.Checkpoints))
+	for _, c := range p.Checkpoints {
+		e.str(c.Name)
+		e.n(c.Buffer)
+		e.n(c.Line)
+		e.n(c.Column)
+		e.n(c.Samples)
+	}
+	return e.b
+}
+
+func (p *Package) encodeMetadata() []byte {
+	var e encoder
+	entries := slices.Clone(p.Metadata)
+	e.n(len(entries))
+	for _, m := range entries {
+		e.str(m.Key)
+		e.str(m.Value)
+	}
+	return e.b
+}
