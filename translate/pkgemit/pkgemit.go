@@ -1,0 +1,387 @@
+// Package pkgemit translates a program at the tile-asm level into an
+// application package (runtime/ipupkg): ipu-translate --emit-package.
+// Every buffer becomes a package buffer with its layout and, per tile, the
+// piece it holds (address, bytes, the box of indices it covers); every
+// instruction its encoded form; every exchange its table; arguments and
+// results host streams; and, when the tensor-level source is given, the
+// source ops' results checkpoints.
+package pkgemit
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/ipuir/ipuir/dialects/exchange"
+	"github.com/ipuir/ipuir/dialects/tileasm"
+	"github.com/ipuir/ipuir/dialects/tiled"
+	"github.com/ipuir/ipuir/elem"
+	"github.com/ipuir/ipuir/elem/irelem"
+	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/runtime/ipupkg"
+	"github.com/ipuir/ipuir/target"
+)
+
+// SourceOp is a tensor-level op a checkpoint may sample: where it is in the
+// source and what its result is.
+type SourceOp struct {
+	Name         string // the op's name, e.g. tensor.matmul
+	Line, Column int
+	Elem         elem.Type
+	Shape        []int64
+}
+
+// SourceOps are the tensor-level ops a checkpoint may sample: every op
+// inside a function with one ranked tensor result and a file location.
+func SourceOps(module *ir.Operation) []SourceOp {
+	var ops []SourceOp
+	module.Walk(func(op *ir.Operation) ir.WalkResult {
+		if op.NumResults() != 1 || op.NumRegions() > 0 {
+			return ir.WalkAdvance
+		}
+		loc, ok := op.Loc().(*ir.FileLineColLoc)
+		rt, isTensor := op.Result(0).Type().(*ir.RankedTensorType)
+		if !ok || !isTensor {
+			return ir.WalkAdvance
+		}
+		et, ok := irelem.Of(rt.Elem)
+		if !ok {
+			return ir.WalkAdvance
+		}
+		ops = append(ops, SourceOp{Name: op.Name() + "@" + strconv.Itoa(loc.Line) + ":" + strconv.Itoa(loc.Col),
+			Line: loc.Line, Column: loc.Col, Elem: et, Shape: append([]int64(nil), rt.Dims...)})
+		return ir.WalkAdvance
+	})
+	return ops
+}
+
+// Options are what the package records besides the program.
+type Options struct {
+	Compiler string
+	// Source is the tensor-level module's text, and SourceOps its ops
+	// whose results are sampled where a buffer holds them.
+	Source    []byte
+	SourceOps []SourceOp
+	// Samples is how many values each checkpoint samples.
+	Samples int
+	// Metadata is recorded as given, then the module's estimate
+	// (tiled.summary) when it has one.
+	Metadata []ipupkg.Entry
+}
+
+// HasTileAsm says whether module holds a program at the tile-asm level.
+func HasTileAsm(module *ir.Operation) bool {
+	found := false
+	module.Walk(func(op *ir.Operation) ir.WalkResult {
+		if op.Is(tileasm.MemoryOp) {
+			found = true
+			return ir.WalkInterrupt
+		}
+		return ir.WalkAdvance
+	})
+	return found
+}
+
+// Build makes the package of module's one tile-asm function.
+func Build(module *ir.Operation, tg *target.Target, opts Options) (*ipupkg.Package, error) {
+	var memories []*ir.Operation
+	module.Walk(func(op *ir.Operation) ir.WalkResult {
+		if op.Is(tileasm.MemoryOp) {
+			memories = append(memories, op)
+		}
+		return ir.WalkAdvance
+	})
+	switch len(memories) {
+	case 0:
+		return nil, module.EmitError("no program at the tile-asm level to package (run the lower-to-tile-asm pipeline)")
+	case 1:
+	default:
+		return nil, memories[1].EmitOpError("a package holds one program; this module has %d", len(memories))
+	}
+	b := &builder{tg: tg, index: map[*ir.Value]int{}, pkg: &ipupkg.Package{
+		Compiler: opts.Compiler, Target: tg.Name, Tiles: tg.Tiles, SRAMBytes: tg.SRAMBytesPerTile,
+		Source: opts.Source, Metadata: opts.Metadata}}
+	for _, c := range tg.MemoryClasses {
+		b.pkg.Classes = append(b.pkg.Classes, ipupkg.MemoryClass{Name: c.Name, Kind: c.Kind.String(), Start: c.Start, End: c.End, Alignment: c.Alignment, HoldsCode: c.HoldsCode})
+	}
+	if s := module.Attr(tiled.SummaryAnnotation); s != nil {
+		b.pkg.Metadata = append(b.pkg.Metadata, ipupkg.Entry{Key: "estimate", Value: ir.AttrString(s)})
+	}
+	mem := memories[0]
+	for tile := range tg.Tiles {
+		at := func(name string) int64 { v, _ := mem.Attr(name).(*tileasm.PerTileAttr).At(int64(tile)); return v }
+		b.pkg.TileImages = append(b.pkg.TileImages, ipupkg.TileImage{SupportAddress: at(tileasm.SupportAttr),
+			CodeBytes: at(tileasm.CodeBytesAttr), ExchangeTableBytes: at(tileasm.ExchangeTableBytesAttr), HostCodeBytes: at(tileasm.HostCodeBytesAttr)})
+	}
+	for _, op := range mem.Block().Ops() {
+		var err error
+		switch {
+		case op.Is(tileasm.BufferOp):
+			err = b.buffer(op)
+		case op.Is(tileasm.ViewOp):
+			err = b.view(op)
+		case op.Is(tileasm.SyncOp):
+			b.pkg.Program = append(b.pkg.Program, ipupkg.Instruction{Op: ipupkg.OpSync})
+		case tileasm.IsInstruction(op):
+			err = b.instruction(op)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	b.checkpoints(opts)
+	if err := b.pkg.Validate(); err != nil {
+		return nil, mem.EmitOpError("the package does not validate: %v", err)
+	}
+	return b.pkg, nil
+}
+
+type builder struct {
+	tg    *target.Target
+	pkg   *ipupkg.Package
+	index map[*ir.Value]int // value → buffer
+	locs  []ir.Location     // per buffer
+}
+
+func (b *builder) classIndex(name string) (int, error) {
+	for i, c := range b.tg.MemoryClasses {
+		if c.Name == name {
+			return i, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown memory class %q", name)
+}
+
+// common fills what buffers and views share: element type, shape, class,
+// layout.
+func (b *builder) common(op *ir.Operation, name string) (ipupkg.Buffer, *tiled.ShardMap, error) {
+	rt := op.Result(0).Type().(*ir.RankedTensorType)
+	l, _ := tiled.LayoutOf(rt)
+	m, err := tiled.CheckLayout(l, rt, b.tg)
+	if err != nil {
+		return ipupkg.Buffer{}, nil, op.EmitOpError("%v", err)
+	}
+	et, ok := irelem.Of(rt.Elem)
+	if !ok {
+		return ipupkg.Buffer{}, nil, op.EmitOpError("element type %s has no place in a package", ir.TypeString(rt.Elem))
+	}
+	class, err := b.classIndex(l.MemoryClass)
+	if err != nil {
+		return ipupkg.Buffer{}, nil, op.EmitOpError("%v", err)
+	}
+	out := ipupkg.Buffer{Name: name, Elem: et, Shape: append([]int64(nil), rt.Dims...), Class: class, End: -1, Layout: layoutOf(l)}
+	return out, m, nil
+}
+
+func layoutOf(l *tiled.Layout) ipupkg.Layout {
+	out := ipupkg.Layout{Order: uint8(l.Order.Kind), RowBlock: l.Order.RowBlock, ColumnBlock: l.Order.ColumnBlock,
+		TileCount: l.Tiling.TileCount, TileOffset: l.Tiling.TileOffset, Replicas: l.Tiling.Replicas, ReplicaStride: l.Tiling.ReplicaStride}
+	for _, a := range l.Tiling.Axes {
+		out.Axes = append(out.Axes, ipupkg.Axis{FromEnd: int64(a.FromEnd), Partitions: a.Partitions, PaddingGroups: a.PaddingGroups,
+			BlockSize: a.BlockSize, PaddingMultiple: a.PaddingMultiple, ShardPadding: a.ShardPaddingMultiple, TileStride: a.TileStride, Padding: uint8(a.Padding)})
+	}
+	return out
+}
+
+func (b *builder) add(v *ir.Value, buf ipupkg.Buffer, loc ir.Location) {
+	b.index[v] = len(b.pkg.Buffers)
+	b.pkg.Buffers = append(b.pkg.Buffers, buf)
+	b.locs = append(b.locs, loc)
+}
+
+func (b *builder) buffer(op *ir.Operation) error {
+	buf, m, err := b.common(op, op.Attr(tileasm.NameAttr).(*ir.StringAttr).Val)
+	if err != nil {
+		return err
+	}
+	buf.Start, buf.End = tileasmLive(op)
+	_, bytesOn, err := tileasm.ShardBytes(op, b.tg)
+	if err != nil {
+		return op.EmitOpError("%v", err)
+	}
+	pl := op.Attr(tileasm.PlacementAttr).(*tileasm.PerTileAttr)
+	for _, tile := range m.Tiles() {
+		addr, _ := pl.At(tile)
+		box, _ := m.BoxOnTile(tile)
+		piece := ipupkg.Piece{Tile: int(tile), Address: addr, Bytes: bytesOn(tile)}
+		for _, s := range box {
+			piece.Box = append(piece.Box, ipupkg.Span{Lo: s.Lo, Hi: s.Hi})
+		}
+		buf.Pieces = append(buf.Pieces, piece)
+	}
+	if init, ok := op.Attr(tileasm.InitAttr).(*ir.DenseElementsAttr); ok {
+		data, err := elementBytes(init, buf.Elem)
+		if err != nil {
+			return op.EmitOpError("its initial value: %v", err)
+		}
+		buf.Init = &ipupkg.Init{Splat: init.Splat, Data: data}
+	}
+	idx := len(b.pkg.Buffers)
+	for _, s := range []struct {
+		attr   string
+		output bool
+	}{{tileasm.HostInputAttr, false}, {tileasm.HostOutputAttr, true}} {
+		if a, ok := op.Attr(s.attr).(*ir.IntegerAttr); ok {
+			dir := "input"
+			if s.output {
+				dir = "output"
+			}
+			b.pkg.Streams = append(b.pkg.Streams, ipupkg.Stream{Name: dir + " " + strconv.FormatInt(a.Int, 10), Output: s.output,
+				Index: int(a.Int), Elem: buf.Elem, Shape: buf.Shape, Buffer: idx})
+		}
+	}
+	b.add(op.Result(0), buf, op.Loc())
+	return nil
+}
+
+func tileasmLive(op *ir.Operation) (int64, int64) {
+	d := op.Attr(tileasm.LiveAttr).(*ir.DenseArrayAttr).Ints
+	return d[0], d[1]
+}
+
+func (b *builder) view(op *ir.Operation) error {
+	buf, _, err := b.common(op, "view")
+	if err != nil {
+		return err
+	}
+	for _, v := range op.Operands() {
+		i, ok := b.index[v]
+		if !ok {
+			return op.EmitOpError("views a value that is no buffer")
+		}
+		buf.ViewOf = append(buf.ViewOf, i)
+	}
+	buf.Start = 0
+	b.add(op.Result(0), buf, op.Loc())
+	return nil
+}
+
+// opcodes maps the instructions to their encodings.
+var opcodes = []struct {
+	def *ir.OpDef
+	op  ipupkg.Opcode
+}{{tileasm.AmpOp, ipupkg.OpAmp}, {tileasm.VectorOp, ipupkg.OpVector}, {tileasm.ReduceOp, ipupkg.OpReduce},
+	{tileasm.CopyOp, ipupkg.OpCopy}, {tileasm.ExchangeOp, ipupkg.OpExchange}}
+
+func (b *builder) instruction(op *ir.Operation) error {
+	in := ipupkg.Instruction{}
+	for _, c := range opcodes {
+		if op.Is(c.def) {
+			in.Op = c.op
+		}
+	}
+	for _, v := range op.Operands() {
+		i, ok := b.index[v]
+		if !ok {
+			return op.EmitOpError("uses a value that is no buffer")
+		}
+		in.Operands = append(in.Operands, i)
+	}
+	for _, a := range op.AllAttrs() {
+		switch v := a.Value.(type) {
+		case *ir.IntegerAttr:
+			if a.Name == tileasm.SuperstepAttr {
+				in.Superstep = v.Int
+				continue
+			}
+			in.Params = append(in.Params, ipupkg.Param{Key: a.Name, Ints: []int64{v.Int}})
+		case *ir.StringAttr:
+			in.Params = append(in.Params, ipupkg.Param{Key: a.Name, IsString: true, Str: v.Val})
+		case *ir.DenseArrayAttr:
+			in.Params = append(in.Params, ipupkg.Param{Key: a.Name, Ints: append([]int64(nil), v.Ints...)})
+		case *ir.UnitAttr:
+			in.Params = append(in.Params, ipupkg.Param{Key: a.Name})
+		case *tiled.GemmPlanAttr:
+			p := v.Plan
+			in.Params = append(in.Params, ipupkg.Param{Key: a.Name, Ints: []int64{int64(p.Orientation), p.BatchPartitions, p.RowPartitions,
+				p.ColumnPartitions, p.InnerPartitions, p.ResultRowPartitions, p.ResultColumnPartitions, p.OutputColumnBlock}})
+		case *exchange.TransfersAttr:
+			x, err := b.exchangeTable(op)
+			if err != nil {
+				return err
+			}
+			in.Params = append(in.Params, ipupkg.Param{Key: "exchange", Ints: []int64{int64(len(b.pkg.Exchanges))}})
+			b.pkg.Exchanges = append(b.pkg.Exchanges, x)
+		case *exchange.ScheduleAttr:
+			// In the exchange table.
+		default:
+			return op.EmitOpError("attribute '%s' has no encoding in the package", a.Name)
+		}
+	}
+	b.pkg.Program = append(b.pkg.Program, in)
+	return nil
+}
+
+func (b *builder) exchangeTable(op *ir.Operation) (ipupkg.Exchange, error) {
+	ta := op.Attr(exchange.TransfersAttrName).(*exchange.TransfersAttr)
+	sa := op.Attr(exchange.ScheduleAttrName).(*exchange.ScheduleAttr)
+	x := ipupkg.Exchange{Horizon: sa.Horizon, LowerBound: sa.LowerBound, Kind: string(sa.Kind)}
+	if p, ok := op.Attr(exchange.PhaseAttrName).(*ir.IntegerAttr); ok {
+		x.Phase = p.Int
+	}
+	for _, t := range ta.List {
+		tr := ipupkg.Transfer{Operand: int(t.Operand), Src: int(t.Src), Words: t.Words}
+		for _, d := range t.Dst {
+			tr.Dst = append(tr.Dst, int(d))
+		}
+		for _, s := range t.Box {
+			tr.Box = append(tr.Box, ipupkg.Span{Lo: s.Lo, Hi: s.Hi})
+		}
+		x.Transfers = append(x.Transfers, tr)
+	}
+	for _, s := range sa.Segments {
+		x.Segments = append(x.Segments, ipupkg.Segment{Transfer: int(s.Transfer), Start: s.Start, Words: s.Words})
+	}
+	for _, n := range []struct {
+		name string
+		dst  *[]int64
+	}{{exchange.SourceOffsetsAttrName, &x.SourceOffsets}, {exchange.SourceStridesAttrName, &x.SourceStrides}} {
+		if a, ok := op.Attr(n.name).(*ir.DenseArrayAttr); ok {
+			*n.dst = append([]int64(nil), a.Ints...)
+		}
+	}
+	return x, nil
+}
+
+// checkpoints samples, for each source op, the last buffer (in program
+// order) made at its location that holds its result's type; and every
+// host output.
+func (b *builder) checkpoints(opts Options) {
+	samples := opts.Samples
+	if samples <= 0 {
+		samples = 256
+	}
+	taken := map[int]bool{}
+	for _, so := range opts.SourceOps {
+		best := -1
+		for i, buf := range b.pkg.Buffers {
+			loc, ok := b.locs[i].(*ir.FileLineColLoc)
+			if ok && len(buf.ViewOf) == 0 && loc.Line == so.Line && loc.Col == so.Column && buf.Elem == so.Elem && slices.Equal(buf.Shape, so.Shape) {
+				best = i
+			}
+		}
+		if best >= 0 && !taken[best] {
+			taken[best] = true
+			b.pkg.Checkpoints = append(b.pkg.Checkpoints, ipupkg.Checkpoint{Name: so.Name, Buffer: best, Line: so.Line, Column: so.Column, Samples: samples})
+		}
+	}
+	for _, s := range b.pkg.Streams {
+		if s.Output && !taken[s.Buffer] {
+			taken[s.Buffer] = true
+			b.pkg.Checkpoints = append(b.pkg.Checkpoints, ipupkg.Checkpoint{Name: s.Name, Buffer: s.Buffer, Samples: samples})
+		}
+	}
+}
+
+// elementBytes is a constant's elements as stored (little endian, row
+// major; one element for a splat).
+func elementBytes(d *ir.DenseElementsAttr, et elem.Type) ([]byte, error) {
+	want := int64(et.Bytes())
+	if !d.Splat {
+		want *= d.NumElements()
+	}
+	if int64(len(d.Data)) != want {
+		return nil, fmt.Errorf("%d bytes of data for %d bytes of %v elements", len(d.Data), want, et)
+	}
+	return slices.Clone(d.Data), nil
+}
