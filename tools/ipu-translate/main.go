@@ -2,9 +2,17 @@
 // formats, as mlir-translate does for MLIR:
 //
 //	ipu-translate --exchange-to-json FILE.ipuir -o OUT.json
+//	ipu-translate --emit-package FILE.ipuir -o MODEL.ipupkg
+//	ipu-translate --dump-package MODEL.ipupkg
 //
-// writes the exchange phases of a program at the exchange level or later
-// as JSON (exchange.JSON), the form users' own tools read. It is built on
+// --exchange-to-json writes the exchange phases of a program at the
+// exchange level or later as JSON (exchange.JSON), the form users' own
+// tools read. --emit-package writes the application package
+// (runtime/ipupkg) of a tile-asm program, or of a tensor-level module,
+// which it first compiles with lower-to-tile-asm, keeping its text as the
+// package's source. --dump-package validates a package and prints its
+// header, sections, tiles, host streams, exchange tables and checkpoints.
+// It is built on
 // the same driver as ipu-opt (package optmain): the same flags for input,
 // output, diagnostics and logs, --split-input-file, and a failure that
 // leaves an existing output file as it was.
@@ -13,6 +21,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 
 	"github.com/spf13/pflag"
@@ -34,7 +43,7 @@ func newTool() *optmain.Tool {
 	return &optmain.Tool{
 		Name:       "ipu-translate",
 		Version:    Version,
-		Overview:   "translation driver for ipuir: exchange phases to JSON",
+		Overview:   "translation driver for ipuir: exchange phases to JSON, application packages",
 		Dialects:   registry.RegisterDialects,
 		Env:        target.EnvOfModule,
 		Extensions: []optmain.Extension{targetflag.New(), &translations{}},
@@ -44,23 +53,48 @@ func newTool() *optmain.Tool {
 // translations are the tool's output formats, one flag each.
 type translations struct {
 	exchangeToJSON bool
+	emitPackage    bool
+	dumpPackage    string
+	log            *slog.Logger
 }
+
+func (t *translations) SetLogger(l *slog.Logger) { t.log = l }
 
 func (t *translations) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&t.exchangeToJSON, "exchange-to-json", false,
 		`Write the exchange phases as JSON: {"phases": [{"phase": N, "transfers": [{"id", "src", "dst", "words"}], "schedule": {"horizon", "segments": [[id, start, words]]}}]}`)
+	fs.BoolVar(&t.emitPackage, "emit-package", false,
+		"Write the application package of a tile-asm program, or of a tensor-level module with ipu.target (compiled with lower-to-tile-asm first)")
+	fs.StringVar(&t.dumpPackage, "dump-package", "", "Validate the package `MODEL.ipupkg` and print its header, sections, tiles, host streams and exchange tables")
 }
 
-func (t *translations) Early([]string, io.Writer) (bool, int, error) {
-	if !t.exchangeToJSON {
-		return true, 2, fmt.Errorf("no translation chosen (--exchange-to-json)")
+func (t *translations) Early(_ []string, stdout io.Writer) (bool, int, error) {
+	chosen := 0
+	for _, on := range []bool{t.exchangeToJSON, t.emitPackage, t.dumpPackage != ""} {
+		if on {
+			chosen++
+		}
+	}
+	switch {
+	case chosen == 0:
+		return true, 2, fmt.Errorf("no translation chosen (--exchange-to-json, --emit-package, --dump-package)")
+	case chosen > 1:
+		return true, 2, fmt.Errorf("choose one translation (--exchange-to-json, --emit-package, --dump-package)")
+	case t.dumpPackage != "":
+		if err := dumpPackage(t.dumpPackage, stdout, t.log); err != nil {
+			return true, 1, err
+		}
+		return true, 0, nil
 	}
 	return false, 0, nil
 }
 
 func (t *translations) Process(*ir.Context, *ir.Operation, *optmain.Input) error { return nil }
 
-func (t *translations) Emit(_ *ir.Context, module *ir.Operation, _ *optmain.Input, out io.Writer) (bool, error) {
+func (t *translations) Emit(ctx *ir.Context, module *ir.Operation, in *optmain.Input, out io.Writer) (bool, error) {
+	if t.emitPackage {
+		return true, emitPackage(ctx, module, in, out)
+	}
 	if !t.exchangeToJSON {
 		return false, nil
 	}

@@ -79,6 +79,13 @@ type Extension interface {
 	Process(ctx *ir.Context, module *ir.Operation, in *Input) error
 }
 
+// Logging is an Extension that logs from its Early step (a translation
+// that reads a file of its own): the driver gives it the tool's structured
+// log (--log-level, -v) before Early runs.
+type Logging interface {
+	SetLogger(*slog.Logger)
+}
+
 // Emitter is an Extension that may write the chunk's output itself, after
 // the pipeline, instead of the printed IR: a binary package, JSON, a
 // report. Emit returns false to leave the output to the printer.
@@ -266,6 +273,9 @@ func (t *Tool) Main(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 		}
 	}
 	for _, e := range t.Extensions {
+		if l, ok := e.(Logging); ok {
+			l.SetLogger(r.logger)
+		}
 		done, code, err := e.Early(args, stdout)
 		if err != nil {
 			fmt.Fprintf(stderr, "%s: %v\n", t.Name, err)
