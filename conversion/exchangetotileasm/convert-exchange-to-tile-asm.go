@@ -282,7 +282,7 @@ func convertFunction(ctx *ir.Context, fn *ir.Operation, tg *target.Target, log *
 		case op.Is(tiled.ConstantOp):
 			// Its buffer holds its value from the start.
 		case op.Def() != nil && op.Def().Dialect() == tiled.Dialect && tiled.Aliases(op, tg):
-			view := b.Create(&ir.OperationState{Name: tileasm.ViewOpName, Loc: op.Loc(), Operands: ins, ResultTypes: op.ResultTypes()})
+			view := b.Create(&ir.OperationState{Name: tileasm.ViewOpName, Loc: op.Loc(), Operands: ins, ResultTypes: op.ResultTypes(), Attrs: movement(ctx, op)})
 			bufferOf[op.Result(0)] = view.Result(0)
 		case op.Is(exchange.PhaseOp):
 			attrs := []ir.NamedAttr{stepAttr}
@@ -306,13 +306,8 @@ func convertFunction(ctx *ir.Context, fn *ir.Operation, tg *target.Target, log *
 			b.Create(&ir.OperationState{Name: tileasm.ReduceOpName, Loc: op.Loc(), Operands: append(ins, bufferOf[op.Result(0)]),
 				Attrs: []ir.NamedAttr{stepAttr, {Name: tiled.FnAttrName, Value: op.Attr(tiled.FnAttrName)}, {Name: tiled.AxesAttrName, Value: op.Attr(tiled.AxesAttrName)}}})
 		case op.Is(tiled.RelayoutOp, tiled.TransposeOp, tiled.ReshapeOp, tiled.BroadcastOp, tiled.SliceOp, tiled.ConcatOp):
-			attrs := []ir.NamedAttr{stepAttr, {Name: tileasm.KindAttr, Value: ctx.String(op.Name()[len(tiled.Name)+1:])}}
-			for _, n := range []string{tiled.PermutationAttrName, tiled.DimensionsAttrName, tiled.OffsetsAttrName, tiled.SizesAttrName, tiled.StridesAttrName, tiled.AxisAttrName} {
-				if a := op.Attr(n); a != nil {
-					attrs = append(attrs, ir.NamedAttr{Name: n, Value: a})
-				}
-			}
-			b.Create(&ir.OperationState{Name: tileasm.CopyOpName, Loc: op.Loc(), Operands: append(ins, bufferOf[op.Result(0)]), Attrs: attrs})
+			b.Create(&ir.OperationState{Name: tileasm.CopyOpName, Loc: op.Loc(), Operands: append(ins, bufferOf[op.Result(0)]),
+				Attrs: append(movement(ctx, op), stepAttr)})
 		default:
 			return 0, op.EmitOpError("has no tile-asm form (run the exchange lowering first)")
 		}
@@ -356,6 +351,19 @@ func convertFunction(ctx *ir.Context, fn *ir.Operation, tg *target.Target, log *
 		f.SetFunctionType(fn, ctx.Function(nil, nil))
 	}
 	return len(values), nil
+}
+
+// movement is what a copy or a view keeps of the tiled op that moves
+// data: its kind (relayout, transpose, reshape, broadcast, slice, concat)
+// and the attributes that say how indices map.
+func movement(ctx *ir.Context, op *ir.Operation) []ir.NamedAttr {
+	attrs := []ir.NamedAttr{{Name: tileasm.KindAttr, Value: ctx.String(op.Name()[len(tiled.Name)+1:])}}
+	for _, n := range []string{tiled.PermutationAttrName, tiled.DimensionsAttrName, tiled.OffsetsAttrName, tiled.SizesAttrName, tiled.StridesAttrName, tiled.AxisAttrName} {
+		if a := op.Attr(n); a != nil {
+			attrs = append(attrs, ir.NamedAttr{Name: n, Value: a})
+		}
+	}
+	return attrs
 }
 
 func locOf(v *ir.Value, fn *ir.Operation) ir.Location {

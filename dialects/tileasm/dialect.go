@@ -108,10 +108,13 @@ var (
 		Name:    ViewOpName,
 		Summary: "Buffers' memory seen as another value (no storage of its own).",
 		Description: "A free reshape, transpose, slice, concat or broadcast of the tiled level: the result's " +
-			"shards are the operands' memory on the same tiles.",
-		Example:        "%3 = tileasm.view %2 : tensor<729x1152xf16, #layout> -> tensor<729x16x72xf16, #layout1>",
+			"shards are the operands' memory on the same tiles. `kind` is the tiled op, and its attributes " +
+			"(permutation, dimensions, offsets, sizes, strides, axis) say how the view's indices map to the " +
+			"operands'.",
+		Example:        "%3 = tileasm.view %2 {kind = \"reshape\"} : tensor<729x1152xf16, #layout> -> tensor<729x16x72xf16, #layout1>",
 		Operands:       []ir.ValueDef{buffers},
 		Results:        []ir.ValueDef{{Name: "view", Type: tiled.LaidOutTensor}},
+		Attributes:     []ir.AttrDef{{Name: KindAttr, Kind: ir.StringAttrKind}},
 		Traits:         ir.TraitPure,
 		AssemblyFormat: "$buffers attr-dict `:` type($buffers) `->` type($view)",
 	}

@@ -152,8 +152,12 @@ type Buffer struct {
 	Start, End int64
 	Layout     Layout
 	// ViewOf lists the buffers (earlier ones) whose memory a view sees; a
-	// view has no pieces of its own.
-	ViewOf []int
+	// view has no pieces of its own. ViewKind (reshape, transpose, slice,
+	// concat, broadcast) and ViewParams (permutation, dimensions,
+	// offsets, sizes, strides, axis) say how its indices map to theirs.
+	ViewOf     []int
+	ViewKind   string
+	ViewParams []Param
 	// Init is a constant's value: a splat (one element, written on every
 	// tile when the buffer becomes live) or every element in row-major
 	// order (loaded with the program).

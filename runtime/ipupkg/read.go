@@ -324,23 +324,17 @@ func (p *Package) decodeSection(id SectionID, d *decoder) {
 	case SectionProgram:
 		for range d.count("instructions", 4) {
 			in := Instruction{Op: Opcode(d.n("opcode", 255)), Superstep: d.i(), Operands: d.indices("operand", math.MaxInt32)}
-			for range d.count("parameters", 3) {
-				pr := Param{Key: d.str("parameter name"), IsString: d.bool()}
-				if pr.IsString {
-					pr.Str = d.str("parameter")
-				} else {
-					pr.Ints = d.ints("parameter")
-				}
-				in.Params = append(in.Params, pr)
-			}
+			in.Params = decodeParams(d)
 			p.Program = append(p.Program, in)
 		}
 	case SectionBuffers:
-		for range d.count("buffers", 20) {
+		for range d.count("buffers", 22) {
 			b := Buffer{Name: d.str("buffer name"), Elem: d.elemType("element type"), Shape: d.ints("shape"),
 				Class: d.n("memory class", math.MaxInt32), Start: d.i(), End: d.i()}
 			b.Layout = decodeLayout(d)
 			b.ViewOf = d.indices("view source", math.MaxInt32)
+			b.ViewKind = d.str("view kind")
+			b.ViewParams = decodeParams(d)
 			if d.bool() {
 				b.Init = &Init{Splat: d.bool(), Data: d.raw("initial value")}
 			}
@@ -387,6 +381,20 @@ func (p *Package) decodeSection(id SectionID, d *decoder) {
 			p.Metadata = append(p.Metadata, Entry{Key: d.str("key"), Value: d.str("value")})
 		}
 	}
+}
+
+func decodeParams(d *decoder) []Param {
+	var out []Param
+	for range d.count("parameters", 3) {
+		pr := Param{Key: d.str("parameter name"), IsString: d.bool()}
+		if pr.IsString {
+			pr.Str = d.str("parameter")
+		} else {
+			pr.Ints = d.ints("parameter")
+		}
+		out = append(out, pr)
+	}
+	return out
 }
 
 func decodeLayout(d *decoder) Layout {
@@ -508,6 +516,9 @@ func (p *Package) checkBuffer(i int) error {
 	}
 	if len(b.ViewOf) > 0 && len(b.Pieces) > 0 {
 		return fmt.Errorf("is a view and has pieces of its own")
+	}
+	if (len(b.ViewOf) > 0) != (b.ViewKind != "") {
+		return fmt.Errorf("a view needs both the buffers it sees and its kind")
 	}
 	if b.Init != nil {
 		want := int64(b.Elem.Bytes())

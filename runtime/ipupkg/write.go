@@ -129,18 +129,22 @@ func (p *Package) encodeProgram() []byte {
 		e.u(uint64(in.Op))
 		e.i(in.Superstep)
 		e.indices(in.Operands)
-		e.n(len(in.Params))
-		for _, pr := range in.Params {
-			e.str(pr.Key)
-			e.bool(pr.IsString)
-			if pr.IsString {
-				e.str(pr.Str)
-			} else {
-				e.ints(pr.Ints)
-			}
-		}
+		encodeParams(&e, in.Params)
 	}
 	return e.b
+}
+
+func encodeParams(e *encoder, params []Param) {
+	e.n(len(params))
+	for _, pr := range params {
+		e.str(pr.Key)
+		e.bool(pr.IsString)
+		if pr.IsString {
+			e.str(pr.Str)
+		} else {
+			e.ints(pr.Ints)
+		}
+	}
 }
 
 func encodeLayout(e *encoder, l Layout) {
@@ -169,6 +173,8 @@ func (p *Package) encodeBuffers() []byte {
 		e.i(b.End)
 		encodeLayout(&e, b.Layout)
 		e.indices(b.ViewOf)
+		e.str(b.ViewKind)
+		encodeParams(&e, b.ViewParams)
 		e.bool(b.Init != nil)
 		if b.Init != nil {
 			e.bool(b.Init.Splat)

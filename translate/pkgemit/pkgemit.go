@@ -251,6 +251,11 @@ func (b *builder) view(op *ir.Operation) error {
 		}
 		buf.ViewOf = append(buf.ViewOf, i)
 	}
+	params, err := paramsOf(op, map[string]bool{tileasm.KindAttr: true})
+	if err != nil {
+		return err
+	}
+	buf.ViewKind, buf.ViewParams = op.Attr(tileasm.KindAttr).(*ir.StringAttr).Val, params
 	buf.Start = 0
 	b.add(op.Result(0), buf, op.Loc())
 	return nil
@@ -279,22 +284,6 @@ func (b *builder) instruction(op *ir.Operation) error {
 	}
 	for _, a := range op.AllAttrs() {
 		switch v := a.Value.(type) {
-		case *ir.IntegerAttr:
-			if a.Name == tileasm.SuperstepAttr {
-				in.Superstep = v.Int
-				continue
-			}
-			in.Params = append(in.Params, ipupkg.Param{Key: a.Name, Ints: []int64{v.Int}})
-		case *ir.StringAttr:
-			in.Params = append(in.Params, ipupkg.Param{Key: a.Name, IsString: true, Str: v.Val})
-		case *ir.DenseArrayAttr:
-			in.Params = append(in.Params, ipupkg.Param{Key: a.Name, Ints: append([]int64(nil), v.Ints...)})
-		case *ir.UnitAttr:
-			in.Params = append(in.Params, ipupkg.Param{Key: a.Name})
-		case *tiled.GemmPlanAttr:
-			p := v.Plan
-			in.Params = append(in.Params, ipupkg.Param{Key: a.Name, Ints: []int64{int64(p.Orientation), p.BatchPartitions, p.RowPartitions,
-				p.ColumnPartitions, p.InnerPartitions, p.ResultRowPartitions, p.ResultColumnPartitions, p.OutputColumnBlock}})
 		case *exchange.TransfersAttr:
 			x, err := b.exchangeTable(op)
 			if err != nil {
@@ -305,11 +294,54 @@ func (b *builder) instruction(op *ir.Operation) error {
 		case *exchange.ScheduleAttr:
 			// In the exchange table.
 		default:
-			return op.EmitOpError("attribute '%s' has no encoding in the package", a.Name)
+			if ia, ok := v.(*ir.IntegerAttr); ok && a.Name == tileasm.SuperstepAttr {
+				in.Superstep = ia.Int
+				continue
+			}
+			pr, err := paramOf(op, a)
+			if err != nil {
+				return err
+			}
+			in.Params = append(in.Params, pr)
 		}
 	}
 	b.pkg.Program = append(b.pkg.Program, in)
 	return nil
+}
+
+// paramOf encodes an attribute as a parameter.
+func paramOf(op *ir.Operation, a ir.NamedAttr) (ipupkg.Param, error) {
+	switch v := a.Value.(type) {
+	case *ir.IntegerAttr:
+		return ipupkg.Param{Key: a.Name, Ints: []int64{v.Int}}, nil
+	case *ir.StringAttr:
+		return ipupkg.Param{Key: a.Name, IsString: true, Str: v.Val}, nil
+	case *ir.DenseArrayAttr:
+		return ipupkg.Param{Key: a.Name, Ints: append([]int64(nil), v.Ints...)}, nil
+	case *ir.UnitAttr:
+		return ipupkg.Param{Key: a.Name}, nil
+	case *tiled.GemmPlanAttr:
+		p := v.Plan
+		return ipupkg.Param{Key: a.Name, Ints: []int64{int64(p.Orientation), p.BatchPartitions, p.RowPartitions,
+			p.ColumnPartitions, p.InnerPartitions, p.ResultRowPartitions, p.ResultColumnPartitions, p.OutputColumnBlock}}, nil
+	}
+	return ipupkg.Param{}, op.EmitOpError("attribute '%s' has no encoding in the package", a.Name)
+}
+
+// paramsOf encodes op's attributes but those in skip.
+func paramsOf(op *ir.Operation, skip map[string]bool) ([]ipupkg.Param, error) {
+	var out []ipupkg.Param
+	for _, a := range op.AllAttrs() {
+		if skip[a.Name] {
+			continue
+		}
+		pr, err := paramOf(op, a)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, pr)
+	}
+	return out, nil
 }
 
 func (b *builder) exchangeTable(op *ir.Operation) (ipupkg.Exchange, error) {
