@@ -42,7 +42,7 @@ func small() *Package {
 				Pieces: []Piece{{Tile: 0, Address: 1056, Bytes: 64, Box: box(0, 4)}}},
 			{Name: "half", Elem: elem.F16, Shape: []int64{4, 8}, Start: 0, End: 1, Layout: Layout{Order: 1, TileCount: 1, Replicas: 1},
 				Init: &Init{Splat: true, Data: []byte{0x00, 0x38}}, Pieces: []Piece{{Tile: 0, Address: 2048, Bytes: 2, Box: box(0, 4)}}},
-			{Name: "view", Elem: elem.F16, Shape: []int64{32}, Layout: Layout{Order: 1, TileCount: 1, Replicas: 1}, End: -1, ViewOf: []int{1}, ViewKind: "reshape"},
+			{Name: "view", Elem: elem.F16, Shape: []int64{32}, Layout: Layout{Order: 1, TileCount: 1, Replicas: 1}, End: -1, ViewOf: []int{1}, ViewKind: "reshape", Pieces: []Piece{{Tile: 0, Box: []Span{{0, 32}}}}},
 		},
 		Program: []Instruction{
 			{Op: OpSync},

@@ -152,7 +152,8 @@ type Buffer struct {
 	Start, End int64
 	Layout     Layout
 	// ViewOf lists the buffers (earlier ones) whose memory a view sees; a
-	// view has no pieces of its own. ViewKind (reshape, transpose, slice,
+	// view's pieces say which indices each tile sees (their Address and
+	// Bytes are 0: the memory is the sources'). ViewKind (reshape, transpose, slice,
 	// concat, broadcast) and ViewParams (permutation, dimensions,
 	// offsets, sizes, strides, axis) say how its indices map to theirs.
 	ViewOf     []int

@@ -514,9 +514,6 @@ func (p *Package) checkBuffer(i int) error {
 			return fmt.Errorf("views buffer %d, which is not an earlier buffer", v)
 		}
 	}
-	if len(b.ViewOf) > 0 && len(b.Pieces) > 0 {
-		return fmt.Errorf("is a view and has pieces of its own")
-	}
 	if (len(b.ViewOf) > 0) != (b.ViewKind != "") {
 		return fmt.Errorf("a view needs both the buffers it sees and its kind")
 	}
@@ -539,7 +536,10 @@ func (p *Package) checkBuffer(i int) error {
 			return fmt.Errorf("pieces on tile %d after tile %d: pieces are in tile order, one per tile", pc.Tile, prev)
 		}
 		prev = pc.Tile
-		if pc.Bytes < 0 || pc.Address < class.Start || pc.Address > class.End-pc.Bytes {
+		if len(b.ViewOf) > 0 && (pc.Address != 0 || pc.Bytes != 0) {
+			return fmt.Errorf("tile %d: a view's piece has no memory of its own, but says [%d, %d)", pc.Tile, pc.Address, pc.Address+pc.Bytes)
+		}
+		if len(b.ViewOf) == 0 && (pc.Bytes < 0 || pc.Address < class.Start || pc.Address > class.End-pc.Bytes) {
 			return fmt.Errorf("tile %d: [%d, %d) is not inside %s [%d, %d)", pc.Tile, pc.Address, pc.Address+pc.Bytes, class.Name, class.Start, class.End)
 		}
 		if pc.Address%class.Alignment != 0 {
@@ -555,7 +555,7 @@ func (p *Package) checkBuffer(i int) error {
 			}
 			n *= s.Hi - s.Lo
 		}
-		if b.Init == nil || !b.Init.Splat {
+		if len(b.ViewOf) == 0 && (b.Init == nil || !b.Init.Splat) {
 			if n*int64(b.Elem.Bytes()) > pc.Bytes {
 				return fmt.Errorf("tile %d: box %v holds %d elements, more than its %d bytes", pc.Tile, pc.Box, n, pc.Bytes)
 			}

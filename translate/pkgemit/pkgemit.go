@@ -240,9 +240,19 @@ func tileasmLive(op *ir.Operation) (int64, int64) {
 }
 
 func (b *builder) view(op *ir.Operation) error {
-	buf, _, err := b.common(op, "view")
+	buf, m, err := b.common(op, "view")
 	if err != nil {
 		return err
+	}
+	// A view's pieces say which indices each tile sees; their memory is the
+	// sources'.
+	for _, tile := range m.Tiles() {
+		box, _ := m.BoxOnTile(tile)
+		piece := ipupkg.Piece{Tile: int(tile)}
+		for _, s := range box {
+			piece.Box = append(piece.Box, ipupkg.Span{Lo: s.Lo, Hi: s.Hi})
+		}
+		buf.Pieces = append(buf.Pieces, piece)
 	}
 	for _, v := range op.Operands() {
 		i, ok := b.index[v]
@@ -376,8 +386,8 @@ func (b *builder) exchangeTable(op *ir.Operation) (ipupkg.Exchange, error) {
 }
 
 // checkpoints samples, for each source op, the last buffer (in program
-// order) made at its location that holds its result's type; and every
-// host output.
+// order) made at its location that holds its result's type (constants
+// aside: nothing computes them); and every host output.
 func (b *builder) checkpoints(opts Options) {
 	samples := opts.Samples
 	if samples <= 0 {
@@ -388,7 +398,7 @@ func (b *builder) checkpoints(opts Options) {
 		best := -1
 		for i, buf := range b.pkg.Buffers {
 			loc, ok := b.locs[i].(*ir.FileLineColLoc)
-			if ok && len(buf.ViewOf) == 0 && loc.Line == so.Line && loc.Col == so.Column && buf.Elem == so.Elem && slices.Equal(buf.Shape, so.Shape) {
+			if ok && len(buf.ViewOf) == 0 && buf.Init == nil && loc.Line == so.Line && loc.Col == so.Column && buf.Elem == so.Elem && slices.Equal(buf.Shape, so.Shape) {
 				best = i
 			}
 		}

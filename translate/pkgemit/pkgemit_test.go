@@ -79,7 +79,7 @@ func TestAttentionTinyPackage(t *testing.T) {
 			inputs++
 		}
 	}
-	if inputs != 5 || outputs != 1 || len(back.Checkpoints) < 10 || len(back.Source) == 0 {
+	if inputs != 5 || outputs != 1 || len(back.Checkpoints) < 9 || len(back.Source) == 0 {
 		t.Errorf("%d inputs, %d outputs, %d checkpoints, %d bytes of source", inputs, outputs, len(back.Checkpoints), len(back.Source))
 	}
 }
