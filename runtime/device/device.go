@@ -1,0 +1,71 @@
+// Package device is how a runner drives a machine that runs application
+// packages: open it, attach, initialise, load a package, and run it in a
+// host-exchange session that writes the input streams, invokes the
+// program and reads the outputs and checkpoints. The simulated device
+// (runtime/sim) is its first implementation; a real device is another.
+//
+// Ownership of a device is a lock file (Acquire): one runner at a time,
+// others wait or, asked not to, fail at once; the kernel releases the lock
+// when its holder exits, however it exits.
+package device
+
+import "github.com/ipuir/ipuir/runtime/ipupkg"
+
+// Device is one machine.
+type Device interface {
+	// Name says which device it is ("sim:ipu21").
+	Name() string
+	// Attach takes the device for this runner (after Acquire).
+	Attach() error
+	// Initialize resets it to a known state.
+	Initialize() error
+	// Load validates the package against the device and loads every tile's
+	// image and initial data, then synchronises all tiles once.
+	Load(pkg *ipupkg.Package) error
+	// Session opens a host-exchange session on the loaded package.
+	Session() (Session, error)
+	// Close releases the device.
+	Close() error
+}
+
+// Session is one host-exchange session: inputs in, a call, outputs out.
+type Session interface {
+	// Write fills input stream index with its tensor: elements little
+	// endian, row major, the stream's element type and shape.
+	Write(index int, data []byte) error
+	// Run invokes the program (the reference log's streaming host-exchange
+	// call "run").
+	Run() error
+	// Read returns output stream index, as Write takes inputs.
+	Read(index int) ([]byte, error)
+	// Checkpoint returns checkpoint i's tensor as Read does.
+	Checkpoint(i int) ([]byte, error)
+	// Cycles is the last run's count.
+	Cycles() *Cycles
+}
+
+// Cycles is a run's cycle count and where it went.
+type Cycles struct {
+	Total      int64
+	Supersteps []SuperstepCycles
+	// Ops gives, per instruction of the program, the cycles of its
+	// busiest tile.
+	Ops []OpCycles
+}
+
+// SuperstepCycles is one superstep: the busiest tile's compute, the
+// sync, and the exchange phase's horizon.
+type SuperstepCycles struct {
+	Superstep               int64
+	Compute, Sync, Exchange int64
+	BusiestTile             int
+}
+
+// OpCycles is one instruction's cost.
+type OpCycles struct {
+	Instruction int
+	Op          string
+	Superstep   int64
+	Cycles      int64
+	BusiestTile int
+}
