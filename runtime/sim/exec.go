@@ -1,0 +1,736 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/ipuir/ipuir/dialects/tensor/eval"
+	"github.com/ipuir/ipuir/dialects/tiled"
+	"github.com/ipuir/ipuir/elem"
+	"github.com/ipuir/ipuir/runtime/device"
+	"github.com/ipuir/ipuir/runtime/ipupkg"
+	"github.com/ipuir/ipuir/target"
+)
+
+type session struct {
+	d           *Device
+	checkpoints [][]byte
+	cycles      *device.Cycles
+	views       []*mapping // buffer → its view mapping (nil: not a view)
+}
+
+func (s *session) Cycles() *device.Cycles { return s.cycles }
+
+func (s *session) stream(index int, output bool) (ipupkg.Stream, error) {
+	for _, st := range s.d.pkg.Streams {
+		if st.Output == output && st.Index == index {
+			return st, nil
+		}
+	}
+	dir := "input"
+	if output {
+		dir = "output"
+	}
+	return ipupkg.Stream{}, fmt.Errorf("the package has no %s stream %d", dir, index)
+}
+
+// Write fills input stream index.
+func (s *session) Write(index int, data []byte) error {
+	st, err := s.stream(index, false)
+	if err != nil {
+		return err
+	}
+	return s.d.writeTensor(st.Buffer, data)
+}
+
+// writeTensor writes a whole tensor (row major) into every piece of
+// buffer b.
+func (d *Device) writeTensor(b int, data []byte) error {
+	buf := d.pkg.Buffers[b]
+	c := codec{buf.Elem, buf.Elem.Bytes()}
+	if want := elements(buf.Shape) * int64(c.bytes); int64(len(data)) != want {
+		return fmt.Errorf("%s: %d bytes, want %d (%v %v)", buf.Name, len(data), want, buf.Elem, buf.Shape)
+	}
+	for _, pc := range buf.Pieces {
+		err := forRows(pc.Box, func(idx []int64, n int) error {
+			lin := linear(buf.Shape, idx)
+			return d.writeRowRaw(b, pc.Tile, idx, n, data[lin*int64(c.bytes):])
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func linear(shape, idx []int64) int64 {
+	lin := int64(0)
+	for i, d := range shape {
+		lin = lin*d + idx[i]
+	}
+	return lin
+}
+
+// readTensor gathers a whole tensor (row major) from buffer b's pieces.
+func (s *session) readTensor(b int) ([]byte, error) {
+	buf := s.d.pkg.Buffers[b]
+	c := codec{buf.Elem, buf.Elem.Bytes()}
+	n := elements(buf.Shape)
+	out := make([]byte, n*int64(c.bytes))
+	seen := make([]bool, n)
+	r := s.reader()
+	var row []float64
+	for _, pc := range buf.Pieces {
+		err := forRows(pc.Box, func(idx []int64, n int) error {
+			lin := linear(buf.Shape, idx)
+			if seen[lin] {
+				return nil // a replica's
+			}
+			row = slices.Grow(row[:0], n)[:n]
+			if err := r.readRow(b, pc.Tile, idx, n, row); err != nil {
+				return err
+			}
+			for k, v := range row {
+				c.put(out[(lin+int64(k))*int64(c.bytes):], v)
+				seen[lin+int64(k)] = true
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if i := slices.Index(seen, false); i >= 0 {
+		return nil, fmt.Errorf("%s: element %d is on no tile", buf.Name, i)
+	}
+	return out, nil
+}
+
+// Read returns output stream index.
+func (s *session) Read(index int) ([]byte, error) {
+	st, err := s.stream(index, true)
+	if err != nil {
+		return nil, err
+	}
+	return s.readTensor(st.Buffer)
+}
+
+// Checkpoint returns checkpoint i as its buffer held it after it was
+// written.
+func (s *session) Checkpoint(i int) ([]byte, error) {
+	if i < 0 || i >= len(s.checkpoints) || s.checkpoints[i] == nil {
+		return nil, fmt.Errorf("checkpoint %d was not sampled (run first)", i)
+	}
+	return s.checkpoints[i], nil
+}
+
+// write stores v at idx of buffer b on tile.
+func (d *Device) write(b, tile int, idx []int64, v float64) error {
+	buf := &d.pkg.Buffers[b]
+	k := d.pieceOn[b][tile]
+	if k < 0 {
+		return fmt.Errorf("writes buffer %s on a tile that holds none of it", buf.Name)
+	}
+	pc := &buf.Pieces[k]
+	if !contains(pc.Box, idx) {
+		return fmt.Errorf("writes outside buffer %s: index %v is not in the tile's piece %v", buf.Name, idx, pc.Box)
+	}
+	c := codec{buf.Elem, buf.Elem.Bytes()}
+	addr := pc.Address + offsetIn(pc.Box, idx)*int64(c.bytes)
+	if addr+int64(c.bytes) > pc.Address+pc.Bytes {
+		return fmt.Errorf("writes outside buffer %s: [%d, %d) is past its %d bytes at %d", buf.Name, addr, addr+int64(c.bytes), pc.Bytes, pc.Address)
+	}
+	m := &d.mem[tile]
+	c.put(m.bytes[addr:], v)
+	for g := addr / granule; g <= (addr+int64(c.bytes)-1)/granule; g++ {
+		m.writer[g] = int32(b + 1)
+	}
+	return nil
+}
+
+// reader reads elements, through views, with scratch of its own: one per
+// goroutine.
+type reader struct {
+	s          *session
+	scratch    map[int][]int64
+	s0, s1, at []int64
+}
+
+func (s *session) reader() *reader { return &reader{s: s, scratch: map[int][]int64{}} }
+
+func (r *reader) read(b, tile int, idx []int64) (float64, error) {
+	d := r.s.d
+	buf := &d.pkg.Buffers[b]
+	if m := r.s.views[b]; m != nil {
+		sc, ok := r.scratch[b]
+		if !ok {
+			sc = make([]int64, m.rank)
+			r.scratch[b] = sc
+		}
+		j, src := m.at(idx, sc)
+		return r.read(m.srcs[j], tile, src)
+	}
+	k := d.pieceOn[b][tile]
+	if k < 0 {
+		return 0, fmt.Errorf("reads buffer %s on a tile that holds none of it", buf.Name)
+	}
+	pc := &buf.Pieces[k]
+	if !contains(pc.Box, idx) {
+		return 0, fmt.Errorf("reads index %v of buffer %s, which is not in the tile's piece %v", idx, buf.Name, pc.Box)
+	}
+	c := codec{buf.Elem, buf.Elem.Bytes()}
+	addr := pc.Address
+	if buf.Init == nil || !buf.Init.Splat {
+		addr += offsetIn(pc.Box, idx) * int64(c.bytes)
+	}
+	m := &d.mem[tile]
+	switch w := m.writer[addr/granule]; {
+	case w == 0:
+		return 0, fmt.Errorf("reads buffer %s at address %d, which no one wrote", buf.Name, addr)
+	case int(w) != b+1:
+		return 0, fmt.Errorf("reads buffer %s at address %d, which buffer %s overwrote", buf.Name, addr, d.pkg.Buffers[w-1].Name)
+	}
+	return c.get(m.bytes[addr:]), nil
+}
+
+func (r *reader) gather(b, tile int, box []ipupkg.Span) (*eval.Array, error) {
+	buf := r.s.d.pkg.Buffers[b]
+	out, err := eval.New(boxShape(box), buf.Elem)
+	if err != nil {
+		return nil, err
+	}
+	if len(box) == 0 {
+		out.Data[0], err = r.read(b, tile, nil)
+		return out, err
+	}
+	i := 0
+	err = forRows(box, func(idx []int64, n int) error {
+		err := r.readRow(b, tile, idx, n, out.Data[i:i+n])
+		i += n
+		return err
+	})
+	return out, err
+}
+
+func (d *Device) scatter(b, tile int, box []ipupkg.Span, a *eval.Array) error {
+	if len(box) == 0 {
+		return d.write(b, tile, nil, a.Data[0])
+	}
+	i := 0
+	return forRows(box, func(idx []int64, n int) error {
+		err := d.writeRow(b, tile, idx, a.Data[i:i+n])
+		i += n
+		return err
+	})
+}
+
+// pieceBox is the box tile holds of buffer b (views included).
+func (d *Device) pieceBox(b, tile int) ([]ipupkg.Span, bool) {
+	k := d.pieceOn[b][tile]
+	if k < 0 {
+		return nil, false
+	}
+	return d.pkg.Buffers[b].Pieces[k].Box, true
+}
+
+func (d *Device) tilesOf(b int) []int {
+	var out []int
+	for _, pc := range d.pkg.Buffers[b].Pieces {
+		out = append(out, pc.Tile)
+	}
+	return out
+}
+
+// Run executes the program once.
+func (s *session) Run() error {
+	d, p := s.d, s.d.pkg
+	d.log.Info("invoking streaming host exchange call", "call", "run")
+	if err := s.prepareViews(); err != nil {
+		return err
+	}
+	for i, c := range p.Checkpoints {
+		if d.writer[c.Buffer] < 0 && p.Buffers[c.Buffer].Init == nil {
+			snap, err := s.readTensor(c.Buffer)
+			if err != nil {
+				return fmt.Errorf("checkpoint %d (%s): %v", i, c.Name, err)
+			}
+			s.checkpoints[i] = snap
+		}
+	}
+	cyc := &device.Cycles{}
+	perTile := map[int64][]int64{} // superstep → compute cycles per tile
+	syncs := map[int64]int64{}
+	exch := map[int64]int64{}
+	var steps []int64
+	pendingSyncs := int64(0)
+	clock := int64(0) // cycles before the current superstep, for faults
+	step := int64(0)
+	for i, in := range p.Program {
+		if in.Op == ipupkg.OpSync {
+			pendingSyncs++
+			continue
+		}
+		if _, ok := perTile[in.Superstep]; !ok {
+			perTile[in.Superstep] = make([]int64, p.Tiles)
+			steps = append(steps, in.Superstep)
+			clock = total(d.tg, steps[:len(steps)-1], perTile, syncs, exch)
+		}
+		syncs[in.Superstep] += pendingSyncs
+		pendingSyncs = 0
+		if err := s.writeSplats(step); err != nil {
+			return err
+		}
+		for k, c := range p.Checkpoints {
+			if b := p.Buffers[c.Buffer]; b.Init != nil && b.Init.Splat && b.Start == step {
+				var err error
+				if s.checkpoints[k], err = s.readTensor(c.Buffer); err != nil {
+					return fmt.Errorf("checkpoint %d (%s): %v", k, c.Name, err)
+				}
+			}
+		}
+		cost := make([]int64, p.Tiles)
+		fault := func(tile int, err error) error {
+			return &Fault{Tile: tile, Cycle: clock + perTile[in.Superstep][tile], Instruction: i, Op: in.Op.String(), Msg: err.Error()}
+		}
+		var err error
+		if in.Op == ipupkg.OpExchange {
+			// The phase starts after the superstep's compute and its sync.
+			start := clock + slices.Max(perTile[in.Superstep]) + syncs[in.Superstep]*int64(d.tg.SyncCycles)
+			var horizon int64
+			horizon, err = s.exchange(in, func(tile int, err error) error {
+				return &Fault{Tile: tile, Cycle: start, Instruction: i, Op: in.Op.String(), Msg: err.Error()}
+			})
+			if err == nil {
+				c, cerr := d.tg.ExchangePhaseCycles(horizon)
+				exch[in.Superstep] += c
+				cyc.Ops = append(cyc.Ops, device.OpCycles{Instruction: i, Op: in.Op.String(), Superstep: in.Superstep, Cycles: c})
+				err = cerr
+			}
+		} else {
+			out := in.Operands[len(in.Operands)-1]
+			err = parallel(d.tilesOf(out), func(tile int) error {
+				c, err := s.compute(in, tile)
+				if err != nil {
+					return fault(tile, err)
+				}
+				cost[tile] = c
+				return nil
+			})
+			busiest := 0
+			for t, c := range cost {
+				perTile[in.Superstep][t] += c
+				if c > cost[busiest] {
+					busiest = t
+				}
+			}
+			cyc.Ops = append(cyc.Ops, device.OpCycles{Instruction: i, Op: in.Op.String(), Superstep: in.Superstep, Cycles: cost[busiest], BusiestTile: busiest})
+		}
+		if err != nil {
+			return err
+		}
+		for k, c := range p.Checkpoints {
+			if d.writer[c.Buffer] == i {
+				if s.checkpoints[k], err = s.readTensor(c.Buffer); err != nil {
+					return fmt.Errorf("checkpoint %d (%s): %v", k, c.Name, err)
+				}
+			}
+		}
+		step++
+	}
+	for _, st := range steps {
+		busiest := 0
+		for t, c := range perTile[st] {
+			if c > perTile[st][busiest] {
+				busiest = t
+			}
+		}
+		cyc.Supersteps = append(cyc.Supersteps, device.SuperstepCycles{Superstep: st, Compute: perTile[st][busiest],
+			Sync: syncs[st] * int64(d.tg.SyncCycles), Exchange: exch[st], BusiestTile: busiest})
+	}
+	cyc.Total = total(d.tg, steps, perTile, syncs, exch)
+	s.cycles = cyc
+	d.log.Info("program finished", "total_cycles", cyc.Total, "supersteps", len(steps))
+	return nil
+}
+
+func total(tg *target.Target, steps []int64, perTile map[int64][]int64, syncs, exch map[int64]int64) int64 {
+	sum := int64(0)
+	for _, st := range steps {
+		sum += slices.Max(perTile[st]) + syncs[st]*int64(tg.SyncCycles) + exch[st]
+	}
+	return sum
+}
+
+func (s *session) prepareViews() error {
+	p := s.d.pkg
+	s.views = make([]*mapping, len(p.Buffers))
+	for b, buf := range p.Buffers {
+		if len(buf.ViewOf) == 0 {
+			continue
+		}
+		var ins [][]int64
+		for _, v := range buf.ViewOf {
+			ins = append(ins, p.Buffers[v].Shape)
+		}
+		m, err := newMapping(buf.ViewKind, buf.ViewParams, buf.ViewOf, buf.Shape, ins)
+		if err != nil {
+			return fmt.Errorf("view %d (%s): %v", b, buf.Name, err)
+		}
+		s.views[b] = m
+	}
+	return nil
+}
+
+// writeSplats writes the splat constants that become live at step.
+func (s *session) writeSplats(step int64) error {
+	for b, buf := range s.d.pkg.Buffers {
+		if buf.Init == nil || !buf.Init.Splat || buf.Start != step {
+			continue
+		}
+		c := codec{buf.Elem, buf.Elem.Bytes()}
+		v := c.get(buf.Init.Data)
+		for _, pc := range buf.Pieces {
+			// One element per tile: every index reads it.
+			lo := make([]int64, len(pc.Box))
+			for i, sp := range pc.Box {
+				lo[i] = sp.Lo
+			}
+			if boxElements(pc.Box) == 0 {
+				continue
+			}
+			if err := s.d.write(b, pc.Tile, lo, v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// compute runs instruction in on tile and returns its cycles there.
+func (s *session) compute(in ipupkg.Instruction, tile int) (int64, error) {
+	d := s.d
+	r := s.reader()
+	out := in.Operands[len(in.Operands)-1]
+	outBuf := d.pkg.Buffers[out]
+	box, _ := d.pieceBox(out, tile)
+	n := boxElements(box)
+	strParam := func(key string) string {
+		for _, p := range in.Params {
+			if p.Key == key && p.IsString {
+				return p.Str
+			}
+		}
+		return ""
+	}
+	switch in.Op {
+	case ipupkg.OpVector:
+		fn, err := tiled.FnNamed(strParam("fn"))
+		if err != nil {
+			return 0, err
+		}
+		if len(in.Operands)-1 != fn.Arity {
+			return 0, fmt.Errorf("%s takes %d inputs, the instruction has %d", fn.Name, fn.Arity, len(in.Operands)-1)
+		}
+		args := make([]*eval.Array, fn.Arity)
+		for j := range args {
+			if args[j], err = r.gather(in.Operands[j], tile, box); err != nil {
+				return 0, err
+			}
+		}
+		var res *eval.Array
+		switch {
+		case fn.Name == "convert":
+			res, err = eval.Convert(args[0], outBuf.Elem)
+		case fn.Arity == 2:
+			res, err = eval.Binary(fn.Binary, args[0], args[1])
+		default:
+			res, err = eval.Unary(fn.Unary, args[0])
+		}
+		if err == nil && res.Kind != outBuf.Elem {
+			res, err = eval.Convert(res, outBuf.Elem)
+		}
+		if err != nil {
+			return 0, err
+		}
+		if err := d.scatter(out, tile, box, res); err != nil {
+			return 0, err
+		}
+		return fn.Cycles(d.tg, n, outBuf.Elem)
+	case ipupkg.OpReduce:
+		op := eval.ReduceSum
+		if strParam("fn") == "max" {
+			op = eval.ReduceMax
+		}
+		src := in.Operands[0]
+		srcBox, ok := d.pieceBox(src, tile)
+		if !ok {
+			return 0, fmt.Errorf("the tile holds none of the reduction's input")
+		}
+		axes := param(in.Params, "axes")
+		readBox := slices.Clone(box)
+		var iaxes []int
+		for _, a := range axes {
+			if a < 0 || int(a) >= len(readBox) {
+				return 0, fmt.Errorf("axis %d of a rank-%d reduction", a, len(readBox))
+			}
+			readBox[a] = srcBox[a]
+			iaxes = append(iaxes, int(a))
+		}
+		arr, err := r.gather(src, tile, readBox)
+		if err != nil {
+			return 0, err
+		}
+		res, err := eval.Reduce(op, arr, iaxes)
+		if err == nil && res.Kind != outBuf.Elem {
+			res, err = eval.Convert(res, outBuf.Elem)
+		}
+		if err != nil {
+			return 0, err
+		}
+		if err := d.scatter(out, tile, box, res); err != nil {
+			return 0, err
+		}
+		return d.tg.ReduceCycles(boxElements(readBox), n, d.pkg.Buffers[src].Elem)
+	case ipupkg.OpAmp:
+		return s.amp(in, tile, r, box)
+	case ipupkg.OpCopy:
+		var ins [][]int64
+		for _, o := range in.Operands[:len(in.Operands)-1] {
+			ins = append(ins, d.pkg.Buffers[o].Shape)
+		}
+		m, err := newMapping(strParam("kind"), in.Params, in.Operands[:len(in.Operands)-1], outBuf.Shape, ins)
+		if err != nil {
+			return 0, err
+		}
+		// A copy reads its operands through the mapping its kind says.
+		arr, err := eval.New(boxShape(box), outBuf.Elem)
+		if err != nil {
+			return 0, err
+		}
+		i := 0
+		err = forRows(box, func(idx []int64, n int) error {
+			err := r.readRowVia(m, tile, idx, n, arr.Data[i:i+n])
+			i += n
+			return err
+		})
+		if err != nil {
+			return 0, err
+		}
+		if err := d.scatter(out, tile, box, arr); err != nil {
+			return 0, err
+		}
+		return d.tg.ElementwiseCycles(n, outBuf.Elem, target.Simple)
+	}
+	return 0, fmt.Errorf("no such instruction")
+}
+
+// amp multiplies the tile's pieces: out[batch, rows, cols] (a partial
+// output has the inner partition first) = lhs[batch, rows, K] ×
+// rhs[batch, K, cols] over the inner range K the tile's lhs piece holds,
+// accumulating in f32.
+func (s *session) amp(in ipupkg.Instruction, tile int, r *reader, box []ipupkg.Span) (int64, error) {
+	d := s.d
+	if len(in.Operands) != 3 {
+		return 0, fmt.Errorf("an AMP instruction takes lhs, rhs and output")
+	}
+	lhs, rhs, out := in.Operands[0], in.Operands[1], in.Operands[2]
+	_, partial := in.Param("partial")
+	rest := box
+	if partial {
+		rest = box[1:]
+	}
+	if len(rest) < 2 {
+		return 0, fmt.Errorf("an output of rank %d", len(box))
+	}
+	lbox, ok := d.pieceBox(lhs, tile)
+	if !ok || len(lbox) != len(rest) {
+		return 0, fmt.Errorf("the tile holds no lhs piece of the output's rank")
+	}
+	k := lbox[len(lbox)-1]
+	batch := rest[:len(rest)-2]
+	rows, cols := rest[len(rest)-2], rest[len(rest)-1]
+	a, err := r.gather(lhs, tile, append(slices.Clone(batch), rows, k))
+	if err != nil {
+		return 0, err
+	}
+	b, err := r.gather(rhs, tile, append(slices.Clone(batch), k, cols))
+	if err != nil {
+		return 0, err
+	}
+	et := a.Kind
+	outElem := d.pkg.Buffers[out].Elem
+	if outElem != et {
+		// A partial output holds f32 sums: multiply as f32 (the AMP
+		// accumulates in f32 either way; eval rounds to the operands' kind).
+		if a, err = eval.Convert(a, elem.F32); err != nil {
+			return 0, err
+		}
+		if b, err = eval.Convert(b, elem.F32); err != nil {
+			return 0, err
+		}
+	}
+	var res *eval.Array
+	if len(batch) == 0 {
+		res, err = eval.MatMul(a, b)
+	} else {
+		res, err = eval.BatchMatMul(a, b)
+	}
+	if err == nil && res.Kind != outElem {
+		res, err = eval.Convert(res, outElem)
+	}
+	if err != nil {
+		return 0, err
+	}
+	if err := d.scatter(out, tile, box, res); err != nil {
+		return 0, err
+	}
+	m, kk, nn := int(rows.Hi-rows.Lo), int(k.Hi-k.Lo), int(cols.Hi-cols.Lo)
+	if plan := param(in.Params, "plan"); len(plan) > 0 && plan[0] == int64(tiled.Swapped) {
+		// The AMP computes the transposed product: its rows are the
+		// output's columns.
+		m, nn = nn, m
+	}
+	if len(batch) == 0 {
+		return d.tg.MatmulCycles(m, kk, nn, et)
+	}
+	return d.tg.BatchMatmulCycles(int(boxElements(batch)), m, kk, nn, et)
+}
+
+// exchange runs one phase: each destination tile first copies what it
+// already holds of the sources, then receives the transfers sent to it.
+// It returns the phase's horizon.
+func (s *session) exchange(in ipupkg.Instruction, fault func(int, error) error) (int64, error) {
+	d, p := s.d, s.d.pkg
+	xi := param(in.Params, "exchange")
+	x := &p.Exchanges[xi[0]]
+	srcs, dst := in.Operands[:len(in.Operands)-1], in.Operands[len(in.Operands)-1]
+	rank := len(p.Buffers[dst].Shape)
+	srcIndex := func(k int, idx, into []int64) []int64 {
+		for i := range idx {
+			off, str := int64(0), int64(1)
+			if len(x.SourceOffsets) == len(srcs)*rank {
+				off = x.SourceOffsets[k*rank+i]
+			}
+			if len(x.SourceStrides) == len(srcs)*rank {
+				str = x.SourceStrides[k*rank+i]
+			}
+			into[i] = off + str*idx[i]
+		}
+		return into
+	}
+	stride := func(k, i int) int64 {
+		if len(x.SourceStrides) == len(srcs)*rank {
+			return x.SourceStrides[k*rank+i]
+		}
+		return 1
+	}
+	offset := func(k, i int) int64 {
+		if len(x.SourceOffsets) == len(srcs)*rank {
+			return x.SourceOffsets[k*rank+i]
+		}
+		return 0
+	}
+	// coveredBy is the part of box whose source-k indices fall in sb.
+	coveredBy := func(box, sb []ipupkg.Span, k int) ([]ipupkg.Span, bool) {
+		if len(sb) != rank {
+			return nil, false
+		}
+		out := make([]ipupkg.Span, rank)
+		for i := range rank {
+			off, str := offset(k, i), stride(k, i)
+			if str < 1 {
+				return nil, false
+			}
+			lo := max(box[i].Lo, ceilDiv(sb[i].Lo-off, str))
+			hi := min(box[i].Hi, floorDiv(sb[i].Hi-1-off, str)+1)
+			if lo >= hi {
+				return nil, false
+			}
+			out[i] = ipupkg.Span{Lo: lo, Hi: hi}
+		}
+		return out, true
+	}
+	incoming := make([][]int, p.Tiles)
+	for t, tr := range x.Transfers {
+		if tr.Operand >= len(srcs) || len(tr.Box) != rank {
+			return 0, fault(tr.Src, fmt.Errorf("transfer %d reads source %d of %d with a rank-%d box", t, tr.Operand, len(srcs), len(tr.Box)))
+		}
+		for _, to := range tr.Dst {
+			incoming[to] = append(incoming[to], t)
+		}
+	}
+	err := parallel(d.tilesOf(dst), func(tile int) error {
+		r := s.reader()
+		box, _ := d.pieceBox(dst, tile)
+		row := make([]float64, 0, 64)
+		// copyRow moves n elements from source k at the mapped index of
+		// idx on tile from into the destination at idx on this tile.
+		startBuf := make([]int64, rank)
+		copyRow := func(k, from int, idx []int64, n int) error {
+			row = slices.Grow(row[:0], n)[:n]
+			start := srcIndex(k, idx, startBuf)
+			if rank == 0 || stride(k, rank-1) == 1 {
+				if err := r.readRow(srcs[k], from, start, n, row); err != nil {
+					return err
+				}
+			} else {
+				at := slices.Clone(idx)
+				for e := range n {
+					at[rank-1] = idx[rank-1] + int64(e)
+					v, err := r.read(srcs[k], from, srcIndex(k, at, make([]int64, rank)))
+					if err != nil {
+						return err
+					}
+					row[e] = v
+				}
+			}
+			return d.writeRow(dst, tile, idx, row)
+		}
+		// What the tile holds already: for each source, the part of the
+		// destination piece whose elements its piece on this tile has.
+		for k, src := range srcs {
+			sb, ok := d.pieceBox(src, tile)
+			if !ok {
+				continue
+			}
+			sub, ok := coveredBy(box, sb, k)
+			if !ok {
+				continue
+			}
+			if err := forRows(sub, func(idx []int64, n int) error { return copyRow(k, tile, idx, n) }); err != nil {
+				return fault(tile, err)
+			}
+		}
+		for _, t := range incoming[tile] {
+			tr := &x.Transfers[t]
+			err := forRows(tr.Box, func(idx []int64, n int) error {
+				if err := copyRow(tr.Operand, tr.Src, idx, n); err != nil {
+					return fmt.Errorf("transfer %d from tile %d: %v", t, tr.Src, err)
+				}
+				return nil
+			})
+			if err != nil {
+				return fault(tile, err)
+			}
+		}
+		// Every element of the destination piece must have arrived.
+		return forRows(box, func(idx []int64, n int) error {
+			row = slices.Grow(row[:0], n)[:n]
+			if err := r.readRow(dst, tile, idx, n, row); err != nil {
+				return fault(tile, fmt.Errorf("phase %d leaves part of %s unwritten on the tile: %v", x.Phase, p.Buffers[dst].Name, err))
+			}
+			return nil
+		})
+	})
+	return x.Horizon, err
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}
+
+func ceilDiv(a, b int64) int64 { return -floorDiv(-a, b) }

@@ -1,0 +1,162 @@
+package sim
+
+import (
+	"encoding/binary"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/ipuir/ipuir/elem"
+	"github.com/ipuir/ipuir/numeric"
+	"github.com/ipuir/ipuir/runtime/ipupkg"
+	"github.com/ipuir/ipuir/target"
+)
+
+// gather is a package for test16: x (4×8 f16, two rows on each of tiles 0
+// and 1) is gathered onto tile 0 as y by one exchange, and z = y × 0.5 (a
+// splat constant) is the output.
+func gather(t *testing.T) (*ipupkg.Package, *target.Target) {
+	t.Helper()
+	tg, err := target.Lookup("test16")
+	if err != nil {
+		t.Fatal(err)
+	}
+	box := func(lo, hi int64) []ipupkg.Span { return []ipupkg.Span{{Lo: lo, Hi: hi}, {Lo: 0, Hi: 8}} }
+	rows := ipupkg.Layout{Order: 1, TileCount: 2, Replicas: 1, Axes: []ipupkg.Axis{{FromEnd: 2, Partitions: 2, PaddingGroups: 1, BlockSize: 1, PaddingMultiple: 1, ShardPadding: 1, Padding: 1}}}
+	one := ipupkg.Layout{Order: 1, TileCount: 1, Replicas: 1}
+	p := &ipupkg.Package{Compiler: "test", Target: tg.Name, Tiles: tg.Tiles, SRAMBytes: tg.SRAMBytesPerTile,
+		Buffers: []ipupkg.Buffer{
+			{Name: "x", Elem: elem.F16, Shape: []int64{4, 8}, End: 1, Layout: rows,
+				Pieces: []ipupkg.Piece{{Tile: 0, Address: 1024, Bytes: 32, Box: box(0, 2)}, {Tile: 1, Address: 1024, Bytes: 32, Box: box(2, 4)}}},
+			{Name: "y", Elem: elem.F16, Shape: []int64{4, 8}, End: 2, Layout: one, Pieces: []ipupkg.Piece{{Tile: 0, Address: 1088, Bytes: 64, Box: box(0, 4)}}},
+			{Name: "half", Elem: elem.F16, Shape: []int64{4, 8}, Start: 1, End: 2, Layout: one,
+				Init: &ipupkg.Init{Splat: true, Data: []byte{0x00, 0x38}}, Pieces: []ipupkg.Piece{{Tile: 0, Address: 2048, Bytes: 2, Box: box(0, 4)}}},
+			{Name: "z", Elem: elem.F16, Shape: []int64{4, 8}, Start: 1, End: -1, Layout: one, Pieces: []ipupkg.Piece{{Tile: 0, Address: 1152, Bytes: 64, Box: box(0, 4)}}},
+		},
+		Program: []ipupkg.Instruction{
+			{Op: ipupkg.OpSync},
+			{Op: ipupkg.OpExchange, Operands: []int{0, 1}, Params: []ipupkg.Param{{Key: "exchange", Ints: []int64{0}}}},
+			{Op: ipupkg.OpVector, Superstep: 1, Operands: []int{1, 2, 3}, Params: []ipupkg.Param{{Key: "fn", IsString: true, Str: "mul"}}},
+		},
+		Exchanges: []ipupkg.Exchange{{Transfers: []ipupkg.Transfer{{Src: 1, Dst: []int{0}, Words: 8, Box: box(2, 4)}},
+			Horizon: 8, LowerBound: 8, Kind: "matching", Segments: []ipupkg.Segment{{Transfer: 0, Start: 0, Words: 8}}}},
+		Streams: []ipupkg.Stream{{Name: "x", Elem: elem.F16, Shape: []int64{4, 8}, Buffer: 0}, {Name: "z", Output: true, Elem: elem.F16, Shape: []int64{4, 8}, Buffer: 3}},
+	}
+	for _, c := range tg.MemoryClasses {
+		p.Classes = append(p.Classes, ipupkg.MemoryClass{Name: c.Name, Kind: c.Kind.String(), Start: c.Start, End: c.End, Alignment: c.Alignment, HoldsCode: c.HoldsCode})
+	}
+	p.TileImages = make([]ipupkg.TileImage, tg.Tiles)
+	for i := range p.TileImages {
+		p.TileImages[i] = ipupkg.TileImage{CodeBytes: 512}
+	}
+	return p, tg
+}
+
+func f16s(vals ...float64) []byte {
+	var b []byte
+	for _, v := range vals {
+		b = binary.LittleEndian.AppendUint16(b, numeric.F16FromFloat64(v))
+	}
+	return b
+}
+
+func run(t *testing.T, p *ipupkg.Package, tg *target.Target, input []byte) (*session, error) {
+	t.Helper()
+	d := New(tg, nil)
+	if err := d.Attach(); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Initialize(); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Load(p); err != nil {
+		return nil, err
+	}
+	s, err := d.Session()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if input != nil {
+		if err := s.Write(0, input); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s.(*session), s.Run()
+}
+
+// The program moves the words and computes on them: z is x × 0.5, with
+// tile 1's rows gathered by the exchange; the cycles are the sync, the
+// phase and the busiest tile's compute.
+func TestRunsTheProgram(t *testing.T) {
+	p, tg := gather(t)
+	in := make([]float64, 32)
+	for i := range in {
+		in[i] = float64(i) - 7.5
+	}
+	s, err := run(t, p, tg, f16s(in...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := s.Read(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range in {
+		if got := numeric.F16ToFloat64(binary.LittleEndian.Uint16(out[2*i:])); got != v*0.5 {
+			t.Fatalf("z[%d] = %v, want %v", i, got, v*0.5)
+		}
+	}
+	c := s.Cycles()
+	phase, _ := tg.ExchangePhaseCycles(8)
+	if len(c.Supersteps) != 2 || c.Supersteps[0].Sync != int64(tg.SyncCycles) || c.Supersteps[0].Exchange != phase || c.Supersteps[1].Compute == 0 {
+		t.Errorf("cycles: %+v", c.Supersteps)
+	}
+	if c.Total != c.Supersteps[0].Sync+c.Supersteps[0].Exchange+c.Supersteps[1].Compute {
+		t.Errorf("total %d of %+v", c.Total, c.Supersteps)
+	}
+}
+
+// Faults name the tile, the cycle and the instruction: a read of memory no
+// one wrote (the host never sent the input), a read of a buffer another
+// one overwrote (two live buffers placed on the same bytes), and a
+// schedule on which a tile sends two words in one cycle.
+func TestFaults(t *testing.T) {
+	p, tg := gather(t)
+	_, err := run(t, p, tg, nil)
+	var f *Fault
+	if !errors.As(err, &f) || f.Instruction != 1 || f.Op != "exchange" || !strings.Contains(err.Error(), "reads buffer x at address 1024, which no one wrote") {
+		t.Errorf("an input never written: %v", err)
+	}
+
+	p, tg = gather(t)
+	p.Buffers[2].Pieces[0].Address = 1088 // the splat on y's bytes, both live in step 1
+	_, err = run(t, p, tg, f16s(make([]float64, 32)...))
+	if !errors.As(err, &f) || f.Tile != 0 || f.Instruction != 2 || !strings.Contains(err.Error(), "which buffer half overwrote") {
+		t.Errorf("overlapping live buffers: %v", err)
+	}
+	if !strings.Contains(err.Error(), "device fault: tile 0, cycle ") {
+		t.Errorf("the fault says where: %v", err)
+	}
+
+	p, tg = gather(t)
+	x := &p.Exchanges[0]
+	x.Transfers = []ipupkg.Transfer{
+		{Src: 1, Dst: []int{0}, Words: 4, Box: []ipupkg.Span{{Lo: 2, Hi: 3}, {Lo: 0, Hi: 8}}},
+		{Src: 1, Dst: []int{0}, Words: 4, Box: []ipupkg.Span{{Lo: 3, Hi: 4}, {Lo: 0, Hi: 8}}},
+	}
+	x.Segments = []ipupkg.Segment{{Transfer: 0, Start: 0, Words: 4}, {Transfer: 1, Start: 2, Words: 4}}
+	if _, err := run(t, p, tg, f16s(make([]float64, 32)...)); err == nil || !strings.Contains(err.Error(), "exchange table 0") {
+		t.Errorf("a tile sending two words in a cycle: %v", err)
+	}
+}
+
+// A package for another machine is refused at load.
+func TestLoadChecksTheTarget(t *testing.T) {
+	p, _ := gather(t)
+	tg, _ := target.Lookup("ipu21")
+	d := New(tg, nil)
+	d.Attach()
+	if err := d.Load(p); err == nil || !strings.Contains(err.Error(), "the package is for test16") {
+		t.Errorf("%v", err)
+	}
+}
