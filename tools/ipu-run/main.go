@@ -4,6 +4,7 @@
 //	ipu-run --reference FILE.ipuir --function NAME --inputs a.npy,b.npy --outputs out0.npy
 //	ipu-run --reference FILE.ipuir --function NAME --generate gaussian:seed=1
 //	ipu-run --reference FILE.ipuir --generate gaussian:seed=1 --compare expected.npy --atol 2e-3
+//	ipu-run MODEL.ipupkg --generate gaussian:seed=1 --check --report-cycles
 //
 // FILE may be - for standard input.
 //
@@ -41,9 +42,18 @@ type options struct {
 	print     bool
 	compare   []string
 	atol      float64
+	rtol      float64
 	verbose   bool
 
 	memoryLimit int64 // --memory-limit in bytes
+
+	// The device mode (a package as the input).
+	device       string
+	check        bool
+	sampleLimit  int
+	reportCycles bool
+	noWait       bool
+	lockDir      string
 }
 
 // mode executes a loaded function on inputs.
@@ -87,7 +97,14 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, error) {
 	fs.StringSliceVar(&o.compare, "compare", nil, "comma-separated .npy files of expected outputs; report the maximum absolute error of each")
 	fs.Float64Var(&o.atol, "atol", 2e-3, "with --compare, the largest absolute error that passes")
 	memoryLimit := fs.String("memory-limit", humanize.IBytes(reference.DefaultMemoryLimit), "the most memory the reference interpreter may hold in values (inputs and live results, 8 bytes an element), e.g. 512MiB or 16GiB")
-	fs.BoolVarP(&o.verbose, "verbose", "v", false, "log each phase (load, inputs, run, outputs) with its time to stderr")
+	fs.BoolVarP(&o.verbose, "verbose", "v", false, "log each phase (load, inputs, run, outputs) with its time to stderr; on a device, every step of the session")
+	fs.StringVar(&o.device, "device", "sim", "the device a package runs on: sim (the simulated device of the package's target)")
+	fs.Float64Var(&o.rtol, "rtol", 1e-3, "with --check, the error allowed per unit of the reference value on top of --atol (1e-3 is one f16 ulp: f16 values of magnitude 4 to 8 are 0.0039 apart)")
+	fs.BoolVar(&o.check, "check", false, "compare every checkpoint of the package with the reference interpreter on the same inputs, and print numericalTest=PASS|FAIL (FAIL exits 1)")
+	fs.IntVar(&o.sampleLimit, "sample-limit", 256, "with --check, the most elements sampled per checkpoint")
+	fs.BoolVar(&o.reportCycles, "report-cycles", false, "print the simulated cycles per superstep and per instruction, then total_cycles=N")
+	fs.BoolVar(&o.noWait, "no-wait", false, "fail at once if another runner holds the device, instead of waiting")
+	fs.StringVar(&o.lockDir, "lock-dir", "", "the folder of the devices' lock files (default: the system's temporary folder)")
 	help := fs.BoolP("help", "h", false, "show this help")
 	fs.Usage = func() {}
 	if err := fs.Parse(args); err != nil {
@@ -97,7 +114,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, error) {
 		return nil, err
 	}
 	if *help {
-		fmt.Fprintln(stdout, "usage: ipu-run --reference FILE.ipuir [--function NAME] (--inputs a.npy,... | --generate SPEC) [--outputs out.npy,...]\n\noptions:")
+		fmt.Fprintln(stdout, "usage: ipu-run --reference FILE.ipuir [--function NAME] (--inputs a.npy,... | --generate SPEC) [--outputs out.npy,...]\n       ipu-run MODEL.ipupkg (--inputs a.npy,... | --generate SPEC) [--outputs out.npy,...] [--check] [--report-cycles] [--no-wait]\n\noptions:")
 		fs.SetOutput(stdout)
 		fs.PrintDefaults()
 		return nil, pflag.ErrHelp
@@ -115,6 +132,12 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, error) {
 		return nil, fmt.Errorf("--memory-limit=%s: expected a size such as 512MiB or 16GiB", *memoryLimit)
 	}
 	o.memoryLimit = int64(limit)
+	if o.sampleLimit < 1 {
+		return nil, fmt.Errorf("--sample-limit must be at least 1")
+	}
+	if o.rtol < 0 || o.rtol != o.rtol {
+		return nil, fmt.Errorf("--rtol must be a non-negative number")
+	}
 	if o.atol < 0 || o.atol != o.atol {
 		return nil, fmt.Errorf("--atol must be a non-negative number")
 	}
@@ -129,10 +152,13 @@ func selectMode(o *options) (mode, error) {
 	if o.reference {
 		return referenceMode{memoryLimit: o.memoryLimit}, nil
 	}
-	return nil, fmt.Errorf("no execution mode: pass --reference (the device mode is not available yet)")
+	return nil, fmt.Errorf("no execution mode: pass --reference to run an .ipuir file on the host, or give an application package (ipu-translate --emit-package) to run it on a device")
 }
 
 func execute(o *options, stdout, stderr io.Writer) error {
+	if !o.reference && isPackage(o.file) {
+		return runPackage(o, stdout, stderr)
+	}
 	m, err := selectMode(o)
 	if err != nil {
 		return err

@@ -31,6 +31,21 @@ func load(file, function string, stderr io.Writer) (*program, error) {
 	if err != nil {
 		return nil, err
 	}
+	return finishLoad(lp, function, stderr)
+}
+
+// loadSource is load for a module's text kept in a package.
+func loadSource(file string, src []byte, function string, stderr io.Writer) (*program, error) {
+	loader := &toolkit.Loader{Setup: registry.RegisterDialects, Env: target.EnvOfModule}
+	lp, err := loader.LoadSource(file, src, stderr)
+	if err != nil {
+		return nil, err
+	}
+	return finishLoad(lp, function, stderr)
+}
+
+func finishLoad(lp *toolkit.Program, function string, stderr io.Writer) (*program, error) {
+	var err error
 	p := &program{Program: lp}
 	report := func(err error) error { return p.Report(err, stderr) }
 	if function == "" {

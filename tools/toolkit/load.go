@@ -203,6 +203,12 @@ func (l *Loader) Load(name string, stdin io.Reader, stderr io.Writer) (*Program,
 	if err != nil {
 		return nil, InputError(name, err)
 	}
+	return l.LoadSource(file, src, stderr)
+}
+
+// LoadSource parses and verifies src, the text of file, as Load does (a
+// module kept inside another file: an application package's source).
+func (l *Loader) LoadSource(file string, src []byte, stderr io.Writer) (*Program, error) {
 	ctx, err := l.NewContext()
 	if err != nil {
 		return nil, err

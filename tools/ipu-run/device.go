@@ -1,0 +1,333 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"text/tabwriter"
+
+	"github.com/ipuir/ipuir/dialects/tensor/eval"
+	"github.com/ipuir/ipuir/elem"
+	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/numeric"
+	"github.com/ipuir/ipuir/runtime/device"
+	"github.com/ipuir/ipuir/runtime/ipupkg"
+	"github.com/ipuir/ipuir/runtime/npy"
+	"github.com/ipuir/ipuir/runtime/reference"
+	"github.com/ipuir/ipuir/runtime/sim"
+	"github.com/ipuir/ipuir/target"
+)
+
+// isPackage says whether file is an application package (by its magic).
+func isPackage(file string) bool {
+	f, err := os.Open(file)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, len(ipupkg.Magic))
+	_, err = io.ReadFull(f, head)
+	return err == nil && string(head) == ipupkg.Magic
+}
+
+// runPackage runs a package on the device: the reference log's session
+// (ownership, attach, initialise, load, host exchange, run), then the
+// outputs, the cycle table and, with --check, every checkpoint against the
+// reference interpreter on the same inputs.
+func runPackage(o *options, stdout, stderr io.Writer) error {
+	log := slog.New(slog.DiscardHandler)
+	if o.verbose {
+		log = slog.New(slog.NewTextHandler(stderr, nil))
+	}
+	if o.device != "sim" {
+		return fmt.Errorf("--device=%s: the devices are: sim", o.device)
+	}
+	f, err := os.Open(o.file)
+	if err != nil {
+		return fmt.Errorf("cannot open '%s': %v", o.file, err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return err
+	}
+	log.Info("reading application package", "path", o.file)
+	pkg, _, err := ipupkg.ReadFile(f, st.Size())
+	f.Close()
+	if err != nil {
+		return fmt.Errorf("%s: %v", o.file, err)
+	}
+	log.Info("application package read", "tiles", pkg.Tiles, "compiler", pkg.Compiler, "target", pkg.Target)
+	tg, err := target.Lookup(pkg.Target)
+	if err != nil {
+		return fmt.Errorf("%s: %v", o.file, err)
+	}
+	// The tensor-level function: the inputs' types, and the reference.
+	var p *program
+	if len(pkg.Source) > 0 {
+		if p, err = loadSource(o.file+" (source)", pkg.Source, o.function, stderr); err != nil {
+			return err
+		}
+	} else if o.check || o.generate != "" {
+		return fmt.Errorf("%s has no tensor-level source: give --inputs, and run without --check", o.file)
+	}
+	var inputs []*eval.Array
+	if p != nil {
+		if inputs, err = p.inputs(o); err != nil {
+			return p.Report(err, stderr)
+		}
+	} else if inputs, err = streamInputs(o, pkg); err != nil {
+		return err
+	}
+
+	lockDir := o.lockDir
+	if lockDir == "" {
+		lockDir = os.TempDir()
+	}
+	release, err := device.Acquire(filepath.Join(lockDir, "ipuir-sim-"+tg.Name+".lock"), !o.noWait, log)
+	if err != nil {
+		return err
+	}
+	defer release()
+	dev := sim.New(tg, log)
+	defer dev.Close()
+	if err := dev.Attach(); err != nil {
+		return err
+	}
+	if err := dev.Initialize(); err != nil {
+		return err
+	}
+	if err := dev.Load(pkg); err != nil {
+		return fmt.Errorf("loading %s: %v", o.file, err)
+	}
+	sess, err := dev.Session()
+	if err != nil {
+		return err
+	}
+	for i, a := range inputs {
+		if err := sess.Write(i, encode(a)); err != nil {
+			return fmt.Errorf("input #%d: %v", i, err)
+		}
+	}
+	if err := sess.Run(); err != nil {
+		return err
+	}
+	var outputs []*eval.Array
+	for _, s := range pkg.Streams {
+		if !s.Output {
+			continue
+		}
+		data, err := sess.Read(s.Index)
+		if err != nil {
+			return fmt.Errorf("output #%d: %v", s.Index, err)
+		}
+		a, err := decode(data, s.Elem, s.Shape)
+		if err != nil {
+			return err
+		}
+		for len(outputs) <= s.Index {
+			outputs = append(outputs, nil)
+		}
+		outputs[s.Index] = a
+	}
+	if p != nil {
+		if err := deliver(o, p, outputs, stdout); err != nil {
+			return err
+		}
+	}
+	if o.reportCycles {
+		printCycles(stdout, pkg, sess.Cycles())
+	}
+	log.Info("simulated run finished", "total_cycles", sess.Cycles().Total, "seconds", tg.Seconds(sess.Cycles().Total))
+	if !o.check {
+		return nil
+	}
+	return check(o, p, pkg, inputs, sess, log, stdout)
+}
+
+// streamInputs reads --inputs for a package without source, by its
+// streams' types.
+func streamInputs(o *options, pkg *ipupkg.Package) ([]*eval.Array, error) {
+	var ins []ipupkg.Stream
+	for _, s := range pkg.Streams {
+		if !s.Output {
+			ins = append(ins, s)
+		}
+	}
+	if len(o.inputs) != len(ins) {
+		return nil, fmt.Errorf("the package takes %s, but --inputs names %s", count(len(ins), "input"), count(len(o.inputs), "file"))
+	}
+	out := make([]*eval.Array, len(ins))
+	for _, s := range ins {
+		if s.Index >= len(out) {
+			return nil, fmt.Errorf("input stream %d of %d", s.Index, len(out))
+		}
+		a, err := npy.ReadFile(o.inputs[s.Index])
+		if err != nil {
+			return nil, fmt.Errorf("input #%d: %w", s.Index, err)
+		}
+		shape := make([]int, len(s.Shape))
+		for i, d := range s.Shape {
+			shape[i] = int(d)
+		}
+		if a.DType != reference.DTypeFor(s.Elem) || !slices.Equal(a.Shape, shape) {
+			return nil, fmt.Errorf("input #%d (%s) is %v, but the stream takes %v %v", s.Index, o.inputs[s.Index], a, s.Elem, s.Shape)
+		}
+		out[s.Index] = &eval.Array{Shape: shape, Kind: s.Elem, Data: a.Float64s()}
+	}
+	return out, nil
+}
+
+// encode is an array's elements, little endian, row major.
+func encode(a *eval.Array) []byte {
+	b := make([]byte, 0, len(a.Data)*a.Kind.Bytes())
+	for _, v := range a.Data {
+		b = appendElem(b, a.Kind, v)
+	}
+	return b
+}
+
+func appendElem(b []byte, et elem.Type, v float64) []byte {
+	switch et {
+	case elem.F16:
+		h := numeric.F16FromFloat64(v)
+		return append(b, byte(h), byte(h>>8))
+	case elem.BF16:
+		h := numeric.BF16FromFloat64(v)
+		return append(b, byte(h), byte(h>>8))
+	case elem.F32:
+		u := math.Float32bits(float32(v))
+		return append(b, byte(u), byte(u>>8), byte(u>>16), byte(u>>24))
+	default:
+		u := math.Float64bits(v)
+		for k := range 8 {
+			b = append(b, byte(u>>(8*k)))
+		}
+		return b
+	}
+}
+
+func decode(data []byte, et elem.Type, shape []int64) (*eval.Array, error) {
+	dims := make([]int, len(shape))
+	for i, d := range shape {
+		dims[i] = int(d)
+	}
+	a, err := eval.New(dims, et)
+	if err != nil {
+		return nil, err
+	}
+	n := et.Bytes()
+	if len(data) != len(a.Data)*n {
+		return nil, fmt.Errorf("%d bytes for %d elements of %v", len(data), len(a.Data), et)
+	}
+	for i := range a.Data {
+		b := data[i*n:]
+		switch et {
+		case elem.F16:
+			a.Data[i] = numeric.F16ToFloat64(uint16(b[0]) | uint16(b[1])<<8)
+		case elem.BF16:
+			a.Data[i] = numeric.BF16ToFloat64(uint16(b[0]) | uint16(b[1])<<8)
+		case elem.F32:
+			a.Data[i] = float64(math.Float32frombits(uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24))
+		default:
+			var u uint64
+			for k := range 8 {
+				u |= uint64(b[k]) << (8 * k)
+			}
+			a.Data[i] = math.Float64frombits(u)
+		}
+	}
+	return a, nil
+}
+
+// printCycles prints the cycle table: per superstep, then per op, then
+// total_cycles=N.
+func printCycles(w io.Writer, pkg *ipupkg.Package, c *device.Cycles) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "superstep\tcompute\tsync\texchange\tbusiest tile\t")
+	for _, s := range c.Supersteps {
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t\n", s.Superstep, s.Compute, s.Sync, s.Exchange, s.BusiestTile)
+	}
+	tw.Flush()
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "instruction\top\tsuperstep\tcycles\tbusiest tile\t")
+	for _, o := range c.Ops {
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%d\t\n", o.Instruction, o.Op, o.Superstep, o.Cycles, o.BusiestTile)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "total_cycles=%d\n", c.Total)
+}
+
+// check compares every checkpoint with the reference interpreter's value
+// of its op (or output) on the same inputs: the largest absolute error
+// over the sampled elements, against --atol.
+func check(o *options, p *program, pkg *ipupkg.Package, inputs []*eval.Array, sess device.Session, log *slog.Logger, stdout io.Writer) error {
+	type key struct{ line, col int }
+	observed := map[key]*eval.Array{}
+	refOut, err := reference.Run(p.fn, inputs, &reference.Options{MemoryLimit: o.memoryLimit, Observe: func(op *ir.Operation, r *eval.Array) {
+		if loc, ok := op.Loc().(*ir.FileLineColLoc); ok {
+			observed[key{loc.Line, loc.Col}] = r
+		}
+	}})
+	if err != nil {
+		return fmt.Errorf("reference: %w", err)
+	}
+	pass := true
+	worst := 0.0
+	for i, c := range pkg.Checkpoints {
+		var want *eval.Array
+		switch {
+		case c.Line > 0:
+			want = observed[key{c.Line, c.Column}]
+		default:
+			for _, s := range pkg.Streams {
+				if s.Output && s.Buffer == c.Buffer && s.Index < len(refOut) {
+					want = refOut[s.Index]
+				}
+			}
+		}
+		if want == nil {
+			return fmt.Errorf("checkpoint %d (%s): the reference computes no such value", i, c.Name)
+		}
+		data, err := sess.Checkpoint(i)
+		if err != nil {
+			return err
+		}
+		buf := pkg.Buffers[c.Buffer]
+		got, err := decode(data, buf.Elem, buf.Shape)
+		if err != nil {
+			return err
+		}
+		if len(got.Data) != len(want.Data) {
+			return fmt.Errorf("checkpoint %d (%s): %d elements, the reference has %d", i, c.Name, len(got.Data), len(want.Data))
+		}
+		samples := min(c.Samples, o.sampleLimit, len(got.Data))
+		maxErr := 0.0
+		for k := range samples {
+			j := k * len(got.Data) / max(samples, 1)
+			d := math.Abs(got.Data[j] - want.Data[j])
+			if math.IsNaN(d) {
+				d = math.Inf(1)
+			}
+			maxErr = max(maxErr, d)
+			if !(d <= o.atol+o.rtol*math.Abs(want.Data[j])) {
+				pass = false
+			}
+		}
+		worst = max(worst, maxErr)
+		log.Info("checkpoint", "checkpoint", i, "operation", c.Name, "tensors", 1, "samples", samples, "maximumAbsoluteError", maxErr)
+	}
+	verdict := "PASS"
+	if !pass {
+		verdict = "FAIL"
+	}
+	fmt.Fprintf(stdout, "numericalTest=%s checkpoints=%d maximumAbsoluteError=%.6g atol=%g rtol=%g hardwareTest=PASS\n", verdict, len(pkg.Checkpoints), worst, o.atol, o.rtol)
+	if !pass {
+		return fmt.Errorf("numericalTest=FAIL: a sampled element differs from the reference by more than --atol=%g + --rtol=%g × its value", o.atol, o.rtol)
+	}
+	return nil
+}
