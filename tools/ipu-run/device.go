@@ -20,6 +20,7 @@ import (
 	"github.com/ipuir/ipuir/runtime/reference"
 	"github.com/ipuir/ipuir/runtime/sim"
 	"github.com/ipuir/ipuir/target"
+	"github.com/ipuir/ipuir/tools/toolkit"
 )
 
 // isPackage says whether file is an application package (by its magic).
@@ -43,6 +44,8 @@ func runPackage(o *options, stdout, stderr io.Writer) error {
 	if o.verbose {
 		log = slog.New(slog.NewTextHandler(stderr, nil))
 	}
+	// A progress line on a terminal for the long phases.
+	progress := toolkit.NewProgress(stderr, "ipu-run")
 	if o.device != "sim" {
 		return fmt.Errorf("--device=%s: the devices are: sim", o.device)
 	}
@@ -101,7 +104,10 @@ func runPackage(o *options, stdout, stderr io.Writer) error {
 	if err := dev.Initialize(); err != nil {
 		return err
 	}
-	if err := dev.Load(pkg); err != nil {
+	end := progress.Phase("loading the package on " + dev.Name())
+	err = dev.Load(pkg)
+	end()
+	if err != nil {
 		return fmt.Errorf("loading %s: %v", o.file, err)
 	}
 	sess, err := dev.Session()
@@ -113,7 +119,10 @@ func runPackage(o *options, stdout, stderr io.Writer) error {
 			return fmt.Errorf("input #%d: %v", i, err)
 		}
 	}
-	if err := sess.Run(); err != nil {
+	end = progress.Phase("running on " + dev.Name())
+	err = sess.Run()
+	end()
+	if err != nil {
 		return err
 	}
 	var outputs []*eval.Array
@@ -146,6 +155,7 @@ func runPackage(o *options, stdout, stderr io.Writer) error {
 	if !o.check {
 		return nil
 	}
+	defer progress.Phase("checking against the reference interpreter")()
 	return check(o, p, pkg, inputs, sess, log, stdout)
 }
 
