@@ -151,9 +151,10 @@ func (d *Device) write(b, tile int, idx []int64, v float64) error {
 // reader reads elements, through views, with scratch of its own: one per
 // goroutine.
 type reader struct {
-	s          *session
-	scratch    map[int][]int64
-	s0, s1, at []int64
+	s       *session
+	scratch map[int][]int64
+	frames  []*[3][]int64
+	depth   int
 }
 
 func (s *session) reader() *reader { return &reader{s: s, scratch: map[int][]int64{}} }

@@ -65,33 +65,30 @@ func (r *reader) readRow(b, tile int, idx []int64, n int, dst []float64) error {
 // when the mapping keeps it consecutive there, element by element
 // otherwise.
 func (r *reader) readRowVia(m *mapping, tile int, idx []int64, n int, dst []float64) error {
-	if len(r.s0) < m.rank {
-		r.s0, r.s1, r.at = make([]int64, m.rank), make([]int64, m.rank), make([]int64, max(m.rank, len(idx)))
-	}
-	if len(r.at) < len(idx) {
-		r.at = make([]int64, len(idx))
-	}
+	// Scratch per level of views, so that a view of a view keeps its own.
+	f := r.frame(max(m.rank, len(idx)))
+	r.depth++
+	defer func() { r.depth-- }()
 	if len(idx) == 0 {
-		j, src := m.at(idx, r.s0[:m.rank])
+		j, src := m.at(idx, f[0][:m.rank])
 		v, err := r.read(m.srcs[j], tile, src)
 		dst[0] = v
 		return err
 	}
 	last := len(idx) - 1
-	end := r.at[:len(idx)]
+	end := f[2][:len(idx)]
 	copy(end, idx)
 	end[last] += int64(n - 1)
-	j0, s0 := m.at(idx, r.s0[:m.rank])
-	s0 = slices.Clone(s0) // the recursion below reuses the scratch
-	j1, s1 := m.at(end, r.s1[:m.rank])
+	j0, s0 := m.at(idx, f[0][:m.rank])
+	j1, s1 := m.at(end, f[1][:m.rank])
 	if j0 == j1 && consecutive(s0, s1, n) {
 		return r.readRow(m.srcs[j0], tile, s0, n, dst)
 	}
-	at := slices.Clone(idx)
-	sc := make([]int64, m.rank)
+	at := f[2][:len(idx)]
+	copy(at, idx)
 	for k := range n {
 		at[last] = idx[last] + int64(k)
-		j, src := m.at(at, sc)
+		j, src := m.at(at, f[1][:m.rank])
 		v, err := r.read(m.srcs[j], tile, src)
 		if err != nil {
 			return err
@@ -99,6 +96,21 @@ func (r *reader) readRowVia(m *mapping, tile int, idx []int64, n int, dst []floa
 		dst[k] = v
 	}
 	return nil
+}
+
+// frame returns the scratch of the current view level, three index
+// vectors of at least rank entries.
+func (r *reader) frame(rank int) *[3][]int64 {
+	for len(r.frames) <= r.depth {
+		r.frames = append(r.frames, &[3][]int64{})
+	}
+	f := r.frames[r.depth]
+	for i := range f {
+		if len(f[i]) < rank {
+			f[i] = make([]int64, rank)
+		}
+	}
+	return f
 }
 
 // consecutive says whether s1 is s0 moved n-1 along the last axis.
