@@ -69,8 +69,9 @@ const notFunction = `not() {
 `
 
 // DefaultFeatures returns the features of this machine: the operating
-// system, the executables in toolsDir, and the LLVM tools on PATH that
-// differential tests use.
+// system, the executables in toolsDir, the LLVM tools on PATH that
+// differential tests use, and util-linux's flock (which holds a device's
+// lock while a test runs another runner).
 func DefaultFeatures(toolsDir string) map[string]bool {
 	f := map[string]bool{runtime.GOOS: true, "system-" + runtime.GOOS: true}
 	if entries, err := os.ReadDir(toolsDir); err == nil {
@@ -80,7 +81,7 @@ func DefaultFeatures(toolsDir string) map[string]bool {
 			}
 		}
 	}
-	for _, tool := range []string{"FileCheck-19", "mlir-opt-19", "mlir-translate-19"} {
+	for _, tool := range []string{"FileCheck-19", "mlir-opt-19", "mlir-translate-19", "flock"} {
 		if _, err := exec.LookPath(tool); err == nil {
 			f[strings.ToLower(tool)] = true
 		}
