@@ -127,6 +127,9 @@ func (s *session) Checkpoint(i int) ([]byte, error) {
 // write stores v at idx of buffer b on tile.
 func (d *Device) write(b, tile int, idx []int64, v float64) error {
 	buf := &d.pkg.Buffers[b]
+	if len(idx) != len(buf.Shape) || len(buf.ViewOf) > 0 {
+		return fmt.Errorf("writes buffer %s (rank %d) at a rank-%d index, or through a view", buf.Name, len(buf.Shape), len(idx))
+	}
 	k := d.pieceOn[b][tile]
 	if k < 0 {
 		return fmt.Errorf("writes buffer %s on a tile that holds none of it", buf.Name)
@@ -162,6 +165,9 @@ func (s *session) reader() *reader { return &reader{s: s, scratch: map[int][]int
 func (r *reader) read(b, tile int, idx []int64) (float64, error) {
 	d := r.s.d
 	buf := &d.pkg.Buffers[b]
+	if len(idx) != len(buf.Shape) {
+		return 0, fmt.Errorf("reads buffer %s (rank %d) at a rank-%d index", buf.Name, len(buf.Shape), len(idx))
+	}
 	if m := r.s.views[b]; m != nil {
 		sc, ok := r.scratch[b]
 		if !ok {
@@ -270,6 +276,9 @@ func (s *session) Run() error {
 		if in.Op == ipupkg.OpSync {
 			pendingSyncs++
 			continue
+		}
+		if len(in.Operands) == 0 {
+			return &Fault{Instruction: i, Op: in.Op.String(), Cycle: clock, Msg: "an instruction with no output"}
 		}
 		if _, ok := perTile[in.Superstep]; !ok {
 			perTile[in.Superstep] = make([]int64, p.Tiles)
@@ -468,6 +477,9 @@ func (s *session) compute(in ipupkg.Instruction, tile int) (int64, error) {
 			return 0, fmt.Errorf("the tile holds none of the reduction's input")
 		}
 		axes := param(in.Params, "axes")
+		if len(srcBox) != len(box) {
+			return 0, fmt.Errorf("a rank-%d reduction of a rank-%d input", len(box), len(srcBox))
+		}
 		readBox := slices.Clone(box)
 		var iaxes []int
 		for _, a := range axes {

@@ -25,6 +25,9 @@ func (r *reader) readRow(b, tile int, idx []int64, n int, dst []float64) error {
 	}
 	d := r.s.d
 	buf := &d.pkg.Buffers[b]
+	if len(idx) != len(buf.Shape) {
+		return fmt.Errorf("reads buffer %s (rank %d) at a rank-%d index", buf.Name, len(buf.Shape), len(idx))
+	}
 	last := len(idx) - 1
 	if m := r.s.views[b]; m != nil {
 		return r.readRowVia(m, tile, idx, n, dst)
@@ -132,6 +135,9 @@ func consecutive(s0, s1 []int64, n int) bool {
 func (d *Device) rowAddress(b, tile int, idx []int64, n int, verb string) (*ipupkg.Piece, int64, codec, error) {
 	buf := &d.pkg.Buffers[b]
 	c := codec{buf.Elem, buf.Elem.Bytes()}
+	if len(idx) != len(buf.Shape) || len(buf.ViewOf) > 0 && verb == "writes" {
+		return nil, 0, c, fmt.Errorf("%s buffer %s (rank %d) at a rank-%d index, or writes through a view", verb, buf.Name, len(buf.Shape), len(idx))
+	}
 	k := d.pieceOn[b][tile]
 	if k < 0 {
 		return nil, 0, c, fmt.Errorf("%s buffer %s on a tile that holds none of it", verb, buf.Name)

@@ -15,7 +15,7 @@ import (
 // gather is a package for test16: x (4×8 f16, two rows on each of tiles 0
 // and 1) is gathered onto tile 0 as y by one exchange, and z = y × 0.5 (a
 // splat constant) is the output.
-func gather(t *testing.T) (*ipupkg.Package, *target.Target) {
+func gather(t testing.TB) (*ipupkg.Package, *target.Target) {
 	t.Helper()
 	tg, err := target.Lookup("test16")
 	if err != nil {
