@@ -1,6 +1,7 @@
 package tiled
 
 import (
+	"github.com/ipuir/ipuir/dialects/tiled/kernel"
 	"fmt"
 	"slices"
 
@@ -40,7 +41,7 @@ var (
 		if !ok {
 			return false
 		}
-		_, err := FnNamed(s.Val)
+		_, err := kernel.FnNamed(s.Val)
 		return err == nil
 	}}
 	reductionAttrKind = ir.AttrKind{Desc: "name of a reduction (sum or max)", Pred: func(a ir.Attribute) bool {
@@ -48,7 +49,7 @@ var (
 		if !ok {
 			return false
 		}
-		_, err := ReductionNamed(s.Val)
+		_, err := kernel.ReductionNamed(s.Val)
 		return err == nil
 	}}
 	denseValueKind = ir.AttrKind{Desc: "dense elements attribute of static shape", Pred: func(a ir.Attribute) bool {
@@ -239,7 +240,7 @@ func verifyConstant(op *ir.Operation, env *ir.Env) error {
 }
 
 func verifyElementwise(op *ir.Operation, env *ir.Env) error {
-	fn, _ := FnNamed(op.Attr(FnAttrName).(*ir.StringAttr).Val)
+	fn, _ := kernel.FnNamed(op.Attr(FnAttrName).(*ir.StringAttr).Val)
 	if op.NumOperands() != fn.Arity {
 		return fmt.Errorf("'%s' takes %d operands, got %d", fn.Name, fn.Arity, op.NumOperands())
 	}

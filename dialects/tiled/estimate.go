@@ -1,6 +1,7 @@
 package tiled
 
 import (
+	"github.com/ipuir/ipuir/dialects/tiled/kernel"
 	"fmt"
 	"slices"
 
@@ -59,7 +60,7 @@ func EstimateOp(op *ir.Operation, tg *target.Target) (Estimate, error) {
 		var m *ShardMap
 		var et elem.Type
 		if m, et, err = shardMapOf(op.Result(0), tg); err == nil {
-			fn, _ := FnNamed(op.Attr(FnAttrName).(*ir.StringAttr).Val)
+			fn, _ := kernel.FnNamed(op.Attr(FnAttrName).(*ir.StringAttr).Val)
 			e.ComputeCycles, err = fn.Cycles(tg, m.MaxShardElements(), et)
 		}
 	case BroadcastOp:

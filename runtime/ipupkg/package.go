@@ -210,6 +210,14 @@ type Instruction struct {
 	Params    []Param
 }
 
+// The AMP instruction's "plan" parameter is [orientation, batch, row,
+// column and inner partitions, result row and column partitions, output
+// column block]; its orientation is one of these.
+const (
+	PlanNormal  = 0 // C = A·B, A's rows as AMP rows
+	PlanSwapped = 1 // Cᵀ = Bᵀ·Aᵀ, B's columns as AMP rows
+)
+
 // Param is a named parameter of an instruction: integers or a string.
 type Param struct {
 	Key      string

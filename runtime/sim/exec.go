@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"github.com/ipuir/ipuir/dialects/tensor/eval"
-	"github.com/ipuir/ipuir/dialects/tiled"
+	"github.com/ipuir/ipuir/dialects/tiled/kernel"
 	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/runtime/device"
 	"github.com/ipuir/ipuir/runtime/ipupkg"
@@ -434,7 +434,7 @@ func (s *session) compute(in ipupkg.Instruction, tile int) (int64, error) {
 	}
 	switch in.Op {
 	case ipupkg.OpVector:
-		fn, err := tiled.FnNamed(strParam("fn"))
+		fn, err := kernel.FnNamed(strParam("fn"))
 		if err != nil {
 			return 0, err
 		}
@@ -467,10 +467,11 @@ func (s *session) compute(in ipupkg.Instruction, tile int) (int64, error) {
 		}
 		return fn.Cycles(d.tg, n, outBuf.Elem)
 	case ipupkg.OpReduce:
-		op := eval.ReduceSum
-		if strParam("fn") == "max" {
-			op = eval.ReduceMax
+		red, err := kernel.ReductionNamed(strParam("fn"))
+		if err != nil {
+			return 0, err
 		}
+		op := red.Op
 		src := in.Operands[0]
 		srcBox, ok := d.pieceBox(src, tile)
 		if !ok {
@@ -598,7 +599,7 @@ func (s *session) amp(in ipupkg.Instruction, tile int, r *reader, box []ipupkg.S
 		return 0, err
 	}
 	m, kk, nn := int(rows.Hi-rows.Lo), int(k.Hi-k.Lo), int(cols.Hi-cols.Lo)
-	if plan := param(in.Params, "plan"); len(plan) > 0 && plan[0] == int64(tiled.Swapped) {
+	if plan := param(in.Params, "plan"); len(plan) > 0 && plan[0] == ipupkg.PlanSwapped {
 		// The AMP computes the transposed product: its rows are the
 		// output's columns.
 		m, nn = nn, m

@@ -332,7 +332,11 @@ func paramOf(op *ir.Operation, a ir.NamedAttr) (ipupkg.Param, error) {
 		return ipupkg.Param{Key: a.Name}, nil
 	case *tiled.GemmPlanAttr:
 		p := v.Plan
-		return ipupkg.Param{Key: a.Name, Ints: []int64{int64(p.Orientation), p.BatchPartitions, p.RowPartitions,
+		orientation := int64(ipupkg.PlanNormal)
+		if p.Orientation == tiled.Swapped {
+			orientation = ipupkg.PlanSwapped
+		}
+		return ipupkg.Param{Key: a.Name, Ints: []int64{orientation, p.BatchPartitions, p.RowPartitions,
 			p.ColumnPartitions, p.InnerPartitions, p.ResultRowPartitions, p.ResultColumnPartitions, p.OutputColumnBlock}}, nil
 	}
 	return ipupkg.Param{}, op.EmitOpError("attribute '%s' has no encoding in the package", a.Name)

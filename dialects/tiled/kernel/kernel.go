@@ -1,4 +1,9 @@
-package tiled
+// Package kernel is the work of the tiled level's compute ops as data:
+// each elementwise function and reduction by name, the tensor dialect's
+// arithmetic that computes it (package eval), and what it costs the
+// target's vector unit. The tiled dialect verifies and estimates with it;
+// the simulated device executes with it, without the IR.
+package kernel
 
 import (
 	"fmt"
