@@ -1,9 +1,10 @@
 package tiled
 
 import (
-	"github.com/ipuir/ipuir/dialects/tiled/kernel"
 	"fmt"
 	"slices"
+
+	"github.com/ipuir/ipuir/dialects/tiled/kernel"
 
 	"github.com/ipuir/ipuir/ir"
 )
