@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -664,13 +665,29 @@ func (s *session) exchange(in ipupkg.Instruction, fault func(int, error) error) 
 		}
 		return out, true
 	}
-	incoming := make([][]int, p.Tiles)
 	for t, tr := range x.Transfers {
 		if tr.Operand >= len(srcs) || len(tr.Box) != rank {
 			return 0, fault(tr.Src, fmt.Errorf("transfer %d reads source %d of %d with a rank-%d box", t, tr.Operand, len(srcs), len(tr.Box)))
 		}
+	}
+	// Elements per 32-bit word (the target's exchange word), and each
+	// destination's segments in cycle order with the word they start at.
+	elemBytes := int64(p.Buffers[dst].Elem.Bytes())
+	epw := max(int64(d.tg.ExchangeWordBytes)/elemBytes, 1)
+	type segment struct {
+		transfer            int
+		start, first, words int64
+	}
+	next := make([]int64, len(x.Transfers))
+	order := slices.Clone(x.Segments)
+	slices.SortStableFunc(order, func(a, b ipupkg.Segment) int { return cmp.Compare(a.Start, b.Start) })
+	incomingSegments := make([][]segment, p.Tiles)
+	for _, sg := range order {
+		tr := x.Transfers[sg.Transfer]
+		seg := segment{transfer: sg.Transfer, start: sg.Start, first: next[sg.Transfer], words: sg.Words}
+		next[sg.Transfer] += sg.Words
 		for _, to := range tr.Dst {
-			incoming[to] = append(incoming[to], t)
+			incomingSegments[to] = append(incomingSegments[to], seg)
 		}
 	}
 	err := parallel(d.tilesOf(dst), func(tile int) error {
@@ -715,11 +732,15 @@ func (s *session) exchange(in ipupkg.Instruction, fault func(int, error) error) 
 				return fault(tile, err)
 			}
 		}
-		for _, t := range incoming[tile] {
-			tr := &x.Transfers[t]
-			err := forRows(tr.Box, func(idx []int64, n int) error {
+		// The words sent to this tile, segment by segment in the order of
+		// their cycles: a segment's words are the next ones of its
+		// transfer, its box's elements in row-major order.
+		for _, sg := range incomingSegments[tile] {
+			tr := &x.Transfers[sg.transfer]
+			lo, hi := sg.first*epw, min((sg.first+sg.words)*epw, boxElements(tr.Box))
+			err := forRange(tr.Box, lo, hi, func(idx []int64, n int) error {
 				if err := copyRow(tr.Operand, tr.Src, idx, n); err != nil {
-					return fmt.Errorf("transfer %d from tile %d: %v", t, tr.Src, err)
+					return fmt.Errorf("transfer %d from tile %d, cycle %d: %v", sg.transfer, tr.Src, sg.start, err)
 				}
 				return nil
 			})

@@ -89,16 +89,47 @@ func (r *reader) readRowVia(m *mapping, tile int, idx []int64, n int, dst []floa
 	}
 	at := f[2][:len(idx)]
 	copy(at, idx)
+	// Element by element (a transpose moves the last axis): straight from
+	// the source's piece when the source is stored, through read otherwise.
+	d := r.s.d
 	for k := range n {
 		at[last] = idx[last] + int64(k)
 		j, src := m.at(at, f[1][:m.rank])
-		v, err := r.read(m.srcs[j], tile, src)
+		b := m.srcs[j]
+		if r.s.views[b] == nil {
+			if v, ok := d.fastGet(b, tile, src); ok {
+				dst[k] = v
+				continue
+			}
+		}
+		v, err := r.read(b, tile, src)
 		if err != nil {
 			return err
 		}
 		dst[k] = v
 	}
 	return nil
+}
+
+// fastGet reads one element of a stored (not splat) buffer when every
+// check passes; otherwise read says what is wrong.
+func (d *Device) fastGet(b, tile int, idx []int64) (float64, bool) {
+	buf := &d.pkg.Buffers[b]
+	k := d.pieceOn[b][tile]
+	if k < 0 || len(idx) != len(buf.Shape) || (buf.Init != nil && buf.Init.Splat) {
+		return 0, false
+	}
+	pc := &buf.Pieces[k]
+	if !contains(pc.Box, idx) {
+		return 0, false
+	}
+	c := codec{buf.Elem, buf.Elem.Bytes()}
+	addr := pc.Address + offsetIn(pc.Box, idx)*int64(c.bytes)
+	m := &d.mem[tile]
+	if int(m.writer[addr/granule]) != b+1 {
+		return 0, false
+	}
+	return c.get(m.bytes[addr:]), true
 }
 
 // frame returns the scratch of the current view level, three index
@@ -213,4 +244,37 @@ func forRows(box []ipupkg.Span, f func(idx []int64, n int) error) error {
 	outer := slices.Clone(box)
 	outer[last] = ipupkg.Span{Lo: box[last].Lo, Hi: box[last].Lo + 1}
 	return forEach(outer, func(idx []int64) error { return f(idx, n) })
+}
+
+// forRange calls f for the row pieces of box's elements [lo, hi) in
+// row-major order: each call is n consecutive elements along the last
+// axis from idx.
+func forRange(box []ipupkg.Span, lo, hi int64, f func(idx []int64, n int) error) error {
+	if lo >= hi {
+		return nil
+	}
+	if len(box) == 0 {
+		return f(nil, 1)
+	}
+	last := len(box) - 1
+	width := box[last].Hi - box[last].Lo
+	if width <= 0 {
+		return nil
+	}
+	idx := make([]int64, len(box))
+	for lin := lo; lin < hi; {
+		// The index of element lin.
+		rest := lin
+		for i := last; i >= 0; i-- {
+			size := box[i].Hi - box[i].Lo
+			idx[i] = box[i].Lo + rest%size
+			rest /= size
+		}
+		n := min(width-(idx[last]-box[last].Lo), hi-lin)
+		if err := f(idx, int(n)); err != nil {
+			return err
+		}
+		lin += n
+	}
+	return nil
 }

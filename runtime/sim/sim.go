@@ -5,9 +5,10 @@
 // The program runs instruction by instruction, each on every tile that
 // holds a piece of its output, the tiles in parallel (GOMAXPROCS
 // goroutines); supersteps are separated by syncs, and an exchange moves
-// each transfer's words from the sender's memory into every receiver's,
-// after the phase's schedule has been checked word by word (every word
-// sent once, one word per tile per cycle each way, within the horizon).
+// the words of its schedule's segments, in the order of their cycles, from
+// the sender's memory into every receiver's, after the schedule has been
+// checked word by word (every word sent once, one word per tile per cycle
+// each way, within the horizon).
 // Arithmetic is the target's: f16 elementwise results rounded to f16, AMP
 // blocks accumulating in f32 — the tensor dialect's kernels (package
 // eval), so the device and the reference interpreter compute the same

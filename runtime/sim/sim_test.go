@@ -116,6 +116,33 @@ func TestRunsTheProgram(t *testing.T) {
 	}
 }
 
+// A transfer sent in two segments, the later words first, arrives whole:
+// each segment carries the next words of its transfer.
+func TestSegmentsInCycleOrder(t *testing.T) {
+	p, tg := gather(t)
+	x := &p.Exchanges[0]
+	x.Horizon = 12
+	x.Segments = []ipupkg.Segment{{Transfer: 0, Start: 8, Words: 4}, {Transfer: 0, Start: 0, Words: 4}}
+	in := make([]float64, 32)
+	for i := range in {
+		in[i] = float64(i)
+	}
+	s, err := run(t, p, tg, f16s(in...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := s.Read(0)
+	for i, v := range in {
+		if got := numeric.F16ToFloat64(binary.LittleEndian.Uint16(out[2*i:])); got != v*0.5 {
+			t.Fatalf("z[%d] = %v, want %v", i, got, v*0.5)
+		}
+	}
+	phase, _ := tg.ExchangePhaseCycles(12)
+	if s.Cycles().Supersteps[0].Exchange != phase {
+		t.Errorf("the phase costs %d, want its horizon's %d", s.Cycles().Supersteps[0].Exchange, phase)
+	}
+}
+
 // Faults name the tile, the cycle and the instruction: a read of memory no
 // one wrote (the host never sent the input), a read of a buffer another
 // one overwrote (two live buffers placed on the same bytes), and a
