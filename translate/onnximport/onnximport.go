@@ -1,0 +1,364 @@
+// Package onnximport translates an ONNX model into a tensor-level ipuir
+// module: ipu-translate --import-onnx. The graph becomes one func.func
+// whose arguments are the graph's inputs (initializers become constants,
+// or arguments with WeightsAsArgs) and whose results are its outputs;
+// every node becomes the tensor-dialect ops that compute it, each located
+// at loc("NODE"("MODEL.onnx":N:1)), N being the node's place in the graph.
+// Shapes are static: they come from the inputs and initializers and are
+// propagated node by node, and the subgraphs exporters emit to compute
+// shapes (Shape, Gather, Unsqueeze, Concat, ... on constants) are folded
+// at import time.
+//
+// A malformed model or an operator the importer does not take is an error
+// naming the node, its operator and the opset:
+//
+//	model.onnx: node 'attn/MatMul_3' (MatMul, opset 17): ...
+package onnximport
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/ipuir/ipuir/elem"
+	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/translate/onnximport/onnxpb"
+)
+
+// Options say how a model is imported.
+type Options struct {
+	// File is the model's name in locations and messages.
+	File string
+	// Dir is the model's folder, which external-data paths are confined to.
+	Dir string
+	// Target, when set, is the module's ipu.target.
+	Target string
+	// WeightsAsArgs makes initializers function arguments after the inputs.
+	WeightsAsArgs bool
+	// Function names the func.func (default "main").
+	Function string
+}
+
+// Supported opsets of the default domain.
+const (
+	MinOpset = 13
+	MaxOpset = 21
+)
+
+// Limits on what a model may ask the importer to hold.
+const (
+	maxRank     = 16
+	maxElements = 1 << 31
+	maxNodes    = 1 << 20
+)
+
+// value is an ONNX value as the importer knows it: its SSA name in the
+// module text (empty for a constant not yet emitted), its type, and its
+// value when known at import time.
+type value struct {
+	ssa   string
+	elem  elem.Type
+	shape []int64
+	konst *konst
+}
+
+// konst is a value known at import time, row major.
+type konst struct {
+	vals []float64
+}
+
+// importer holds the state of one import.
+type importer struct {
+	opts   Options
+	opset  int64
+	values map[string]*value
+	body   strings.Builder
+	args   []string
+	n      int
+	node   *onnxpb.NodeProto
+	index  int
+}
+
+// Error is an import failure at a node (or at the model when Node is "").
+type Error struct {
+	File, Node, Op string
+	Opset          int64
+	Msg            string
+}
+
+func (e *Error) Error() string {
+	if e.Node == "" && e.Op == "" {
+		return fmt.Sprintf("%s: %s", e.File, e.Msg)
+	}
+	return fmt.Sprintf("%s: node '%s' (%s, opset %d): %s", e.File, e.Node, e.Op, e.Opset, e.Msg)
+}
+
+func (im *importer) fail(format string, args ...any) error {
+	e := &Error{File: im.opts.File, Opset: im.opset, Msg: fmt.Sprintf(format, args...)}
+	if im.node != nil {
+		e.Node, e.Op = nodeName(im.node, im.index), im.node.GetOpType()
+	}
+	return e
+}
+
+func nodeName(n *onnxpb.NodeProto, index int) string {
+	if n.GetName() != "" {
+		return n.GetName()
+	}
+	return fmt.Sprintf("#%d", index)
+}
+
+// Import translates model to a module's text.
+func Import(model *onnxpb.ModelProto, opts Options) ([]byte, error) {
+	if opts.File == "" {
+		opts.File = "model.onnx"
+	}
+	if opts.Function == "" {
+		opts.Function = "main"
+	}
+	im := &importer{opts: opts, values: map[string]*value{}}
+	for _, o := range model.GetOpsetImport() {
+		if d := o.GetDomain(); d == "" || d == "ai.onnx" {
+			im.opset = o.GetVersion()
+		}
+	}
+	if im.opset < MinOpset || im.opset > MaxOpset {
+		return nil, im.fail("opset %d of the default domain; the importer takes opsets %d to %d", im.opset, MinOpset, MaxOpset)
+	}
+	g := model.GetGraph()
+	if g == nil {
+		return nil, im.fail("the model has no graph")
+	}
+	if len(g.GetNode()) > maxNodes {
+		return nil, im.fail("%d nodes, more than %d", len(g.GetNode()), maxNodes)
+	}
+	inits := map[string]bool{}
+	for _, t := range g.GetInitializer() {
+		inits[t.GetName()] = true
+	}
+	var sig []string
+	argNo := 0
+	for _, in := range g.GetInput() {
+		if inits[in.GetName()] {
+			continue // an initializer listed as an input (IR version < 4)
+		}
+		et, shape, err := im.valueType(in)
+		if err != nil {
+			return nil, err
+		}
+		ssa := fmt.Sprintf("%%arg%d", argNo)
+		argNo++
+		im.values[in.GetName()] = &value{ssa: ssa, elem: et, shape: shape}
+		sig = append(sig, fmt.Sprintf("%s: %s {ipu.name = %s}", ssa, tensorType(et, shape), quote(in.GetName())))
+	}
+	for _, t := range g.GetInitializer() {
+		if t.GetName() == "" {
+			return nil, im.fail("an initializer without a name")
+		}
+		v, err := im.tensorValue(t)
+		if err != nil {
+			return nil, err
+		}
+		if opts.WeightsAsArgs {
+			v.ssa = fmt.Sprintf("%%arg%d", argNo)
+			argNo++
+			sig = append(sig, fmt.Sprintf("%s: %s {ipu.name = %s}", v.ssa, tensorType(v.elem, v.shape), quote(t.GetName())))
+			v.konst = nil
+		}
+		im.values[t.GetName()] = v
+	}
+	for i, n := range g.GetNode() {
+		im.node, im.index = n, i
+		if d := n.GetDomain(); d != "" && d != "ai.onnx" {
+			return nil, im.fail("operators of domain '%s' are not supported", d)
+		}
+		if err := im.convert(n); err != nil {
+			return nil, err
+		}
+	}
+	im.node = nil
+	var results, types []string
+	for _, out := range g.GetOutput() {
+		v, ok := im.values[out.GetName()]
+		if !ok {
+			return nil, im.fail("graph output '%s' is computed by no node", out.GetName())
+		}
+		ssa, err := im.use(v)
+		if err != nil {
+			return nil, err
+		}
+		results = append(results, ssa)
+		types = append(types, tensorType(v.elem, v.shape))
+	}
+	if len(results) == 0 {
+		return nil, im.fail("the graph has no outputs")
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "// Imported from %s by ipu-translate --import-onnx (opset %d).\n", filepath.Base(opts.File), im.opset)
+	if opts.Target != "" {
+		fmt.Fprintf(&b, "module attributes {ipu.target = %s} {\n", quote(opts.Target))
+	} else {
+		b.WriteString("module {\n")
+	}
+	ret := strings.Join(types, ", ")
+	if len(types) > 1 {
+		ret = "(" + ret + ")"
+	}
+	fmt.Fprintf(&b, "  func.func @%s(%s) -> %s {\n", opts.Function, strings.Join(sig, ", "), ret)
+	b.WriteString(im.body.String())
+	fmt.Fprintf(&b, "    return %s : %s\n  }\n}\n", strings.Join(results, ", "), strings.Join(types, ", "))
+	return []byte(b.String()), nil
+}
+
+// valueType reads a graph input's type: a tensor of a supported element
+// type with a static shape.
+func (im *importer) valueType(vi *onnxpb.ValueInfoProto) (elem.Type, []int64, error) {
+	tt := vi.GetType().GetTensorType()
+	if tt == nil {
+		return 0, nil, im.fail("input '%s' is not a tensor", vi.GetName())
+	}
+	et, err := im.elemType(tt.GetElemType())
+	if err != nil {
+		return 0, nil, im.fail("input '%s': %v", vi.GetName(), err)
+	}
+	if tt.GetShape() == nil {
+		return 0, nil, im.fail("input '%s' has no shape; the importer needs static shapes", vi.GetName())
+	}
+	var shape []int64
+	for i, d := range tt.GetShape().GetDim() {
+		if p := d.GetDimParam(); p != "" || d.Value == nil {
+			return 0, nil, im.fail("input '%s': dimension %d is '%s', not a number; the importer needs static shapes", vi.GetName(), i, p)
+		}
+		shape = append(shape, d.GetDimValue())
+	}
+	if err := checkShape(shape); err != nil {
+		return 0, nil, im.fail("input '%s': %v", vi.GetName(), err)
+	}
+	return et, shape, nil
+}
+
+func (im *importer) elemType(dt int32) (elem.Type, error) {
+	switch onnxpb.TensorProto_DataType(dt) {
+	case onnxpb.TensorProto_FLOAT:
+		return elem.F32, nil
+	case onnxpb.TensorProto_FLOAT16:
+		return elem.F16, nil
+	case onnxpb.TensorProto_BFLOAT16:
+		return elem.BF16, nil
+	case onnxpb.TensorProto_DOUBLE:
+		return elem.F64, nil
+	case onnxpb.TensorProto_INT64:
+		return elem.I64, nil
+	case onnxpb.TensorProto_INT32:
+		return elem.I32, nil
+	case onnxpb.TensorProto_BOOL:
+		return elem.I1, nil
+	}
+	return 0, fmt.Errorf("element type %v is not supported (float, float16, bfloat16, double, int64, int32, bool are)", onnxpb.TensorProto_DataType(dt))
+}
+
+func checkShape(shape []int64) error {
+	if len(shape) > maxRank {
+		return fmt.Errorf("rank %d, more than %d", len(shape), maxRank)
+	}
+	n := int64(1)
+	for _, d := range shape {
+		if d < 0 {
+			return fmt.Errorf("negative dimension %d", d)
+		}
+		if d > 0 && n > maxElements/d {
+			return fmt.Errorf("shape %v has more than %d elements", shape, int64(maxElements))
+		}
+		n *= d
+	}
+	return nil
+}
+
+func elements(shape []int64) int64 {
+	n := int64(1)
+	for _, d := range shape {
+		n *= d
+	}
+	return n
+}
+
+func tensorType(et elem.Type, shape []int64) string {
+	parts := make([]string, 0, len(shape)+1)
+	for _, d := range shape {
+		parts = append(parts, strconv.FormatInt(d, 10))
+	}
+	return "tensor<" + strings.Join(append(parts, et.String()), "x") + ">"
+}
+
+// loc is the current node's location.
+func (im *importer) loc() string {
+	return fmt.Sprintf("loc(%s(%s:%d:1))", quote(nodeName(im.node, im.index)), quote(filepath.Base(im.opts.File)), im.index+1)
+}
+
+// emit writes one op whose result has the given type and returns it.
+func (im *importer) emit(et elem.Type, shape []int64, format string, args ...any) *value {
+	ssa := fmt.Sprintf("%%v%d", im.n)
+	im.n++
+	fmt.Fprintf(&im.body, "    %s = %s %s\n", ssa, fmt.Sprintf(format, args...), im.loc())
+	return &value{ssa: ssa, elem: et, shape: slices.Clone(shape)}
+}
+
+// use returns v's SSA name, emitting a known constant as tensor.constant
+// the first time it is used by an op that is not folded.
+func (im *importer) use(v *value) (string, error) {
+	if v.ssa != "" {
+		return v.ssa, nil
+	}
+	if !v.elem.IsFloat() {
+		return "", im.fail("an %v tensor reaches a computation; the importer computes on float tensors only (integer tensors may only shape the graph)", v.elem)
+	}
+	dense := denseLiteral(v)
+	if im.node == nil {
+		// A constant returned as it is: emit it without a node location.
+		ssa := fmt.Sprintf("%%v%d", im.n)
+		im.n++
+		fmt.Fprintf(&im.body, "    %s = tensor.constant %s\n", ssa, dense)
+		v.ssa = ssa
+		return ssa, nil
+	}
+	c := im.emit(v.elem, v.shape, "tensor.constant %s", dense)
+	v.ssa = c.ssa
+	return v.ssa, nil
+}
+
+// denseLiteral writes a constant: a splat when all elements are equal,
+// the raw data in hex otherwise (exact, and compact for large weights).
+func denseLiteral(v *value) string {
+	ty := tensorType(v.elem, v.shape)
+	vals := v.konst.vals
+	finite := len(vals) > 0 && !math.IsNaN(vals[0]) && !math.IsInf(vals[0], 0)
+	if finite && !slices.ContainsFunc(vals, func(x float64) bool { return x != vals[0] }) {
+		return fmt.Sprintf("dense<%s> : %s", floatLiteral(vals[0]), ty)
+	}
+	var b strings.Builder
+	b.WriteString(`dense<"0x`)
+	for _, x := range vals {
+		for _, byt := range encodeElem(v.elem, x) {
+			fmt.Fprintf(&b, "%02X", byt)
+		}
+	}
+	fmt.Fprintf(&b, `"> : %s`, ty)
+	return b.String()
+}
+
+// floatLiteral writes a finite float as MLIR's grammar takes it (a
+// decimal point before the exponent), exactly.
+func floatLiteral(x float64) string {
+	s := strconv.FormatFloat(x, 'e', -1, 64)
+	if mant, exp, ok := strings.Cut(s, "e"); ok && !strings.Contains(mant, ".") {
+		return mant + ".0e" + exp
+	}
+	return s
+}
+
+// quote writes s as an MLIR string literal (names in ONNX files are any
+// bytes).
+func quote(s string) string { return string(ir.AppendQuoted(nil, s)) }

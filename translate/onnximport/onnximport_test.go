@@ -1,0 +1,355 @@
+package onnximport_test
+
+import (
+	"encoding/binary"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/ipuir/ipuir/dialects/tensor/eval"
+	"github.com/ipuir/ipuir/elem"
+	"github.com/ipuir/ipuir/parser"
+	"github.com/ipuir/ipuir/registry"
+	"github.com/ipuir/ipuir/runtime/reference"
+	"github.com/ipuir/ipuir/translate/onnximport"
+	pb "github.com/ipuir/ipuir/translate/onnximport/onnxpb"
+)
+
+// Models are built here with the generated types, as an exporter writes
+// them.
+
+func input(name string, dims ...int64) *pb.ValueInfoProto {
+	var shape pb.TensorShapeProto
+	for _, d := range dims {
+		shape.Dim = append(shape.Dim, &pb.TensorShapeProto_Dimension{Value: &pb.TensorShapeProto_Dimension_DimValue{DimValue: d}})
+	}
+	return &pb.ValueInfoProto{Name: proto.String(name), Type: &pb.TypeProto{Value: &pb.TypeProto_TensorType{
+		TensorType: &pb.TypeProto_Tensor{ElemType: proto.Int32(int32(pb.TensorProto_FLOAT)), Shape: &shape}}}}
+}
+
+func floats(name string, dims []int64, vals []float64) *pb.TensorProto {
+	raw := make([]byte, 0, 4*len(vals))
+	for _, v := range vals {
+		raw = binary.LittleEndian.AppendUint32(raw, math.Float32bits(float32(v)))
+	}
+	return &pb.TensorProto{Name: proto.String(name), Dims: dims, DataType: proto.Int32(int32(pb.TensorProto_FLOAT)), RawData: raw}
+}
+
+func int64s(name string, vals ...int64) *pb.TensorProto {
+	return &pb.TensorProto{Name: proto.String(name), Dims: []int64{int64(len(vals))}, DataType: proto.Int32(int32(pb.TensorProto_INT64)), Int64Data: vals}
+}
+
+func scalarInt(name string, v int64) *pb.TensorProto {
+	return &pb.TensorProto{Name: proto.String(name), DataType: proto.Int32(int32(pb.TensorProto_INT64)), Int64Data: []int64{v}}
+}
+
+func node(op, name string, ins, outs []string, attrs ...*pb.AttributeProto) *pb.NodeProto {
+	return &pb.NodeProto{OpType: proto.String(op), Name: proto.String(name), Input: ins, Output: outs, Attribute: attrs}
+}
+
+func intAttr(name string, v int64) *pb.AttributeProto {
+	return &pb.AttributeProto{Name: proto.String(name), Type: pb.AttributeProto_INT.Enum(), I: proto.Int64(v)}
+}
+
+func intsAttr(name string, v ...int64) *pb.AttributeProto {
+	return &pb.AttributeProto{Name: proto.String(name), Type: pb.AttributeProto_INTS.Enum(), Ints: v}
+}
+
+func strAttr(name, v string) *pb.AttributeProto {
+	return &pb.AttributeProto{Name: proto.String(name), Type: pb.AttributeProto_STRING.Enum(), S: []byte(v)}
+}
+
+func model(opset int64, inputs []*pb.ValueInfoProto, inits []*pb.TensorProto, nodes []*pb.NodeProto, outputs ...string) *pb.ModelProto {
+	g := &pb.GraphProto{Name: proto.String("g"), Input: inputs, Initializer: inits, Node: nodes}
+	for _, o := range outputs {
+		g.Output = append(g.Output, &pb.ValueInfoProto{Name: proto.String(o)})
+	}
+	return &pb.ModelProto{IrVersion: proto.Int64(8), OpsetImport: []*pb.OperatorSetIdProto{{Version: proto.Int64(opset)}}, Graph: g}
+}
+
+// run imports m (through its wire form, as a file would hold it), parses
+// and verifies the module, and evaluates it with the reference
+// interpreter on ins.
+func run(t *testing.T, m *pb.ModelProto, opts onnximport.Options, ins ...*eval.Array) []*eval.Array {
+	t.Helper()
+	wire, err := proto.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back pb.ModelProto
+	if err := proto.Unmarshal(wire, &back); err != nil {
+		t.Fatal(err)
+	}
+	text, err := onnximport.Import(&back, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := registry.NewContext()
+	module, err := parser.ParseSourceString(ctx, text, parser.Config{Filename: "imported.ipuir"})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, text)
+	}
+	fn, err := reference.LookupFunction(module, "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs, err := reference.Run(fn, ins, nil)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, text)
+	}
+	return outs
+}
+
+func randoms(rng *rand.Rand, n int, scale float64) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = float64(float32(rng.NormFloat64() * scale))
+	}
+	return out
+}
+
+func array(t *testing.T, shape []int, vals []float64) *eval.Array {
+	t.Helper()
+	a, err := eval.FromValues(shape, elem.F32, vals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// matmul multiplies row-major m×k by k×n in float64.
+func matmul(a, b []float64, m, k, n int) []float64 {
+	out := make([]float64, m*n)
+	for i := range m {
+		for j := range n {
+			s := 0.0
+			for p := range k {
+				s += a[i*k+p] * b[p*n+j]
+			}
+			out[i*n+j] = s
+		}
+	}
+	return out
+}
+
+func near(t *testing.T, what string, got *eval.Array, want []float64, tol float64) {
+	t.Helper()
+	if len(got.Data) != len(want) {
+		t.Fatalf("%s: %d values, want %d", what, len(got.Data), len(want))
+	}
+	for i := range want {
+		if d := math.Abs(got.Data[i] - want[i]); !(d <= tol*(1+math.Abs(want[i]))) {
+			t.Fatalf("%s[%d] = %v, want %v", what, i, got.Data[i], want[i])
+		}
+	}
+}
+
+// An MLP as exporters write it: MatMul and Add with a broadcast bias,
+// Relu, Gemm with a transposed weight and its bias.
+func TestMLP(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	x, w1, b1, w2t, b2 := randoms(rng, 4*8, 1), randoms(rng, 8*16, 0.3), randoms(rng, 16, 0.1), randoms(rng, 8*16, 0.3), randoms(rng, 8, 0.1)
+	m := model(17, []*pb.ValueInfoProto{input("x", 4, 8)},
+		[]*pb.TensorProto{floats("w1", []int64{8, 16}, w1), floats("b1", []int64{16}, b1), floats("w2t", []int64{8, 16}, w2t), floats("b2", []int64{8}, b2)},
+		[]*pb.NodeProto{
+			node("MatMul", "fc1/MatMul", []string{"x", "w1"}, []string{"h"}),
+			node("Add", "fc1/Add", []string{"h", "b1"}, []string{"hb"}),
+			node("Relu", "act", []string{"hb"}, []string{"r"}),
+			node("Gemm", "fc2", []string{"r", "w2t", "b2"}, []string{"y"}, intAttr("transB", 1)),
+		}, "y")
+	outs := run(t, m, onnximport.Options{File: "mlp.onnx"}, array(t, []int{4, 8}, x))
+	h := matmul(x, w1, 4, 8, 16)
+	for i := range h {
+		h[i] = math.Max(h[i]+b1[i%16], 0)
+	}
+	w2 := make([]float64, 16*8)
+	for i := range 8 {
+		for j := range 16 {
+			w2[j*8+i] = w2t[i*16+j]
+		}
+	}
+	y := matmul(h, w2, 4, 16, 8)
+	for i := range y {
+		y[i] += b2[i%8]
+	}
+	near(t, "y", outs[0], y, 1e-5)
+}
+
+// Attention as PyTorch exports it: the heads' shape computed by a
+// Shape → Gather → Unsqueeze → Concat subgraph (folded at import), Reshape,
+// Transpose, the scaled scores, Softmax, and the output projection.
+func TestAttentionWithShapeSubgraph(t *testing.T) {
+	const tokens, hidden, heads, hd = 6, 8, 2, 4
+	rng := rand.New(rand.NewPCG(3, 4))
+	x := randoms(rng, tokens*hidden, 1)
+	w := map[string][]float64{}
+	var inits []*pb.TensorProto
+	for _, n := range []string{"wq", "wk", "wv", "wo"} {
+		w[n] = randoms(rng, hidden*hidden, 0.35)
+		inits = append(inits, floats(n, []int64{hidden, hidden}, w[n]))
+	}
+	inits = append(inits, scalarInt("zero", 0), int64s("heads", heads), int64s("hd", hd), int64s("axes0", 0), int64s("flat", tokens, hidden),
+		floats("scale", nil, []float64{2}))
+	var nodes []*pb.NodeProto
+	nodes = append(nodes,
+		node("Shape", "shape", []string{"x"}, []string{"s"}),
+		node("Gather", "gather", []string{"s", "zero"}, []string{"t"}, intAttr("axis", 0)),
+		node("Unsqueeze", "unsq", []string{"t", "axes0"}, []string{"tu"}),
+		node("Concat", "cat", []string{"tu", "heads", "hd"}, []string{"split"}, intAttr("axis", 0)))
+	for _, p := range []string{"q", "k", "v"} {
+		perm := []int64{1, 0, 2}
+		if p == "k" {
+			perm = []int64{1, 2, 0}
+		}
+		nodes = append(nodes,
+			node("MatMul", p+"/MatMul", []string{"x", "w" + p}, []string{p}),
+			node("Reshape", p+"/Reshape", []string{p, "split"}, []string{p + "3"}),
+			node("Transpose", p+"/Transpose", []string{p + "3"}, []string{p + "h"}, intsAttr("perm", perm...)))
+	}
+	nodes = append(nodes,
+		node("MatMul", "scores", []string{"qh", "kh"}, []string{"sc"}),
+		node("Div", "scale", []string{"sc", "scale"}, []string{"scd"}),
+		node("Softmax", "softmax", []string{"scd"}, []string{"p"}, intAttr("axis", -1)),
+		node("MatMul", "context", []string{"p", "vh"}, []string{"c"}),
+		node("Transpose", "merge/Transpose", []string{"c"}, []string{"ct"}, intsAttr("perm", 1, 0, 2)),
+		node("Reshape", "merge/Reshape", []string{"ct", "flat"}, []string{"cf"}),
+		node("MatMul", "out", []string{"cf", "wo"}, []string{"y"}))
+	m := model(17, []*pb.ValueInfoProto{input("x", tokens, hidden)}, inits, nodes, "y")
+	outs := run(t, m, onnximport.Options{File: "attention.onnx"}, array(t, []int{tokens, hidden}, x))
+
+	proj := map[string][]float64{}
+	for _, p := range []string{"q", "k", "v"} {
+		proj[p] = matmul(x, w["w"+p], tokens, hidden, hidden)
+	}
+	ctx := make([]float64, tokens*hidden)
+	for h := range heads {
+		for i := range tokens {
+			sc := make([]float64, tokens)
+			mx := math.Inf(-1)
+			for j := range tokens {
+				s := 0.0
+				for d := range hd {
+					s += proj["q"][i*hidden+h*hd+d] * proj["k"][j*hidden+h*hd+d]
+				}
+				sc[j] = s / 2
+				mx = math.Max(mx, sc[j])
+			}
+			sum := 0.0
+			for j := range sc {
+				sc[j] = math.Exp(sc[j] - mx)
+				sum += sc[j]
+			}
+			for d := range hd {
+				c := 0.0
+				for j := range tokens {
+					c += sc[j] / sum * proj["v"][j*hidden+h*hd+d]
+				}
+				ctx[i*hidden+h*hd+d] = c
+			}
+		}
+	}
+	near(t, "y", outs[0], matmul(ctx, w["wo"], tokens, hidden, hidden), 1e-4)
+}
+
+// LayerNormalization, Gelu (opset 20) and the arithmetic exporters write
+// around them: ReduceMean with kept axes, Sub, Pow 2, Sqrt, Neg, Sigmoid.
+func TestNormAndElementwise(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	x, g, b := randoms(rng, 3*8, 1), randoms(rng, 8, 1), randoms(rng, 8, 0.2)
+	m := model(20, []*pb.ValueInfoProto{input("x", 3, 8)},
+		[]*pb.TensorProto{floats("g", []int64{8}, g), floats("b", []int64{8}, b), floats("two", nil, []float64{2}), int64s("axes", 1)},
+		[]*pb.NodeProto{
+			node("LayerNormalization", "ln", []string{"x", "g", "b"}, []string{"n"}, &pb.AttributeProto{Name: proto.String("epsilon"), Type: pb.AttributeProto_FLOAT.Enum(), F: proto.Float32(1e-5)}),
+			node("Gelu", "gelu", []string{"n"}, []string{"ge"}, strAttr("approximate", "tanh")),
+			node("ReduceMean", "mean", []string{"ge", "axes"}, []string{"mu"}, intAttr("keepdims", 1)),
+			node("Sub", "centre", []string{"ge", "mu"}, []string{"d"}),
+			node("Pow", "square", []string{"d", "two"}, []string{"d2"}),
+			node("Sqrt", "abs", []string{"d2"}, []string{"a"}),
+			node("Neg", "neg", []string{"a"}, []string{"na"}),
+			node("Sigmoid", "sig", []string{"na"}, []string{"y"}),
+		}, "y")
+	outs := run(t, m, onnximport.Options{File: "norm.onnx"}, array(t, []int{3, 8}, x))
+	want := make([]float64, 3*8)
+	for r := range 3 {
+		row := x[r*8 : r*8+8]
+		mean, vr := 0.0, 0.0
+		for _, v := range row {
+			mean += v / 8
+		}
+		for _, v := range row {
+			vr += (v - mean) * (v - mean) / 8
+		}
+		ge := make([]float64, 8)
+		mu := 0.0
+		for i, v := range row {
+			nv := (v-mean)/math.Sqrt(vr+1e-5)*g[i] + b[i]
+			ge[i] = 0.5 * nv * (1 + math.Tanh(math.Sqrt(2/math.Pi)*(nv+0.044715*nv*nv*nv)))
+			mu += ge[i] / 8
+		}
+		for i := range ge {
+			want[r*8+i] = 1 / (1 + math.Exp(math.Abs(ge[i]-mu)))
+		}
+	}
+	near(t, "y", outs[0], want, 1e-4)
+}
+
+// External data is read from beside the model; a location outside its
+// folder is refused.
+func TestExternalData(t *testing.T) {
+	dir := t.TempDir()
+	w := []float64{1, 2, 3, 4, 5, 6}
+	raw := make([]byte, 16) // an offset of 16
+	for _, v := range w {
+		raw = binary.LittleEndian.AppendUint32(raw, math.Float32bits(float32(v)))
+	}
+	if err := os.WriteFile(filepath.Join(dir, "weights.bin"), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ext := func(loc string) *pb.TensorProto {
+		return &pb.TensorProto{Name: proto.String("w"), Dims: []int64{3, 2}, DataType: proto.Int32(int32(pb.TensorProto_FLOAT)),
+			DataLocation: pb.TensorProto_EXTERNAL.Enum(), ExternalData: []*pb.StringStringEntryProto{
+				{Key: proto.String("location"), Value: proto.String(loc)}, {Key: proto.String("offset"), Value: proto.String("16")}, {Key: proto.String("length"), Value: proto.String("24")}}}
+	}
+	m := model(17, []*pb.ValueInfoProto{input("x", 1, 3)}, []*pb.TensorProto{ext("weights.bin")},
+		[]*pb.NodeProto{node("MatMul", "mm", []string{"x", "w"}, []string{"y"})}, "y")
+	outs := run(t, m, onnximport.Options{File: "ext.onnx", Dir: dir}, array(t, []int{1, 3}, []float64{1, 1, 1}))
+	near(t, "y", outs[0], []float64{9, 12}, 0)
+
+	m.Graph.Initializer[0] = ext("../weights.bin")
+	if _, err := onnximport.Import(m, onnximport.Options{File: "ext.onnx", Dir: dir}); err == nil || !strings.Contains(err.Error(), "is not a path inside the model's folder") {
+		t.Errorf("an escaping location: %v", err)
+	}
+}
+
+// Errors name the node, its operator and the opset.
+func TestErrorsNameTheNode(t *testing.T) {
+	mm := []*pb.NodeProto{node("MatMul", "attn/MatMul_3", []string{"x", "x"}, []string{"y"})}
+	for _, tc := range []struct {
+		name string
+		m    *pb.ModelProto
+		want string
+	}{
+		{"unsupported", model(17, []*pb.ValueInfoProto{input("x", 2, 2)}, nil, []*pb.NodeProto{node("Conv", "conv1", []string{"x"}, []string{"y"})}, "y"),
+			"m.onnx: node 'conv1' (Conv, opset 17): operator 'Conv' is not supported"},
+		{"shapes", model(17, []*pb.ValueInfoProto{input("x", 2, 3)}, nil, mm, "y"),
+			"m.onnx: node 'attn/MatMul_3' (MatMul, opset 17): matmul of [2 3] by [2 3]: inner sizes 3 and 2"},
+		{"opset", model(11, []*pb.ValueInfoProto{input("x", 2, 2)}, nil, mm, "y"), "m.onnx: opset 11 of the default domain; the importer takes opsets 13 to 21"},
+		{"undefined", model(17, []*pb.ValueInfoProto{input("x", 2, 2)}, nil, []*pb.NodeProto{node("Relu", "r", []string{"nothing"}, []string{"y"})}, "y"),
+			"m.onnx: node 'r' (Relu, opset 17): input 0 'nothing' is defined by no earlier node, input or initializer"},
+	} {
+		_, err := onnximport.Import(tc.m, onnximport.Options{File: "m.onnx"})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v\nwant %s", tc.name, err, tc.want)
+		}
+	}
+	dyn := model(17, []*pb.ValueInfoProto{input("x", 2, 2)}, nil, mm, "y")
+	dyn.Graph.Input[0].Type.GetTensorType().Shape.Dim[0] = &pb.TensorShapeProto_Dimension{Value: &pb.TensorShapeProto_Dimension_DimParam{DimParam: "batch"}}
+	if _, err := onnximport.Import(dyn, onnximport.Options{File: "m.onnx"}); err == nil || !strings.Contains(err.Error(), "dimension 0 is 'batch', not a number") {
+		t.Errorf("dynamic shape: %v", err)
+	}
+}

@@ -1,0 +1,429 @@
+package onnximport
+
+import (
+	"slices"
+
+	"github.com/ipuir/ipuir/elem"
+	"github.com/ipuir/ipuir/translate/onnximport/onnxpb"
+)
+
+// matmulValues multiplies a [..., M, K] by b [..., K, N] (numpy's matmul:
+// a rank-2 right operand applies to every matrix of a stacked left one).
+func (im *importer) matmulValues(a, b *value) (*value, error) {
+	if a.elem != b.elem || !a.elem.IsFloat() {
+		return nil, im.fail("matmul of %v and %v", a.elem, b.elem)
+	}
+	ra, rb := len(a.shape), len(b.shape)
+	if ra < 2 || rb < 2 {
+		return nil, im.fail("matmul of ranks %d and %d (the importer takes rank 2 and more)", ra, rb)
+	}
+	m, k, k2, nn := a.shape[ra-2], a.shape[ra-1], b.shape[rb-2], b.shape[rb-1]
+	if k != k2 {
+		return nil, im.fail("matmul of %v by %v: inner sizes %d and %d", a.shape, b.shape, k, k2)
+	}
+	mm := func(x, y *value, shape []int64, op string) (*value, error) {
+		xs, err := im.use(x)
+		if err != nil {
+			return nil, err
+		}
+		ys, err := im.use(y)
+		if err != nil {
+			return nil, err
+		}
+		return im.emit(a.elem, shape, "tensor.%s %s, %s : %s, %s -> %s", op, xs, ys, tensorType(x.elem, x.shape), tensorType(y.elem, y.shape), tensorType(a.elem, shape)), nil
+	}
+	switch {
+	case ra == 2 && rb == 2:
+		return mm(a, b, []int64{m, nn}, "matmul")
+	case rb == 2:
+		// Stack the left operand's matrices into one.
+		batch := a.shape[:ra-2]
+		flat, err := im.reshapeValue(a, []int64{elements(batch) * m, k})
+		if err != nil {
+			return nil, err
+		}
+		p, err := mm(flat, b, []int64{elements(batch) * m, nn}, "matmul")
+		if err != nil {
+			return nil, err
+		}
+		return im.reshapeValue(p, append(slices.Clone(batch), m, nn))
+	default:
+		batch, err := im.broadcastShape(a.shape[:ra-2], b.shape[:rb-2])
+		if err != nil {
+			return nil, err
+		}
+		x, y := a, b
+		if !slices.Equal(a.shape[:ra-2], batch) {
+			s, err := im.broadcastTo(a, append(slices.Clone(batch), m, k))
+			if err != nil {
+				return nil, err
+			}
+			x = &value{ssa: s, elem: a.elem, shape: append(slices.Clone(batch), m, k)}
+		}
+		if !slices.Equal(b.shape[:rb-2], batch) {
+			s, err := im.broadcastTo(b, append(slices.Clone(batch), k, nn))
+			if err != nil {
+				return nil, err
+			}
+			y = &value{ssa: s, elem: b.elem, shape: append(slices.Clone(batch), k, nn)}
+		}
+		return mm(x, y, append(slices.Clone(batch), m, nn), "batch_matmul")
+	}
+}
+
+func (im *importer) matmul(n *onnxpb.NodeProto) error {
+	a, err := im.need(n, 0)
+	if err != nil {
+		return err
+	}
+	b, err := im.need(n, 1)
+	if err != nil {
+		return err
+	}
+	v, err := im.matmulValues(a, b)
+	if err != nil {
+		return err
+	}
+	return im.out(n, v)
+}
+
+// transposed swaps a rank-2 value's axes.
+func (im *importer) transposed(x *value) (*value, error) {
+	if len(x.shape) != 2 {
+		return nil, im.fail("a transposed Gemm operand of rank %d", len(x.shape))
+	}
+	src, err := im.use(x)
+	if err != nil {
+		return nil, err
+	}
+	shape := []int64{x.shape[1], x.shape[0]}
+	return im.emit(x.elem, shape, "tensor.transpose %s permutation = [1, 0] : %s -> %s", src, tensorType(x.elem, x.shape), tensorType(x.elem, shape)), nil
+}
+
+// gemm is alpha·A'·B' + beta·C.
+func (im *importer) gemm(n *onnxpb.NodeProto) error {
+	a, err := im.need(n, 0)
+	if err != nil {
+		return err
+	}
+	b, err := im.need(n, 1)
+	if err != nil {
+		return err
+	}
+	c, err := im.in(n, 2)
+	if err != nil {
+		return err
+	}
+	if attrInt(n, "transA", 0) != 0 {
+		if a, err = im.transposed(a); err != nil {
+			return err
+		}
+	}
+	if attrInt(n, "transB", 0) != 0 {
+		if b, err = im.transposed(b); err != nil {
+			return err
+		}
+	}
+	if len(a.shape) != 2 || len(b.shape) != 2 {
+		return im.fail("Gemm of ranks %d and %d", len(a.shape), len(b.shape))
+	}
+	v, err := im.matmulValues(a, b)
+	if err != nil {
+		return err
+	}
+	if alpha := attrFloat(n, "alpha", 1); alpha != 1 {
+		if v, err = im.binaryValues(v, splat(v.elem, nil, alpha), "mul"); err != nil {
+			return err
+		}
+	}
+	if c != nil {
+		if beta := attrFloat(n, "beta", 1); beta != 1 {
+			if c, err = im.binaryValues(c, splat(c.elem, nil, beta), "mul"); err != nil {
+				return err
+			}
+		}
+		if v, err = im.binaryValues(v, c, "add"); err != nil {
+			return err
+		}
+	}
+	return im.out(n, v)
+}
+
+func (im *importer) softmax(n *onnxpb.NodeProto) error {
+	x, err := im.need(n, 0)
+	if err != nil {
+		return err
+	}
+	axis, err := im.axis(attrInt(n, "axis", -1), len(x.shape))
+	if err != nil {
+		return err
+	}
+	src, err := im.use(x)
+	if err != nil {
+		return err
+	}
+	return im.out(n, im.emit(x.elem, x.shape, "tensor.softmax %s axis = %d : %s", src, axis, tensorType(x.elem, x.shape)))
+}
+
+// layerNorm normalises over the last axis (the tensor dialect's layer_norm);
+// scale and bias are one value per element of that axis.
+func (im *importer) layerNorm(n *onnxpb.NodeProto) error {
+	x, err := im.need(n, 0)
+	if err != nil {
+		return err
+	}
+	scale, err := im.need(n, 1)
+	if err != nil {
+		return err
+	}
+	bias, err := im.in(n, 2)
+	if err != nil {
+		return err
+	}
+	r := len(x.shape)
+	if axis, err := im.axis(attrInt(n, "axis", -1), r); err != nil {
+		return err
+	} else if axis != r-1 {
+		return im.fail("normalising from axis %d; the importer takes the last axis only", axis)
+	}
+	d := x.shape[r-1]
+	if bias == nil {
+		bias = splat(x.elem, []int64{d}, 0)
+	}
+	var names [2]string
+	for i, p := range []*value{scale, bias} {
+		if elements(p.shape) != d {
+			return im.fail("a scale or bias of shape %v for a last axis of %d", p.shape, d)
+		}
+		flat, err := im.reshapeValue(p, []int64{d})
+		if err != nil {
+			return err
+		}
+		if names[i], err = im.use(flat); err != nil {
+			return err
+		}
+	}
+	src, err := im.use(x)
+	if err != nil {
+		return err
+	}
+	eps := floatLiteral(float64(float32(attrFloat(n, "epsilon", 1e-5))))
+	pt := tensorType(x.elem, []int64{d})
+	return im.out(n, im.emit(x.elem, x.shape, "tensor.layer_norm %s, %s, %s epsilon = %s : %s, %s, %s -> %s",
+		src, names[0], names[1], eps, tensorType(x.elem, x.shape), pt, pt, tensorType(x.elem, x.shape)))
+}
+
+func (im *importer) gelu(n *onnxpb.NodeProto) error {
+	x, err := im.need(n, 0)
+	if err != nil {
+		return err
+	}
+	src, err := im.use(x)
+	if err != nil {
+		return err
+	}
+	approx := ""
+	switch s := "none"; {
+	case attr(n, "approximate") != nil && string(attr(n, "approximate").GetS()) == "tanh":
+		approx = " {approximate}"
+	case attr(n, "approximate") != nil && string(attr(n, "approximate").GetS()) != s:
+		return im.fail("approximate = '%s' (none or tanh)", attr(n, "approximate").GetS())
+	}
+	return im.out(n, im.emit(x.elem, x.shape, "tensor.gelu %s%s : %s", src, approx, tensorType(x.elem, x.shape)))
+}
+
+func (im *importer) cast(n *onnxpb.NodeProto) error {
+	x, err := im.need(n, 0)
+	if err != nil {
+		return err
+	}
+	to, err := im.elemType(int32(attrInt(n, "to", 0)))
+	if err != nil {
+		return im.fail("%v", err)
+	}
+	if x.elem == to {
+		return im.out(n, x)
+	}
+	if x.konst != nil {
+		out := &value{elem: to, shape: x.shape, konst: &konst{vals: make([]float64, len(x.konst.vals))}}
+		for i, v := range x.konst.vals {
+			out.konst.vals[i] = round(to, v)
+		}
+		return im.out(n, out)
+	}
+	if !x.elem.IsFloat() || !to.IsFloat() {
+		return im.fail("a cast from %v to %v of a computed tensor (the importer casts between float types)", x.elem, to)
+	}
+	src, err := im.use(x)
+	if err != nil {
+		return err
+	}
+	return im.out(n, im.emit(to, x.shape, "tensor.convert %s : %s -> %s", src, tensorType(x.elem, x.shape), tensorType(to, x.shape)))
+}
+
+func (im *importer) identity(n *onnxpb.NodeProto) error {
+	x, err := im.need(n, 0)
+	if err != nil {
+		return err
+	}
+	return im.out(n, x)
+}
+
+func (im *importer) constant(n *onnxpb.NodeProto) error {
+	if len(n.GetAttribute()) != 1 {
+		return im.fail("a Constant has one value attribute, this one has %d", len(n.GetAttribute()))
+	}
+	a := n.GetAttribute()[0]
+	switch a.GetName() {
+	case "value":
+		v, err := im.tensorValue(a.GetT())
+		if err != nil {
+			return err
+		}
+		return im.out(n, v)
+	case "value_float":
+		return im.out(n, splat(elem.F32, nil, float64(a.GetF())))
+	case "value_int":
+		return im.out(n, splat(elem.I64, nil, float64(a.GetI())))
+	case "value_floats":
+		vals := make([]float64, len(a.GetFloats()))
+		for i, f := range a.GetFloats() {
+			vals[i] = float64(f)
+		}
+		return im.out(n, &value{elem: elem.F32, shape: []int64{int64(len(vals))}, konst: &konst{vals: vals}})
+	case "value_ints":
+		vals := make([]float64, len(a.GetInts()))
+		for i, x := range a.GetInts() {
+			vals[i] = float64(x)
+		}
+		return im.out(n, &value{elem: elem.I64, shape: []int64{int64(len(vals))}, konst: &konst{vals: vals}})
+	}
+	return im.fail("a Constant's '%s' is not supported", a.GetName())
+}
+
+func (im *importer) constantOfShape(n *onnxpb.NodeProto) error {
+	spec, ok, err := im.ints(n, 0, "")
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return im.fail("no shape")
+	}
+	if err := checkShape(spec); err != nil {
+		return im.fail("%v", err)
+	}
+	et, x := elem.F32, 0.0
+	if a := attr(n, "value"); a != nil {
+		v, err := im.tensorValue(a.GetT())
+		if err != nil {
+			return err
+		}
+		if len(v.konst.vals) != 1 {
+			return im.fail("a value of %d elements, not one", len(v.konst.vals))
+		}
+		et, x = v.elem, v.konst.vals[0]
+	}
+	return im.out(n, splat(et, spec, x))
+}
+
+// reduce is ReduceSum, ReduceMean or ReduceMax: the axes from the second
+// input (ReduceSum from opset 13, the others from 18) or the attribute,
+// all of them when none is given (unless noop_with_empty_axes).
+func reduce(kind string) func(*importer, *onnxpb.NodeProto) error {
+	return func(im *importer, n *onnxpb.NodeProto) error {
+		x, err := im.need(n, 0)
+		if err != nil {
+			return err
+		}
+		axes, ok, err := im.ints(n, 1, "axes")
+		if err != nil {
+			return err
+		}
+		r := len(x.shape)
+		if !ok || len(axes) == 0 {
+			if attrInt(n, "noop_with_empty_axes", 0) != 0 {
+				return im.out(n, x)
+			}
+			axes = make([]int64, r)
+			for i := range axes {
+				axes[i] = int64(i)
+			}
+		}
+		keep := attrInt(n, "keepdims", 1) != 0
+		set := make([]bool, r)
+		var norm []int64
+		count := int64(1)
+		for _, a := range axes {
+			k, err := im.axis(a, r)
+			if err != nil {
+				return err
+			}
+			if !set[k] {
+				set[k] = true
+				norm = append(norm, int64(k))
+				count *= x.shape[k]
+			}
+		}
+		slices.Sort(norm)
+		var reduced, kept []int64
+		for i, d := range x.shape {
+			if set[i] {
+				kept = append(kept, 1)
+			} else {
+				reduced = append(reduced, d)
+				kept = append(kept, d)
+			}
+		}
+		src, err := im.use(x)
+		if err != nil {
+			return err
+		}
+		op := "reduce_sum"
+		if kind == "max" {
+			op = "reduce_max"
+		}
+		v := im.emit(x.elem, reduced, "tensor.%s %s axes = %s : %s -> %s", op, src, ints(norm), tensorType(x.elem, x.shape), tensorType(x.elem, reduced))
+		if kind == "mean" {
+			if v, err = im.binaryValues(v, splat(x.elem, nil, 1/float64(max(count, 1))), "mul"); err != nil {
+				return err
+			}
+		}
+		if keep {
+			if v, err = im.reshapeValue(v, kept); err != nil {
+				return err
+			}
+		}
+		return im.out(n, v)
+	}
+}
+
+// where takes a constant condition and constant branches.
+func (im *importer) where(n *onnxpb.NodeProto) error {
+	var vs [3]*value
+	for i := range vs {
+		v, err := im.need(n, i)
+		if err != nil {
+			return err
+		}
+		if v.konst == nil {
+			return im.fail("input %d must be a constant known at import time", i)
+		}
+		vs[i] = v
+	}
+	shape, err := im.broadcastShape(vs[0].shape, vs[1].shape)
+	if err == nil {
+		shape, err = im.broadcastShape(shape, vs[2].shape)
+	}
+	if err != nil {
+		return err
+	}
+	c, x, y := broadcastKonst(vs[0], shape), broadcastKonst(vs[1], shape), broadcastKonst(vs[2], shape)
+	out := &value{elem: vs[1].elem, shape: shape, konst: &konst{vals: make([]float64, elements(shape))}}
+	for i := range out.konst.vals {
+		out.konst.vals[i] = y.konst.vals[i]
+		if c.konst.vals[i] != 0 {
+			out.konst.vals[i] = x.konst.vals[i]
+		}
+	}
+	return im.out(n, out)
+}

@@ -1,0 +1,572 @@
+package onnximport
+
+import (
+	"slices"
+
+	"github.com/ipuir/ipuir/elem"
+	"github.com/ipuir/ipuir/translate/onnximport/onnxpb"
+)
+
+// reshapeValue gives x a new shape of as many elements.
+func (im *importer) reshapeValue(x *value, shape []int64) (*value, error) {
+	if elements(shape) != elements(x.shape) {
+		return nil, im.fail("cannot reshape %v to %v", x.shape, shape)
+	}
+	if slices.Equal(shape, x.shape) {
+		return x, nil
+	}
+	if x.konst != nil {
+		return &value{elem: x.elem, shape: slices.Clone(shape), konst: x.konst}, nil
+	}
+	src, err := im.use(x)
+	if err != nil {
+		return nil, err
+	}
+	return im.emit(x.elem, shape, "tensor.reshape %s : %s -> %s", src, tensorType(x.elem, x.shape), tensorType(x.elem, shape)), nil
+}
+
+func (im *importer) reshapeOp(n *onnxpb.NodeProto) error {
+	x, err := im.need(n, 0)
+	if err != nil {
+		return err
+	}
+	spec, ok, err := im.ints(n, 1, "shape")
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return im.fail("no target shape")
+	}
+	allowZero := attrInt(n, "allowzero", 0) != 0
+	shape := make([]int64, len(spec))
+	infer := -1
+	known := int64(1)
+	for i, d := range spec {
+		switch {
+		case d == 0 && !allowZero:
+			if i >= len(x.shape) {
+				return im.fail("shape %v copies dimension %d of a rank-%d input", spec, i, len(x.shape))
+			}
+			shape[i] = x.shape[i]
+		case d == -1:
+			if infer >= 0 {
+				return im.fail("shape %v has two -1 dimensions", spec)
+			}
+			infer = i
+			continue
+		case d < 0:
+			return im.fail("shape %v has a negative dimension", spec)
+		default:
+			shape[i] = d
+		}
+		known *= shape[i]
+	}
+	if infer >= 0 {
+		if known == 0 || elements(x.shape)%known != 0 {
+			return im.fail("shape %v does not divide the input's %d elements", spec, elements(x.shape))
+		}
+		shape[infer] = elements(x.shape) / known
+	}
+	if err := checkShape(shape); err != nil {
+		return im.fail("%v", err)
+	}
+	v, err := im.reshapeValue(x, shape)
+	if err != nil {
+		return err
+	}
+	return im.out(n, v)
+}
+
+func (im *importer) flatten(n *onnxpb.NodeProto) error {
+	x, err := im.need(n, 0)
+	if err != nil {
+		return err
+	}
+	a := attrInt(n, "axis", 1)
+	if a < 0 {
+		a += int64(len(x.shape))
+	}
+	if a < 0 || a > int64(len(x.shape)) {
+		return im.fail("axis %d of a rank-%d tensor", a, len(x.shape))
+	}
+	v, err := im.reshapeValue(x, []int64{elements(x.shape[:a]), elements(x.shape[a:])})
+	if err != nil {
+		return err
+	}
+	return im.out(n, v)
+}
+
+func (im *importer) unsqueeze(n *onnxpb.NodeProto) error {
+	x, err := im.need(n, 0)
+	if err != nil {
+		return err
+	}
+	axes, ok, err := im.ints(n, 1, "axes")
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return im.fail("no axes")
+	}
+	r := len(x.shape) + len(axes)
+	at := make([]bool, r)
+	for _, a := range axes {
+		k, err := im.axis(a, r)
+		if err != nil {
+			return err
+		}
+		if at[k] {
+			return im.fail("axis %d given twice", a)
+		}
+		at[k] = true
+	}
+	shape := make([]int64, 0, r)
+	src := 0
+	for k := range r {
+		if at[k] {
+			shape = append(shape, 1)
+		} else {
+			shape = append(shape, x.shape[src])
+			src++
+		}
+	}
+	v, err := im.reshapeValue(x, shape)
+	if err != nil {
+		return err
+	}
+	return im.out(n, v)
+}
+
+func (im *importer) squeeze(n *onnxpb.NodeProto) error {
+	x, err := im.need(n, 0)
+	if err != nil {
+		return err
+	}
+	axes, ok, err := im.ints(n, 1, "axes")
+	if err != nil {
+		return err
+	}
+	drop := make([]bool, len(x.shape))
+	for i, d := range x.shape {
+		drop[i] = !ok && d == 1
+	}
+	for _, a := range axes {
+		k, err := im.axis(a, len(x.shape))
+		if err != nil {
+			return err
+		}
+		if x.shape[k] != 1 {
+			return im.fail("axis %d has size %d, not 1", a, x.shape[k])
+		}
+		drop[k] = true
+	}
+	var shape []int64
+	for i, d := range x.shape {
+		if !drop[i] {
+			shape = append(shape, d)
+		}
+	}
+	v, err := im.reshapeValue(x, shape)
+	if err != nil {
+		return err
+	}
+	return im.out(n, v)
+}
+
+func (im *importer) transpose(n *onnxpb.NodeProto) error {
+	x, err := im.need(n, 0)
+	if err != nil {
+		return err
+	}
+	r := len(x.shape)
+	perm := make([]int64, r)
+	for i := range perm {
+		perm[i] = int64(r - 1 - i)
+	}
+	if a := attr(n, "perm"); a != nil {
+		perm = a.GetInts()
+	}
+	seen := make([]bool, r)
+	if len(perm) != r {
+		return im.fail("permutation %v of a rank-%d tensor", perm, r)
+	}
+	shape := make([]int64, r)
+	for i, p := range perm {
+		if p < 0 || p >= int64(r) || seen[p] {
+			return im.fail("permutation %v of a rank-%d tensor", perm, r)
+		}
+		seen[p] = true
+		shape[i] = x.shape[p]
+	}
+	if x.konst != nil {
+		out := &value{elem: x.elem, shape: shape, konst: &konst{vals: make([]float64, len(x.konst.vals))}}
+		forIndex(shape, func(lin int64, idx []int64) {
+			src := make([]int64, r)
+			for i, p := range perm {
+				src[p] = idx[i]
+			}
+			out.konst.vals[lin] = x.konst.vals[linear(x.shape, src)]
+		})
+		return im.out(n, out)
+	}
+	src, err := im.use(x)
+	if err != nil {
+		return err
+	}
+	return im.out(n, im.emit(x.elem, shape, "tensor.transpose %s permutation = %s : %s -> %s", src, ints(perm), tensorType(x.elem, x.shape), tensorType(x.elem, shape)))
+}
+
+func forIndex(shape []int64, f func(lin int64, idx []int64)) {
+	n := elements(shape)
+	idx := make([]int64, len(shape))
+	for lin := int64(0); lin < n; lin++ {
+		rest := lin
+		for i := len(shape) - 1; i >= 0; i-- {
+			idx[i] = rest % shape[i]
+			rest /= shape[i]
+		}
+		f(lin, idx)
+	}
+}
+
+func linear(shape, idx []int64) int64 {
+	lin := int64(0)
+	for i, d := range shape {
+		lin = lin*d + idx[i]
+	}
+	return lin
+}
+
+// concatValues joins vs along axis.
+func (im *importer) concatValues(vs []*value, a int64) (*value, error) {
+	if len(vs) == 0 {
+		return nil, im.fail("nothing to concatenate")
+	}
+	r := len(vs[0].shape)
+	axis, err := im.axis(a, r)
+	if err != nil {
+		return nil, err
+	}
+	shape := slices.Clone(vs[0].shape)
+	shape[axis] = 0
+	allKnown := true
+	for _, v := range vs {
+		if len(v.shape) != r || v.elem != vs[0].elem {
+			return nil, im.fail("concatenating %v %v with %v %v", vs[0].elem, vs[0].shape, v.elem, v.shape)
+		}
+		for i := range r {
+			if i != axis && v.shape[i] != vs[0].shape[i] {
+				return nil, im.fail("concatenating %v with %v along axis %d", vs[0].shape, v.shape, axis)
+			}
+		}
+		shape[axis] += v.shape[axis]
+		allKnown = allKnown && v.konst != nil
+	}
+	if allKnown {
+		out := &value{elem: vs[0].elem, shape: shape, konst: &konst{vals: make([]float64, elements(shape))}}
+		forIndex(shape, func(lin int64, idx []int64) {
+			src := slices.Clone(idx)
+			for _, v := range vs {
+				if src[axis] < v.shape[axis] {
+					out.konst.vals[lin] = v.konst.vals[linear(v.shape, src)]
+					return
+				}
+				src[axis] -= v.shape[axis]
+			}
+		})
+		return out, nil
+	}
+	names := make([]string, len(vs))
+	types := make([]string, len(vs))
+	for i, v := range vs {
+		if names[i], err = im.use(v); err != nil {
+			return nil, err
+		}
+		types[i] = tensorType(v.elem, v.shape)
+	}
+	return im.emit(vs[0].elem, shape, "tensor.concat %s axis = %d : %s -> %s", joinComma(names), axis, joinComma(types), tensorType(vs[0].elem, shape)), nil
+}
+
+func joinComma(xs []string) string {
+	out := ""
+	for i, x := range xs {
+		if i > 0 {
+			out += ", "
+		}
+		out += x
+	}
+	return out
+}
+
+func (im *importer) concat(n *onnxpb.NodeProto) error {
+	var vs []*value
+	for i := range n.GetInput() {
+		v, err := im.need(n, i)
+		if err != nil {
+			return err
+		}
+		if elements(v.shape) == 0 && len(n.GetInput()) > 1 {
+			continue // an empty tensor adds nothing
+		}
+		vs = append(vs, v)
+	}
+	if a := attr(n, "axis"); a == nil {
+		return im.fail("no axis")
+	}
+	v, err := im.concatValues(vs, attrInt(n, "axis", 0))
+	if err != nil {
+		return err
+	}
+	return im.out(n, v)
+}
+
+// sliceValue takes x[offsets + strides·i] for i < sizes.
+func (im *importer) sliceValue(x *value, offsets, sizes, strides []int64) (*value, error) {
+	if x.konst != nil {
+		out := &value{elem: x.elem, shape: slices.Clone(sizes), konst: &konst{vals: make([]float64, elements(sizes))}}
+		forIndex(sizes, func(lin int64, idx []int64) {
+			src := make([]int64, len(idx))
+			for i := range idx {
+				src[i] = offsets[i] + strides[i]*idx[i]
+			}
+			out.konst.vals[lin] = x.konst.vals[linear(x.shape, src)]
+		})
+		return out, nil
+	}
+	if slices.Equal(sizes, x.shape) {
+		return x, nil
+	}
+	src, err := im.use(x)
+	if err != nil {
+		return nil, err
+	}
+	return im.emit(x.elem, sizes, "tensor.slice %s offsets = %s sizes = %s strides = %s : %s -> %s", src, ints(offsets), ints(sizes), ints(strides),
+		tensorType(x.elem, x.shape), tensorType(x.elem, sizes)), nil
+}
+
+func (im *importer) slice(n *onnxpb.NodeProto) error {
+	x, err := im.need(n, 0)
+	if err != nil {
+		return err
+	}
+	starts, ok1, err := im.ints(n, 1, "starts")
+	if err != nil {
+		return err
+	}
+	ends, ok2, err := im.ints(n, 2, "ends")
+	if err != nil {
+		return err
+	}
+	if !ok1 || !ok2 || len(starts) != len(ends) {
+		return im.fail("starts and ends must be constants of one length")
+	}
+	axes, ok, err := im.ints(n, 3, "axes")
+	if err != nil {
+		return err
+	}
+	if !ok {
+		axes = make([]int64, len(starts))
+		for i := range axes {
+			axes[i] = int64(i)
+		}
+	}
+	steps, ok, err := im.ints(n, 4, "steps")
+	if err != nil {
+		return err
+	}
+	if !ok {
+		steps = make([]int64, len(starts))
+		for i := range steps {
+			steps[i] = 1
+		}
+	}
+	if len(axes) != len(starts) || len(steps) != len(starts) {
+		return im.fail("starts, ends, axes and steps of different lengths")
+	}
+	r := len(x.shape)
+	offsets, sizes, strides := make([]int64, r), slices.Clone(x.shape), make([]int64, r)
+	for i := range strides {
+		strides[i] = 1
+	}
+	for k, a := range axes {
+		axis, err := im.axis(a, r)
+		if err != nil {
+			return err
+		}
+		d := x.shape[axis]
+		if steps[k] < 1 {
+			return im.fail("step %d: the importer takes positive steps", steps[k])
+		}
+		clamp := func(v int64) int64 {
+			if v < 0 {
+				v += d
+			}
+			return min(max(v, 0), d)
+		}
+		s, e := clamp(starts[k]), clamp(ends[k])
+		offsets[axis], strides[axis] = s, steps[k]
+		sizes[axis] = 0
+		if e > s {
+			sizes[axis] = (e - s + steps[k] - 1) / steps[k]
+		}
+	}
+	v, err := im.sliceValue(x, offsets, sizes, strides)
+	if err != nil {
+		return err
+	}
+	return im.out(n, v)
+}
+
+func (im *importer) split(n *onnxpb.NodeProto) error {
+	x, err := im.need(n, 0)
+	if err != nil {
+		return err
+	}
+	axis, err := im.axis(attrInt(n, "axis", 0), len(x.shape))
+	if err != nil {
+		return err
+	}
+	parts, ok, err := im.ints(n, 1, "split")
+	if err != nil {
+		return err
+	}
+	outs := len(n.GetOutput())
+	if !ok {
+		if k := attrInt(n, "num_outputs", int64(outs)); k > 0 {
+			size := (x.shape[axis] + k - 1) / k
+			for rest := x.shape[axis]; rest > 0; rest -= size {
+				parts = append(parts, min(size, rest))
+			}
+		}
+	}
+	if len(parts) != outs {
+		return im.fail("%d parts for %d outputs", len(parts), outs)
+	}
+	off := int64(0)
+	for i, p := range parts {
+		offsets, sizes, strides := make([]int64, len(x.shape)), slices.Clone(x.shape), make([]int64, len(x.shape))
+		for k := range strides {
+			strides[k] = 1
+		}
+		offsets[axis], sizes[axis] = off, p
+		off += p
+		if p < 0 || off > x.shape[axis] {
+			return im.fail("parts %v do not fit axis %d of size %d", parts, axis, x.shape[axis])
+		}
+		v, err := im.sliceValue(x, offsets, sizes, strides)
+		if err != nil {
+			return err
+		}
+		if name := n.GetOutput()[i]; name != "" {
+			im.values[name] = v
+		}
+	}
+	return nil
+}
+
+func (im *importer) expand(n *onnxpb.NodeProto) error {
+	x, err := im.need(n, 0)
+	if err != nil {
+		return err
+	}
+	spec, ok, err := im.ints(n, 1, "shape")
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return im.fail("no shape")
+	}
+	shape, err := im.broadcastShape(x.shape, spec)
+	if err != nil {
+		return err
+	}
+	if err := checkShape(shape); err != nil {
+		return im.fail("%v", err)
+	}
+	if x.konst != nil {
+		return im.out(n, broadcastKonst(x, shape))
+	}
+	ssa, err := im.broadcastTo(x, shape)
+	if err != nil {
+		return err
+	}
+	return im.out(n, &value{ssa: ssa, elem: x.elem, shape: shape})
+}
+
+func (im *importer) shapeOp(n *onnxpb.NodeProto) error {
+	x, err := im.need(n, 0)
+	if err != nil {
+		return err
+	}
+	r := int64(len(x.shape))
+	start, end := attrInt(n, "start", 0), attrInt(n, "end", r)
+	if start < 0 {
+		start += r
+	}
+	if end < 0 {
+		end += r
+	}
+	start, end = min(max(start, 0), r), min(max(end, 0), r)
+	vals := []float64{}
+	for _, d := range x.shape[start:max(start, end)] {
+		vals = append(vals, float64(d))
+	}
+	return im.out(n, &value{elem: elem.I64, shape: []int64{int64(len(vals))}, konst: &konst{vals: vals}})
+}
+
+// gather takes constant indices: folded when the data is known too, else
+// slices of the data along the axis (one index drops the axis).
+func (im *importer) gather(n *onnxpb.NodeProto) error {
+	x, err := im.need(n, 0)
+	if err != nil {
+		return err
+	}
+	ix, err := im.need(n, 1)
+	if err != nil {
+		return err
+	}
+	if ix.konst == nil {
+		return im.fail("the indices must be constants known at import time")
+	}
+	axis, err := im.axis(attrInt(n, "axis", 0), len(x.shape))
+	if err != nil {
+		return err
+	}
+	d := x.shape[axis]
+	var parts []*value
+	for _, f := range ix.konst.vals {
+		i := int64(f)
+		if i < 0 {
+			i += d
+		}
+		if i < 0 || i >= d {
+			return im.fail("index %d of an axis of size %d", int64(f), d)
+		}
+		offsets, sizes, strides := make([]int64, len(x.shape)), slices.Clone(x.shape), make([]int64, len(x.shape))
+		for k := range strides {
+			strides[k] = 1
+		}
+		offsets[axis], sizes[axis] = i, 1
+		p, err := im.sliceValue(x, offsets, sizes, strides)
+		if err != nil {
+			return err
+		}
+		parts = append(parts, p)
+	}
+	// The result's shape: x's with the axis replaced by the indices' shape.
+	shape := append(append(slices.Clone(x.shape[:axis]), ix.shape...), x.shape[axis+1:]...)
+	var v *value
+	if len(parts) == 1 {
+		v = parts[0]
+	} else if len(parts) > 1 {
+		if v, err = im.concatValues(parts, int64(axis)); err != nil {
+			return err
+		}
+	} else {
+		v = &value{elem: x.elem, shape: shape, konst: &konst{}}
+	}
+	if v, err = im.reshapeValue(v, shape); err != nil {
+		return err
+	}
+	return im.out(n, v)
+}

@@ -1,0 +1,167 @@
+package onnximport
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/ipuir/ipuir/elem"
+	"github.com/ipuir/ipuir/numeric"
+	"github.com/ipuir/ipuir/translate/onnximport/onnxpb"
+)
+
+// tensorValue decodes an initializer or a constant's tensor.
+func (im *importer) tensorValue(t *onnxpb.TensorProto) (*value, error) {
+	et, err := im.elemType(t.GetDataType())
+	if err != nil {
+		return nil, im.fail("tensor '%s': %v", t.GetName(), err)
+	}
+	shape := append([]int64(nil), t.GetDims()...)
+	if err := checkShape(shape); err != nil {
+		return nil, im.fail("tensor '%s': %v", t.GetName(), err)
+	}
+	n := elements(shape)
+	raw := t.GetRawData()
+	if t.GetDataLocation() == onnxpb.TensorProto_EXTERNAL {
+		if raw, err = im.externalData(t, n*int64(et.Bytes())); err != nil {
+			return nil, err
+		}
+	}
+	vals := make([]float64, 0, min(n, 1<<20))
+	switch {
+	case raw != nil || t.GetDataLocation() == onnxpb.TensorProto_EXTERNAL:
+		if int64(len(raw)) != n*int64(et.Bytes()) {
+			return nil, im.fail("tensor '%s': %d bytes of data for %d elements of %v", t.GetName(), len(raw), n, et)
+		}
+		for i := int64(0); i < n; i++ {
+			vals = append(vals, decodeElem(et, raw[i*int64(et.Bytes()):]))
+		}
+	case len(t.GetFloatData()) > 0:
+		if int64(len(t.GetFloatData())) != n || et != elem.F32 {
+			return nil, im.fail("tensor '%s': %d float_data values for %d %v elements", t.GetName(), len(t.GetFloatData()), n, et)
+		}
+		for _, f := range t.GetFloatData() {
+			vals = append(vals, float64(f))
+		}
+	case len(t.GetInt32Data()) > 0:
+		if int64(len(t.GetInt32Data())) != n {
+			return nil, im.fail("tensor '%s': %d int32_data values for %d elements", t.GetName(), len(t.GetInt32Data()), n)
+		}
+		for _, x := range t.GetInt32Data() {
+			switch et {
+			case elem.F16:
+				vals = append(vals, numeric.F16ToFloat64(uint16(x)))
+			case elem.BF16:
+				vals = append(vals, numeric.BF16ToFloat64(uint16(x)))
+			default:
+				vals = append(vals, float64(x))
+			}
+		}
+	case len(t.GetInt64Data()) > 0:
+		if int64(len(t.GetInt64Data())) != n {
+			return nil, im.fail("tensor '%s': %d int64_data values for %d elements", t.GetName(), len(t.GetInt64Data()), n)
+		}
+		for _, x := range t.GetInt64Data() {
+			vals = append(vals, float64(x))
+		}
+	case len(t.GetDoubleData()) > 0:
+		if int64(len(t.GetDoubleData())) != n {
+			return nil, im.fail("tensor '%s': %d double_data values for %d elements", t.GetName(), len(t.GetDoubleData()), n)
+		}
+		vals = append(vals, t.GetDoubleData()...)
+	case n == 0:
+	default:
+		return nil, im.fail("tensor '%s' has no data", t.GetName())
+	}
+	return &value{elem: et, shape: shape, konst: &konst{vals: vals}}, nil
+}
+
+// externalData reads an initializer stored beside the model: location
+// (relative, inside the model's folder), offset and length.
+func (im *importer) externalData(t *onnxpb.TensorProto, want int64) ([]byte, error) {
+	var loc string
+	offset, length := int64(0), int64(-1)
+	for _, kv := range t.GetExternalData() {
+		var err error
+		switch kv.GetKey() {
+		case "location":
+			loc = kv.GetValue()
+		case "offset":
+			offset, err = strconv.ParseInt(kv.GetValue(), 10, 64)
+		case "length":
+			length, err = strconv.ParseInt(kv.GetValue(), 10, 64)
+		}
+		if err != nil || offset < 0 {
+			return nil, im.fail("tensor '%s': external data %s = %q is not a byte count", t.GetName(), kv.GetKey(), kv.GetValue())
+		}
+	}
+	clean := filepath.Clean(loc)
+	if loc == "" || filepath.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
+		return nil, im.fail("tensor '%s': external data location %q is not a path inside the model's folder", t.GetName(), loc)
+	}
+	if length < 0 {
+		length = want
+	}
+	if length != want {
+		return nil, im.fail("tensor '%s': external data of %d bytes for %d bytes of elements", t.GetName(), length, want)
+	}
+	path := filepath.Join(im.opts.Dir, clean)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, im.fail("tensor '%s': %v", t.GetName(), err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, im.fail("tensor '%s': %v", t.GetName(), err)
+	}
+	if offset > st.Size() || length > st.Size()-offset {
+		return nil, im.fail("tensor '%s': external data [%d, %d) runs past the end of %s (%d bytes)", t.GetName(), offset, offset+length, loc, st.Size())
+	}
+	buf := make([]byte, length)
+	if _, err := f.ReadAt(buf, offset); err != nil && err != io.EOF {
+		return nil, im.fail("tensor '%s': reading %s: %v", t.GetName(), loc, err)
+	}
+	return buf, nil
+}
+
+func decodeElem(et elem.Type, b []byte) float64 {
+	switch et {
+	case elem.F32:
+		return float64(math.Float32frombits(binary.LittleEndian.Uint32(b)))
+	case elem.F16:
+		return numeric.F16ToFloat64(binary.LittleEndian.Uint16(b))
+	case elem.BF16:
+		return numeric.BF16ToFloat64(binary.LittleEndian.Uint16(b))
+	case elem.F64:
+		return math.Float64frombits(binary.LittleEndian.Uint64(b))
+	case elem.I64:
+		return float64(int64(binary.LittleEndian.Uint64(b)))
+	case elem.I32:
+		return float64(int32(binary.LittleEndian.Uint32(b)))
+	case elem.I1:
+		if b[0] != 0 {
+			return 1
+		}
+		return 0
+	}
+	panic(fmt.Sprintf("BUG: decodeElem(%v)", et))
+}
+
+func encodeElem(et elem.Type, x float64) []byte {
+	switch et {
+	case elem.F32:
+		return binary.LittleEndian.AppendUint32(nil, math.Float32bits(float32(x)))
+	case elem.F16:
+		return binary.LittleEndian.AppendUint16(nil, numeric.F16FromFloat64(x))
+	case elem.BF16:
+		return binary.LittleEndian.AppendUint16(nil, numeric.BF16FromFloat64(x))
+	default:
+		return binary.LittleEndian.AppendUint64(nil, math.Float64bits(x))
+	}
+}
