@@ -55,6 +55,8 @@ type translations struct {
 	exchangeToJSON bool
 	emitPackage    bool
 	dumpPackage    string
+	importONNX     string
+	weightsAsArgs  bool
 	log            *slog.Logger
 }
 
@@ -66,20 +68,27 @@ func (t *translations) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&t.emitPackage, "emit-package", false,
 		"Write the application package of a tile-asm program, or of a tensor-level module with ipu.target (compiled with lower-to-tile-asm first)")
 	fs.StringVar(&t.dumpPackage, "dump-package", "", "Validate the package `MODEL.ipupkg` and print its header, sections, tiles, host streams and exchange tables")
+	fs.StringVar(&t.importONNX, "import-onnx", "", "Import the ONNX model `MODEL.onnx` as a tensor-level module (with -o, and --target for its ipu.target)")
+	fs.BoolVar(&t.weightsAsArgs, "weights-as-args", false, "With --import-onnx, make the initializers function arguments instead of constants")
 }
 
-func (t *translations) Early(_ []string, stdout io.Writer) (bool, int, error) {
+func (t *translations) Early(args []string, stdout io.Writer) (bool, int, error) {
 	chosen := 0
-	for _, on := range []bool{t.exchangeToJSON, t.emitPackage, t.dumpPackage != ""} {
+	for _, on := range []bool{t.exchangeToJSON, t.emitPackage, t.dumpPackage != "", t.importONNX != ""} {
 		if on {
 			chosen++
 		}
 	}
 	switch {
 	case chosen == 0:
-		return true, 2, fmt.Errorf("no translation chosen (--exchange-to-json, --emit-package, --dump-package)")
+		return true, 2, fmt.Errorf("no translation chosen (--exchange-to-json, --emit-package, --dump-package, --import-onnx)")
 	case chosen > 1:
-		return true, 2, fmt.Errorf("choose one translation (--exchange-to-json, --emit-package, --dump-package)")
+		return true, 2, fmt.Errorf("choose one translation (--exchange-to-json, --emit-package, --dump-package, --import-onnx)")
+	case t.importONNX != "":
+		if err := importONNX(t.importONNX, args, t.weightsAsArgs, stdout, t.log); err != nil {
+			return true, 1, err
+		}
+		return true, 0, nil
 	case t.dumpPackage != "":
 		if err := dumpPackage(t.dumpPackage, stdout, t.log); err != nil {
 			return true, 1, err

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/pflag"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/ipuir/ipuir/registry"
+	"github.com/ipuir/ipuir/runtime/atomicfile"
+	"github.com/ipuir/ipuir/target"
+	"github.com/ipuir/ipuir/tools/toolkit"
+	"github.com/ipuir/ipuir/translate/onnximport"
+	"github.com/ipuir/ipuir/translate/onnximport/onnxpb"
+)
+
+// importONNX reads the model at path, imports it, checks that the module
+// parses and verifies, and writes it to -o (stdout by default), whole or
+// not at all.
+func importONNX(path string, args []string, weightsAsArgs bool, stdout io.Writer, log *slog.Logger) error {
+	// -o and --target are the driver's and the target flag's; read them
+	// from the command line again, since this translation reads no IR.
+	fs := pflag.NewFlagSet("ipu-translate", pflag.ContinueOnError)
+	fs.ParseErrorsAllowlist.UnknownFlags = true
+	fs.SetOutput(io.Discard)
+	output := fs.StringP("output", "o", "-", "")
+	tgName := fs.String("target", "", "")
+	_ = fs.Parse(args)
+	if *tgName != "" {
+		if _, err := target.Lookup(*tgName); err != nil {
+			return fmt.Errorf("--target: %w", err)
+		}
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("cannot read '%s': %v", path, err)
+	}
+	log.Info("reading ONNX model", "path", path, "bytes", len(data))
+	var model onnxpb.ModelProto
+	if err := proto.Unmarshal(data, &model); err != nil {
+		return fmt.Errorf("%s: not an ONNX model: %v", path, err)
+	}
+	text, err := onnximport.Import(&model, onnximport.Options{File: filepath.Base(path), Dir: filepath.Dir(path), Target: *tgName, WeightsAsArgs: weightsAsArgs})
+	if err != nil {
+		return err
+	}
+	// The module must parse and verify: a failure here is the importer's.
+	loader := &toolkit.Loader{Setup: registry.RegisterDialects, Env: target.EnvOfModule}
+	var diag bytes.Buffer
+	if _, err := loader.LoadSource(filepath.Base(path)+" (imported)", text, &diag); err != nil {
+		return fmt.Errorf("the imported module does not verify (an importer bug):\n%s%v", diag.String(), err)
+	}
+	log.Info("imported ONNX model", "path", path, "bytes", len(text))
+	if *output == "-" {
+		_, err := stdout.Write(text)
+		return err
+	}
+	return atomicfile.WriteFile(*output, func(w io.Writer) error { _, err := w.Write(text); return err })
+}
