@@ -20,6 +20,13 @@ func TestExamplesAreUpToDate(t *testing.T) {
 		if string(got) != want {
 			t.Errorf("%s is stale: run go generate ./examples", v.File)
 		}
+		model, err := v.ONNX()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := os.ReadFile(filepath.Join("..", v.onnxFile())); err != nil || string(got) != string(model) {
+			t.Errorf("%s is stale: run go generate ./examples", v.onnxFile())
+		}
 	}
 }
 

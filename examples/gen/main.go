@@ -28,17 +28,26 @@ func run(dir string, check bool) error {
 		if err != nil {
 			return err
 		}
-		path := filepath.Join(dir, v.File)
-		if check {
-			old, err := os.ReadFile(path)
-			if err != nil || !bytes.Equal(old, []byte(text)) {
-				fmt.Fprintf(os.Stderr, "%s is stale: run go generate ./examples\n", path)
-				stale++
-			}
-			continue
-		}
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		model, err := v.ONNX()
+		if err != nil {
 			return err
+		}
+		for _, f := range []struct {
+			name string
+			data []byte
+		}{{v.File, []byte(text)}, {v.onnxFile(), model}} {
+			path := filepath.Join(dir, f.name)
+			if check {
+				old, err := os.ReadFile(path)
+				if err != nil || !bytes.Equal(old, f.data) {
+					fmt.Fprintf(os.Stderr, "%s is stale: run go generate ./examples\n", path)
+					stale++
+				}
+				continue
+			}
+			if err := os.WriteFile(path, f.data, 0o644); err != nil {
+				return err
+			}
 		}
 	}
 	if stale > 0 {

@@ -279,7 +279,7 @@ func check(o *options, p *program, pkg *ipupkg.Package, inputs []*eval.Array, se
 	type key struct{ line, col int }
 	observed := map[key]*eval.Array{}
 	refOut, err := reference.Run(p.fn, inputs, &reference.Options{MemoryLimit: o.memoryLimit, Observe: func(op *ir.Operation, r *eval.Array) {
-		if loc, ok := op.Loc().(*ir.FileLineColLoc); ok {
+		if loc, ok := ir.FileLineColOf(op.Loc()); ok {
 			observed[key{loc.Line, loc.Col}] = r
 		}
 	}})

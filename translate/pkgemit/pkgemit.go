@@ -39,7 +39,7 @@ func SourceOps(module *ir.Operation) []SourceOp {
 		if op.NumResults() != 1 || op.NumRegions() > 0 {
 			return ir.WalkAdvance
 		}
-		loc, ok := op.Loc().(*ir.FileLineColLoc)
+		loc, ok := ir.FileLineColOf(op.Loc())
 		rt, isTensor := op.Result(0).Type().(*ir.RankedTensorType)
 		if !ok || !isTensor {
 			return ir.WalkAdvance
@@ -401,7 +401,7 @@ func (b *builder) checkpoints(opts Options) {
 	for _, so := range opts.SourceOps {
 		best := -1
 		for i, buf := range b.pkg.Buffers {
-			loc, ok := b.locs[i].(*ir.FileLineColLoc)
+			loc, ok := ir.FileLineColOf(b.locs[i])
 			if ok && len(buf.ViewOf) == 0 && buf.Init == nil && loc.Line == so.Line && loc.Col == so.Column && buf.Elem == so.Elem && slices.Equal(buf.Shape, so.Shape) {
 				best = i
 			}
