@@ -338,15 +338,18 @@ func denseLiteral(v *value) string {
 	if finite && !slices.ContainsFunc(vals, func(x float64) bool { return x != vals[0] }) {
 		return fmt.Sprintf("dense<%s> : %s", floatLiteral(vals[0]), ty)
 	}
-	var b strings.Builder
-	b.WriteString(`dense<"0x`)
+	const digits = "0123456789ABCDEF"
+	size := v.elem.Bytes()
+	b := make([]byte, 0, len(`dense<"0x`)+2*size*len(vals)+len(ty)+8)
+	b = append(b, `dense<"0x`...)
+	var scratch [8]byte
 	for _, x := range vals {
-		for _, byt := range encodeElem(v.elem, x) {
-			fmt.Fprintf(&b, "%02X", byt)
+		for _, byt := range appendElem(scratch[:0], v.elem, x) {
+			b = append(b, digits[byt>>4], digits[byt&15])
 		}
 	}
-	fmt.Fprintf(&b, `"> : %s`, ty)
-	return b.String()
+	b = append(b, `"> : `...)
+	return string(append(b, ty...))
 }
 
 // floatLiteral writes a finite float as MLIR's grammar takes it (a

@@ -353,3 +353,34 @@ func TestErrorsNameTheNode(t *testing.T) {
 		t.Errorf("dynamic shape: %v", err)
 	}
 }
+
+// BenchmarkImport100MB decodes and imports a model with 100 MB of f32
+// initializers (four 2560×2560 weights chained by MatMul).
+func BenchmarkImport100MB(b *testing.B) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	const d = 2560
+	var inits []*pb.TensorProto
+	var nodes []*pb.NodeProto
+	prev := "x"
+	for i := range 4 {
+		name := "w" + string(rune('0'+i))
+		inits = append(inits, floats(name, []int64{d, d}, randoms(rng, d*d, 0.02)))
+		out := "h" + string(rune('0'+i))
+		nodes = append(nodes, node("MatMul", "mm"+name, []string{prev, name}, []string{out}))
+		prev = out
+	}
+	wire, err := proto.Marshal(model(17, []*pb.ValueInfoProto{input("x", 1, d)}, inits, nodes, prev))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(wire)))
+	for b.Loop() {
+		var m pb.ModelProto
+		if err := proto.Unmarshal(wire, &m); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := onnximport.Import(&m, onnximport.Options{File: "big.onnx"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

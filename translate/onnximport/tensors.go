@@ -153,15 +153,16 @@ func decodeElem(et elem.Type, b []byte) float64 {
 	panic(fmt.Sprintf("BUG: decodeElem(%v)", et))
 }
 
-func encodeElem(et elem.Type, x float64) []byte {
+// appendElem appends x as an element of et, little endian.
+func appendElem(b []byte, et elem.Type, x float64) []byte {
 	switch et {
 	case elem.F32:
-		return binary.LittleEndian.AppendUint32(nil, math.Float32bits(float32(x)))
+		return binary.LittleEndian.AppendUint32(b, math.Float32bits(float32(x)))
 	case elem.F16:
-		return binary.LittleEndian.AppendUint16(nil, numeric.F16FromFloat64(x))
+		return binary.LittleEndian.AppendUint16(b, numeric.F16FromFloat64(x))
 	case elem.BF16:
-		return binary.LittleEndian.AppendUint16(nil, numeric.BF16FromFloat64(x))
+		return binary.LittleEndian.AppendUint16(b, numeric.BF16FromFloat64(x))
 	default:
-		return binary.LittleEndian.AppendUint64(nil, math.Float64bits(x))
+		return binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
 	}
 }

@@ -1,0 +1,99 @@
+package onnximport_test
+
+import (
+	"math"
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/ipuir/ipuir/translate/onnximport"
+	pb "github.com/ipuir/ipuir/translate/onnximport/onnxpb"
+)
+
+// Each operator on a 2×3 input x = [[1, -2, 3], [-4, 5, -6]] / 4, imported,
+// evaluated by the reference interpreter, and compared with the values
+// computed here.
+func TestEachOperator(t *testing.T) {
+	x := []float64{0.25, -0.5, 0.75, -1, 1.25, -1.5}
+	each := func(f func(float64) float64) []float64 {
+		out := make([]float64, len(x))
+		for i, v := range x {
+			out[i] = f(v)
+		}
+		return out
+	}
+	c := floats("c", []int64{3}, []float64{0.5, 1, 2})
+	row := func(f func(v, c float64) float64) []float64 {
+		out := make([]float64, len(x))
+		for i, v := range x {
+			out[i] = f(v, []float64{0.5, 1, 2}[i%3])
+		}
+		return out
+	}
+	floatAttr := func(name string, v float32) *pb.AttributeProto {
+		return &pb.AttributeProto{Name: proto.String(name), Type: pb.AttributeProto_FLOAT.Enum(), F: proto.Float32(v)}
+	}
+	for _, tc := range []struct {
+		name  string
+		inits []*pb.TensorProto
+		nodes []*pb.NodeProto
+		shape []int
+		want  []float64
+	}{
+		{"Add", []*pb.TensorProto{c}, []*pb.NodeProto{node("Add", "n", []string{"x", "c"}, []string{"y"})}, []int{2, 3}, row(func(v, c float64) float64 { return v + c })},
+		{"Sub", []*pb.TensorProto{c}, []*pb.NodeProto{node("Sub", "n", []string{"x", "c"}, []string{"y"})}, []int{2, 3}, row(func(v, c float64) float64 { return v - c })},
+		{"Mul", []*pb.TensorProto{c}, []*pb.NodeProto{node("Mul", "n", []string{"x", "c"}, []string{"y"})}, []int{2, 3}, row(func(v, c float64) float64 { return v * c })},
+		{"Div", []*pb.TensorProto{c}, []*pb.NodeProto{node("Div", "n", []string{"x", "c"}, []string{"y"})}, []int{2, 3}, row(func(v, c float64) float64 { return v / c })},
+		{"Pow", []*pb.TensorProto{floats("p", nil, []float64{3})}, []*pb.NodeProto{node("Pow", "n", []string{"x", "p"}, []string{"y"})}, []int{2, 3}, each(func(v float64) float64 { return v * v * v })},
+		{"Sqrt", nil, []*pb.NodeProto{node("Mul", "sq", []string{"x", "x"}, []string{"s"}), node("Sqrt", "n", []string{"s"}, []string{"y"})}, []int{2, 3}, each(math.Abs)},
+		{"Reciprocal", nil, []*pb.NodeProto{node("Reciprocal", "n", []string{"x"}, []string{"y"})}, []int{2, 3}, each(func(v float64) float64 { return 1 / v })},
+		{"Neg", nil, []*pb.NodeProto{node("Neg", "n", []string{"x"}, []string{"y"})}, []int{2, 3}, each(func(v float64) float64 { return -v })},
+		{"Exp", nil, []*pb.NodeProto{node("Exp", "n", []string{"x"}, []string{"y"})}, []int{2, 3}, each(math.Exp)},
+		{"Tanh", nil, []*pb.NodeProto{node("Tanh", "n", []string{"x"}, []string{"y"})}, []int{2, 3}, each(math.Tanh)},
+		{"Erf", nil, []*pb.NodeProto{node("Erf", "n", []string{"x"}, []string{"y"})}, []int{2, 3}, each(math.Erf)},
+		{"Relu", nil, []*pb.NodeProto{node("Relu", "n", []string{"x"}, []string{"y"})}, []int{2, 3}, each(func(v float64) float64 { return math.Max(v, 0) })},
+		{"Sigmoid", nil, []*pb.NodeProto{node("Sigmoid", "n", []string{"x"}, []string{"y"})}, []int{2, 3}, each(func(v float64) float64 { return 1 / (1 + math.Exp(-v)) })},
+		{"Gelu", nil, []*pb.NodeProto{node("Gelu", "n", []string{"x"}, []string{"y"})}, []int{2, 3}, each(func(v float64) float64 { return 0.5 * v * (1 + math.Erf(v/math.Sqrt2)) })},
+		{"Softmax", nil, []*pb.NodeProto{node("Softmax", "n", []string{"x"}, []string{"y"}, intAttr("axis", 0))}, []int{2, 3}, func() []float64 {
+			out := make([]float64, 6)
+			for j := range 3 {
+				a, b := math.Exp(x[j]), math.Exp(x[3+j])
+				out[j], out[3+j] = a/(a+b), b/(a+b)
+			}
+			return out
+		}()},
+		{"ReduceSum", []*pb.TensorProto{int64s("axes", 1)}, []*pb.NodeProto{node("ReduceSum", "n", []string{"x", "axes"}, []string{"y"})}, []int{2, 1}, []float64{0.5, -1.25}},
+		{"ReduceMax", nil, []*pb.NodeProto{node("ReduceMax", "n", []string{"x"}, []string{"y"}, intsAttr("axes", 0), intAttr("keepdims", 0))}, []int{3}, []float64{0.25, 1.25, 0.75}},
+		{"ReduceMean", nil, []*pb.NodeProto{node("ReduceMean", "n", []string{"x"}, []string{"y"}, intsAttr("axes", 1))}, []int{2, 1}, []float64{0.5 / 3, -1.25 / 3}},
+		{"Transpose", nil, []*pb.NodeProto{node("Transpose", "n", []string{"x"}, []string{"y"})}, []int{3, 2}, []float64{0.25, -1, -0.5, 1.25, 0.75, -1.5}},
+		{"Reshape", []*pb.TensorProto{int64s("s", 3, -1)}, []*pb.NodeProto{node("Reshape", "n", []string{"x", "s"}, []string{"y"})}, []int{3, 2}, x},
+		{"Flatten", nil, []*pb.NodeProto{node("Flatten", "n", []string{"x"}, []string{"y"}, intAttr("axis", 0))}, []int{1, 6}, x},
+		{"Unsqueeze+Squeeze", []*pb.TensorProto{int64s("a", 0)}, []*pb.NodeProto{node("Unsqueeze", "u", []string{"x", "a"}, []string{"u"}), node("Squeeze", "n", []string{"u", "a"}, []string{"y"})}, []int{2, 3}, x},
+		{"Concat", []*pb.TensorProto{c}, []*pb.NodeProto{node("Unsqueeze", "u", []string{"c", "z"}, []string{"c2"}), node("Concat", "n", []string{"x", "c2"}, []string{"y"}, intAttr("axis", 0))}, []int{3, 3},
+			append(append([]float64{}, x...), 0.5, 1, 2)},
+		{"Slice", []*pb.TensorProto{int64s("st", 1), int64s("en", 3), int64s("ax", 1)}, []*pb.NodeProto{node("Slice", "n", []string{"x", "st", "en", "ax"}, []string{"y"})}, []int{2, 2}, []float64{-0.5, 0.75, 1.25, -1.5}},
+		{"Split", nil, []*pb.NodeProto{node("Split", "n", []string{"x"}, []string{"y", "y2"}, intAttr("axis", 0), intAttr("num_outputs", 2))}, []int{1, 3}, x[:3]},
+		{"Gather", []*pb.TensorProto{int64s("i", 2, 0)}, []*pb.NodeProto{node("Gather", "n", []string{"x", "i"}, []string{"y"}, intAttr("axis", 1))}, []int{2, 2}, []float64{0.75, 0.25, -1.5, -1}},
+		{"Expand", []*pb.TensorProto{int64s("s", 2, 2, 3)}, []*pb.NodeProto{node("Expand", "n", []string{"x", "s"}, []string{"y"})}, []int{2, 2, 3}, append(append([]float64{}, x...), x...)},
+		{"Cast+Identity", nil, []*pb.NodeProto{node("Cast", "n", []string{"x"}, []string{"h"}, intAttr("to", int64(pb.TensorProto_FLOAT16))),
+			node("Cast", "b", []string{"h"}, []string{"f"}, intAttr("to", int64(pb.TensorProto_FLOAT))), node("Identity", "i", []string{"f"}, []string{"y"})}, []int{2, 3}, x},
+		{"ConstantOfShape+Where", []*pb.TensorProto{c, int64s("s", 3), {Name: proto.String("cond"), Dims: []int64{3}, DataType: proto.Int32(int32(pb.TensorProto_BOOL)), Int32Data: []int32{1, 0, 1}}},
+			[]*pb.NodeProto{node("ConstantOfShape", "k", []string{"s"}, []string{"zeros"}), node("Where", "w", []string{"cond", "c", "zeros"}, []string{"m"}), node("Add", "n", []string{"x", "m"}, []string{"y"})}, []int{2, 3},
+			[]float64{0.75, -0.5, 2.75, -0.5, 1.25, 0.5}},
+		{"Gemm", []*pb.TensorProto{floats("b", []int64{2, 3}, []float64{1, 0, 0, 0, 1, 0}), floats("bias", []int64{2}, []float64{1, -1})},
+			[]*pb.NodeProto{node("Gemm", "n", []string{"x", "b", "bias"}, []string{"y"}, intAttr("transB", 1), floatAttr("alpha", 2), floatAttr("beta", 0.5))}, []int{2, 2},
+			[]float64{2*0.25 + 0.5, 2*-0.5 - 0.5, 2*-1 + 0.5, 2*1.25 - 0.5}},
+		{"Constant", nil, []*pb.NodeProto{node("Constant", "k", nil, []string{"k"}, &pb.AttributeProto{Name: proto.String("value_floats"), Type: pb.AttributeProto_FLOATS.Enum(), Floats: []float32{1, 2, 3}}),
+			node("Mul", "n", []string{"x", "k"}, []string{"y"})}, []int{2, 3}, row(func(v, c float64) float64 { return v * []float64{1, 2, 3}[int(c*2)/2] })},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			inits := append([]*pb.TensorProto{int64s("z", 0)}, tc.inits...)
+			m := model(18, []*pb.ValueInfoProto{input("x", 2, 3)}, inits, tc.nodes, "y")
+			outs := run(t, m, onnximport.Options{File: "op.onnx"}, array(t, []int{2, 3}, x))
+			if got := outs[0].Shape; len(got) != len(tc.shape) {
+				t.Fatalf("shape %v, want %v", got, tc.shape)
+			}
+			near(t, tc.name, outs[0], tc.want, 1e-6)
+		})
+	}
+}
