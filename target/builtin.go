@@ -38,6 +38,12 @@ const (
 	ipuSupportReserveBytes    = 16 * 1024
 	test16SupportReserveBytes = 4 * 1024
 
+	// Assumption: the chip's 1,472 tiles are drawn as 46 columns of 32
+	// (published die images show the tiles in columns; the count per column
+	// is not published). test16 is 4 columns of 4.
+	ipuTileColumns    = 46
+	test16TileColumns = 4
+
 	// Six worker contexts and a supervisor per tile, a worker issuing every
 	// 6th cycle: DESIGN.md "Target facts"; Graphcore IPU Programmer's Guide
 	// (tile architecture: hardware threads serviced round-robin; supervisor
@@ -173,6 +179,7 @@ func ipuTile(name, summary, classPrefix string, tiles int, sramBytes, standardBy
 		SyncCycles:             ipuSyncCycles,
 		VertexOverheadCycles:   ipuVertexOverheadCycles,
 		SupportReserveBytes:    ipuSupportReserveBytes,
+		TileColumns:            ipuTileColumns,
 	}
 }
 
@@ -196,6 +203,7 @@ var builtins = map[string]func() *Target{
 		t := ipuTile("test16", "test target: 16 ipu21-like tiles with 64 KiB SRAM each (48 KiB standard, 16 KiB interleaved)",
 			"Test16", 16, 64*1024, 48*1024, ipu21ClockHz)
 		t.SupportReserveBytes = test16SupportReserveBytes
+		t.TileColumns = test16TileColumns
 		return t
 	},
 }

@@ -54,6 +54,11 @@ type Target struct {
 	// (supervisor dispatch, workers fetching their vertex state).
 	VertexOverheadCycles int
 
+	// TileColumns is how many columns the tiles are laid out in, tile t in
+	// column t / (Tiles / TileColumns): how reports draw the chip and
+	// aggregate its exchange.
+	TileColumns int
+
 	// SupportReserveBytes is what each tile keeps free, at the bottom of
 	// the class that holds code, for its support memory (code, exchange
 	// tables, host-exchange code): the planner and the tiled level's
@@ -263,6 +268,9 @@ func (t *Target) Validate() error {
 		if nn.v < 0 {
 			bad("%s must not be negative, is %d", nn.name, nn.v)
 		}
+	}
+	if t.TileColumns < 1 || t.Tiles%t.TileColumns != 0 {
+		bad("TileColumns %d does not divide the %d tiles", t.TileColumns, t.Tiles)
 	}
 	errs = append(errs, t.validateMemory()...)
 	errs = append(errs, t.validateRates()...)

@@ -14,6 +14,7 @@ import (
 	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/numeric"
+	"github.com/ipuir/ipuir/runtime/atomicfile"
 	"github.com/ipuir/ipuir/runtime/device"
 	"github.com/ipuir/ipuir/runtime/ipupkg"
 	"github.com/ipuir/ipuir/runtime/npy"
@@ -21,6 +22,7 @@ import (
 	"github.com/ipuir/ipuir/runtime/sim"
 	"github.com/ipuir/ipuir/target"
 	"github.com/ipuir/ipuir/tools/toolkit"
+	"github.com/ipuir/ipuir/translate/htmlreport"
 )
 
 // isPackage says whether file is an application package (by its magic).
@@ -150,6 +152,15 @@ func runPackage(o *options, stdout, stderr io.Writer) error {
 	}
 	if o.reportCycles {
 		printCycles(stdout, pkg, sess.Cycles())
+	}
+	if o.report != "" {
+		d, err := htmlreport.Build(filepath.Base(o.file), pkg, tg, sess.Cycles())
+		if err == nil {
+			err = atomicfile.WriteFile(o.report, func(w io.Writer) error { return htmlreport.Write(w, d, nil) })
+		}
+		if err != nil {
+			return fmt.Errorf("--report: %v", err)
+		}
 	}
 	log.Info("simulated run finished", "total_cycles", sess.Cycles().Total, "seconds", tg.Seconds(sess.Cycles().Total))
 	if !o.check {

@@ -54,6 +54,7 @@ type options struct {
 	reportCycles bool
 	noWait       bool
 	lockDir      string
+	report       string
 }
 
 // mode executes a loaded function on inputs.
@@ -103,6 +104,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.check, "check", false, "compare every checkpoint of the package with the reference interpreter on the same inputs, and print numericalTest=PASS|FAIL (FAIL exits 1)")
 	fs.IntVar(&o.sampleLimit, "sample-limit", 256, "with --check, the most elements sampled per checkpoint")
 	fs.BoolVar(&o.reportCycles, "report-cycles", false, "print the simulated cycles per superstep and per instruction, then total_cycles=N")
+	fs.StringVar(&o.report, "report", "", "After a run on a device, write the HTML report of the package with the run's cycles to this file")
 	fs.BoolVar(&o.noWait, "no-wait", false, "fail at once if another runner holds the device, instead of waiting")
 	fs.StringVar(&o.lockDir, "lock-dir", "", "the folder of the devices' lock files (default: the system's temporary folder)")
 	help := fs.BoolP("help", "h", false, "show this help")

@@ -57,6 +57,8 @@ type translations struct {
 	dumpPackage    string
 	importONNX     string
 	weightsAsArgs  bool
+	emitReport     string
+	compare        string
 	log            *slog.Logger
 }
 
@@ -69,21 +71,28 @@ func (t *translations) AddFlags(fs *pflag.FlagSet) {
 		"Write the application package of a tile-asm program, or of a tensor-level module with ipu.target (compiled with lower-to-tile-asm first)")
 	fs.StringVar(&t.dumpPackage, "dump-package", "", "Validate the package `MODEL.ipupkg` and print its header, sections, tiles, host streams and exchange tables")
 	fs.StringVar(&t.importONNX, "import-onnx", "", "Import the ONNX model `MODEL.onnx` as a tensor-level module (with -o, and --target for its ipu.target)")
+	fs.StringVar(&t.emitReport, "emit-report", "", "Write the HTML report of the package `MODEL.ipupkg` (memory heat map, liveness, exchange, BSP trace with simulated cycles) to -o")
+	fs.StringVar(&t.compare, "compare", "", "With --emit-report, show the package `OTHER.ipupkg` beside it")
 	fs.BoolVar(&t.weightsAsArgs, "weights-as-args", false, "With --import-onnx, make the initializers function arguments instead of constants")
 }
 
 func (t *translations) Early(args []string, stdout io.Writer) (bool, int, error) {
 	chosen := 0
-	for _, on := range []bool{t.exchangeToJSON, t.emitPackage, t.dumpPackage != "", t.importONNX != ""} {
+	for _, on := range []bool{t.exchangeToJSON, t.emitPackage, t.dumpPackage != "", t.importONNX != "", t.emitReport != ""} {
 		if on {
 			chosen++
 		}
 	}
 	switch {
 	case chosen == 0:
-		return true, 2, fmt.Errorf("no translation chosen (--exchange-to-json, --emit-package, --dump-package, --import-onnx)")
+		return true, 2, fmt.Errorf("no translation chosen (--exchange-to-json, --emit-package, --dump-package, --import-onnx, --emit-report)")
 	case chosen > 1:
-		return true, 2, fmt.Errorf("choose one translation (--exchange-to-json, --emit-package, --dump-package, --import-onnx)")
+		return true, 2, fmt.Errorf("choose one translation (--exchange-to-json, --emit-package, --dump-package, --import-onnx, --emit-report)")
+	case t.emitReport != "":
+		if err := emitReport(t.emitReport, t.compare, args, stdout, t.log); err != nil {
+			return true, 1, err
+		}
+		return true, 0, nil
 	case t.importONNX != "":
 		if err := importONNX(t.importONNX, args, t.weightsAsArgs, stdout, t.log); err != nil {
 			return true, 1, err
