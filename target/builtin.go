@@ -91,6 +91,15 @@ const (
 	// microbenchmarking", 2019, on broadcast exchange). So ipu targets
 	// multicast.
 
+	// Shared exchange buses: on Mk2 IPUs two adjacent tiles, 2k and 2k+1,
+	// share an exchange bus, and data both receive arrives at twice the
+	// rate (Graphcore's PopLibs, lib/popops/ExchangeEstimator.cpp: the
+	// target "supports exchange bus sharing" with two tiles per shared bus,
+	// and its planner aligns replicas to even tiles for it). The reference
+	// compile log's "paired" schedules halve such phases. Assumption: a pair
+	// still takes only one word per cycle for either tile alone (its own
+	// port), which is what makes the gain need data both receive.
+
 	// 118 cycles per all-tile sync: DESIGN.md "Target facts" (the primary
 	// public source is not restated there and was not re-checked here).
 	ipuSyncCycles = 118
@@ -176,6 +185,7 @@ func ipuTile(name, summary, classPrefix string, tiles int, sramBytes, standardBy
 		ExchangeWordsPerCycle:  exchangeWordsPerCycle,
 		ExchangeLatencyCycles:  ipuExchangeLatencyCycles,
 		ExchangeMulticast:      true,
+		ExchangeBusPairs:       true,
 		SyncCycles:             ipuSyncCycles,
 		VertexOverheadCycles:   ipuVertexOverheadCycles,
 		SupportReserveBytes:    ipuSupportReserveBytes,

@@ -95,6 +95,9 @@ func (t *Target) Describe() string {
 	if t.ExchangeMulticast {
 		cast = "multicast"
 	}
+	if t.ExchangeBusPairs {
+		cast += "; tiles 2k, 2k+1 share a bus (data both receive at twice the rate)"
+	}
 	row("exchange", "%d × %d-byte word/cycle/tile each way; %d cycles latency per phase; %s",
 		t.ExchangeWordsPerCycle, t.ExchangeWordBytes, t.ExchangeLatencyCycles, cast)
 	row("sync", "%d cycles", t.SyncCycles)

@@ -48,7 +48,14 @@ type Target struct {
 	// all listen to the sender's exchange bus in the same cycle), so a
 	// sender of a piece to n replicas spends its words once, not n times.
 	ExchangeMulticast bool
-	SyncCycles        int // one all-tile synchronisation
+	// ExchangeBusPairs: tiles 2k and 2k+1 share an exchange bus, each with
+	// its receive port on it, so a word both receive is taken by either
+	// port for the two of them: in a cycle a pair takes up to two words,
+	// at most one of them for one tile alone, and data both receive
+	// arrives at twice the rate. The scheduler uses it for replicas laid
+	// out on pairs.
+	ExchangeBusPairs bool
+	SyncCycles       int // one all-tile synchronisation
 
 	// VertexOverheadCycles is the fixed cost of launching one compute vertex
 	// (supervisor dispatch, workers fetching their vertex state).

@@ -301,7 +301,7 @@ func (l *lowering) buildPhase(b *ir.Builder, at *ir.Operation, sources []*ir.Val
 	for i, t := range list {
 		transfers[i] = schedule.Transfer{Src: t.Src, Dst: t.Dst, Words: t.Words}
 	}
-	res, err := schedule.Schedule(transfers, l.tg.Tiles)
+	res, err := schedule.Schedule(transfers, exchange.FabricOf(l.tg))
 	if err != nil {
 		return nil, at.EmitOpError("BUG: the exchange's transfers do not schedule: %v", err)
 	}
@@ -324,6 +324,10 @@ func (l *lowering) buildPhase(b *ir.Builder, at *ir.Operation, sources []*ir.Val
 		words += t.Words * int64(len(t.Dst))
 	}
 	l.log.Info("prepared exchange phase", "phase", phase, "operation", at.Name(), "transfers", len(list), "received_words", words)
+	if res.PairedHorizon > 0 {
+		l.log.Info("compared ordinary and paired exchange schedules", "phase", phase,
+			"ordinary_horizon", res.OrdinaryHorizon, "paired_horizon", res.PairedHorizon, "use_paired", res.Kind == schedule.PairedGroupMatching)
+	}
 	l.log.Info("scheduled exchange phase", "phase", phase, "initial_horizon", res.InitialHorizon,
 		"selected_horizon", res.Horizon, "endpoint_lower_bound", res.LowerBound, "lower_bound_gap", res.Gap(),
 		"selected_kind", string(res.Kind), "segments", len(res.Segments), "receive_configurations", res.ReceiveConfigurations)

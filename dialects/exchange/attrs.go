@@ -2,7 +2,9 @@ package exchange
 
 import (
 	"encoding/binary"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/ipuir/ipuir/dialects/exchange/schedule"
 	"github.com/ipuir/ipuir/dialects/tiled"
@@ -353,8 +355,6 @@ func (a *ScheduleAttr) Print(p *ir.AsmPrinter) {
 	p.WriteString(string(append(b, "]>"...)))
 }
 
-var scheduleKinds = []schedule.Kind{schedule.Matching, schedule.ExpandedMatching, schedule.GroupMatching, schedule.FirstFit, schedule.Empty}
-
 func parseSchedule(ctx *ir.Context, text string, _ ir.Type) (ir.Attribute, error) {
 	sc, err := parser.NewBodyScanner(text)
 	if err != nil {
@@ -387,13 +387,13 @@ func parseSchedule(ctx *ir.Context, text string, _ ir.Type) (ir.Attribute, error
 	if err != nil {
 		return nil, err
 	}
-	known := false
-	for _, want := range scheduleKinds {
-		known = known || string(want) == k
-	}
-	if !known {
+	if !slices.Contains(schedule.Kinds, schedule.Kind(k)) {
 		sc.Reset(at)
-		return nil, sc.Errorf("unknown schedule kind '%s' (known: matching, matching-expanded, matching-grouped, first-fit, empty)", k)
+		names := make([]string, len(schedule.Kinds))
+		for i, want := range schedule.Kinds {
+			names[i] = string(want)
+		}
+		return nil, sc.Errorf("unknown schedule kind '%s' (known: %s)", k, strings.Join(names, ", "))
 	}
 	a.Kind = schedule.Kind(k)
 	if err := sc.Expect(','); err != nil {

@@ -114,6 +114,11 @@ func (*TransfersAttr) AliasName() (string, bool) { return "transfers", true }
 // AliasName makes schedules print through `#schedule` aliases.
 func (*ScheduleAttr) AliasName() (string, bool) { return "schedule", true }
 
+// FabricOf is what the scheduler needs to know of tg's exchange.
+func FabricOf(tg *target.Target) schedule.Fabric {
+	return schedule.Fabric{Tiles: tg.Tiles, Pairs: tg.ExchangeBusPairs}
+}
+
 // ScheduleTransfers is the phase's transfers as the scheduler sees them.
 func ScheduleTransfers(a *TransfersAttr) []schedule.Transfer {
 	out := make([]schedule.Transfer, len(a.List))
@@ -221,10 +226,10 @@ func VerifyPhase(op *ir.Operation, sources []*ir.Value, dest *ir.Value, env *ir.
 	}
 	sa := op.Attr(ScheduleAttrName).(*ScheduleAttr)
 	transfers := ScheduleTransfers(ta)
-	if err := schedule.Verify(transfers, tg.Tiles, sa.Segments, sa.Horizon); err != nil {
+	if err := schedule.Verify(transfers, FabricOf(tg), sa.Segments, sa.Horizon); err != nil {
 		return fmt.Errorf("schedule is not valid: %v", err)
 	}
-	if lb := schedule.LowerBound(transfers, tg.Tiles); lb != sa.LowerBound {
+	if lb := schedule.LowerBound(transfers, FabricOf(tg)); lb != sa.LowerBound {
 		return fmt.Errorf("schedule's lower_bound is %d but the transfers' is %d", sa.LowerBound, lb)
 	}
 	return nil

@@ -13,7 +13,7 @@ import (
 // exchange tables' sizes and the checkpoints.
 func Dump(w io.Writer, p *Package, sections []SectionInfo) error {
 	fmt.Fprintf(w, "Package header:\n")
-	fmt.Fprintf(w, "  Format version:   %d\n", FormatVersion)
+	fmt.Fprintf(w, "  Format version:   %d\n", p.Version)
 	fmt.Fprintf(w, "  Compiler:         %s\n", p.Compiler)
 	fmt.Fprintf(w, "  Target:           %s (%d tiles, %d bytes of SRAM per tile)\n", p.Target, p.Tiles, p.SRAMBytes)
 	for _, c := range p.Classes {
@@ -22,6 +22,9 @@ func Dump(w io.Writer, p *Package, sections []SectionInfo) error {
 			code = ", holds code"
 		}
 		fmt.Fprintf(w, "  Memory class:     %s (%s) [%d, %d), aligned to %d%s\n", c.Name, c.Kind, c.Start, c.End, c.Alignment, code)
+	}
+	if p.ExchangeBusPairs {
+		fmt.Fprintf(w, "  Exchange:         tiles 2k and 2k+1 share a bus (paired delivery)\n")
 	}
 	fmt.Fprintf(w, "  Program:          %d instructions, %d buffers, %d exchange tables\n", len(p.Program), len(p.Buffers), len(p.Exchanges))
 	for _, m := range p.Metadata {

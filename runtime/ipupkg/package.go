@@ -3,7 +3,7 @@
 // another machine, months later. It knows nothing of passes or IR: a
 // package is data, and Read treats every byte of it as untrusted.
 //
-// # File format (version 1)
+// # File format (version 2)
 //
 // All integers are little endian. A file is
 //
@@ -51,8 +51,13 @@ const Magic = "\x89IPUPKG\n"
 // TrailerMagic precedes the digest at the end of the file.
 const TrailerMagic = "IPUEND\x00\x00"
 
-// FormatVersion is the version this package writes and reads.
-const FormatVersion = 1
+// FormatVersion is the version this package writes. It reads every
+// version from OldestFormatVersion on: version 1 lacks the header's
+// ExchangeBusPairs, which reads as false.
+const (
+	FormatVersion       = 2
+	OldestFormatVersion = 1
+)
 
 // SectionID identifies a section.
 type SectionID uint16
@@ -86,6 +91,9 @@ func (id SectionID) String() string {
 
 // Package is a decoded package.
 type Package struct {
+	// Version is the format version the package was read from (0 for a
+	// package built in memory); Encode writes FormatVersion.
+	Version uint16
 	// Compiler is the version of the compiler that wrote the package.
 	Compiler string
 	// Target names the machine; Tiles and SRAMBytes are its size, and
@@ -95,6 +103,10 @@ type Package struct {
 	Tiles     int
 	SRAMBytes int64
 	Classes   []MemoryClass
+	// ExchangeBusPairs says the exchange schedules may deliver a word to
+	// both tiles of a shared-bus pair through one port (target.Target's
+	// fact of the same name); a device without such pairs refuses them.
+	ExchangeBusPairs bool
 
 	Program     []Instruction
 	Buffers     []Buffer

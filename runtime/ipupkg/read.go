@@ -72,8 +72,9 @@ func Decode(data []byte) (*Package, []SectionInfo, error) {
 	if string(data[:len(Magic)]) != Magic {
 		return nil, nil, &FormatError{Msg: fmt.Sprintf("not an ipuir package: the file starts %q, not %q", data[:len(Magic)], Magic)}
 	}
-	if v := binary.LittleEndian.Uint16(data[len(Magic):]); v != FormatVersion {
-		return nil, nil, &FormatError{Msg: fmt.Sprintf("format version %d, this reader reads version %d", v, FormatVersion)}
+	version := binary.LittleEndian.Uint16(data[len(Magic):])
+	if version < OldestFormatVersion || version > FormatVersion {
+		return nil, nil, &FormatError{Msg: fmt.Sprintf("format version %d, this reader reads versions %d to %d", version, OldestFormatVersion, FormatVersion)}
 	}
 	if r := binary.LittleEndian.Uint16(data[len(Magic)+2:]); r != 0 {
 		return nil, nil, &FormatError{Msg: fmt.Sprintf("reserved header field is 0x%04x, not 0", r)}
@@ -89,7 +90,7 @@ func Decode(data []byte) (*Package, []SectionInfo, error) {
 	if count > (body-int64(fileHeaderBytes))/sectionHeaderBytes {
 		return nil, nil, &FormatError{Msg: fmt.Sprintf("%d sections cannot fit in %d bytes", count, body)}
 	}
-	p := &Package{}
+	p := &Package{Version: version}
 	var infos []SectionInfo
 	seen := map[SectionID]bool{}
 	last := SectionID(0)
@@ -123,7 +124,7 @@ func Decode(data []byte) (*Package, []SectionInfo, error) {
 				return nil, nil, &FormatError{Section: id.String(), Offset: off, Msg: fmt.Sprintf("comes after section %s; known sections are in order", last)}
 			}
 			seen[id], last = true, id
-			d := &decoder{b: payload, base: start, section: id.String()}
+			d := &decoder{b: payload, base: start, section: id.String(), version: version}
 			p.decodeSection(id, d)
 			if d.err == nil && d.off != len(d.b) {
 				d.fail("%d bytes after the section's contents", len(d.b)-d.off)
@@ -132,7 +133,7 @@ func Decode(data []byte) (*Package, []SectionInfo, error) {
 				return nil, nil, d.err
 			}
 		} else if flags&flagRequired != 0 {
-			return nil, nil, &FormatError{Section: id.String(), Offset: off, Msg: "is required, and this reader (format version 1) does not know it"}
+			return nil, nil, &FormatError{Section: id.String(), Offset: off, Msg: fmt.Sprintf("is required, and this reader (format version %d) does not know it", FormatVersion)}
 		} else {
 			p.Extra = append(p.Extra, RawSection{ID: id, Payload: bytes.Clone(payload)})
 		}
@@ -158,6 +159,7 @@ type decoder struct {
 	off     int
 	base    int64
 	section string
+	version uint16 // the file's format version
 	err     error
 }
 
@@ -320,6 +322,9 @@ func (p *Package) decodeSection(id SectionID, d *decoder) {
 		for range d.count("memory classes", 6) {
 			p.Classes = append(p.Classes, MemoryClass{Name: d.str("class name"), Kind: d.str("class kind"),
 				Start: d.i(), End: d.i(), Alignment: d.i(), HoldsCode: d.bool()})
+		}
+		if d.version >= 2 {
+			p.ExchangeBusPairs = d.bool()
 		}
 	case SectionProgram:
 		for range d.count("instructions", 4) {

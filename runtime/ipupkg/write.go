@@ -119,6 +119,7 @@ func (p *Package) encodeHeader() []byte {
 		e.i(c.Alignment)
 		e.bool(c.HoldsCode)
 	}
+	e.bool(p.ExchangeBusPairs)
 	return e.b
 }
 

@@ -98,6 +98,9 @@ func (d *Device) Load(p *ipupkg.Package) error {
 	if err := p.Validate(); err != nil {
 		return err
 	}
+	if p.ExchangeBusPairs && !d.tg.ExchangeBusPairs {
+		return fmt.Errorf("the package's exchange schedules deliver words to shared-bus tile pairs, which this device (%s) does not have", d.tg.Name)
+	}
 	d.log.Info("loading application", "tile_count", p.Tiles)
 	for i, x := range p.Exchanges {
 		if err := checkSchedule(p, x); err != nil {
@@ -147,8 +150,9 @@ func (d *Device) Load(p *ipupkg.Package) error {
 }
 
 // checkSchedule verifies a phase's schedule as the compiler's verifier
-// does (dialects/exchange/schedule.Verify): the device refuses to run a
-// schedule that would make two words meet on a tile's exchange port.
+// does (dialects/exchange/schedule.Verify), on the fabric the package was
+// scheduled for: the device refuses to run a schedule that would make two
+// words meet on a tile's exchange port.
 func checkSchedule(p *ipupkg.Package, x ipupkg.Exchange) error {
 	transfers := make([]schedule.Transfer, len(x.Transfers))
 	for i, t := range x.Transfers {
@@ -162,7 +166,7 @@ func checkSchedule(p *ipupkg.Package, x ipupkg.Exchange) error {
 	for i, s := range x.Segments {
 		segs[i] = schedule.Segment{Transfer: s.Transfer, Start: s.Start, Words: s.Words}
 	}
-	return schedule.Verify(transfers, p.Tiles, segs, x.Horizon)
+	return schedule.Verify(transfers, schedule.Fabric{Tiles: p.Tiles, Pairs: p.ExchangeBusPairs}, segs, x.Horizon)
 }
 
 // Session opens the host-exchange session.

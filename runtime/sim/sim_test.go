@@ -177,6 +177,76 @@ func TestFaults(t *testing.T) {
 	}
 }
 
+// pairedGather is gather with y on tiles 2 and 3, a pair sharing an
+// exchange bus on test16, both receiving all of x: tiles 0 and 1 send
+// their halves in the same 8 cycles, the pair taking two words a cycle;
+// z = y × 0.5 is computed on tile 3 from its copy, and y is read from tile
+// 2's.
+func pairedGather(t testing.TB) (*ipupkg.Package, *target.Target) {
+	p, tg := gather(t)
+	all := []ipupkg.Span{{Lo: 0, Hi: 4}, {Lo: 0, Hi: 8}}
+	y, half, z := &p.Buffers[1], &p.Buffers[2], &p.Buffers[3]
+	y.Layout = ipupkg.Layout{Order: 1, TileCount: 4, Replicas: 2, ReplicaStride: 1, TileOffset: 2}
+	y.Pieces = []ipupkg.Piece{{Tile: 2, Address: 1088, Bytes: 64, Box: all}, {Tile: 3, Address: 1088, Bytes: 64, Box: all}}
+	y.End = -1
+	for _, b := range []*ipupkg.Buffer{half, z} {
+		b.Layout = ipupkg.Layout{Order: 1, TileCount: 4, Replicas: 1, TileOffset: 3}
+		b.Pieces[0].Tile = 3
+	}
+	p.Exchanges[0] = ipupkg.Exchange{Transfers: []ipupkg.Transfer{
+		{Src: 0, Dst: []int{2, 3}, Words: 8, Box: []ipupkg.Span{{Lo: 0, Hi: 2}, {Lo: 0, Hi: 8}}},
+		{Src: 1, Dst: []int{2, 3}, Words: 8, Box: []ipupkg.Span{{Lo: 2, Hi: 4}, {Lo: 0, Hi: 8}}},
+	}, Horizon: 8, LowerBound: 8, Kind: "matching-paired", Segments: []ipupkg.Segment{{Transfer: 0, Start: 0, Words: 8}, {Transfer: 1, Start: 0, Words: 8}}}
+	p.Streams = append(p.Streams, ipupkg.Stream{Name: "y", Output: true, Index: 1, Elem: elem.F16, Shape: []int64{4, 8}, Buffer: 1})
+	p.ExchangeBusPairs = true
+	return p, tg
+}
+
+// A word both tiles of a pair take arrives on both, two such words a
+// cycle; a device without pairs, or a package that does not say it uses
+// them, refuses the schedule at load.
+func TestPairedDelivery(t *testing.T) {
+	p, tg := pairedGather(t)
+	in := make([]float64, 32)
+	for i := range in {
+		in[i] = float64(i) - 7.5
+	}
+	s, err := run(t, p, tg, f16s(in...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	z, err := s.Read(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := s.Read(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range in {
+		if got := numeric.F16ToFloat64(binary.LittleEndian.Uint16(z[2*i:])); got != v*0.5 {
+			t.Fatalf("z[%d] = %v (tile 3), want %v", i, got, v*0.5)
+		}
+		if got := numeric.F16ToFloat64(binary.LittleEndian.Uint16(y[2*i:])); got != v {
+			t.Fatalf("y[%d] = %v (tile 2), want %v", i, got, v)
+		}
+	}
+	if phase, _ := tg.ExchangePhaseCycles(8); s.Cycles().Supersteps[0].Exchange != phase {
+		t.Errorf("the phase costs %d, want its horizon's %d", s.Cycles().Supersteps[0].Exchange, phase)
+	}
+
+	p, tg = pairedGather(t)
+	tg.ExchangeBusPairs = false
+	if _, err := run(t, p, tg, nil); err == nil || !strings.Contains(err.Error(), "deliver words to shared-bus tile pairs, which this device (test16) does not have") {
+		t.Errorf("a paired package on a device without pairs: %v", err)
+	}
+	p, tg = pairedGather(t)
+	p.ExchangeBusPairs = false
+	if _, err := run(t, p, tg, nil); err == nil || !strings.Contains(err.Error(), "exchange table 0 (phase 0): tile 2 receives two words in cycle 0") {
+		t.Errorf("a paired schedule in a package without pairs: %v", err)
+	}
+}
+
 // A package for another machine is refused at load.
 func TestLoadChecksTheTarget(t *testing.T) {
 	p, _ := gather(t)

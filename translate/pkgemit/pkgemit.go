@@ -99,7 +99,7 @@ func Build(module *ir.Operation, tg *target.Target, opts Options) (*ipupkg.Packa
 		return nil, memories[1].EmitOpError("a package holds one program; this module has %d", len(memories))
 	}
 	b := &builder{tg: tg, index: map[*ir.Value]int{}, pkg: &ipupkg.Package{
-		Compiler: opts.Compiler, Target: tg.Name, Tiles: tg.Tiles, SRAMBytes: tg.SRAMBytesPerTile,
+		Compiler: opts.Compiler, Target: tg.Name, Tiles: tg.Tiles, SRAMBytes: tg.SRAMBytesPerTile, ExchangeBusPairs: tg.ExchangeBusPairs,
 		Source: opts.Source, Metadata: opts.Metadata}}
 	for _, c := range tg.MemoryClasses {
 		b.pkg.Classes = append(b.pkg.Classes, ipupkg.MemoryClass{Name: c.Name, Kind: c.Kind.String(), Start: c.Start, End: c.End, Alignment: c.Alignment, HoldsCode: c.HoldsCode})

@@ -22,6 +22,14 @@
 // (each receiver its own copy) when that does not raise the bound, and a
 // first-fit schedule of the words otherwise, keeping the shorter, and
 // reports the gap to the bound.
+//
+// On a fabric whose tiles share an exchange bus in pairs (see Fabric), a
+// word that both tiles of a pair receive takes one of the pair's two
+// ports, so a group of receivers that take every word by whole pairs can
+// take two words per cycle; the scheduler then also tries the group
+// matching with two receivers for each such group, and keeps it when it
+// is shorter than the best ordinary schedule (the reference compiler's
+// "paired" schedules).
 package schedule
 
 import (
@@ -59,12 +67,19 @@ const (
 	// (each receiving one word per cycle), then Matching of senders ×
 	// groups; every multicast word is sent once.
 	GroupMatching Kind = "matching-grouped"
+	// PairedGroupMatching: GroupMatching where groups whose every word
+	// reaches both tiles of each pair it reaches take two words per cycle
+	// (see Fabric).
+	PairedGroupMatching Kind = "matching-paired"
 	// FirstFit: every word at the earliest cycle its sender and receivers
 	// are free.
 	FirstFit Kind = "first-fit"
 	// Empty: nothing to send.
 	Empty Kind = "empty"
 )
+
+// Kinds lists every kind, as the exchange dialect's schedules spell them.
+var Kinds = []Kind{Matching, ExpandedMatching, GroupMatching, PairedGroupMatching, FirstFit, Empty}
 
 // Result is a phase's schedule.
 type Result struct {
@@ -78,9 +93,16 @@ type Result struct {
 	// InitialHorizon is the first method's horizon (the one tried first for
 	// the phase's kind), which Horizon improves on or equals.
 	InitialHorizon int64
-	// LowerBound is the largest number of words a tile sends or receives.
+	// LowerBound is the bound of Transfers on the fabric (see LowerBound),
+	// which is what the exchange dialect's verifier recomputes.
 	LowerBound int64
-	Kind       Kind
+	// OrdinaryHorizon is the best horizon with every tile receiving alone;
+	// PairedHorizon, when the fabric has pairs and a phase's bound was
+	// below OrdinaryHorizon, is the paired group matching's, else 0.
+	// Horizon is the smaller.
+	OrdinaryHorizon, PairedHorizon int64
+
+	Kind Kind
 	// ReceiveConfigurations is the number of times a tile starts receiving
 	// a new segment, over all tiles: the receive set-ups the phase's
 	// exchange code holds.
@@ -120,29 +142,39 @@ func Check(transfers []Transfer, tiles int) error {
 	return nil
 }
 
-// LowerBound is the largest number of words any tile sends (each
-// multicast word once) or receives.
-func LowerBound(transfers []Transfer, tiles int) int64 {
-	send := make([]int64, tiles)
-	recv := make([]int64, tiles)
-	for _, t := range transfers {
-		send[t.Src] += t.Words
-		for _, d := range t.Dst {
-			recv[d] += t.Words
-		}
-	}
-	return max(slices.Max(append(send, 0)), slices.Max(append(recv, 0)))
-}
-
-// Schedule schedules a phase on a target of the given tile count.
-func Schedule(transfers []Transfer, tiles int) (Result, error) {
-	if err := Check(transfers, tiles); err != nil {
+// Schedule schedules a phase on a fabric.
+func Schedule(transfers []Transfer, f Fabric) (Result, error) {
+	if err := Check(transfers, f.Tiles); err != nil {
 		return Result{}, err
 	}
-	lb := LowerBound(transfers, tiles)
 	if len(transfers) == 0 {
 		return Result{Kind: Empty}, nil
 	}
+	r := ordinary(transfers, f.Tiles)
+	r.OrdinaryHorizon = r.Horizon
+	lb := LowerBound(transfers, f)
+	if lb < r.Horizon {
+		// Only words that both tiles of a pair receive can be faster.
+		if p, ok := groupMatching(transfers, f, true); ok {
+			r.PairedHorizon = p.Horizon
+			if p.Horizon < r.Horizon {
+				p = finish(p, transfers, lb)
+				p.InitialHorizon, p.OrdinaryHorizon, p.PairedHorizon = r.InitialHorizon, r.Horizon, p.Horizon
+				return p, nil
+			}
+		}
+	}
+	r.LowerBound = lb
+	if r.Kind == ExpandedMatching {
+		// The phase is its copies now, and its bound theirs.
+		r.LowerBound = LowerBound(r.Transfers, f)
+	}
+	return r, nil
+}
+
+// ordinary schedules a phase with every tile receiving alone.
+func ordinary(transfers []Transfer, tiles int) Result {
+	lb := LowerBound(transfers, Unpaired(tiles))
 	multicast := false
 	for _, t := range transfers {
 		multicast = multicast || len(t.Dst) > 1
@@ -152,17 +184,17 @@ func Schedule(transfers []Transfer, tiles int) (Result, error) {
 		r.Kind = Matching
 		r = finish(r, transfers, lb)
 		r.InitialHorizon = r.Horizon
-		return r, nil
+		return r
 	}
 	// Grouped: receivers linked by shared multicasts (the replicas of one
 	// shard, typically) receive as one; when no group receives more than
 	// the bound, the phase ends on the bound with every word sent once.
-	best, grouped := groupMatching(transfers, tiles)
+	best, _ := groupMatching(transfers, Unpaired(tiles), false)
 	initial := best.Horizon
-	if grouped && best.Horizon == lb {
+	if best.Horizon == lb {
 		r := finish(best, transfers, lb)
 		r.InitialHorizon = initial
-		return r, nil
+		return r
 	}
 	// Expanded: one unicast copy per receiver.
 	var expanded []Transfer
@@ -171,44 +203,127 @@ func Schedule(transfers []Transfer, tiles int) (Result, error) {
 			expanded = append(expanded, Transfer{Src: t.Src, Dst: []int32{d}, Words: t.Words})
 		}
 	}
-	expBound := LowerBound(expanded, tiles)
-	if expBound == lb {
-		m := matching(expanded, expBound)
-		m.Kind = ExpandedMatching
-		m = finish(m, expanded, lb)
-		m.InitialHorizon = initial
-		return m, nil
-	}
-	ff := firstFit(transfers, tiles)
-	ff.Kind = FirstFit
-	ff = finish(ff, transfers, lb)
-	if !grouped || ff.Horizon < best.Horizon {
-		best = ff
+	expBound := LowerBound(expanded, Unpaired(tiles))
+	if expBound > lb {
+		ff := firstFit(transfers, tiles)
+		ff.Kind = FirstFit
+		if ff = finish(ff, transfers, lb); ff.Horizon < best.Horizon {
+			best = ff
+		}
 	}
 	if expBound < best.Horizon {
 		m := matching(expanded, expBound)
 		m.Kind = ExpandedMatching
 		m = finish(m, expanded, lb)
 		m.InitialHorizon = initial
-		return m, nil
+		return m
 	}
 	best = finish(best, transfers, lb)
 	best.InitialHorizon = initial
-	return best, nil
+	return best
 }
 
 // groupMatching merges receivers that share a transfer into groups
-// (union-find over each transfer's receivers), schedules senders × groups
-// by Matching (a group receiving one word per cycle, so each of its tiles
-// does), and returns the schedule with its horizon: the larger of the
-// busiest sender's and the busiest group's words.
-func groupMatching(transfers []Transfer, tiles int) (Result, bool) {
+// (union-find over each transfer's receivers) and schedules senders ×
+// groups by Matching, a group receiving one word per cycle, so each of its
+// tiles does. The horizon is the larger of the busiest sender's and the
+// busiest receiver's words.
+//
+// With paired, a group of pairs takes up to two words per cycle: it is two
+// receivers, the even tiles' ports and the odd tiles' ports. A word every
+// pair of the group it reaches takes whole (both tiles) goes on either; a
+// word that reaches, beside whole pairs, only even tiles alone goes on the
+// even ports, and likewise for odd. Words that are split between the two
+// are balanced, a transfer split between them sending its words in the
+// order the matching runs its halves (never at once: they share a
+// sender). A group with a word that needs both an even and an odd port
+// alone stays one receiver; paired without a group whose words the two
+// ports can share reports false.
+func groupMatching(transfers []Transfer, f Fabric, paired bool) (Result, bool) {
+	group := receiverGroups(transfers, f.Tiles)
+	var class []portClass
+	twoPorts := make([]bool, f.Tiles)
+	// Words per group on either port, the even ports and the odd ports.
+	either, even, odd := make([]int64, f.Tiles), make([]int64, f.Tiles), make([]int64, f.Tiles)
+	if paired {
+		class = make([]portClass, len(transfers))
+		open := make([]bool, f.Tiles) // a word of the group needs both ports
+		mark := make([]int32, f.Tiles)
+		for i, t := range transfers {
+			g := group[i]
+			class[i] = f.portsOf(t, mark, int32(i+1))
+			switch class[i] {
+			case onEither:
+				either[g] += t.Words
+			case onEven:
+				even[g] += t.Words
+			case onOdd:
+				odd[g] += t.Words
+			case onBoth:
+				open[g] = true
+			}
+		}
+		for g := range twoPorts {
+			twoPorts[g] = !open[g] && (either[g] > 0 || (even[g] > 0 && odd[g] > 0))
+		}
+		if !slices.Contains(twoPorts, true) {
+			return Result{}, false
+		}
+	}
+	// The odd ports of group g are receiver g + f.Tiles. onEvenPorts[g] is
+	// how many either-port words go on the even ports, placed first.
+	onEvenPorts := make([]int64, f.Tiles)
+	for g := range twoPorts {
+		if twoPorts[g] {
+			onEvenPorts[g] = min(max(ceilDiv(odd[g]+either[g]-even[g], 2), 0), either[g])
+		}
+	}
+	pieces := make([]Transfer, 0, len(transfers))
+	origin := make([]int, 0, len(transfers))
+	add := func(i int, dst int32, words int64) {
+		if words > 0 {
+			pieces = append(pieces, Transfer{Src: transfers[i].Src, Dst: []int32{dst}, Words: words})
+			origin = append(origin, i)
+		}
+	}
+	oddPorts := func(g int32) int32 { return g + int32(f.Tiles) }
+	for i, t := range transfers {
+		g := group[i]
+		switch {
+		case !twoPorts[g] || class[i] == onEven:
+			add(i, g, t.Words)
+		case class[i] == onOdd:
+			add(i, oddPorts(g), t.Words)
+		default:
+			first := min(t.Words, onEvenPorts[g])
+			onEvenPorts[g] -= first
+			add(i, g, first)
+			add(i, oddPorts(g), t.Words-first)
+		}
+	}
+	// A sender in a group still sends on its own: the two sides of the
+	// bipartite graph are distinct, so a tile may send and receive at once.
+	bound := LowerBound(pieces, Unpaired(2*f.Tiles))
+	r := matching(pieces, bound)
+	for k := range r.Segments {
+		r.Segments[k].Transfer = origin[r.Segments[k].Transfer]
+	}
+	r.Kind = GroupMatching
+	if paired {
+		r.Kind = PairedGroupMatching
+	}
+	r.Horizon = bound
+	return r, true
+}
+
+// receiverGroups unites the receivers of each transfer (union-find) and
+// returns, per transfer, the group its receivers are in.
+func receiverGroups(transfers []Transfer, tiles int) []int32 {
 	parent := make([]int32, tiles)
 	for i := range parent {
 		parent[i] = int32(i)
 	}
-	var find func(int32) int32
-	find = func(x int32) int32 {
+	find := func(x int32) int32 {
 		for parent[x] != x {
 			parent[x] = parent[parent[x]]
 			x = parent[x]
@@ -223,17 +338,11 @@ func groupMatching(transfers []Transfer, tiles int) (Result, bool) {
 			}
 		}
 	}
-	contracted := make([]Transfer, len(transfers))
+	group := make([]int32, len(transfers))
 	for i, t := range transfers {
-		contracted[i] = Transfer{Src: t.Src, Dst: []int32{find(t.Dst[0])}, Words: t.Words}
+		group[i] = find(t.Dst[0])
 	}
-	// A sender in a group still sends on its own: the two sides of the
-	// bipartite graph are distinct, so a tile may send and receive at once.
-	bound := LowerBound(contracted, tiles)
-	r := matching(contracted, bound)
-	r.Kind = GroupMatching
-	r.Horizon = bound
-	return r, true
+	return group
 }
 
 func finish(r Result, transfers []Transfer, lb int64) Result {
