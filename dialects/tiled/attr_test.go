@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/target"
 )
 
 func parse(t testing.TB, ctx *ir.Context, text string) (ir.Attribute, error) {
@@ -157,6 +158,10 @@ func FuzzLayoutAttr(f *testing.F) {
 	}
 	ctx := ir.NewContext()
 	shapes := [][]int64{{729, 1152}, {1, 729, 1152}, {8}, {0, 3}}
+	tg, err := target.Lookup("ipu21")
+	if err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, body string) {
 		a, err := Dialect.ParseAttrBody(ctx, body, nil)
 		if err != nil {
@@ -186,7 +191,7 @@ func FuzzLayoutAttr(f *testing.F) {
 					}
 					SliceLayout(l, s, 0, 0, max(1, s[0]/2))
 					if m.NumShards() <= 64 {
-						ExchangeTraffic(m, ShardNeeds(m), 2, 4, true)
+						ExchangeTraffic(m, ShardNeeds(m), 2, tg)
 					}
 					for _, tile := range m.Tiles() {
 						shard, _ := m.OnTile(tile)

@@ -144,8 +144,13 @@ func TestExchangeTrafficChargesSendersAndMulticast(t *testing.T) {
 	dst := Layout{Order: Order{Kind: RowMajor}, MemoryClass: "Ipu21Standard",
 		Tiling: Tiling{TileCount: 8, Replicas: 8, ReplicaStride: 1}}
 	dm := mustMap(t, dst, []int64{8, 16})
-	uni := ExchangeTraffic(src, ShardNeeds(dm), 2, 4, false)
-	multi := ExchangeTraffic(src, ShardNeeds(dm), 2, 4, true)
+	fabric := func(multicast, pairs bool) *target.Target {
+		tg, _ := target.Lookup("test16")
+		tg.ExchangeMulticast, tg.ExchangeBusPairs = multicast, pairs
+		return tg
+	}
+	uni := ExchangeTraffic(src, ShardNeeds(dm), 2, fabric(false, false))
+	multi := ExchangeTraffic(src, ShardNeeds(dm), 2, fabric(true, false))
 	// Tiles 2-7 receive all 64 words; tiles 0 and 1 the half they lack.
 	if uni.MaxReceived != 64 || multi.MaxReceived != 64 || multi.Received[0] != 32 {
 		t.Errorf("received %d / %d words (tile 0: %d), want 64 (32)", uni.MaxReceived, multi.MaxReceived, multi.Received[0])
@@ -158,8 +163,16 @@ func TestExchangeTrafficChargesSendersAndMulticast(t *testing.T) {
 	if multi.MaxWords() != 64 || uni.MaxWords() != 224 {
 		t.Errorf("phase bound %d (multicast) and %d (unicast), want 64 and 224", multi.MaxWords(), uni.MaxWords())
 	}
+	// With shared-bus pairs, tiles 2-7 take the 64 words both tiles of
+	// their pair receive two a cycle; tiles 0 and 1 each take the other's
+	// half alone, on their own ports at once.
+	paired := ExchangeTraffic(src, ShardNeeds(dm), 2, fabric(true, true))
+	if paired.MaxReceived != 32 || paired.MaxWords() != 32 || paired.Received[2] != 64 || paired.Paired[2] != 64 || paired.Paired[0] != 0 {
+		t.Errorf("paired: port words %d, bound %d, tile 2 receives %d (%d with its partner), tile 0 %d with its partner; want 32, 32, 64 (64), 0",
+			paired.MaxReceived, paired.MaxWords(), paired.Received[2], paired.Paired[2], paired.Paired[0])
+	}
 	// Moving a tensor into its own layout moves nothing.
-	if same := ExchangeTraffic(src, ShardNeeds(src), 2, 4, true); same.Words != 0 || same.LocalElements != 8*16 {
+	if same := ExchangeTraffic(src, ShardNeeds(src), 2, fabric(true, true)); same.Words != 0 || same.LocalElements != 8*16 {
 		t.Errorf("identity relayout moved %d words, kept %d elements", same.Words, same.LocalElements)
 	}
 }

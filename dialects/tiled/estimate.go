@@ -200,7 +200,7 @@ func addPhase(e *Estimate, tr *Traffic, tg *target.Target) error {
 // RelayoutTraffic is the exchange that moves a tensor from layout src to
 // layout dst.
 func RelayoutTraffic(src, dst *ShardMap, et elem.Type, tg *target.Target) Traffic {
-	return ExchangeTraffic(src, ShardNeeds(dst), int64(et.Bytes()), int64(tg.ExchangeWordBytes), tg.ExchangeMulticast)
+	return ExchangeTraffic(src, ShardNeeds(dst), int64(et.Bytes()), tg)
 }
 
 func estimateRelayout(e *Estimate, op *ir.Operation, tg *target.Target) error {
@@ -276,7 +276,7 @@ func estimateCombine(e *Estimate, op *ir.Operation, tg *target.Target) error {
 		return err
 	}
 	axes := intsOf(op, AxesAttrName)
-	tr := ExchangeTraffic(in, CombineNeeds(in, out, axes), int64(et.Bytes()), int64(tg.ExchangeWordBytes), tg.ExchangeMulticast)
+	tr := ExchangeTraffic(in, CombineNeeds(in, out, axes), int64(et.Bytes()), tg)
 	if err := addPhase(e, &tr, tg); err != nil {
 		return err
 	}
@@ -331,7 +331,7 @@ func estimateGather(e *Estimate, op *ir.Operation, tg *target.Target) error {
 		if op.Is(ConcatOp) {
 			start += in.Shape[op.Attr(AxisAttrName).(*ir.IntegerAttr).Int]
 		}
-		tr := ExchangeTraffic(in, mapped, int64(et.Bytes()), int64(tg.ExchangeWordBytes), tg.ExchangeMulticast)
+		tr := ExchangeTraffic(in, mapped, int64(et.Bytes()), tg)
 		total.Add(&tr)
 	}
 	if total.LocalElements > 0 { // elements a tile holds are copied into the result's buffer

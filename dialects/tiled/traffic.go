@@ -2,6 +2,8 @@ package tiled
 
 import (
 	"encoding/binary"
+
+	"github.com/ipuir/ipuir/target"
 )
 
 // Need is what one tile needs of a tensor for an op: a box of its elements.
@@ -12,13 +14,20 @@ type Need struct {
 
 // Traffic is the data movement of one exchange phase, charged on both
 // sides: per tile, the 32-bit words it sends and the words it receives.
-// A tile can send and receive one word per cycle each way, so the phase
-// takes at least MaxWords cycles (the bound the exchange scheduler
+// A tile can send one word per cycle and its receive port take one, so the
+// phase takes at least MaxWords cycles (the bound the exchange scheduler
 // reaches).
 type Traffic struct {
 	Sent, Received []int64 // words, by tile
-	MaxSent        int64
-	MaxReceived    int64
+	// Paired, on targets whose tiles 2k and 2k+1 share an exchange bus
+	// (target.Target.ExchangeBusPairs), is by tile the words it receives
+	// in pieces its partner receives too; nil elsewhere.
+	Paired  []int64
+	MaxSent int64
+	// MaxReceived is the most words one receive port takes: a tile's, or
+	// on a pair the larger of what either tile takes alone and half of
+	// what the two take (the pair's two ports share the words both take).
+	MaxReceived int64
 	// Words is the total received over all tiles.
 	Words int64
 	// Pieces is the number of distinct sends (a multicast counts once).
@@ -31,25 +40,43 @@ type Traffic struct {
 func (t *Traffic) MaxWords() int64 { return max(t.MaxSent, t.MaxReceived) }
 
 // ExchangeTraffic computes what moves when every need is served from the
-// shards of src (see VisitPieces): per tile, the words it receives and
-// the words it sends, with multicast (one send reaching every receiver of
-// a piece) or without (one send per receiver). Pieces are whole words:
-// elemBytes·elements rounded up to wordBytes.
-func ExchangeTraffic(src *ShardMap, needs []Need, elemBytes, wordBytes int64, multicast bool) Traffic {
+// shards of src (see VisitPieces) on target tg: per tile, the words it
+// receives and the words it sends, with multicast (one send reaching every
+// receiver of a piece) where tg has it, or one send per receiver, and the
+// words shared-bus pairs take together where tg has them. Pieces are whole
+// words: elemBytes·elements rounded up to tg's exchange word.
+func ExchangeTraffic(src *ShardMap, needs []Need, elemBytes int64, tg *target.Target) Traffic {
 	tiles := int64(len(src.owner))
 	for _, n := range needs {
 		tiles = max(tiles, n.Tile+1)
 	}
+	wordBytes := int64(tg.ExchangeWordBytes)
 	tr := Traffic{Sent: make([]int64, tiles), Received: make([]int64, tiles)}
+	var mark []int
+	if tg.ExchangeBusPairs {
+		tr.Paired, mark = make([]int64, tiles), make([]int, tiles)
+	}
+	stamp := 0
 	VisitPieces(src, needs, func(p Piece) {
 		words := ceilDiv(satMul(p.Box.Elements(), elemBytes), wordBytes)
 		tr.LocalElements += int64(p.Local) * p.Box.Elements()
+		stamp++
 		for _, t := range p.Dst {
 			tr.Received[t] += words
 			tr.Words += words
+			if mark != nil {
+				mark[t] = stamp
+			}
+		}
+		if mark != nil {
+			for _, t := range p.Dst {
+				if q := t ^ 1; q < tiles && mark[q] == stamp {
+					tr.Paired[t] += words
+				}
+			}
 		}
 		if len(p.Dst) > 0 {
-			if multicast {
+			if tg.ExchangeMulticast {
 				tr.Sent[p.Src] += words
 			} else {
 				tr.Sent[p.Src] += satMul(words, int64(len(p.Dst)))
@@ -57,11 +84,30 @@ func ExchangeTraffic(src *ShardMap, needs []Need, elemBytes, wordBytes int64, mu
 			tr.Pieces++
 		}
 	})
-	for i := range tr.Sent {
-		tr.MaxSent = max(tr.MaxSent, tr.Sent[i])
-		tr.MaxReceived = max(tr.MaxReceived, tr.Received[i])
-	}
+	tr.setMax()
 	return tr
+}
+
+// setMax derives MaxSent and MaxReceived from the per-tile words.
+func (t *Traffic) setMax() {
+	t.MaxSent, t.MaxReceived = 0, 0
+	for i := range t.Sent {
+		t.MaxSent = max(t.MaxSent, t.Sent[i])
+		if t.Paired == nil {
+			t.MaxReceived = max(t.MaxReceived, t.Received[i])
+			continue
+		}
+		if i&1 == 1 {
+			continue
+		}
+		a := t.Received[i] - t.Paired[i]
+		if i+1 == len(t.Sent) {
+			t.MaxReceived = max(t.MaxReceived, t.Received[i])
+			continue
+		}
+		b := t.Received[i+1] - t.Paired[i+1]
+		t.MaxReceived = max(t.MaxReceived, a, b, ceilDiv(a+b+t.Paired[i], 2))
+	}
 }
 
 // Piece is one part of a source shard some tiles need: the elements Box
@@ -184,16 +230,18 @@ func (t *Traffic) Add(o *Traffic) {
 	n := max(len(t.Sent), len(o.Sent))
 	grow := func(a []int64) []int64 { return append(a, make([]int64, n-len(a))...) }
 	t.Sent, t.Received = grow(t.Sent), grow(t.Received)
+	if o.Paired != nil || t.Paired != nil {
+		t.Paired = grow(t.Paired)
+	}
 	for i := range o.Sent {
 		t.Sent[i] += o.Sent[i]
 		t.Received[i] += o.Received[i]
+		if o.Paired != nil {
+			t.Paired[i] += o.Paired[i]
+		}
 	}
 	t.Words += o.Words
 	t.Pieces += o.Pieces
 	t.LocalElements += o.LocalElements
-	t.MaxSent, t.MaxReceived = 0, 0
-	for i := range t.Sent {
-		t.MaxSent = max(t.MaxSent, t.Sent[i])
-		t.MaxReceived = max(t.MaxReceived, t.Received[i])
-	}
+	t.setMax()
 }

@@ -419,7 +419,7 @@ func (s *selector) rescore() {
 			if err1 != nil || err2 != nil {
 				continue
 			}
-			tr := tiled.ExchangeTraffic(src, tiled.ShardNeeds(dst), pr.bpe, int64(pr.t.ExchangeWordBytes), pr.t.ExchangeMulticast)
+			tr := tiled.ExchangeTraffic(src, tiled.ShardNeeds(dst), pr.bpe, pr.t)
 			total.Add(&tr)
 			exact = true
 		}
