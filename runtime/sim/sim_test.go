@@ -84,11 +84,10 @@ func run(t *testing.T, p *ipupkg.Package, tg *target.Target, input []byte) (*ses
 	return s.(*session), s.Run()
 }
 
-// The program moves the words and computes on them: z is x × 0.5, with
-// tile 1's rows gathered by the exchange; the cycles are the sync, the
-// phase and the busiest tile's compute.
-func TestRunsTheProgram(t *testing.T) {
-	p, tg := gather(t)
+// runGather runs a gather-like package on x[i] = i − 7.5 and returns the
+// session and x.
+func runGather(t *testing.T, p *ipupkg.Package, tg *target.Target) (*session, []float64) {
+	t.Helper()
 	in := make([]float64, 32)
 	for i := range in {
 		in[i] = float64(i) - 7.5
@@ -97,15 +96,38 @@ func TestRunsTheProgram(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := s.Read(0)
+	return s, in
+}
+
+// expectOutput checks output stream index against want, element by element.
+func expectOutput(t *testing.T, s *session, index int, want []float64) {
+	t.Helper()
+	out, err := s.Read(index)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, v := range in {
-		if got := numeric.F16ToFloat64(binary.LittleEndian.Uint16(out[2*i:])); got != v*0.5 {
-			t.Fatalf("z[%d] = %v, want %v", i, got, v*0.5)
+	for i, v := range want {
+		if got := numeric.F16ToFloat64(binary.LittleEndian.Uint16(out[2*i:])); got != v {
+			t.Fatalf("output %d [%d] = %v, want %v", index, i, got, v)
 		}
 	}
+}
+
+func scaled(in []float64, by float64) []float64 {
+	out := make([]float64, len(in))
+	for i, v := range in {
+		out[i] = v * by
+	}
+	return out
+}
+
+// The program moves the words and computes on them: z is x × 0.5, with
+// tile 1's rows gathered by the exchange; the cycles are the sync, the
+// phase and the busiest tile's compute.
+func TestRunsTheProgram(t *testing.T) {
+	p, tg := gather(t)
+	s, in := runGather(t, p, tg)
+	expectOutput(t, s, 0, scaled(in, 0.5))
 	c := s.Cycles()
 	phase, _ := tg.ExchangePhaseCycles(8)
 	if len(c.Supersteps) != 2 || c.Supersteps[0].Sync != int64(tg.SyncCycles) || c.Supersteps[0].Exchange != phase || c.Supersteps[1].Compute == 0 {
@@ -123,20 +145,8 @@ func TestSegmentsInCycleOrder(t *testing.T) {
 	x := &p.Exchanges[0]
 	x.Horizon = 12
 	x.Segments = []ipupkg.Segment{{Transfer: 0, Start: 8, Words: 4}, {Transfer: 0, Start: 0, Words: 4}}
-	in := make([]float64, 32)
-	for i := range in {
-		in[i] = float64(i)
-	}
-	s, err := run(t, p, tg, f16s(in...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, _ := s.Read(0)
-	for i, v := range in {
-		if got := numeric.F16ToFloat64(binary.LittleEndian.Uint16(out[2*i:])); got != v*0.5 {
-			t.Fatalf("z[%d] = %v, want %v", i, got, v*0.5)
-		}
-	}
+	s, in := runGather(t, p, tg)
+	expectOutput(t, s, 0, scaled(in, 0.5))
 	phase, _ := tg.ExchangePhaseCycles(12)
 	if s.Cycles().Supersteps[0].Exchange != phase {
 		t.Errorf("the phase costs %d, want its horizon's %d", s.Cycles().Supersteps[0].Exchange, phase)
@@ -207,30 +217,9 @@ func pairedGather(t testing.TB) (*ipupkg.Package, *target.Target) {
 // them, refuses the schedule at load.
 func TestPairedDelivery(t *testing.T) {
 	p, tg := pairedGather(t)
-	in := make([]float64, 32)
-	for i := range in {
-		in[i] = float64(i) - 7.5
-	}
-	s, err := run(t, p, tg, f16s(in...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	z, err := s.Read(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	y, err := s.Read(1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, v := range in {
-		if got := numeric.F16ToFloat64(binary.LittleEndian.Uint16(z[2*i:])); got != v*0.5 {
-			t.Fatalf("z[%d] = %v (tile 3), want %v", i, got, v*0.5)
-		}
-		if got := numeric.F16ToFloat64(binary.LittleEndian.Uint16(y[2*i:])); got != v {
-			t.Fatalf("y[%d] = %v (tile 2), want %v", i, got, v)
-		}
-	}
+	s, in := runGather(t, p, tg)
+	expectOutput(t, s, 0, scaled(in, 0.5)) // z, from tile 3's copy of y
+	expectOutput(t, s, 1, in)              // y, as tile 2 holds it
 	if phase, _ := tg.ExchangePhaseCycles(8); s.Cycles().Supersteps[0].Exchange != phase {
 		t.Errorf("the phase costs %d, want its horizon's %d", s.Cycles().Supersteps[0].Exchange, phase)
 	}
