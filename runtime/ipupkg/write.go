@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"hash/crc32"
 	"io"
-	"slices"
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -24,26 +23,27 @@ func (e *encoder) bool(v bool) {
 		e.u(0)
 	}
 }
-func (e *encoder) str(s string) { e.n(len(s)); e.b = append(e.b, s...) }
-func (e *encoder) raw(b []byte) { e.n(len(b)); e.b = append(e.b, b...) }
-func (e *encoder) ints(v []int64) {
-	e.n(len(v))
-	for _, x := range v {
-		e.i(x)
-	}
-}
-func (e *encoder) indices(v []int) {
-	e.n(len(v))
-	for _, x := range v {
-		e.n(x)
-	}
-}
+func (e *encoder) str(s string)    { e.n(len(s)); e.b = append(e.b, s...) }
+func (e *encoder) raw(b []byte)    { e.n(len(b)); e.b = append(e.b, b...) }
+func (e *encoder) ints(v []int64)  { list(e, v, e.i) }
+func (e *encoder) indices(v []int) { list(e, v, e.n) }
 func (e *encoder) spans(v []Span) {
-	e.n(len(v))
-	for _, s := range v {
-		e.i(s.Lo)
-		e.i(s.Hi)
+	list(e, v, func(s Span) { e.i(s.Lo); e.i(s.Hi) })
+}
+
+// list encodes a count, then each item: every list in the format.
+func list[T any](e *encoder, items []T, item func(T)) {
+	e.n(len(items))
+	for _, x := range items {
+		item(x)
 	}
+}
+
+// section encodes one section's payload.
+func section(fill func(e *encoder)) []byte {
+	var e encoder
+	fill(&e)
+	return e.b
 }
 
 // Encode returns the package's bytes: the same package always gives the
@@ -105,39 +105,36 @@ const (
 )
 
 func (p *Package) encodeHeader() []byte {
-	var e encoder
-	e.str(p.Compiler)
-	e.str(p.Target)
-	e.n(p.Tiles)
-	e.i(p.SRAMBytes)
-	e.n(len(p.Classes))
-	for _, c := range p.Classes {
-		e.str(c.Name)
-		e.str(c.Kind)
-		e.i(c.Start)
-		e.i(c.End)
-		e.i(c.Alignment)
-		e.bool(c.HoldsCode)
-	}
-	e.bool(p.ExchangeBusPairs)
-	return e.b
+	return section(func(e *encoder) {
+		e.str(p.Compiler)
+		e.str(p.Target)
+		e.n(p.Tiles)
+		e.i(p.SRAMBytes)
+		list(e, p.Classes, func(c MemoryClass) {
+			e.str(c.Name)
+			e.str(c.Kind)
+			e.i(c.Start)
+			e.i(c.End)
+			e.i(c.Alignment)
+			e.bool(c.HoldsCode)
+		})
+		e.bool(p.ExchangeBusPairs)
+	})
 }
 
 func (p *Package) encodeProgram() []byte {
-	var e encoder
-	e.n(len(p.Program))
-	for _, in := range p.Program {
-		e.u(uint64(in.Op))
-		e.i(in.Superstep)
-		e.indices(in.Operands)
-		encodeParams(&e, in.Params)
-	}
-	return e.b
+	return section(func(e *encoder) {
+		list(e, p.Program, func(in Instruction) {
+			e.u(uint64(in.Op))
+			e.i(in.Superstep)
+			e.indices(in.Operands)
+			encodeParams(e, in.Params)
+		})
+	})
 }
 
 func encodeParams(e *encoder, params []Param) {
-	e.n(len(params))
-	for _, pr := range params {
+	list(e, params, func(pr Param) {
 		e.str(pr.Key)
 		e.bool(pr.IsString)
 		if pr.IsString {
@@ -145,7 +142,7 @@ func encodeParams(e *encoder, params []Param) {
 		} else {
 			e.ints(pr.Ints)
 		}
-	}
+	})
 }
 
 func encodeLayout(e *encoder, l Layout) {
@@ -153,119 +150,103 @@ func encodeLayout(e *encoder, l Layout) {
 	for _, v := range []int64{l.RowBlock, l.ColumnBlock, l.TileCount, l.TileOffset, l.Replicas, l.ReplicaStride} {
 		e.i(v)
 	}
-	e.n(len(l.Axes))
-	for _, a := range l.Axes {
+	list(e, l.Axes, func(a Axis) {
 		for _, v := range []int64{a.FromEnd, a.Partitions, a.PaddingGroups, a.BlockSize, a.PaddingMultiple, a.ShardPadding, a.TileStride} {
 			e.i(v)
 		}
 		e.u(uint64(a.Padding))
-	}
+	})
 }
 
 func (p *Package) encodeBuffers() []byte {
-	var e encoder
-	e.n(len(p.Buffers))
-	for _, b := range p.Buffers {
-		e.str(b.Name)
-		e.str(b.Elem.String())
-		e.ints(b.Shape)
-		e.n(b.Class)
-		e.i(b.Start)
-		e.i(b.End)
-		encodeLayout(&e, b.Layout)
-		e.indices(b.ViewOf)
-		e.str(b.ViewKind)
-		encodeParams(&e, b.ViewParams)
-		e.bool(b.Init != nil)
-		if b.Init != nil {
-			e.bool(b.Init.Splat)
-			e.raw(b.Init.Data)
-		}
-		e.n(len(b.Pieces))
-		for _, pc := range b.Pieces {
-			e.n(pc.Tile)
-			e.i(pc.Address)
-			e.i(pc.Bytes)
-			e.spans(pc.Box)
-		}
-	}
-	return e.b
+	return section(func(e *encoder) {
+		list(e, p.Buffers, func(b Buffer) {
+			e.str(b.Name)
+			e.str(b.Elem.String())
+			e.ints(b.Shape)
+			e.n(b.Class)
+			e.i(b.Start)
+			e.i(b.End)
+			encodeLayout(e, b.Layout)
+			e.indices(b.ViewOf)
+			e.str(b.ViewKind)
+			encodeParams(e, b.ViewParams)
+			e.bool(b.Init != nil)
+			if b.Init != nil {
+				e.bool(b.Init.Splat)
+				e.raw(b.Init.Data)
+			}
+			list(e, b.Pieces, func(pc Piece) {
+				e.n(pc.Tile)
+				e.i(pc.Address)
+				e.i(pc.Bytes)
+				e.spans(pc.Box)
+			})
+		})
+	})
 }
 
 func (p *Package) encodeTileImages() []byte {
-	var e encoder
-	e.n(len(p.TileImages))
-	for _, t := range p.TileImages {
-		e.i(t.SupportAddress)
-		e.i(t.CodeBytes)
-		e.i(t.ExchangeTableBytes)
-		e.i(t.HostCodeBytes)
-	}
-	return e.b
+	return section(func(e *encoder) {
+		list(e, p.TileImages, func(t TileImage) {
+			for _, v := range []int64{t.SupportAddress, t.CodeBytes, t.ExchangeTableBytes, t.HostCodeBytes} {
+				e.i(v)
+			}
+		})
+	})
 }
 
 func (p *Package) encodeExchanges() []byte {
-	var e encoder
-	e.n(len(p.Exchanges))
-	for _, x := range p.Exchanges {
-		e.i(x.Phase)
-		e.n(len(x.Transfers))
-		for _, t := range x.Transfers {
-			e.n(t.Operand)
-			e.n(t.Src)
-			e.indices(t.Dst)
-			e.i(t.Words)
-			e.spans(t.Box)
-		}
-		e.i(x.Horizon)
-		e.i(x.LowerBound)
-		e.str(x.Kind)
-		e.n(len(x.Segments))
-		for _, s := range x.Segments {
-			e.n(s.Transfer)
-			e.i(s.Start)
-			e.i(s.Words)
-		}
-		e.ints(x.SourceOffsets)
-		e.ints(x.SourceStrides)
-	}
-	return e.b
+	return section(func(e *encoder) {
+		list(e, p.Exchanges, func(x Exchange) {
+			e.i(x.Phase)
+			list(e, x.Transfers, func(t Transfer) {
+				e.n(t.Operand)
+				e.n(t.Src)
+				e.indices(t.Dst)
+				e.i(t.Words)
+				e.spans(t.Box)
+			})
+			e.i(x.Horizon)
+			e.i(x.LowerBound)
+			e.str(x.Kind)
+			list(e, x.Segments, func(s Segment) {
+				e.n(s.Transfer)
+				e.i(s.Start)
+				e.i(s.Words)
+			})
+			e.ints(x.SourceOffsets)
+			e.ints(x.SourceStrides)
+		})
+	})
 }
 
 func (p *Package) encodeStreams() []byte {
-	var e encoder
-	e.n(len(p.Streams))
-	for _, s := range p.Streams {
-		e.str(s.Name)
-		e.bool(s.Output)
-		e.n(s.Index)
-		e.str(s.Elem.String())
-		e.ints(s.Shape)
-		e.n(s.Buffer)
-	}
-	return e.b
+	return section(func(e *encoder) {
+		list(e, p.Streams, func(s Stream) {
+			e.str(s.Name)
+			e.bool(s.Output)
+			e.n(s.Index)
+			e.str(s.Elem.String())
+			e.ints(s.Shape)
+			e.n(s.Buffer)
+		})
+	})
 }
 
 func (p *Package) encodeCheckpoints() []byte {
-	var e encoder
-	e.n(len(p.Checkpoints))
-	for _, c := range p.Checkpoints {
-		e.str(c.Name)
-		e.n(c.Buffer)
-		e.n(c.Line)
-		e.n(c.Column)
-		e.n(c.Samples)
-	}
-	return e.b
+	return section(func(e *encoder) {
+		list(e, p.Checkpoints, func(c Checkpoint) {
+			e.str(c.Name)
+			for _, v := range []int{c.Buffer, c.Line, c.Column, c.Samples} {
+				e.n(v)
+			}
+		})
+	})
 }
 
 func (p *Package) encodeMetadata() []byte {
-	var e encoder
-	entries := slices.Clone(p.Metadata)
-	e.n(len(entries))
-	for _, m := range entries {
-		e.str(m.Key)
-		e.str(m.Value)
-	}
-	return e.b
+	return section(func(e *encoder) {
+		list(e, p.Metadata, func(m Entry) { e.str(m.Key); e.str(m.Value) })
+	})
 }
