@@ -135,6 +135,35 @@ func (sc *BodyScanner) Ints(limit int, each func(int64) error) error {
 	}
 }
 
+// Tuples reads a bracketed list of bracketed n-integer lists, "[[a, b],
+// [c, d]]", calling each with every tuple's index and integers (the slice
+// is reused between calls); a tuple of another length is an error saying
+// shape ("a segment is [transfer, start, words]").
+func (sc *BodyScanner) Tuples(n int, shape string, each func(i int, v []int64) error) error {
+	if err := sc.Expect('['); err != nil {
+		return err
+	}
+	v := make([]int64, 0, n)
+	for i := 0; !sc.Accept(']'); i++ {
+		if i > 0 {
+			if err := sc.Expect(','); err != nil {
+				return err
+			}
+		}
+		v = v[:0]
+		if err := sc.Ints(n, func(x int64) error { v = append(v, x); return nil }); err != nil {
+			return err
+		}
+		if len(v) != n {
+			return sc.Errorf("%s", shape)
+		}
+		if err := each(i, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (sc *BodyScanner) End() error {
 	if sc.Peek() != 0 {
 		return sc.Errorf("unexpected '%c' after the attribute", sc.s[sc.pos])

@@ -217,23 +217,11 @@ func parseTransfers(ctx *ir.Context, text string, _ ir.Type) (ir.Attribute, erro
 			if err := sc.Field("box"); err != nil {
 				return nil, err
 			}
-			if err := sc.Expect('['); err != nil {
+			if err := sc.Tuples(2, "a box axis is [lo, hi]", func(_ int, v []int64) error {
+				t.Box = append(t.Box, tiled.Span{Lo: v[0], Hi: v[1]})
+				return nil
+			}); err != nil {
 				return nil, err
-			}
-			for !sc.Accept(']') {
-				if len(t.Box) > 0 {
-					if err := sc.Expect(','); err != nil {
-						return nil, err
-					}
-				}
-				var pair []int64
-				if err := sc.Ints(2, func(v int64) error { pair = append(pair, v); return nil }); err != nil {
-					return nil, err
-				}
-				if len(pair) != 2 {
-					return nil, sc.Errorf("a box axis is [lo, hi]")
-				}
-				t.Box = append(t.Box, tiled.Span{Lo: pair[0], Hi: pair[1]})
 			}
 			if err := sc.Expect('}'); err != nil {
 				return nil, err
@@ -402,26 +390,14 @@ func parseSchedule(ctx *ir.Context, text string, _ ir.Type) (ir.Attribute, error
 	if err := sc.Field("segments"); err != nil {
 		return nil, err
 	}
-	if err := sc.Expect('['); err != nil {
-		return nil, err
-	}
-	for !sc.Accept(']') {
-		if len(a.Segments) > 0 {
-			if err := sc.Expect(','); err != nil {
-				return nil, err
-			}
-		}
-		var v []int64
-		if err := sc.Ints(3, func(x int64) error { v = append(v, x); return nil }); err != nil {
-			return nil, err
-		}
-		if len(v) != 3 {
-			return nil, sc.Errorf("a segment is [transfer, start, words]")
-		}
+	if err := sc.Tuples(3, "a segment is [transfer, start, words]", func(i int, v []int64) error {
 		if v[0] < 0 || v[0] > 1<<40 {
-			return nil, sc.Errorf("segment %d: transfer %d out of range", len(a.Segments), v[0])
+			return sc.Errorf("segment %d: transfer %d out of range", i, v[0])
 		}
 		a.Segments = append(a.Segments, schedule.Segment{Transfer: int(v[0]), Start: v[1], Words: v[2]})
+		return nil
+	}); err != nil {
+		return nil, err
 	}
 	if err := sc.End(); err != nil {
 		return nil, err

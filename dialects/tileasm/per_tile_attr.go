@@ -90,31 +90,19 @@ func parsePerTile(ctx *ir.Context, text string, _ ir.Type) (ir.Attribute, error)
 		return nil, err
 	}
 	a := &PerTileAttr{}
-	if err := sc.Expect('['); err != nil {
-		return nil, err
-	}
-	for !sc.Accept(']') {
-		if len(a.Runs) > 0 {
-			if err := sc.Expect(','); err != nil {
-				return nil, err
-			}
-		}
-		var v []int64
-		if err := sc.Ints(3, func(x int64) error { v = append(v, x); return nil }); err != nil {
-			return nil, err
-		}
-		if len(v) != 3 {
-			return nil, sc.Errorf("a run is [first tile, last tile, value]")
-		}
+	if err := sc.Tuples(3, "a run is [first tile, last tile, value]", func(i int, v []int64) error {
 		switch {
 		case v[0] < 0 || v[1] < v[0] || v[1] > 1<<30:
-			return nil, sc.Errorf("run %d: tiles %d to %d are not an ascending range of tiles", len(a.Runs), v[0], v[1])
+			return sc.Errorf("run %d: tiles %d to %d are not an ascending range of tiles", i, v[0], v[1])
 		case v[2] < 0:
-			return nil, sc.Errorf("run %d: negative value %d", len(a.Runs), v[2])
-		case len(a.Runs) > 0 && int64(a.Runs[len(a.Runs)-1].Last) >= v[0]:
-			return nil, sc.Errorf("run %d starts at tile %d, not after the previous run", len(a.Runs), v[0])
+			return sc.Errorf("run %d: negative value %d", i, v[2])
+		case i > 0 && int64(a.Runs[i-1].Last) >= v[0]:
+			return sc.Errorf("run %d starts at tile %d, not after the previous run", i, v[0])
 		}
 		a.Runs = append(a.Runs, Run{First: int32(v[0]), Last: int32(v[1]), Value: v[2]})
+		return nil
+	}); err != nil {
+		return nil, err
 	}
 	if err := sc.End(); err != nil {
 		return nil, err
