@@ -11,35 +11,50 @@ import (
 	"github.com/ipuir/ipuir/translate/onnximport/onnxpb"
 )
 
+// converter is how the importer takes one operator: its first required
+// inputs must be present (all of them when variadic), and convert gets
+// every input the node names, and at least required + optional, as values
+// (nil for an optional one left out).
+type converter struct {
+	required, optional int
+	variadic           bool
+	convert            func(im *importer, n *onnxpb.NodeProto, in []*value) error
+}
+
 // converters are the operators the importer takes, by op_type.
-var converters map[string]func(im *importer, n *onnxpb.NodeProto) error
+var converters map[string]converter
 
 func init() {
-	binary := func(op string) func(*importer, *onnxpb.NodeProto) error {
-		return func(im *importer, n *onnxpb.NodeProto) error { return im.binary(n, op) }
+	binary := func(op string) converter {
+		return converter{required: 2, convert: func(im *importer, n *onnxpb.NodeProto, in []*value) error { return im.binary(n, in, op) }}
 	}
-	unary := func(op string) func(*importer, *onnxpb.NodeProto) error {
-		return func(im *importer, n *onnxpb.NodeProto) error { return im.unary(n, op) }
+	unary := func(op string) converter {
+		return converter{required: 1, convert: func(im *importer, n *onnxpb.NodeProto, in []*value) error { return im.unary(n, in, op) }}
 	}
-	converters = map[string]func(*importer, *onnxpb.NodeProto) error{
+	takes := func(required int, f func(*importer, *onnxpb.NodeProto, []*value) error) converter {
+		return converter{required: required, convert: f}
+	}
+	converters = map[string]converter{
 		"Add": binary("add"), "Sub": binary("sub"), "Mul": binary("mul"), "Div": binary("div"), "Max": binary("max"),
 		"Exp": unary("exp"), "Tanh": unary("tanh"), "Erf": unary("erf"),
-		"Sqrt": (*importer).sqrt, "Reciprocal": (*importer).reciprocal, "Neg": (*importer).neg, "Relu": (*importer).relu,
-		"Sigmoid": (*importer).sigmoid, "Pow": (*importer).pow,
-		"MatMul": (*importer).matmul, "Gemm": (*importer).gemm,
-		"Softmax": (*importer).softmax, "LayerNormalization": (*importer).layerNorm, "Gelu": (*importer).gelu,
-		"Transpose": (*importer).transpose, "Reshape": (*importer).reshapeOp, "Flatten": (*importer).flatten,
-		"Unsqueeze": (*importer).unsqueeze, "Squeeze": (*importer).squeeze, "Concat": (*importer).concat,
-		"Slice": (*importer).slice, "Split": (*importer).split, "Expand": (*importer).expand,
-		"Cast": (*importer).cast, "Identity": (*importer).identity, "Constant": (*importer).constant,
-		"ConstantOfShape": (*importer).constantOfShape, "Shape": (*importer).shapeOp, "Gather": (*importer).gather,
+		"Sqrt": takes(1, (*importer).sqrt), "Reciprocal": takes(1, (*importer).reciprocal), "Neg": takes(1, (*importer).neg),
+		"Relu": takes(1, (*importer).relu), "Sigmoid": takes(1, (*importer).sigmoid), "Pow": takes(2, (*importer).pow),
+		"MatMul": takes(2, (*importer).matmul), "Gemm": {required: 2, optional: 1, convert: (*importer).gemm},
+		"Softmax": takes(1, (*importer).softmax), "LayerNormalization": {required: 2, optional: 1, convert: (*importer).layerNorm},
+		"Gelu":      takes(1, (*importer).gelu),
+		"Transpose": takes(1, (*importer).transpose), "Reshape": takes(1, (*importer).reshapeOp), "Flatten": takes(1, (*importer).flatten),
+		"Unsqueeze": takes(1, (*importer).unsqueeze), "Squeeze": takes(1, (*importer).squeeze),
+		"Concat": {variadic: true, convert: (*importer).concat},
+		"Slice":  takes(1, (*importer).slice), "Split": takes(1, (*importer).split), "Expand": takes(1, (*importer).expand),
+		"Cast": takes(1, (*importer).cast), "Identity": takes(1, (*importer).identity), "Constant": takes(0, (*importer).constant),
+		"ConstantOfShape": takes(0, (*importer).constantOfShape), "Shape": takes(1, (*importer).shapeOp), "Gather": takes(2, (*importer).gather),
 		"ReduceSum": reduce("sum"), "ReduceMean": reduce("mean"), "ReduceMax": reduce("max"),
-		"Where": (*importer).where,
+		"Where": takes(3, (*importer).where),
 	}
 }
 
 func (im *importer) convert(n *onnxpb.NodeProto) error {
-	f, ok := converters[n.GetOpType()]
+	c, ok := converters[n.GetOpType()]
 	if !ok {
 		names := make([]string, 0, len(converters))
 		for k := range converters {
@@ -53,7 +68,19 @@ func (im *importer) convert(n *onnxpb.NodeProto) error {
 			return im.fail("output %d '%s' is defined twice", i, out)
 		}
 	}
-	return f(im, n)
+	in := make([]*value, max(len(n.GetInput()), c.required+c.optional))
+	for i := range in {
+		var err error
+		if i < c.required || c.variadic {
+			in[i], err = im.need(n, i)
+		} else {
+			in[i], err = im.in(n, i)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return c.convert(im, n, in)
 }
 
 // in returns input i (nil when absent, as optional inputs may be).
@@ -296,15 +323,8 @@ func (im *importer) binaryValues(a, b *value, op string) (*value, error) {
 	return im.emit(a.elem, shape, "tensor.%s %s, %s : %s", op, x, y, tensorType(a.elem, shape)), nil
 }
 
-func (im *importer) binary(n *onnxpb.NodeProto, op string) error {
-	a, err := im.need(n, 0)
-	if err != nil {
-		return err
-	}
-	b, err := im.need(n, 1)
-	if err != nil {
-		return err
-	}
+func (im *importer) binary(n *onnxpb.NodeProto, in []*value, op string) error {
+	a, b := in[0], in[1]
 	v, err := im.binaryValues(a, b, op)
 	if err != nil {
 		return err
@@ -332,11 +352,8 @@ func (im *importer) unaryValue(x *value, op string) (*value, error) {
 	return im.emit(x.elem, x.shape, "tensor.%s %s : %s", op, src, tensorType(x.elem, x.shape)), nil
 }
 
-func (im *importer) unary(n *onnxpb.NodeProto, op string) error {
-	x, err := im.need(n, 0)
-	if err != nil {
-		return err
-	}
+func (im *importer) unary(n *onnxpb.NodeProto, in []*value, op string) error {
+	x := in[0]
 	v, err := im.unaryValue(x, op)
 	if err != nil {
 		return err
@@ -345,11 +362,8 @@ func (im *importer) unary(n *onnxpb.NodeProto, op string) error {
 }
 
 // sqrt is 1 / rsqrt(x) (exact at 0, where x · rsqrt(x) is not).
-func (im *importer) sqrt(n *onnxpb.NodeProto) error {
-	x, err := im.need(n, 0)
-	if err != nil {
-		return err
-	}
+func (im *importer) sqrt(n *onnxpb.NodeProto, in []*value) error {
+	x := in[0]
 	r, err := im.unaryValue(x, "rsqrt")
 	if err != nil {
 		return err
@@ -361,11 +375,8 @@ func (im *importer) sqrt(n *onnxpb.NodeProto) error {
 	return im.out(n, v)
 }
 
-func (im *importer) reciprocal(n *onnxpb.NodeProto) error {
-	x, err := im.need(n, 0)
-	if err != nil {
-		return err
-	}
+func (im *importer) reciprocal(n *onnxpb.NodeProto, in []*value) error {
+	x := in[0]
 	v, err := im.binaryValues(splat(x.elem, nil, 1), x, "div")
 	if err != nil {
 		return err
@@ -373,11 +384,8 @@ func (im *importer) reciprocal(n *onnxpb.NodeProto) error {
 	return im.out(n, v)
 }
 
-func (im *importer) neg(n *onnxpb.NodeProto) error {
-	x, err := im.need(n, 0)
-	if err != nil {
-		return err
-	}
+func (im *importer) neg(n *onnxpb.NodeProto, in []*value) error {
+	x := in[0]
 	v, err := im.binaryValues(splat(x.elem, nil, 0), x, "sub")
 	if err != nil {
 		return err
@@ -385,11 +393,8 @@ func (im *importer) neg(n *onnxpb.NodeProto) error {
 	return im.out(n, v)
 }
 
-func (im *importer) relu(n *onnxpb.NodeProto) error {
-	x, err := im.need(n, 0)
-	if err != nil {
-		return err
-	}
+func (im *importer) relu(n *onnxpb.NodeProto, in []*value) error {
+	x := in[0]
 	v, err := im.binaryValues(x, splat(x.elem, nil, 0), "max")
 	if err != nil {
 		return err
@@ -398,11 +403,8 @@ func (im *importer) relu(n *onnxpb.NodeProto) error {
 }
 
 // sigmoid is 1 / (1 + exp(0 - x)).
-func (im *importer) sigmoid(n *onnxpb.NodeProto) error {
-	x, err := im.need(n, 0)
-	if err != nil {
-		return err
-	}
+func (im *importer) sigmoid(n *onnxpb.NodeProto, in []*value) error {
+	x := in[0]
 	m, err := im.binaryValues(splat(x.elem, nil, 0), x, "sub")
 	if err == nil {
 		m, err = im.unaryValue(m, "exp")
@@ -420,19 +422,13 @@ func (im *importer) sigmoid(n *onnxpb.NodeProto) error {
 }
 
 // pow takes a constant scalar exponent of 1, 2, 3, 0.5 or -1.
-func (im *importer) pow(n *onnxpb.NodeProto) error {
-	x, err := im.need(n, 0)
-	if err != nil {
-		return err
-	}
-	e, err := im.need(n, 1)
-	if err != nil {
-		return err
-	}
+func (im *importer) pow(n *onnxpb.NodeProto, in []*value) error {
+	x, e := in[0], in[1]
 	if e.konst == nil || len(e.konst.vals) != 1 {
 		return im.fail("the exponent must be a constant scalar")
 	}
 	var v *value
+	var err error
 	switch p := e.konst.vals[0]; p {
 	case 1:
 		v = x

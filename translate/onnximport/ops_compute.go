@@ -71,15 +71,8 @@ func (im *importer) matmulValues(a, b *value) (*value, error) {
 	}
 }
 
-func (im *importer) matmul(n *onnxpb.NodeProto) error {
-	a, err := im.need(n, 0)
-	if err != nil {
-		return err
-	}
-	b, err := im.need(n, 1)
-	if err != nil {
-		return err
-	}
+func (im *importer) matmul(n *onnxpb.NodeProto, in []*value) error {
+	a, b := in[0], in[1]
 	v, err := im.matmulValues(a, b)
 	if err != nil {
 		return err
@@ -101,19 +94,9 @@ func (im *importer) transposed(x *value) (*value, error) {
 }
 
 // gemm is alpha·A'·B' + beta·C.
-func (im *importer) gemm(n *onnxpb.NodeProto) error {
-	a, err := im.need(n, 0)
-	if err != nil {
-		return err
-	}
-	b, err := im.need(n, 1)
-	if err != nil {
-		return err
-	}
-	c, err := im.in(n, 2)
-	if err != nil {
-		return err
-	}
+func (im *importer) gemm(n *onnxpb.NodeProto, in []*value) error {
+	a, b, c := in[0], in[1], in[2]
+	var err error
 	if attrInt(n, "transA", 0) != 0 {
 		if a, err = im.transposed(a); err != nil {
 			return err
@@ -149,11 +132,8 @@ func (im *importer) gemm(n *onnxpb.NodeProto) error {
 	return im.out(n, v)
 }
 
-func (im *importer) softmax(n *onnxpb.NodeProto) error {
-	x, err := im.need(n, 0)
-	if err != nil {
-		return err
-	}
+func (im *importer) softmax(n *onnxpb.NodeProto, in []*value) error {
+	x := in[0]
 	axis, err := im.axis(attrInt(n, "axis", -1), len(x.shape))
 	if err != nil {
 		return err
@@ -167,19 +147,8 @@ func (im *importer) softmax(n *onnxpb.NodeProto) error {
 
 // layerNorm normalises over the last axis (the tensor dialect's layer_norm);
 // scale and bias are one value per element of that axis.
-func (im *importer) layerNorm(n *onnxpb.NodeProto) error {
-	x, err := im.need(n, 0)
-	if err != nil {
-		return err
-	}
-	scale, err := im.need(n, 1)
-	if err != nil {
-		return err
-	}
-	bias, err := im.in(n, 2)
-	if err != nil {
-		return err
-	}
+func (im *importer) layerNorm(n *onnxpb.NodeProto, in []*value) error {
+	x, scale, bias := in[0], in[1], in[2]
 	r := len(x.shape)
 	if axis, err := im.axis(attrInt(n, "axis", -1), r); err != nil {
 		return err
@@ -213,11 +182,8 @@ func (im *importer) layerNorm(n *onnxpb.NodeProto) error {
 		src, names[0], names[1], eps, tensorType(x.elem, x.shape), pt, pt, tensorType(x.elem, x.shape)))
 }
 
-func (im *importer) gelu(n *onnxpb.NodeProto) error {
-	x, err := im.need(n, 0)
-	if err != nil {
-		return err
-	}
+func (im *importer) gelu(n *onnxpb.NodeProto, in []*value) error {
+	x := in[0]
 	src, err := im.use(x)
 	if err != nil {
 		return err
@@ -232,11 +198,8 @@ func (im *importer) gelu(n *onnxpb.NodeProto) error {
 	return im.out(n, im.emit(x.elem, x.shape, "tensor.gelu %s%s : %s", src, approx, tensorType(x.elem, x.shape)))
 }
 
-func (im *importer) cast(n *onnxpb.NodeProto) error {
-	x, err := im.need(n, 0)
-	if err != nil {
-		return err
-	}
+func (im *importer) cast(n *onnxpb.NodeProto, in []*value) error {
+	x := in[0]
 	to, err := im.elemType(int32(attrInt(n, "to", 0)))
 	if err != nil {
 		return im.fail("%v", err)
@@ -261,15 +224,12 @@ func (im *importer) cast(n *onnxpb.NodeProto) error {
 	return im.out(n, im.emit(to, x.shape, "tensor.convert %s : %s -> %s", src, tensorType(x.elem, x.shape), tensorType(to, x.shape)))
 }
 
-func (im *importer) identity(n *onnxpb.NodeProto) error {
-	x, err := im.need(n, 0)
-	if err != nil {
-		return err
-	}
+func (im *importer) identity(n *onnxpb.NodeProto, in []*value) error {
+	x := in[0]
 	return im.out(n, x)
 }
 
-func (im *importer) constant(n *onnxpb.NodeProto) error {
+func (im *importer) constant(n *onnxpb.NodeProto, in []*value) error {
 	if len(n.GetAttribute()) != 1 {
 		return im.fail("a Constant has one value attribute, this one has %d", len(n.GetAttribute()))
 	}
@@ -301,7 +261,7 @@ func (im *importer) constant(n *onnxpb.NodeProto) error {
 	return im.fail("a Constant's '%s' is not supported", a.GetName())
 }
 
-func (im *importer) constantOfShape(n *onnxpb.NodeProto) error {
+func (im *importer) constantOfShape(n *onnxpb.NodeProto, in []*value) error {
 	spec, ok, err := im.ints(n, 0, "")
 	if err != nil {
 		return err
@@ -329,12 +289,9 @@ func (im *importer) constantOfShape(n *onnxpb.NodeProto) error {
 // reduce is ReduceSum, ReduceMean or ReduceMax: the axes from the second
 // input (ReduceSum from opset 13, the others from 18) or the attribute,
 // all of them when none is given (unless noop_with_empty_axes).
-func reduce(kind string) func(*importer, *onnxpb.NodeProto) error {
-	return func(im *importer, n *onnxpb.NodeProto) error {
-		x, err := im.need(n, 0)
-		if err != nil {
-			return err
-		}
+func reduce(kind string) converter {
+	return converter{required: 1, convert: func(im *importer, n *onnxpb.NodeProto, in []*value) error {
+		x := in[0]
 		axes, ok, err := im.ints(n, 1, "axes")
 		if err != nil {
 			return err
@@ -394,21 +351,16 @@ func reduce(kind string) func(*importer, *onnxpb.NodeProto) error {
 			}
 		}
 		return im.out(n, v)
-	}
+	}}
 }
 
 // where takes a constant condition and constant branches.
-func (im *importer) where(n *onnxpb.NodeProto) error {
-	var vs [3]*value
-	for i := range vs {
-		v, err := im.need(n, i)
-		if err != nil {
-			return err
-		}
+func (im *importer) where(n *onnxpb.NodeProto, in []*value) error {
+	vs := in[:3]
+	for i, v := range vs {
 		if v.konst == nil {
 			return im.fail("input %d must be a constant known at import time", i)
 		}
-		vs[i] = v
 	}
 	shape, err := im.broadcastShape(vs[0].shape, vs[1].shape)
 	if err == nil {

@@ -25,11 +25,8 @@ func (im *importer) reshapeValue(x *value, shape []int64) (*value, error) {
 	return im.emit(x.elem, shape, "tensor.reshape %s : %s -> %s", src, tensorType(x.elem, x.shape), tensorType(x.elem, shape)), nil
 }
 
-func (im *importer) reshapeOp(n *onnxpb.NodeProto) error {
-	x, err := im.need(n, 0)
-	if err != nil {
-		return err
-	}
+func (im *importer) reshapeOp(n *onnxpb.NodeProto, in []*value) error {
+	x := in[0]
 	spec, ok, err := im.ints(n, 1, "shape")
 	if err != nil {
 		return err
@@ -77,11 +74,8 @@ func (im *importer) reshapeOp(n *onnxpb.NodeProto) error {
 	return im.out(n, v)
 }
 
-func (im *importer) flatten(n *onnxpb.NodeProto) error {
-	x, err := im.need(n, 0)
-	if err != nil {
-		return err
-	}
+func (im *importer) flatten(n *onnxpb.NodeProto, in []*value) error {
+	x := in[0]
 	a := attrInt(n, "axis", 1)
 	if a < 0 {
 		a += int64(len(x.shape))
@@ -96,11 +90,8 @@ func (im *importer) flatten(n *onnxpb.NodeProto) error {
 	return im.out(n, v)
 }
 
-func (im *importer) unsqueeze(n *onnxpb.NodeProto) error {
-	x, err := im.need(n, 0)
-	if err != nil {
-		return err
-	}
+func (im *importer) unsqueeze(n *onnxpb.NodeProto, in []*value) error {
+	x := in[0]
 	axes, ok, err := im.ints(n, 1, "axes")
 	if err != nil {
 		return err
@@ -137,11 +128,8 @@ func (im *importer) unsqueeze(n *onnxpb.NodeProto) error {
 	return im.out(n, v)
 }
 
-func (im *importer) squeeze(n *onnxpb.NodeProto) error {
-	x, err := im.need(n, 0)
-	if err != nil {
-		return err
-	}
+func (im *importer) squeeze(n *onnxpb.NodeProto, in []*value) error {
+	x := in[0]
 	axes, ok, err := im.ints(n, 1, "axes")
 	if err != nil {
 		return err
@@ -173,11 +161,8 @@ func (im *importer) squeeze(n *onnxpb.NodeProto) error {
 	return im.out(n, v)
 }
 
-func (im *importer) transpose(n *onnxpb.NodeProto) error {
-	x, err := im.need(n, 0)
-	if err != nil {
-		return err
-	}
+func (im *importer) transpose(n *onnxpb.NodeProto, in []*value) error {
+	x := in[0]
 	r := len(x.shape)
 	perm := make([]int64, r)
 	for i := range perm {
@@ -298,14 +283,10 @@ func joinComma(xs []string) string {
 	return out
 }
 
-func (im *importer) concat(n *onnxpb.NodeProto) error {
+func (im *importer) concat(n *onnxpb.NodeProto, in []*value) error {
 	var vs []*value
-	for i := range n.GetInput() {
-		v, err := im.need(n, i)
-		if err != nil {
-			return err
-		}
-		if elements(v.shape) == 0 && len(n.GetInput()) > 1 {
+	for _, v := range in {
+		if elements(v.shape) == 0 && len(in) > 1 {
 			continue // an empty tensor adds nothing
 		}
 		vs = append(vs, v)
@@ -344,11 +325,8 @@ func (im *importer) sliceValue(x *value, offsets, sizes, strides []int64) (*valu
 		tensorType(x.elem, x.shape), tensorType(x.elem, sizes)), nil
 }
 
-func (im *importer) slice(n *onnxpb.NodeProto) error {
-	x, err := im.need(n, 0)
-	if err != nil {
-		return err
-	}
+func (im *importer) slice(n *onnxpb.NodeProto, in []*value) error {
+	x := in[0]
 	starts, ok1, err := im.ints(n, 1, "starts")
 	if err != nil {
 		return err
@@ -417,11 +395,8 @@ func (im *importer) slice(n *onnxpb.NodeProto) error {
 	return im.out(n, v)
 }
 
-func (im *importer) split(n *onnxpb.NodeProto) error {
-	x, err := im.need(n, 0)
-	if err != nil {
-		return err
-	}
+func (im *importer) split(n *onnxpb.NodeProto, in []*value) error {
+	x := in[0]
 	axis, err := im.axis(attrInt(n, "axis", 0), len(x.shape))
 	if err != nil {
 		return err
@@ -464,11 +439,8 @@ func (im *importer) split(n *onnxpb.NodeProto) error {
 	return nil
 }
 
-func (im *importer) expand(n *onnxpb.NodeProto) error {
-	x, err := im.need(n, 0)
-	if err != nil {
-		return err
-	}
+func (im *importer) expand(n *onnxpb.NodeProto, in []*value) error {
+	x := in[0]
 	spec, ok, err := im.ints(n, 1, "shape")
 	if err != nil {
 		return err
@@ -493,11 +465,8 @@ func (im *importer) expand(n *onnxpb.NodeProto) error {
 	return im.out(n, &value{ssa: ssa, elem: x.elem, shape: shape})
 }
 
-func (im *importer) shapeOp(n *onnxpb.NodeProto) error {
-	x, err := im.need(n, 0)
-	if err != nil {
-		return err
-	}
+func (im *importer) shapeOp(n *onnxpb.NodeProto, in []*value) error {
+	x := in[0]
 	r := int64(len(x.shape))
 	start, end := attrInt(n, "start", 0), attrInt(n, "end", r)
 	if start < 0 {
@@ -516,15 +485,8 @@ func (im *importer) shapeOp(n *onnxpb.NodeProto) error {
 
 // gather takes constant indices: folded when the data is known too, else
 // slices of the data along the axis (one index drops the axis).
-func (im *importer) gather(n *onnxpb.NodeProto) error {
-	x, err := im.need(n, 0)
-	if err != nil {
-		return err
-	}
-	ix, err := im.need(n, 1)
-	if err != nil {
-		return err
-	}
+func (im *importer) gather(n *onnxpb.NodeProto, in []*value) error {
+	x, ix := in[0], in[1]
 	if ix.konst == nil {
 		return im.fail("the indices must be constants known at import time")
 	}
