@@ -9,9 +9,9 @@ import (
 	"github.com/ipuir/ipuir/conversion/exchangetotileasm"
 	"github.com/ipuir/ipuir/conversion/tiledtoexchange"
 	"github.com/ipuir/ipuir/ir"
-	"github.com/ipuir/ipuir/parser"
 	"github.com/ipuir/ipuir/passes"
 	"github.com/ipuir/ipuir/registry"
+	"github.com/ipuir/ipuir/registry/registrytest"
 	"github.com/ipuir/ipuir/target"
 	"github.com/ipuir/ipuir/target/storage"
 )
@@ -27,23 +27,8 @@ func lowerToExchange(t testing.TB, src []byte) (*ir.Operation, *target.Target) {
 
 func tryLower(t testing.TB, src []byte) (*ir.Operation, *target.Target, error) {
 	t.Helper()
-	ctx := registry.NewContext()
-	module, err := parser.ParseSourceString(ctx, src, parser.Config{Filename: "input.ipuir"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	env, err := target.EnvOfModule(module)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pm, err := registry.NewPassRegistry().ParsePipeline("builtin.module(" + tiledtoexchange.LowerToExchangePipeline + ")")
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := passes.DefaultOptions()
-	opts.Env = env
-	err = passes.NewPassManager(ctx, pm, opts).Run(module)
-	tg, _ := target.FromEnv(env)
+	ctx, module := registrytest.Parse(t, "input.ipuir", src)
+	tg, err := registrytest.Run(t, ctx, module, tiledtoexchange.LowerToExchangePipeline)
 	return module, tg, err
 }
 
@@ -135,18 +120,8 @@ func TestPlacementFailureIsLocated(t *testing.T) {
 		t.Fatal(err)
 	}
 	tg.SupportReserveBytes = 0
-	ctx := registry.NewContext()
-	module, err := parser.ParseSourceString(ctx, src, parser.Config{Filename: "input.ipuir"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pm, err := registry.NewPassRegistry().ParsePipeline("builtin.module(" + exchangetotileasm.LowerToTileAsmPipeline + ")")
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := passes.DefaultOptions()
-	opts.Env = target.EnvKey.With(nil, tg)
-	err = passes.NewPassManager(ctx, pm, opts).Run(module)
+	ctx, module := registrytest.Parse(t, "input.ipuir", src)
+	err = registrytest.RunOn(t, ctx, module, tg, exchangetotileasm.LowerToTileAsmPipeline)
 	var d *ir.Diagnostic
 	if !errors.As(err, &d) {
 		t.Fatalf("want a diagnostic, got %v", err)

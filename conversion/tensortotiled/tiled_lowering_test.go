@@ -1,7 +1,6 @@
 package tensortotiled_test
 
 import (
-	"os"
 	"testing"
 
 	"github.com/ipuir/ipuir/conversion/tensortotiled"
@@ -9,9 +8,9 @@ import (
 	"github.com/ipuir/ipuir/dialects/tensor"
 	"github.com/ipuir/ipuir/dialects/tiled"
 	"github.com/ipuir/ipuir/ir"
-	"github.com/ipuir/ipuir/parser"
 	"github.com/ipuir/ipuir/passes"
 	"github.com/ipuir/ipuir/registry"
+	"github.com/ipuir/ipuir/registry/registrytest"
 	"github.com/ipuir/ipuir/target"
 )
 
@@ -19,32 +18,13 @@ import (
 // lowering needs.
 func parseExample(t testing.TB, name string) (*ir.Context, *ir.Operation) {
 	t.Helper()
-	src, err := os.ReadFile("../../examples/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := registry.NewContext()
-	module, err := parser.ParseSourceString(ctx, src, parser.Config{Filename: name})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, module, _ := registrytest.ParseFile(t, "../../examples/"+name)
 	return ctx, module
 }
 
 func lowerToTiled(t testing.TB, ctx *ir.Context, module *ir.Operation) {
 	t.Helper()
-	r := registry.NewPassRegistry()
-	pm, err := r.ParsePipeline("builtin.module(" + tensortotiled.LowerTensorToTiledPipeline + ")")
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := passes.DefaultOptions()
-	env, err := target.EnvOfModule(module)
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts.Env = env
-	if err := passes.NewPassManager(ctx, pm, opts).Run(module); err != nil {
+	if _, err := registrytest.Run(t, ctx, module, tensortotiled.LowerTensorToTiledPipeline); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -1,7 +1,6 @@
 package tiledtoexchange_test
 
 import (
-	"os"
 	"testing"
 
 	"github.com/ipuir/ipuir/conversion/tensortotiled"
@@ -9,41 +8,25 @@ import (
 	"github.com/ipuir/ipuir/dialects/exchange"
 	"github.com/ipuir/ipuir/dialects/tiled"
 	"github.com/ipuir/ipuir/ir"
-	"github.com/ipuir/ipuir/parser"
-	"github.com/ipuir/ipuir/passes"
-	"github.com/ipuir/ipuir/registry"
+	"github.com/ipuir/ipuir/registry/registrytest"
 	"github.com/ipuir/ipuir/target"
 	"github.com/ipuir/ipuir/translate/exchangejson"
 )
 
 func lower(t testing.TB, file, pipeline string) (*ir.Context, *ir.Operation, *ir.Env) {
 	t.Helper()
-	src, err := os.ReadFile("../../examples/" + file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := registry.NewContext()
-	module, err := parser.ParseSourceString(ctx, src, parser.Config{Filename: file})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, module, _ := registrytest.ParseFile(t, "../../examples/"+file)
+	run(t, ctx, module, pipeline)
 	env, err := target.EnvOfModule(module)
 	if err != nil {
 		t.Fatal(err)
 	}
-	run(t, ctx, module, env, pipeline)
 	return ctx, module, env
 }
 
-func run(t testing.TB, ctx *ir.Context, module *ir.Operation, env *ir.Env, pipeline string) {
+func run(t testing.TB, ctx *ir.Context, module *ir.Operation, pipeline string) {
 	t.Helper()
-	pm, err := registry.NewPassRegistry().ParsePipeline("builtin.module(" + pipeline + ")")
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := passes.DefaultOptions()
-	opts.Env = env
-	if err := passes.NewPassManager(ctx, pm, opts).Run(module); err != nil {
+	if _, err := registrytest.Run(t, ctx, module, pipeline); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -105,9 +88,9 @@ func TestAttentionPhases(t *testing.T) {
 func BenchmarkAttentionExchange(b *testing.B) {
 	for b.Loop() {
 		b.StopTimer()
-		ctx, module, env := lower(b, "attention.ipuir", tensortotiled.LowerTensorToTiledPipeline)
+		ctx, module, _ := lower(b, "attention.ipuir", tensortotiled.LowerTensorToTiledPipeline)
 		b.StartTimer()
-		run(b, ctx, module, env, "convert-tiled-to-exchange")
+		run(b, ctx, module, "convert-tiled-to-exchange")
 	}
 }
 
@@ -116,7 +99,7 @@ func BenchmarkAttentionExchange(b *testing.B) {
 // its busiest tile moves, and the phase it becomes is scheduled in exactly
 // that many cycles (its lower bound, which the scheduler reaches).
 func TestEstimatesMatchPhases(t *testing.T) {
-	ctx, module, env := lower(t, "attention.ipuir", tensortotiled.LowerTensorToTiledPipeline)
+	ctx, module, _ := lower(t, "attention.ipuir", tensortotiled.LowerTensorToTiledPipeline)
 	var priced []int64
 	module.Walk(func(op *ir.Operation) ir.WalkResult {
 		if op.Is(tiled.RelayoutOp, tiled.CombineOp, tiled.MatmulOp) {
@@ -127,7 +110,7 @@ func TestEstimatesMatchPhases(t *testing.T) {
 		}
 		return ir.WalkAdvance
 	})
-	run(t, ctx, module, env, "convert-tiled-to-exchange")
+	run(t, ctx, module, "convert-tiled-to-exchange")
 	var scheduled []int64
 	module.Walk(func(op *ir.Operation) ir.WalkResult {
 		if op.Is(exchange.PhaseOp) {

@@ -12,9 +12,7 @@ import (
 	"time"
 
 	"github.com/ipuir/ipuir/conversion/exchangetotileasm"
-	"github.com/ipuir/ipuir/parser"
-	"github.com/ipuir/ipuir/passes"
-	"github.com/ipuir/ipuir/registry"
+	"github.com/ipuir/ipuir/registry/registrytest"
 	"github.com/ipuir/ipuir/runtime/ipupkg"
 	"github.com/ipuir/ipuir/target"
 	"github.com/ipuir/ipuir/translate/htmlreport"
@@ -24,29 +22,7 @@ import (
 // compile makes the package of an example.
 func compile(t *testing.T, path string) (*ipupkg.Package, *target.Target) {
 	t.Helper()
-	src, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := registry.NewContext()
-	module, err := parser.ParseSourceString(ctx, src, parser.Config{Filename: path})
-	if err != nil {
-		t.Fatal(err)
-	}
-	env, err := target.EnvOfModule(module)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pm, err := registry.NewPassRegistry().ParsePipeline("builtin.module(" + exchangetotileasm.LowerToTileAsmPipeline + ")")
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := passes.DefaultOptions()
-	opts.Env = env
-	if err := passes.NewPassManager(ctx, pm, opts).Run(module); err != nil {
-		t.Fatal(err)
-	}
-	tg, _ := target.FromEnv(env)
+	module, tg := registrytest.Compile(t, path, exchangetotileasm.LowerToTileAsmPipeline)
 	p, err := pkgemit.Build(module, tg, pkgemit.Options{Compiler: "test"})
 	if err != nil {
 		t.Fatal(err)

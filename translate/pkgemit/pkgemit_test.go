@@ -2,16 +2,13 @@ package pkgemit_test
 
 import (
 	"bytes"
-	"os"
 	"testing"
 
 	"github.com/sebdah/goldie/v2"
 
 	"github.com/ipuir/ipuir/conversion/exchangetotileasm"
 	"github.com/ipuir/ipuir/ir"
-	"github.com/ipuir/ipuir/parser"
-	"github.com/ipuir/ipuir/passes"
-	"github.com/ipuir/ipuir/registry"
+	"github.com/ipuir/ipuir/registry/registrytest"
 	"github.com/ipuir/ipuir/runtime/ipupkg"
 	"github.com/ipuir/ipuir/target"
 	"github.com/ipuir/ipuir/translate/pkgemit"
@@ -22,30 +19,12 @@ import (
 // that keep its source.
 func compile(t testing.TB, path string) (*ir.Operation, *target.Target, pkgemit.Options) {
 	t.Helper()
-	src, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := registry.NewContext()
-	module, err := parser.ParseSourceString(ctx, src, parser.Config{Filename: path})
-	if err != nil {
-		t.Fatal(err)
-	}
-	env, err := target.EnvOfModule(module)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, module, src := registrytest.ParseFile(t, path)
 	opts := pkgemit.Options{Compiler: "0.1.0", Source: src, SourceOps: pkgemit.SourceOps(module)}
-	pm, err := registry.NewPassRegistry().ParsePipeline("builtin.module(" + exchangetotileasm.LowerToTileAsmPipeline + ")")
+	tg, err := registrytest.Run(t, ctx, module, exchangetotileasm.LowerToTileAsmPipeline)
 	if err != nil {
 		t.Fatal(err)
 	}
-	popts := passes.DefaultOptions()
-	popts.Env = env
-	if err := passes.NewPassManager(ctx, pm, popts).Run(module); err != nil {
-		t.Fatal(err)
-	}
-	tg, _ := target.FromEnv(env)
 	return module, tg, opts
 }
 
@@ -86,11 +65,7 @@ func TestAttentionTinyPackage(t *testing.T) {
 
 // A module with no tile-asm program, or two, is refused.
 func TestBuildRefuses(t *testing.T) {
-	ctx := registry.NewContext()
-	module, err := parser.ParseSourceString(ctx, []byte(`module attributes {ipu.target = "test16"} {}`), parser.Config{Filename: "empty.ipuir"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, module := registrytest.Parse(t, "empty.ipuir", []byte(`module attributes {ipu.target = "test16"} {}`))
 	tg, _ := target.Lookup("test16")
 	if _, err := pkgemit.Build(module, tg, pkgemit.Options{}); err == nil {
 		t.Error("an empty module was packaged")
