@@ -8,6 +8,7 @@ import (
 	"github.com/ipuir/ipuir/dialects/tensor/eval"
 	"github.com/ipuir/ipuir/dialects/tiled/kernel"
 	"github.com/ipuir/ipuir/elem"
+	"github.com/ipuir/ipuir/internal/rowmajor"
 	"github.com/ipuir/ipuir/runtime/device"
 	"github.com/ipuir/ipuir/runtime/ipupkg"
 	"github.com/ipuir/ipuir/target"
@@ -54,7 +55,7 @@ func (d *Device) writeTensor(b int, data []byte) error {
 	}
 	for _, pc := range buf.Pieces {
 		err := forRows(pc.Box, func(idx []int64, n int) error {
-			lin := linear(buf.Shape, idx)
+			lin := rowmajor.Linear(buf.Shape, idx)
 			return d.writeRowRaw(b, pc.Tile, idx, n, data[lin*int64(c.bytes):])
 		})
 		if err != nil {
@@ -62,14 +63,6 @@ func (d *Device) writeTensor(b int, data []byte) error {
 		}
 	}
 	return nil
-}
-
-func linear(shape, idx []int64) int64 {
-	lin := int64(0)
-	for i, d := range shape {
-		lin = lin*d + idx[i]
-	}
-	return lin
 }
 
 // readTensor gathers a whole tensor (row major) from buffer b's pieces.
@@ -83,7 +76,7 @@ func (s *session) readTensor(b int) ([]byte, error) {
 	var row []float64
 	for _, pc := range buf.Pieces {
 		err := forRows(pc.Box, func(idx []int64, n int) error {
-			lin := linear(buf.Shape, idx)
+			lin := rowmajor.Linear(buf.Shape, idx)
 			if seen[lin] {
 				return nil // a replica's
 			}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ipuir/ipuir/elem"
+	"github.com/ipuir/ipuir/internal/rowmajor"
 	"github.com/ipuir/ipuir/numeric"
 	"github.com/ipuir/ipuir/translate/onnximport/onnxpb"
 )
@@ -261,11 +262,7 @@ func broadcastKonst(v *value, shape []int64) *value {
 	off := len(shape) - len(v.shape)
 	idx := make([]int64, len(shape))
 	for lin := range out.konst.vals {
-		rest := int64(lin)
-		for i := len(shape) - 1; i >= 0; i-- {
-			idx[i] = rest % max(shape[i], 1)
-			rest /= max(shape[i], 1)
-		}
+		rowmajor.Unravel(int64(lin), shape, idx)
 		src := int64(0)
 		for i, d := range v.shape {
 			k := idx[off+i]

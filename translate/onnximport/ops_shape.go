@@ -2,8 +2,10 @@ package onnximport
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/ipuir/ipuir/elem"
+	"github.com/ipuir/ipuir/internal/rowmajor"
 	"github.com/ipuir/ipuir/translate/onnximport/onnxpb"
 )
 
@@ -185,12 +187,12 @@ func (im *importer) transpose(n *onnxpb.NodeProto, in []*value) error {
 	}
 	if x.konst != nil {
 		out := &value{elem: x.elem, shape: shape, konst: &konst{vals: make([]float64, len(x.konst.vals))}}
-		forIndex(shape, func(lin int64, idx []int64) {
+		rowmajor.ForEach(shape, func(lin int64, idx []int64) {
 			src := make([]int64, r)
 			for i, p := range perm {
 				src[p] = idx[i]
 			}
-			out.konst.vals[lin] = x.konst.vals[linear(x.shape, src)]
+			out.konst.vals[lin] = x.konst.vals[rowmajor.Linear(x.shape, src)]
 		})
 		return im.out(n, out)
 	}
@@ -199,27 +201,6 @@ func (im *importer) transpose(n *onnxpb.NodeProto, in []*value) error {
 		return err
 	}
 	return im.out(n, im.emit(x.elem, shape, "tensor.transpose %s permutation = %s : %s -> %s", src, ints(perm), tensorType(x.elem, x.shape), tensorType(x.elem, shape)))
-}
-
-func forIndex(shape []int64, f func(lin int64, idx []int64)) {
-	n := elements(shape)
-	idx := make([]int64, len(shape))
-	for lin := int64(0); lin < n; lin++ {
-		rest := lin
-		for i := len(shape) - 1; i >= 0; i-- {
-			idx[i] = rest % shape[i]
-			rest /= shape[i]
-		}
-		f(lin, idx)
-	}
-}
-
-func linear(shape, idx []int64) int64 {
-	lin := int64(0)
-	for i, d := range shape {
-		lin = lin*d + idx[i]
-	}
-	return lin
 }
 
 // concatValues joins vs along axis.
@@ -249,11 +230,11 @@ func (im *importer) concatValues(vs []*value, a int64) (*value, error) {
 	}
 	if allKnown {
 		out := &value{elem: vs[0].elem, shape: shape, konst: &konst{vals: make([]float64, elements(shape))}}
-		forIndex(shape, func(lin int64, idx []int64) {
+		rowmajor.ForEach(shape, func(lin int64, idx []int64) {
 			src := slices.Clone(idx)
 			for _, v := range vs {
 				if src[axis] < v.shape[axis] {
-					out.konst.vals[lin] = v.konst.vals[linear(v.shape, src)]
+					out.konst.vals[lin] = v.konst.vals[rowmajor.Linear(v.shape, src)]
 					return
 				}
 				src[axis] -= v.shape[axis]
@@ -269,18 +250,7 @@ func (im *importer) concatValues(vs []*value, a int64) (*value, error) {
 		}
 		types[i] = tensorType(v.elem, v.shape)
 	}
-	return im.emit(vs[0].elem, shape, "tensor.concat %s axis = %d : %s -> %s", joinComma(names), axis, joinComma(types), tensorType(vs[0].elem, shape)), nil
-}
-
-func joinComma(xs []string) string {
-	out := ""
-	for i, x := range xs {
-		if i > 0 {
-			out += ", "
-		}
-		out += x
-	}
-	return out
+	return im.emit(vs[0].elem, shape, "tensor.concat %s axis = %d : %s -> %s", strings.Join(names, ", "), axis, strings.Join(types, ", "), tensorType(vs[0].elem, shape)), nil
 }
 
 func (im *importer) concat(n *onnxpb.NodeProto, in []*value) error {
@@ -305,12 +275,12 @@ func (im *importer) concat(n *onnxpb.NodeProto, in []*value) error {
 func (im *importer) sliceValue(x *value, offsets, sizes, strides []int64) (*value, error) {
 	if x.konst != nil {
 		out := &value{elem: x.elem, shape: slices.Clone(sizes), konst: &konst{vals: make([]float64, elements(sizes))}}
-		forIndex(sizes, func(lin int64, idx []int64) {
+		rowmajor.ForEach(sizes, func(lin int64, idx []int64) {
 			src := make([]int64, len(idx))
 			for i := range idx {
 				src[i] = offsets[i] + strides[i]*idx[i]
 			}
-			out.konst.vals[lin] = x.konst.vals[linear(x.shape, src)]
+			out.konst.vals[lin] = x.konst.vals[rowmajor.Linear(x.shape, src)]
 		})
 		return out, nil
 	}
