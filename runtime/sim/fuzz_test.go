@@ -52,6 +52,8 @@ func FuzzSimulate(f *testing.F) {
 	f.Add(real)
 	p, _ := gather(f)
 	f.Add(p.Encode())
+	p, _ = pairedGather(f)
+	f.Add(p.Encode())
 	tg, err := target.Lookup("test16")
 	if err != nil {
 		f.Fatal(err)
