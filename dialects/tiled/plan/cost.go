@@ -354,11 +354,20 @@ func (pr *problem) homeElements() (int64, int64) {
 }
 
 // stepWords is one step of a temporal plan on its busiest tile, in its
-// busier direction: it receives its slices of both operands; a home tile
+// busier direction: it receives its slices of both operands (the left one
+// paired where the target shares buses between tile pairs); a home tile
 // sends its part of the step's slice of each operand to every grid tile
 // that needs it (once with multicast, else once per replica).
 func (pr *problem) stepWords(p *tiled.GemmPlan, sh tileShape) int64 {
-	recv := ceilDiv((sh.batch*sh.rowsData*sh.innerData+sh.batch*sh.innerData*sh.colsData)*pr.bpe, int64(pr.t.ExchangeWordBytes))
+	word := int64(pr.t.ExchangeWordBytes)
+	left := ceilDiv(sh.batch*sh.rowsData*sh.innerData*pr.bpe, word)
+	if pr.t.ExchangeBusPairs && p.ColumnPartitions%2 == 0 {
+		// The AMP-left slice's replicas sit on adjacent tiles, an even
+		// number of them in whole pairs, each pair taking it at two words
+		// a cycle (what the scheduler reaches on these phases).
+		left = ceilDiv(left, 2)
+	}
+	recv := left + ceilDiv(sh.batch*sh.innerData*sh.colsData*pr.bpe, word)
 	homeL, homeR := pr.homeElements()
 	steps := p.Steps()
 	left, right := ceilDiv(homeL, steps), ceilDiv(homeR, steps)
