@@ -115,6 +115,7 @@ func (r *Result) Gap() int64 { return r.Horizon - r.LowerBound }
 // Check validates transfers against a tile count: tiles in range, at
 // least one destination, no tile receiving its own send, positive words.
 func Check(transfers []Transfer, tiles int) error {
+	seen := make([]int32, max(tiles, 0)) // by tile: the transfer that last named it, plus one
 	for i, t := range transfers {
 		if t.Src < 0 || int(t.Src) >= tiles {
 			return fmt.Errorf("transfer %d: source tile %d is not one of the %d tiles", i, t.Src, tiles)
@@ -126,17 +127,15 @@ func Check(transfers []Transfer, tiles int) error {
 			return fmt.Errorf("transfer %d: %d words (want at least 1)", i, t.Words)
 		}
 		for _, d := range t.Dst {
-			if d < 0 || int(d) >= tiles {
+			switch {
+			case d < 0 || int(d) >= tiles:
 				return fmt.Errorf("transfer %d: destination tile %d is not one of the %d tiles", i, d, tiles)
-			}
-			if d == t.Src {
+			case d == t.Src:
 				return fmt.Errorf("transfer %d: tile %d sends to itself", i, d)
+			case seen[d] == int32(i+1):
+				return fmt.Errorf("transfer %d: destination tile %d listed twice", i, d)
 			}
-		}
-		for j := 1; j < len(t.Dst); j++ {
-			if slices.Contains(t.Dst[:j], t.Dst[j]) {
-				return fmt.Errorf("transfer %d: destination tile %d listed twice", i, t.Dst[j])
-			}
+			seen[d] = int32(i + 1)
 		}
 	}
 	return nil
