@@ -27,10 +27,10 @@ func (f Fabric) partner(t int32) int32 {
 	return t ^ 1
 }
 
-// coveredPairs calls fn with each pair of tiles (by its even tile) that
-// receives every word of transfer t together, and with each other
-// destination alone (pair -1): what each of t's words takes of the
-// receive ports. mark is scratch of f.Tiles entries, stamped with stamp.
+// coveredPairs says what each of transfer t's words takes of the receive
+// ports: it calls fn(d, true) once for each pair whose two tiles t both
+// reaches (d its even tile), and fn(d, false) for every other destination.
+// mark is scratch of f.Tiles entries, stamped with stamp.
 func (f Fabric) coveredPairs(t Transfer, mark []int32, stamp int32, fn func(tile int32, both bool)) {
 	if !f.Pairs {
 		for _, d := range t.Dst {
