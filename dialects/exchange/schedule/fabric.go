@@ -52,6 +52,23 @@ func (f Fabric) coveredPairs(t Transfer, mark []int32, stamp int32, fn func(tile
 	}
 }
 
+// takesWholePairs reports whether some transfer reaches both tiles of a
+// pair, without which pairs cannot shorten a phase.
+func (f Fabric) takesWholePairs(transfers []Transfer) bool {
+	if !f.Pairs {
+		return false
+	}
+	mark := make([]int32, f.Tiles)
+	whole := false
+	for i, t := range transfers {
+		f.coveredPairs(t, mark, int32(i+1), func(_ int32, both bool) { whole = whole || both })
+		if whole {
+			return true
+		}
+	}
+	return false
+}
+
 // portClass is which receive ports of its pairs a word needs (see
 // groupMatching): only whole pairs (either port of each), the even ports
 // of some tiles alone, the odd ports, or both kinds.

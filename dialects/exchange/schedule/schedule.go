@@ -74,12 +74,14 @@ const (
 	// FirstFit: every word at the earliest cycle its sender and receivers
 	// are free.
 	FirstFit Kind = "first-fit"
+	// PairedFirstFit: FirstFit with the pairs' ports (see Fabric).
+	PairedFirstFit Kind = "first-fit-paired"
 	// Empty: nothing to send.
 	Empty Kind = "empty"
 )
 
 // Kinds lists every kind, as the exchange dialect's schedules spell them.
-var Kinds = []Kind{Matching, ExpandedMatching, GroupMatching, PairedGroupMatching, FirstFit, Empty}
+var Kinds = []Kind{Matching, ExpandedMatching, GroupMatching, PairedGroupMatching, FirstFit, PairedFirstFit, Empty}
 
 // Result is a phase's schedule.
 type Result struct {
@@ -152,12 +154,10 @@ func Schedule(transfers []Transfer, f Fabric) (Result, error) {
 	r := ordinary(transfers, f.Tiles)
 	r.OrdinaryHorizon = r.Horizon
 	lb := LowerBound(transfers, f)
-	if lb < r.Horizon {
-		// Only words that both tiles of a pair receive can be faster.
-		if p, ok := groupMatching(transfers, f, true); ok {
+	if lb < r.Horizon && f.takesWholePairs(transfers) {
+		if p, ok := paired(transfers, f, lb); ok {
 			r.PairedHorizon = p.Horizon
 			if p.Horizon < r.Horizon {
-				p = finish(p, transfers, lb)
 				p.InitialHorizon, p.OrdinaryHorizon, p.PairedHorizon = r.InitialHorizon, r.Horizon, p.Horizon
 				return p, nil
 			}
@@ -169,6 +169,25 @@ func Schedule(transfers []Transfer, f Fabric) (Result, error) {
 		r.LowerBound = LowerBound(r.Transfers, f)
 	}
 	return r, nil
+}
+
+// paired is the best schedule that uses the fabric's pairs: the paired
+// group matching, and where that misses the bound or finds no group,
+// first fit with the pairs' ports.
+func paired(transfers []Transfer, f Fabric, lb int64) (Result, bool) {
+	best, ok := groupMatching(transfers, f, true)
+	if ok {
+		best = finish(best, transfers, lb)
+		if best.Horizon == lb {
+			return best, true
+		}
+	}
+	ff := firstFit(transfers, f)
+	ff.Kind = PairedFirstFit
+	if ff = finish(ff, transfers, lb); !ok || ff.Horizon < best.Horizon {
+		best = ff
+	}
+	return best, true
 }
 
 // ordinary schedules a phase with every tile receiving alone.
@@ -204,7 +223,7 @@ func ordinary(transfers []Transfer, tiles int) Result {
 	}
 	expBound := LowerBound(expanded, Unpaired(tiles))
 	if expBound > lb {
-		ff := firstFit(transfers, tiles)
+		ff := firstFit(transfers, Unpaired(tiles))
 		ff.Kind = FirstFit
 		if ff = finish(ff, transfers, lb); ff.Horizon < best.Horizon {
 			best = ff
@@ -580,10 +599,13 @@ func (g *bipartite) decompose(lb int64) Result {
 }
 
 // firstFit places every word of every transfer at the earliest cycle at
-// which its sender and all its receivers are free, the transfers of the
-// busiest tiles first; consecutive words of a transfer form one segment.
-func firstFit(transfers []Transfer, tiles int) Result {
-	busy := make([]bitset, tiles)
+// which its sender and all its receive ports are free, the transfers of
+// the busiest tiles first; consecutive words of a transfer form one
+// segment. A tile sends and receives in the same cycle if it must; with
+// pairs, a word both tiles of a pair take needs one of the pair's two
+// ports, and one for a tile alone needs that tile's port as well.
+func firstFit(transfers []Transfer, f Fabric) Result {
+	tiles := f.Tiles
 	order := make([]int, len(transfers))
 	for i := range order {
 		order[i] = i
@@ -612,24 +634,30 @@ func firstFit(transfers []Transfer, tiles int) Result {
 		}
 		return cmp.Compare(transfers[b].Words, transfers[a].Words)
 	})
+	ports := newPorts(f)
+	sending := make([]bitset, tiles)
+	mark := make([]int32, tiles)
+	var takes []take
 	var r Result
 	for _, i := range order {
 		t := transfers[i]
+		takes = takes[:0]
+		f.coveredPairs(t, mark, int32(i+1), func(d int32, both bool) { takes = append(takes, take{d, both}) })
 		c := int64(0)
 		for w := int64(0); w < t.Words; w++ {
 			for {
-				next := busy[t.Src].nextFree(c)
-				for _, d := range t.Dst {
-					next = max(next, busy[d].nextFree(next))
+				next := sending[t.Src].nextFree(c)
+				for _, k := range takes {
+					next = ports.nextFree(k, next)
 				}
 				if next == c {
 					break
 				}
 				c = next
 			}
-			busy[t.Src].set(c)
-			for _, d := range t.Dst {
-				busy[d].set(c)
+			sending[t.Src].set(c)
+			for _, k := range takes {
+				ports.use(k, c)
 			}
 			if n := len(r.Segments); n > 0 && r.Segments[n-1].Transfer == i && r.Segments[n-1].Start+r.Segments[n-1].Words == c {
 				r.Segments[n-1].Words++
@@ -642,6 +670,59 @@ func firstFit(transfers []Transfer, tiles int) Result {
 	return r
 }
 
+// take is what one word needs of a receiver: tile's own port, or, with
+// both, one of the two ports of the pair whose even tile is tile.
+type take struct {
+	tile int32
+	both bool
+}
+
+// ports tracks the receive ports' busy cycles for first fit: own[t] the
+// cycles t's port takes a word for t alone; by a pair's even tile, one and
+// two the cycles its ports take one word, and both.
+type ports struct {
+	f             Fabric
+	own, one, two []bitset
+}
+
+func newPorts(f Fabric) *ports {
+	return &ports{f: f, own: make([]bitset, f.Tiles), one: make([]bitset, f.Tiles), two: make([]bitset, f.Tiles)}
+}
+
+// nextFree is the first cycle at or after c at which the receiver can
+// take the word.
+func (p *ports) nextFree(k take, c int64) int64 {
+	pair := k.tile &^ 1
+	switch {
+	case k.both:
+		return p.two[pair].nextFree(c)
+	case p.f.partner(k.tile) < 0:
+		return p.own[k.tile].nextFree(c)
+	}
+	for {
+		next := p.two[pair].nextFree(p.own[k.tile].nextFree(c))
+		if next == c {
+			return c
+		}
+		c = next
+	}
+}
+
+func (p *ports) use(k take, c int64) {
+	if !k.both {
+		p.own[k.tile].set(c)
+		if p.f.partner(k.tile) < 0 {
+			return
+		}
+	}
+	pair := k.tile &^ 1
+	if p.one[pair].isSet(c) {
+		p.two[pair].set(c)
+	} else {
+		p.one[pair].set(c)
+	}
+}
+
 // bitset marks the busy cycles of one tile.
 type bitset []uint64
 
@@ -651,6 +732,11 @@ func (b *bitset) set(c int64) {
 		*b = append(*b, 0)
 	}
 	(*b)[w] |= 1 << (c % 64)
+}
+
+func (b bitset) isSet(c int64) bool {
+	w := int(c / 64)
+	return w < len(b) && b[w]&(1<<(c%64)) != 0
 }
 
 // nextFree is the first cycle at or after c not set.
