@@ -451,6 +451,34 @@ func BenchmarkSchedule60000(b *testing.B) {
 	}
 }
 
+// fuzzPhase reads a fabric and transfers from arbitrary bytes: the tile
+// count and whether there are pairs, a count, then per transfer its
+// source, a destination bit mask (the tiles its bits name) and its words.
+// It returns the bytes left, and false when they make no valid phase.
+func fuzzPhase(data []byte) (Fabric, []Transfer, []byte, bool) {
+	if len(data) < 3 {
+		return Fabric{}, nil, nil, false
+	}
+	fab := Fabric{Tiles: 2 + int(data[0]%14), Pairs: data[1]&1 == 1}
+	n := int(data[2] % 8)
+	data = data[3:]
+	var transfers []Transfer
+	for range n {
+		if len(data) < 3 {
+			return fab, nil, nil, false
+		}
+		tr := Transfer{Src: int32(int(data[0]) % fab.Tiles), Words: int64(data[2] % 9)}
+		for d := range fab.Tiles {
+			if d < 8 && data[1]&(1<<d) != 0 {
+				tr.Dst = append(tr.Dst, int32(d))
+			}
+		}
+		transfers = append(transfers, tr)
+		data = data[3:]
+	}
+	return fab, transfers, data, Check(transfers, fab.Tiles) == nil
+}
+
 // FuzzVerify checks Verify against the test's validator on schedules built
 // from arbitrary bytes, with and without pairs: it must never panic, and it
 // must accept exactly what the validator accepts.
@@ -459,33 +487,8 @@ func FuzzVerify(f *testing.F) {
 	f.Add([]byte{6, 1, 2, 0x0c, 4, 3, 0x0c, 4, 0, 0, 0, 4, 1, 0, 4, 0, 1, 1})
 	f.Add([]byte{3, 0, 1, 0x01, 2, 0, 0, 2})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if len(data) < 2 {
-			return
-		}
-		fab := Fabric{Tiles: 2 + int(data[0]%14), Pairs: data[1]&1 == 1}
-		data = data[2:]
-		// Transfers: a count, then per transfer its source, a destination
-		// bit mask (the tiles its bits name) and its words.
-		if len(data) == 0 {
-			return
-		}
-		n := int(data[0] % 8)
-		data = data[1:]
-		var transfers []Transfer
-		for range n {
-			if len(data) < 3 {
-				return
-			}
-			tr := Transfer{Src: int32(int(data[0]) % fab.Tiles), Words: int64(data[2] % 9)}
-			for d := range fab.Tiles {
-				if d < 8 && data[1]&(1<<d) != 0 {
-					tr.Dst = append(tr.Dst, int32(d))
-				}
-			}
-			transfers = append(transfers, tr)
-			data = data[3:]
-		}
-		if Check(transfers, fab.Tiles) != nil {
+		fab, transfers, data, ok := fuzzPhase(data)
+		if !ok {
 			return
 		}
 		var segs []Segment
@@ -498,6 +501,35 @@ func FuzzVerify(f *testing.F) {
 		r := Result{Transfers: transfers, Segments: segs, Horizon: horizon}
 		if segsValid := validateErr(r, fab); (err == nil) != (segsValid == nil) {
 			t.Fatalf("Verify says %v, the validator %v", err, segsValid)
+		}
+	})
+}
+
+// FuzzSchedule schedules phases built from arbitrary bytes, with and
+// without pairs: every schedule is valid by the test's validator and by
+// Verify, states its transfers' bound, and is no longer than the ordinary
+// one.
+func FuzzSchedule(f *testing.F) {
+	f.Add([]byte{6, 1, 3, 0, 0x0c, 4, 1, 0x0c, 4, 2, 0x18, 4})
+	f.Add([]byte{12, 1, 4, 0, 0xf0, 8, 1, 0x30, 3, 2, 0x0f, 5, 9, 0x06, 2})
+	f.Add([]byte{5, 0, 2, 0, 0x1e, 8, 1, 0x1c, 1})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fab, transfers, _, ok := fuzzPhase(data)
+		if !ok {
+			return
+		}
+		r, err := Schedule(transfers, fab)
+		if err != nil {
+			t.Fatalf("a valid phase does not schedule: %v", err)
+		}
+		if err := validateErr(r, fab); err != nil {
+			t.Fatal(err)
+		}
+		if err := Verify(r.Transfers, fab, r.Segments, r.Horizon); err != nil {
+			t.Fatal(err)
+		}
+		if lb := LowerBound(r.Transfers, fab); lb != r.LowerBound || r.Horizon > r.OrdinaryHorizon {
+			t.Fatalf("%s: bound %d (transfers' %d), horizon %d, ordinary %d", r.Kind, r.LowerBound, lb, r.Horizon, r.OrdinaryHorizon)
 		}
 	})
 }
