@@ -25,11 +25,12 @@
 //
 // On a fabric whose tiles share an exchange bus in pairs (see Fabric), a
 // word that both tiles of a pair receive takes one of the pair's two
-// ports, so a group of receivers that take every word by whole pairs can
-// take two words per cycle; the scheduler then also tries the group
-// matching with two receivers for each such group, and keeps it when it
-// is shorter than the best ordinary schedule (the reference compiler's
-// "paired" schedules).
+// ports, so a pair can take two words per cycle. Where a phase has such
+// words and a gap, the scheduler also tries the group matching with each
+// group of pairs as two receivers (its even and its odd ports) and, where
+// that misses the bound, first fit with the pairs' ports; it keeps the
+// paired schedule when it is shorter than the best ordinary one (the
+// reference compiler's "paired" schedules).
 package schedule
 
 import (
@@ -99,9 +100,10 @@ type Result struct {
 	// which is what the exchange dialect's verifier recomputes.
 	LowerBound int64
 	// OrdinaryHorizon is the best horizon with every tile receiving alone;
-	// PairedHorizon, when the fabric has pairs and a phase's bound was
-	// below OrdinaryHorizon, is the paired group matching's, else 0.
-	// Horizon is the smaller.
+	// PairedHorizon, when the fabric has pairs, some word reaches both
+	// tiles of one and the bound was below OrdinaryHorizon, is the best
+	// paired schedule's (group matching or first fit), else 0. Horizon is
+	// the smaller.
 	OrdinaryHorizon, PairedHorizon int64
 
 	Kind Kind
@@ -155,12 +157,11 @@ func Schedule(transfers []Transfer, f Fabric) (Result, error) {
 	r.OrdinaryHorizon = r.Horizon
 	lb := LowerBound(transfers, f)
 	if lb < r.Horizon && f.takesWholePairs(transfers) {
-		if p, ok := paired(transfers, f, lb); ok {
-			r.PairedHorizon = p.Horizon
-			if p.Horizon < r.Horizon {
-				p.InitialHorizon, p.OrdinaryHorizon, p.PairedHorizon = r.InitialHorizon, r.Horizon, p.Horizon
-				return p, nil
-			}
+		p := paired(transfers, f, lb)
+		r.PairedHorizon = p.Horizon
+		if p.Horizon < r.Horizon {
+			p.InitialHorizon, p.OrdinaryHorizon, p.PairedHorizon = r.InitialHorizon, r.Horizon, p.Horizon
+			return p, nil
 		}
 	}
 	r.LowerBound = lb
@@ -174,12 +175,12 @@ func Schedule(transfers []Transfer, f Fabric) (Result, error) {
 // paired is the best schedule that uses the fabric's pairs: the paired
 // group matching, and where that misses the bound or finds no group,
 // first fit with the pairs' ports.
-func paired(transfers []Transfer, f Fabric, lb int64) (Result, bool) {
+func paired(transfers []Transfer, f Fabric, lb int64) Result {
 	best, ok := groupMatching(transfers, f, true)
 	if ok {
 		best = finish(best, transfers, lb)
 		if best.Horizon == lb {
-			return best, true
+			return best
 		}
 	}
 	ff := firstFit(transfers, f)
@@ -187,7 +188,7 @@ func paired(transfers []Transfer, f Fabric, lb int64) (Result, bool) {
 	if ff = finish(ff, transfers, lb); !ok || ff.Horizon < best.Horizon {
 		best = ff
 	}
-	return best, true
+	return best
 }
 
 // ordinary schedules a phase with every tile receiving alone.
