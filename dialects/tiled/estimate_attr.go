@@ -1,7 +1,6 @@
 package tiled
 
 import (
-	"github.com/alecthomas/participle/v2/lexer"
 	"github.com/ipuir/ipuir/ir"
 )
 
@@ -66,22 +65,8 @@ func (a *EstimateAttr) Print(p *ir.AsmPrinter) {
 
 func estimateFromSyntax(args *syntaxArgs) (Estimate, error) {
 	var e Estimate
-	f, err := newFieldSet("#tiled.estimate", lexer.Position{}, args)
-	if err != nil {
-		return e, err
-	}
-	for i, v := range e.fields() {
-		if *v, err = f.int(estimateFields[i], 0, estimateFields[i] != "exchange_sent_words"); err != nil {
-			return e, err
-		}
-		if *v < 0 {
-			return e, errAt(f.items[estimateFields[i]].Value.Pos, "#tiled.estimate: field '%s' must not be negative, got %d", estimateFields[i], *v)
-		}
-	}
-	if sum := e.ComputeCycles + e.ExchangeCycles + e.ReductionCycles + e.SyncCycles; sum != e.Cycles {
-		return e, errAt(f.items["cycles"].Value.Pos, "#tiled.estimate: cycles %d is not the sum of its parts (%d)", e.Cycles, sum)
-	}
-	return e, f.done(estimateFields...)
+	err := readCosts("#tiled.estimate", args, estimateFields, e.fields(), "exchange_sent_words")
+	return e, err
 }
 
 // Add accumulates o into e: the cost of running o's op after e's.

@@ -1,6 +1,8 @@
 package tiled
 
 import (
+	"slices"
+
 	"github.com/alecthomas/participle/v2/lexer"
 	"github.com/ipuir/ipuir/ir"
 )
@@ -58,20 +60,31 @@ func (a *SummaryAttr) Print(p *ir.AsmPrinter) {
 
 func summaryFromSyntax(args *syntaxArgs) (Summary, error) {
 	var s Summary
-	f, err := newFieldSet("#tiled.summary", lexer.Position{}, args)
+	err := readCosts("#tiled.summary", args, summaryFields, s.fields())
+	return s, err
+}
+
+// readCosts reads a cost attribute's fields (what names it in messages):
+// the named non-negative integers into vals, every one required but those
+// in optional, and cycles must be the sum of compute, exchange, reduction
+// and sync cycles. #tiled.estimate and #tiled.summary share it.
+func readCosts(what string, args *syntaxArgs, names []string, vals []*int64, optional ...string) error {
+	f, err := newFieldSet(what, lexer.Position{}, args)
 	if err != nil {
-		return s, err
+		return err
 	}
-	for i, v := range s.fields() {
-		if *v, err = f.int(summaryFields[i], 0, true); err != nil {
-			return s, err
+	byName := map[string]int64{}
+	for i, v := range vals {
+		if *v, err = f.int(names[i], 0, !slices.Contains(optional, names[i])); err != nil {
+			return err
 		}
 		if *v < 0 {
-			return s, errAt(f.items[summaryFields[i]].Value.Pos, "#tiled.summary: field '%s' must not be negative, got %d", summaryFields[i], *v)
+			return errAt(f.items[names[i]].Value.Pos, "%s: field '%s' must not be negative, got %d", what, names[i], *v)
 		}
+		byName[names[i]] = *v
 	}
-	if sum := s.ComputeCycles + s.ExchangeCycles + s.ReductionCycles + s.SyncCycles; sum != s.Cycles {
-		return s, errAt(f.items["cycles"].Value.Pos, "#tiled.summary: cycles %d is not the sum of its parts (%d)", s.Cycles, sum)
+	if sum := byName["compute_cycles"] + byName["exchange_cycles"] + byName["reduction_cycles"] + byName["sync_cycles"]; sum != byName["cycles"] {
+		return errAt(f.items["cycles"].Value.Pos, "%s: cycles %d is not the sum of its parts (%d)", what, byName["cycles"], sum)
 	}
-	return s, f.done(summaryFields...)
+	return f.done(names...)
 }
