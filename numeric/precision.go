@@ -1,0 +1,73 @@
+package numeric
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/ipuir/ipuir/elem"
+)
+
+// format is the shape of one binary floating-point type: its fraction
+// bits and its smallest normal exponent.
+type format struct{ frac, minExp int }
+
+func formatOf(k elem.Type) format {
+	switch k {
+	case elem.F16:
+		return format{10, -14}
+	case elem.BF16:
+		return format{7, -126}
+	case elem.F32:
+		return format{23, -126}
+	case elem.F64:
+		return format{52, -1022}
+	}
+	panic(fmt.Sprintf("BUG: numeric: %v is not a float type", k))
+}
+
+// UnitRoundoff is k's unit roundoff u: half the gap between 1 and the next
+// value, the largest relative error of rounding to nearest (2^-11 for
+// f16, 2^-8 for bf16, 2^-24 for f32, 2^-53 for f64).
+func UnitRoundoff(k elem.Type) float64 { return math.Ldexp(1, -formatOf(k).frac-1) }
+
+// Ulp is the gap between consecutive values of k at magnitude |x| (the
+// subnormal gap below the normal range); +Inf for an infinite or NaN x, or
+// one too large for k.
+func Ulp(x float64, k elem.Type) float64 {
+	f := formatOf(k)
+	x = math.Abs(x)
+	if math.IsInf(x, 0) || math.IsNaN(x) {
+		return math.Inf(1)
+	}
+	if x > MaxFinite(k) {
+		return math.Inf(1)
+	}
+	_, e := math.Frexp(x) // x = m·2^e, m in [0.5, 1)
+	e = max(e-1, f.minExp)
+	return math.Ldexp(1, e-f.frac)
+}
+
+// MaxFinite is k's largest finite value.
+func MaxFinite(k elem.Type) float64 {
+	switch k {
+	case elem.F16:
+		return 65504
+	case elem.BF16:
+		return BF16ToFloat64(0x7f7f)
+	case elem.F32:
+		return math.MaxFloat32
+	}
+	formatOf(k)
+	return math.MaxFloat64
+}
+
+// Gamma is γ_n(u) = n·u/(1−n·u), the bound on the relative error that n
+// roundings with unit roundoff u can accumulate (Higham, Accuracy and
+// Stability of Numerical Algorithms, §3.1); +Inf once n·u reaches 1.
+func Gamma(n int64, u float64) float64 {
+	nu := float64(max(n, 0)) * u
+	if nu >= 1 {
+		return math.Inf(1)
+	}
+	return nu / (1 - nu)
+}
