@@ -49,6 +49,7 @@ func constantSpecs() []*opSpec {
 			fold: func(op *ir.Operation, _ []ir.Attribute) (ir.FoldResult, bool) {
 				return ir.FoldResult{Attr: op.Attr("value")}, true
 			},
+			bound: exact,
 		},
 		{
 			handle: &SplatOp,
@@ -78,6 +79,7 @@ func constantSpecs() []*opSpec {
 				return eval.Splat(args[0].Data[0], shapeOf(op.Result(0).Type()), k)
 			},
 			splat: splatMove,
+			bound: boundOfSplat,
 		},
 	}
 }

@@ -25,7 +25,8 @@ func DecomposePatterns() []ir.RewritePattern {
 			PatternName: "tensor.decompose-" + name[len(Name)+1:],
 			RootOp:      name,
 			Rewrite: func(op *ir.Operation, rw *ir.Rewriter) bool {
-				return decomposeOne(op, rw) == nil
+				_, err := decomposeOne(op, rw)
+				return err == nil
 			},
 		})
 	}
@@ -50,16 +51,18 @@ func DecomposeIf(root *ir.Operation, keep func(*ir.Operation) bool) (int, error)
 	})
 	rw := ir.NewRewriter(root.Context(), nil)
 	for _, op := range todo {
-		if err := decomposeOne(op, rw); err != nil {
+		if _, err := decomposeOne(op, rw); err != nil {
 			return 0, err
 		}
 	}
 	return len(todo), nil
 }
 
-func decomposeOne(op *ir.Operation, rw *ir.Rewriter) error {
+// decomposeOne replaces op by its decomposition and returns the value
+// that stands for its result.
+func decomposeOne(op *ir.Operation, rw *ir.Rewriter) (*ir.Value, error) {
 	if d := ir.VerifyOne(op); d != nil {
-		return d
+		return nil, d
 	}
 	rw.SetInsertionPoint(op)
 	d := decomposer{rw: rw, loc: op.Loc()}
@@ -74,10 +77,10 @@ func decomposeOne(op *ir.Operation, rw *ir.Rewriter) error {
 	case GeluOp:
 		out = d.gelu(op.Operand(0), op.Attr(ApproximateAttr) != nil)
 	default:
-		return fmt.Errorf("'%s' has no decomposition", op.Name())
+		return nil, fmt.Errorf("'%s' has no decomposition", op.Name())
 	}
 	rw.ReplaceOp(op, []*ir.Value{out})
-	return nil
+	return out, nil
 }
 
 // decomposer builds primitive ops at the rewriter's insertion point, all at

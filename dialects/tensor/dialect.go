@@ -34,6 +34,9 @@ type opSpec struct {
 	fold func(op *ir.Operation, operands []ir.Attribute) (ir.FoldResult, bool)
 	// splat says how splat constant operands fold to a splat result.
 	splat splatRule
+	// bound is the op's accuracy model (accuracy.go): how far a device's
+	// value may lie from evaluate's.
+	bound boundRule
 }
 
 // splatRule says whether an op maps splat operands to a splat result of
@@ -60,6 +63,9 @@ func newSpecs() map[string]*opSpec {
 			}
 			if s.handle == nil || *s.handle != nil {
 				panic("BUG: tensor: op without a handle of its own: " + s.def.Name)
+			}
+			if s.bound == nil {
+				panic("BUG: tensor: op without an accuracy model: " + s.def.Name)
 			}
 			wire(s)
 			*s.handle = s.def

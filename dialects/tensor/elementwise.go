@@ -50,6 +50,7 @@ func binarySpec(handle **ir.OpDef, name string, op eval.BinaryOp, summary string
 		},
 		fold:  fold,
 		splat: splatElementwise,
+		bound: boundOfBinary(op),
 	}
 }
 
@@ -73,6 +74,7 @@ func unarySpec(handle **ir.OpDef, name string, op eval.UnaryOp, summary string) 
 			return eval.Unary(op, args[0])
 		},
 		splat: splatElementwise,
+		bound: boundOfMonotone(op.Apply),
 	}
 }
 
@@ -112,6 +114,7 @@ func elementwiseSpecs() []*opSpec {
 		}
 		return eval.Unary(eval.Gelu, args[0])
 	}
+	gelu.bound = boundOfGelu
 	return []*opSpec{
 		binarySpec(&AddOp, AddOpName, eval.Add, "Elementwise addition.", ir.TraitCommutative, foldIdentity(0, true)),
 		binarySpec(&SubOp, SubOpName, eval.Sub, "Elementwise subtraction.", 0, foldIdentity(0, false)),
@@ -211,6 +214,7 @@ func convertSpec() *opSpec {
 			return ir.FoldResult{}, false
 		},
 		splat: splatElementwise,
+		bound: boundOfConvert,
 	}
 }
 

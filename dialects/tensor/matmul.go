@@ -37,6 +37,7 @@ func matmulSpecs() []*opSpec {
 			evaluate: func(_ *ir.Operation, args []*eval.Array) (*eval.Array, error) {
 				return eval.MatMul(args[0], args[1])
 			},
+			bound: boundOfMatmul,
 		},
 		{
 			handle: &BatchMatmulOp,
@@ -57,6 +58,7 @@ func matmulSpecs() []*opSpec {
 			evaluate: func(_ *ir.Operation, args []*eval.Array) (*eval.Array, error) {
 				return eval.BatchMatMul(args[0], args[1])
 			},
+			bound: boundOfMatmul,
 		},
 	}
 }

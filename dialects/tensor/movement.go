@@ -75,6 +75,7 @@ func transposeSpec() *opSpec {
 			return ir.FoldResult{Value: op.Operand(0)}, true
 		},
 		splat: splatMove,
+		bound: moved,
 	}
 }
 
@@ -115,6 +116,7 @@ func reshapeSpec() *opSpec {
 		},
 		fold:  foldSameType,
 		splat: splatMove,
+		bound: moved,
 	}
 }
 
@@ -166,6 +168,7 @@ func broadcastSpec() *opSpec {
 			return foldSameType(op, operands)
 		},
 		splat: splatMove,
+		bound: moved,
 	}
 }
 
@@ -221,6 +224,7 @@ func sliceSpec() *opSpec {
 			return foldSameType(op, operands)
 		},
 		splat: splatMove,
+		bound: moved,
 	}
 }
 
@@ -265,6 +269,7 @@ func concatSpec() *opSpec {
 			}
 			return foldSameType(op, operands)
 		},
+		bound: moved,
 	}
 }
 

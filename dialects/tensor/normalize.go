@@ -59,6 +59,7 @@ func normalizeSpecs() []*opSpec {
 				}
 				return eval.Softmax(args[0], axis)
 			},
+			bound: boundByDecomposition,
 		},
 		{
 			handle: &LayerNormOp,
@@ -87,6 +88,7 @@ func normalizeSpecs() []*opSpec {
 				}
 				return eval.LayerNorm(args[0], args[1], args[2], eps)
 			},
+			bound: boundByDecomposition,
 		},
 	}
 }

@@ -53,6 +53,7 @@ func reduceSpec(handle **ir.OpDef, name string, kind eval.ReduceOp, summary, sem
 			}
 			return eval.Reduce(kind, args[0], axes)
 		},
+		bound: boundOfReduce(kind),
 	}
 }
 

@@ -19,9 +19,19 @@ type Options struct {
 	// modified.
 	Observe func(op *ir.Operation, result *eval.Array)
 
+	// Bounds makes RunValues carry, beside each value, a bound per element
+	// on how far a device's value may lie from it (tensor.Bound): the
+	// accuracy analysis. It doubles the memory a value takes.
+	Bounds bool
+	// After, when set, sees each op's value (and bound) as it is computed
+	// and may replace it: a checker puts a device's value there so that
+	// the ops after it are evaluated on the device's inputs.
+	After func(op *ir.Operation, v *tensor.Value) error
+
 	// MemoryLimit bounds the bytes of values held at once (inputs and
-	// live results, 8 bytes an element); 0 means DefaultMemoryLimit. Kernels
-	// need scratch of at most their operands' size on top.
+	// live results, 8 bytes an element, 16 with Bounds); 0 means
+	// DefaultMemoryLimit. Kernels need scratch of at most their operands'
+	// size on top.
 	MemoryLimit int64
 }
 
@@ -29,6 +39,20 @@ type Options struct {
 // ops ending in func.return, on inputs (one per block argument, each
 // matching the argument's type), and returns the returned values.
 func Run(fn *ir.Operation, inputs []*eval.Array, opts *Options) ([]*eval.Array, error) {
+	vals, err := RunValues(fn, inputs, opts)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*eval.Array, len(vals))
+	for i, v := range vals {
+		out[i] = v.Array
+	}
+	return out, nil
+}
+
+// RunValues is Run returning each result with its bound (with
+// Options.Bounds; inputs are exact).
+func RunValues(fn *ir.Operation, inputs []*eval.Array, opts *Options) ([]tensor.Value, error) {
 	if opts == nil {
 		opts = &Options{}
 	}
@@ -41,8 +65,11 @@ func Run(fn *ir.Operation, inputs []*eval.Array, opts *Options) ([]*eval.Array, 
 		return nil, fn.EmitError("%s takes %d %s, but %d %s given", describeFn(fn), len(args),
 			plural(len(args), "input"), len(inputs), plural(len(inputs), "was", "were"))
 	}
-	values := make(map[*ir.Value]*eval.Array, len(args)+body.NumOps())
 	budget := newMemoryBudget(opts.MemoryLimit)
+	if opts.Bounds {
+		budget.copies = 2
+	}
+	in := make([]tensor.Value, len(args))
 	for i, a := range args {
 		if err := budget.reserve(fmt.Sprintf("input #%d", i), a.Type()); err != nil {
 			return nil, fn.EmitError("%v", err)
@@ -50,57 +77,32 @@ func Run(fn *ir.Operation, inputs []*eval.Array, opts *Options) ([]*eval.Array, 
 		if err := CheckInput(inputs[i], a.Type()); err != nil {
 			return nil, fn.EmitError("input #%d: %v", i, err)
 		}
-		values[a] = inputs[i]
+		in[i] = tensor.Value{Array: inputs[i]}
 	}
-	lastUse := lastUses(body)
-	ops := body.Ops()
-	for idx, op := range ops {
-		if op.HasTrait(ir.TraitReturnLike) {
-			if idx != len(ops)-1 {
-				return nil, op.EmitOpError("must be the last operation in the function body")
-			}
-			out := make([]*eval.Array, op.NumOperands())
-			for i, v := range op.Operands() {
-				out[i] = values[v]
-			}
-			return out, nil
-		}
-		if !tensor.Evaluates(op) {
-			return nil, op.EmitOpError("cannot be evaluated by the reference interpreter (only tensor dialect ops and func.return can)")
-		}
-		if op.NumResults() != 1 || op.NumRegions() != 0 {
-			return nil, op.EmitOpError("has %d results and %d regions; the interpreter evaluates ops of one result and no regions",
-				op.NumResults(), op.NumRegions())
-		}
-		in := make([]*eval.Array, op.NumOperands())
-		for i, v := range op.Operands() {
-			a, ok := values[v]
-			if !ok {
-				return nil, op.EmitOpError("operand #%d is not defined before its use in the function body", i)
-			}
-			in[i] = a
-		}
-		if err := budget.reserve("the result", op.Result(0).Type()); err != nil {
-			return nil, op.EmitOpError("%v", err)
-		}
-		res, err := tensor.Evaluate(op, in)
-		if err != nil {
-			return nil, op.EmitOpError("%v", err)
-		}
-		values[op.Result(0)] = res
-		if opts.Observe != nil {
-			opts.Observe(op, res)
-		}
-		// Drop values no later op needs: the attention block's 16×729×729
-		// scores would otherwise pile up.
-		for _, v := range op.Operands() {
-			if _, held := values[v]; held && lastUse[v] == op && !v.IsBlockArgument() {
-				delete(values, v)
-				budget.release(v.Type())
-			}
+	term := body.Last()
+	if term == nil || !term.HasTrait(ir.TraitReturnLike) {
+		return nil, fn.EmitError("%s has no %s", describeFn(fn), ReturnOp)
+	}
+	for _, op := range body.Ops() {
+		if op.HasTrait(ir.TraitReturnLike) && op != term {
+			return nil, op.EmitOpError("must be the last operation in the function body")
 		}
 	}
-	return nil, fn.EmitError("%s has no %s", describeFn(fn), ReturnOp)
+	w := &tensor.Walker{
+		Bounds:  opts.Bounds,
+		Reserve: func(_ *ir.Operation, t ir.Type) error { return budget.reserve("the result", t) },
+		Release: budget.release,
+		After: func(op *ir.Operation, v *tensor.Value) error {
+			if opts.Observe != nil {
+				opts.Observe(op, v.Array)
+			}
+			if opts.After != nil {
+				return opts.After(op, v)
+			}
+			return nil
+		},
+	}
+	return w.Run(body, in, term.Operands())
 }
 
 // functionBody returns the single block of fn's single region.
@@ -113,17 +115,6 @@ func functionBody(fn *ir.Operation) (*ir.Block, error) {
 		return nil, fn.EmitError("%s has %d blocks; the interpreter runs single-block functions", describeFn(fn), len(blocks))
 	}
 	return blocks[0], nil
-}
-
-// lastUses maps each value used in body to the last op that uses it.
-func lastUses(body *ir.Block) map[*ir.Value]*ir.Operation {
-	last := map[*ir.Value]*ir.Operation{}
-	for _, op := range body.Ops() {
-		for _, v := range op.Operands() {
-			last[v] = op
-		}
-	}
-	return last
 }
 
 func describeFn(fn *ir.Operation) string {

@@ -29,17 +29,19 @@ func valueBytes(shape []int) (int64, bool) {
 	return n, true
 }
 
-// memoryBudget counts the bytes of live values against a limit.
+// memoryBudget counts the bytes of live values against a limit; a value
+// counts copies times (2 when each value carries an error bound).
 type memoryBudget struct {
-	limit int64
-	live  int64
+	limit  int64
+	live   int64
+	copies int64
 }
 
 func newMemoryBudget(limit int64) *memoryBudget {
 	if limit <= 0 {
 		limit = DefaultMemoryLimit
 	}
-	return &memoryBudget{limit: limit}
+	return &memoryBudget{limit: limit, copies: 1}
 }
 
 // reserve takes the storage of a value of type t, or says why it does not
@@ -51,6 +53,10 @@ func (b *memoryBudget) reserve(what string, t ir.Type) error {
 		return nil
 	}
 	n, ok := valueBytes(shape)
+	if ok && n > (1<<62)/b.copies {
+		ok = false
+	}
+	n *= b.copies
 	if !ok || n > b.limit-b.live {
 		need := "more than 2^62 bytes"
 		if ok {
@@ -60,8 +66,8 @@ func (b *memoryBudget) reserve(what string, t ir.Type) error {
 		if b.live > 0 {
 			held = fmt.Sprintf(" besides the %s already held", humanize.IBytes(uint64(b.live)))
 		}
-		return fmt.Errorf("%s of type '%s' needs %s (8 bytes an element)%s; the reference interpreter's memory limit is %s (see --memory-limit)",
-			what, ir.TypeString(t), need, held, humanize.IBytes(uint64(b.limit)))
+		return fmt.Errorf("%s of type '%s' needs %s (%d bytes an element)%s; the reference interpreter's memory limit is %s (see --memory-limit)",
+			what, ir.TypeString(t), need, 8*b.copies, held, humanize.IBytes(uint64(b.limit)))
 	}
 	b.live += n
 	return nil
@@ -71,7 +77,7 @@ func (b *memoryBudget) reserve(what string, t ir.Type) error {
 func (b *memoryBudget) release(t ir.Type) {
 	if shape, _, err := shapeAndKind(t); err == nil {
 		if n, ok := valueBytes(shape); ok {
-			b.live -= n
+			b.live -= n * b.copies
 		}
 	}
 }

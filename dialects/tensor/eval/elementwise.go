@@ -93,6 +93,10 @@ func (o UnaryOp) String() string {
 // gelu (Hendrycks and Gimpel, 2016).
 const GeluTanhCoefficient = 0.044715
 
+// Apply is op's exact value at x in float64, before any rounding to an
+// element type.
+func (o UnaryOp) Apply(x float64) float64 { return o.apply(x) }
+
 func (o UnaryOp) apply(x float64) float64 {
 	switch o {
 	case Exp:
