@@ -480,8 +480,9 @@ func fuzzPhase(data []byte) (Fabric, []Transfer, []byte, bool) {
 }
 
 // FuzzVerify checks Verify against the test's validator on schedules built
-// from arbitrary bytes, with and without pairs: it must never panic, and it
-// must accept exactly what the validator accepts.
+// from arbitrary bytes, with and without pairs: it must never panic, it
+// must accept exactly what the validator accepts with the horizon at the
+// schedule's end, and it must refuse any other horizon.
 func FuzzVerify(f *testing.F) {
 	f.Add([]byte{6, 1, 2, 0x0c, 4, 3, 0x0c, 4, 0, 0, 0, 4, 1, 0, 4})
 	f.Add([]byte{6, 1, 2, 0x0c, 4, 3, 0x0c, 4, 0, 0, 0, 4, 1, 0, 4, 0, 1, 1})
@@ -496,11 +497,20 @@ func FuzzVerify(f *testing.F) {
 			segs = append(segs, Segment{Transfer: int(data[0] % 9), Start: int64(data[1] % 32), Words: int64(data[2] % 9)})
 			data = data[3:]
 		}
-		const horizon = 40
+		horizon := int64(0)
+		for _, s := range segs {
+			horizon = max(horizon, s.Start+s.Words)
+		}
 		err := Verify(transfers, fab, segs, horizon)
 		r := Result{Transfers: transfers, Segments: segs, Horizon: horizon}
-		if segsValid := validateErr(r, fab); (err == nil) != (segsValid == nil) {
+		segsValid := validateErr(r, fab)
+		if (err == nil) != (segsValid == nil) {
 			t.Fatalf("Verify says %v, the validator %v", err, segsValid)
+		}
+		if segsValid == nil {
+			if err := Verify(transfers, fab, segs, horizon+1); err == nil {
+				t.Fatalf("Verify accepts a horizon of %d for a schedule that ends at %d", horizon+1, horizon)
+			}
 		}
 	})
 }

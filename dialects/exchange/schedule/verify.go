@@ -12,7 +12,9 @@ import (
 // to its words); no tile sends more than one word in a cycle; and no
 // receive port takes more than one word in a cycle (see Fabric: a
 // shared-bus pair takes at most one word for each tile alone and two in
-// all). It is the exchange dialect's verifier and the device's load check;
+// all); and the horizon is where the last segment ends, so that a phase
+// costs what it sends and no more or less. It is the exchange dialect's
+// verifier and the device's load check;
 // the scheduler's tests check schedules with a validator of their own.
 func Verify(transfers []Transfer, f Fabric, segments []Segment, horizon int64) error {
 	if err := Check(transfers, f.Tiles); err != nil {
@@ -62,6 +64,13 @@ func Verify(transfers []Transfer, f Fabric, segments []Segment, horizon int64) e
 		if err := checkReceives(int32(tile), f.partner(int32(tile)), recvs[tile]); err != nil {
 			return err
 		}
+	}
+	end := int64(0)
+	for _, s := range segments {
+		end = max(end, s.Start+s.Words)
+	}
+	if end != horizon {
+		return fmt.Errorf("the horizon is %d, but the last segment ends at cycle %d: a phase's horizon is the end of its schedule", horizon, end)
 	}
 	return nil
 }
