@@ -21,15 +21,17 @@ import (
 // (its shards placed on every tile for its lifetime, support memory first),
 // a tileasm.view for every value that only sees other values' memory, one
 // instruction per tiled op and phase, and the tiles' memory map. The
-// function's arguments and results become host streams (host_input,
-// host_output) and it takes and returns nothing.
+// function's arguments become host input streams (host_input) and it
+// takes nothing; its results stay its results, now the buffers and views
+// the host reads the output streams from, in order.
 //
 // Support memory is sized by a code model (assumptions: the target's code
 // encoding is not public): a 256-byte supervisor skeleton per tile, 32
 // bytes per instruction a tile runs (64 for an AMP block loop), 4 per sync,
 // 16 per exchange a tile takes part in; exchange tables hold 8 bytes per
 // segment a tile sends or receives; host-exchange code is 128 bytes on a
-// tile that holds a piece of a host stream, and 48 more per stream.
+// tile that holds a piece of a host stream, and 48 more per stream (a
+// buffer an output view reads counts as streamed).
 type ConvertExchangeToTileAsm struct {
 	NumBuffers passes.Statistic `statistic:"num-buffers" help:"Number of buffers placed"`
 }
@@ -165,23 +167,12 @@ func convertFunction(ctx *ir.Context, fn *ir.Operation, tg *target.Target, log *
 	if err != nil {
 		return 0, err
 	}
-	returned := map[*ir.Value]int{}
-	if term := entry.Last(); term != nil && term.HasTrait(ir.TraitReturnLike) {
-		for i, v := range term.Operands() {
-			if _, dup := returned[v]; !dup {
-				returned[v] = i
-			}
-		}
-	}
 	argIndex := map[*ir.Value]int{}
 	for i, a := range entry.Arguments() {
 		argIndex[a] = i
 	}
-	hostValue := func(id int) bool {
-		_, in := argIndex[values[id]]
-		_, out := returned[values[id]]
-		return in || out
-	}
+	streamed := streamedValues(entry, tg)
+	hostValue := func(id int) bool { return streamed[values[id]] }
 	sup := sizeSupport(fn, tg, bufs, hostValue)
 	class, err := tileasm.SupportClass(tg)
 	if err != nil {
@@ -244,9 +235,6 @@ func convertFunction(ctx *ir.Context, fn *ir.Operation, tg *target.Target, log *
 		if i, ok := argIndex[v]; ok {
 			attrs = append(attrs, ir.NamedAttr{Name: tileasm.HostInputAttr, Value: ctx.IntegerAttr(ctx.I(64), int64(i))})
 		}
-		if i, ok := returned[v]; ok {
-			attrs = append(attrs, ir.NamedAttr{Name: tileasm.HostOutputAttr, Value: ctx.IntegerAttr(ctx.I(64), int64(i))})
-		}
 		if def := v.DefiningOp(); def != nil && def.Is(tiled.ConstantOp) {
 			attrs = append(attrs, ir.NamedAttr{Name: tileasm.InitAttr, Value: def.Attr(tiled.ValueAttrName)})
 		}
@@ -293,8 +281,13 @@ func convertFunction(ctx *ir.Context, fn *ir.Operation, tg *target.Target, log *
 			}
 			b.Create(&ir.OperationState{Name: tileasm.ExchangeOpName, Loc: op.Loc(), Operands: append(ins, bufferOf[op.Result(0)]), Attrs: attrs})
 		case op.Is(tiled.MatmulOp):
+			plan := op.Attr(tiled.PlanAttrName).(*tiled.GemmPlanAttr).Plan
+			blocks, err := tileasm.AMPBlocks(op.Operand(0), op.Operand(1), plan.Orientation == tiled.Swapped, tg)
+			if err != nil {
+				return 0, op.EmitOpError("its AMP blocks: %v", err)
+			}
 			attrs := []ir.NamedAttr{stepAttr, {Name: tiled.PlanAttrName, Value: op.Attr(tiled.PlanAttrName)},
-				{Name: tileasm.BlocksAttr, Value: ctx.DenseI64Array(ampBlocks(op, tg)...)}}
+				{Name: tileasm.BlocksAttr, Value: ctx.DenseI64Array(blocks...)}}
 			if a := op.Attr(tiled.PartialAttrName); a != nil {
 				attrs = append(attrs, ir.NamedAttr{Name: tiled.PartialAttrName, Value: a})
 			}
@@ -333,7 +326,6 @@ func convertFunction(ctx *ir.Context, fn *ir.Operation, tg *target.Target, log *
 			}
 		}
 	}
-	term.SetOperands(nil)
 	for i := len(old) - 1; i >= 0; i-- {
 		if old[i] != term {
 			old[i].Erase()
@@ -347,8 +339,11 @@ func convertFunction(ctx *ir.Context, fn *ir.Operation, tg *target.Target, log *
 	}
 	fn.SetAttr(ctx, "arg_attrs", nil)
 	fn.SetAttr(ctx, "res_attrs", nil)
+	// The results stay the function's: the return names, in order, the
+	// buffers and views the host reads its output streams from (a value
+	// returned twice is streamed twice).
 	if f, ok := ir.Interface[ir.FunctionLike](fn); ok {
-		f.SetFunctionType(fn, ctx.Function(nil, nil))
+		f.SetFunctionType(fn, ctx.Function(nil, term.OperandTypes()))
 	}
 	return len(values), nil
 }
@@ -373,37 +368,6 @@ func locOf(v *ir.Value, fn *ir.Operation) ir.Location {
 	return fn.Loc()
 }
 
-// ampBlocks is the AMP blocks of a matmul's busiest tile: [row groups,
-// inner groups, column groups], from its operands' largest shards.
-func ampBlocks(op *ir.Operation, tg *target.Target) []int64 {
-	plan := op.Attr(tiled.PlanAttrName).(*tiled.GemmPlanAttr).Plan
-	shape := func(v *ir.Value) []int64 {
-		rt := v.Type().(*ir.RankedTensorType)
-		l, _ := tiled.LayoutOf(rt)
-		m, err := tiled.CheckLayout(l, rt, tg)
-		if err != nil {
-			return nil
-		}
-		return m.MaxShardShape()
-	}
-	a, bb := shape(op.Operand(0)), shape(op.Operand(1))
-	s, err := tiled.MatmulShapeOfOp(op)
-	if a == nil || bb == nil || err != nil {
-		return []int64{0, 0, 0}
-	}
-	g, err := tiled.AMPGroups(tg, s.Elem)
-	if err != nil {
-		return []int64{0, 0, 0}
-	}
-	n := len(a)
-	rows, inner, cols := a[n-2], a[n-1], bb[n-1]
-	if plan.Orientation == tiled.Swapped {
-		rows, inner, cols = bb[n-1], bb[n-2], a[n-2]
-	}
-	up := func(x, m int64) int64 { return (x + m - 1) / m }
-	return []int64{up(rows, g.Row), up(inner, g.Inner), up(cols, g.Column)}
-}
-
 // placementError is a failed placement as a diagnostic at the op that
 // defines the buffer that did not fit.
 func placementError(fn *ir.Operation, values []*ir.Value, list []storage.Buffer, err error) error {
@@ -417,4 +381,31 @@ func placementError(fn *ir.Operation, values []*ir.Value, list []storage.Buffer,
 		}
 	}
 	return at.EmitOpError("storage placement: %v", err)
+}
+
+// streamedValues are the values whose storage a host stream reads or
+// fills: the arguments, the returned values, and the values a returned
+// view sees (through any chain of views).
+func streamedValues(entry *ir.Block, tg *target.Target) map[*ir.Value]bool {
+	out := map[*ir.Value]bool{}
+	for _, a := range entry.Arguments() {
+		out[a] = true
+	}
+	term := entry.Last()
+	if term == nil || !term.HasTrait(ir.TraitReturnLike) {
+		return out
+	}
+	work := slices.Clone(term.Operands())
+	for len(work) > 0 {
+		v := work[len(work)-1]
+		work = work[:len(work)-1]
+		if out[v] {
+			continue
+		}
+		out[v] = true
+		if def := v.DefiningOp(); def != nil && def.Def() != nil && def.Def().Dialect() == tiled.Dialect && tiled.Aliases(def, tg) {
+			work = append(work, def.Operands()...)
+		}
+	}
+	return out
 }

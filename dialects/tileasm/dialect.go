@@ -58,7 +58,6 @@ const (
 	LiveAttr               = "live"
 	PlacementAttr          = "placement"
 	HostInputAttr          = "host_input"
-	HostOutputAttr         = "host_output"
 	InitAttr               = "init"
 	SuperstepAttr          = "superstep"
 	BlocksAttr             = "blocks"
@@ -77,7 +76,11 @@ var (
 		d, ok := a.(*ir.DenseArrayAttr)
 		return ok && ir.DenseI64ArrayKind.Pred(a) && len(d.Ints) == 2 && d.Ints[0] >= 0 && (d.Ints[1] > d.Ints[0] || d.Ints[1] == -1)
 	}}
-	superstep = ir.AttrDef{Name: SuperstepAttr, Kind: ir.I64AttrKind, Doc: "the superstep the instruction runs in"}
+	nonNegativeKind = ir.AttrKind{Desc: "non-negative i64", Pred: func(a ir.Attribute) bool {
+		i, ok := a.(*ir.IntegerAttr)
+		return ok && ir.I64AttrKind.Pred(a) && i.Int >= 0
+	}}
+	superstep = ir.AttrDef{Name: SuperstepAttr, Kind: nonNegativeKind, Doc: "the superstep the instruction runs in"}
 	buffers   = ir.ValueDef{Name: "buffers", Type: tiled.LaidOutTensor, Kind: ir.Variadic}
 )
 
@@ -88,17 +91,18 @@ var (
 		Name:    BufferOpName,
 		Summary: "The storage of one value on every tile holding a shard of it.",
 		Description: "The result type's layout says which tiles hold which shard; `placement` gives the " +
-			"buffer's address on each of them, `live` the supersteps [start, end) in which it holds data " +
-			"(end -1: to the program's end). `host_input` and `host_output` name the host stream that fills " +
-			"it before the program or reads it after; `init` is a constant's value: a splat is one element " +
+			"buffer's address on each of them, `live` the steps [start, end) in which it holds data " +
+			"(end -1: to the program's end). `host_input` names the host stream that fills it before the " +
+			"program (such a buffer is live from step 0 and no instruction writes it); the host reads the " +
+			"output streams from the buffers and views the function returns. `init` is a constant's value: a splat is one element " +
 			"per tile, written when the buffer becomes live, any other value is loaded with the program " +
 			"(and is live from superstep 0). The verifier checks that the placement covers exactly the tiles of the layout and " +
 			"that every address is inside the layout's memory class and aligned to it.",
 		Example: "%0 = tileasm.buffer \"argument 0\" {live = array<i64: 0, 1>, host_input = 0 : i64, placement = #tileasm.per_tile<[[0, 1457, 5120]]>} : tensor<729x1152xf16, #layout>",
 		Results: []ir.ValueDef{{Name: "buffer", Type: tiled.LaidOutTensor}},
 		Attributes: []ir.AttrDef{{Name: NameAttr, Kind: ir.StringAttrKind}, {Name: LiveAttr, Kind: liveKind},
-			{Name: PlacementAttr, Kind: perTileKind}, {Name: HostInputAttr, Kind: ir.I64AttrKind, Optional: true},
-			{Name: HostOutputAttr, Kind: ir.I64AttrKind, Optional: true}, {Name: InitAttr, Kind: ir.ElementsAttrKind, Optional: true}},
+			{Name: PlacementAttr, Kind: perTileKind}, {Name: HostInputAttr, Kind: nonNegativeKind, Optional: true},
+			{Name: InitAttr, Kind: ir.ElementsAttrKind, Optional: true}},
 		AssemblyFormat: "$name attr-dict `:` type($buffer)",
 		VerifyEnv:      verifyBuffer,
 	}
@@ -117,6 +121,7 @@ var (
 		Attributes:     []ir.AttrDef{{Name: KindAttr, Kind: ir.StringAttrKind}},
 		Traits:         ir.TraitPure,
 		AssemblyFormat: "$buffers attr-dict `:` type($buffers) `->` type($view)",
+		Verify:         verifyView,
 	}
 
 	// AmpOp is tileasm.amp.
@@ -133,7 +138,7 @@ var (
 		Attributes: []ir.AttrDef{{Name: tiled.PlanAttrName, Kind: tiled.PlanAttrKind}, {Name: BlocksAttr, Kind: ir.DenseI64ArrayKind},
 			{Name: tiled.PartialAttrName, Kind: ir.UnitAttrKind, Optional: true}, superstep},
 		AssemblyFormat: "$buffers attr-dict `:` type($buffers)",
-		Verify:         verifyAmp,
+		VerifyEnv:      verifyAmp,
 	}
 
 	// VectorOp is tileasm.vector.
@@ -145,7 +150,7 @@ var (
 		Operands:       []ir.ValueDef{buffers},
 		Attributes:     []ir.AttrDef{{Name: tiled.FnAttrName, Kind: ir.StringAttrKind}, superstep},
 		AssemblyFormat: "custom<Name>($fn) $buffers attr-dict `:` type($buffers)",
-		Verify:         arity(2, 3),
+		Verify:         verifyVector,
 	}
 
 	// ReduceOp is tileasm.reduce.
@@ -157,7 +162,12 @@ var (
 		Operands:       []ir.ValueDef{buffers},
 		Attributes:     []ir.AttrDef{{Name: tiled.FnAttrName, Kind: ir.StringAttrKind}, {Name: tiled.AxesAttrName, Kind: ir.DenseI64ArrayKind}, superstep},
 		AssemblyFormat: "custom<Name>($fn) $buffers `axes` `=` custom<IndexList>($axes) attr-dict `:` type($buffers)",
-		Verify:         arity(2, 2),
+		Verify: func(op *ir.Operation) error {
+			if err := arity(2, 2)(op); err != nil {
+				return err
+			}
+			return verifyReduce(op)
+		},
 	}
 
 	// CopyOp is tileasm.copy.
@@ -171,7 +181,7 @@ var (
 		Operands:       []ir.ValueDef{buffers},
 		Attributes:     []ir.AttrDef{{Name: KindAttr, Kind: ir.StringAttrKind}, superstep},
 		AssemblyFormat: "$buffers attr-dict `:` type($buffers)",
-		Verify:         arity(2, -1),
+		Verify:         verifyCopy,
 	}
 
 	// ExchangeOp is tileasm.exchange.
@@ -242,24 +252,6 @@ func arity(least, most int) func(*ir.Operation) error {
 	}
 }
 
-// verifyAmp checks that the AMP's right operand (the weights: operand #1,
-// or #0 when the plan is swapped) is in the memory class its plan asks for.
-func verifyAmp(op *ir.Operation) error {
-	if err := arity(3, 3)(op); err != nil {
-		return err
-	}
-	plan := op.Attr(tiled.PlanAttrName).(*tiled.GemmPlanAttr).Plan
-	right := 1
-	if plan.Orientation == tiled.Swapped {
-		right = 0
-	}
-	l, ok := tiled.LayoutOf(op.Operand(right).Type().(*ir.RankedTensorType))
-	if ok && l.MemoryClass != plan.WeightMemoryClass {
-		return fmt.Errorf("the AMP's right operand (#%d) is in %s, but its plan asks for %s", right, l.MemoryClass, plan.WeightMemoryClass)
-	}
-	return nil
-}
-
 func targetOf(env *ir.Env) (*target.Target, error) {
 	tg, ok := target.FromEnv(env)
 	if !ok {
@@ -310,6 +302,14 @@ func ShardBytes(op *ir.Operation, tg *target.Target) (*tiled.ShardMap, func(tile
 }
 
 func verifyBuffer(op *ir.Operation, env *ir.Env) error {
+	// Older programs named output streams on their buffers; the outputs
+	// are the function's results now, so such a program would lose them.
+	if op.Attr("host_output") != nil {
+		return fmt.Errorf("'host_output' is not a buffer's attribute: the host reads the output streams from the values the function returns (func.return)")
+	}
+	if op.Attr(HostInputAttr) != nil && op.Attr(InitAttr) != nil {
+		return fmt.Errorf("a host input cannot have an initial value ('init')")
+	}
 	tg, err := targetOf(env)
 	if err != nil {
 		return err
@@ -435,7 +435,12 @@ func verifyMemory(op *ir.Operation, env *ir.Env) error {
 			return err
 		}
 	}
-	return checkLiveAtUses(op)
+	for _, rule := range []func(*ir.Operation) error{checkLiveAtUses, checkStreams, checkSupersteps} {
+		if err := rule(op); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // IsInstruction says whether op is one of the program's steps: an

@@ -106,12 +106,15 @@ func Dump(w io.Writer, p *Package, sections []SectionInfo) error {
 	}
 
 	fmt.Fprintf(w, "\nCheckpoints:\n")
+	if len(p.Checkpoints) == 0 {
+		fmt.Fprintf(w, "  none\n")
+	}
 	for _, c := range p.Checkpoints {
 		at := ""
 		if c.Line > 0 {
 			at = fmt.Sprintf(" (source %d:%d)", c.Line, c.Column)
 		}
-		fmt.Fprintf(w, "  %s%s: buffer %d (%s), %d samples\n", c.Name, at, c.Buffer, p.Buffers[c.Buffer].Name, c.Samples)
+		fmt.Fprintf(w, "  %s%s: buffer %d (%s)\n", c.Name, at, c.Buffer, p.Buffers[c.Buffer].Name)
 	}
 	if len(p.Source) > 0 {
 		fmt.Fprintf(w, "\nSource: %d bytes of tensor-level IR\n", len(p.Source))

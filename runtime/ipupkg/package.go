@@ -294,13 +294,13 @@ type Stream struct {
 	Buffer int
 }
 
-// Checkpoint names a buffer whose values a runner samples.
+// Checkpoint names a buffer that holds a source op's value, which a
+// runner compares with the reference's.
 type Checkpoint struct {
-	Name    string
-	Buffer  int
-	Line    int // the source op's place in Source (0: none)
-	Column  int
-	Samples int
+	Name   string
+	Buffer int
+	Line   int // the source op's place in Source
+	Column int
 }
 
 // Entry is a metadata key and value.

@@ -374,7 +374,8 @@ func (p *Package) decodeSection(id SectionID, d *decoder) {
 	case SectionCheckpoints:
 		for range d.count("checkpoints", 5) {
 			p.Checkpoints = append(p.Checkpoints, Checkpoint{Name: d.str("checkpoint name"), Buffer: d.n("buffer", math.MaxInt32),
-				Line: d.n("line", math.MaxInt32), Column: d.n("column", math.MaxInt32), Samples: d.n("samples", math.MaxInt32)})
+				Line: d.n("line", math.MaxInt32), Column: d.n("column", math.MaxInt32)})
+			d.n("reserved field (a sample count before)", math.MaxInt32)
 		}
 	case SectionSource:
 		if len(d.b) > 0 {
@@ -459,10 +460,23 @@ func (p *Package) Validate() error {
 			return bad("exchange-tables", "phase %d: %v", p.Exchanges[i].Phase, err)
 		}
 	}
+	written := make([]bool, len(p.Buffers))
+	for _, in := range p.Program {
+		if n := len(in.Operands); n > 0 && in.Op != OpSync {
+			written[in.Operands[n-1]] = true
+		}
+	}
 	seen := map[[2]int]bool{}
+	count := [2]int{}
 	for i, s := range p.Streams {
-		if err := p.checkStream(s, seen); err != nil {
+		if err := p.checkStream(s, seen, written); err != nil {
 			return bad("host-streams", "stream %d (%s): %v", i, s.Name, err)
+		}
+		count[direction(s)]++
+	}
+	for i, s := range p.Streams {
+		if n := count[direction(s)]; s.Index >= n {
+			return bad("host-streams", "stream %d (%s) is %s #%d of %d: the %ss are numbered 0 to %d, each once", i, s.Name, directionName(s), s.Index, n, directionName(s), n-1)
 		}
 	}
 	for i, c := range p.Checkpoints {
@@ -628,25 +642,48 @@ func (p *Package) checkExchange(x *Exchange) error {
 	return nil
 }
 
-func (p *Package) checkStream(s Stream, seen map[[2]int]bool) error {
+// checkStream checks one host stream: an input fills a buffer of its
+// own that the program only reads (live from the first step, no initial
+// value, no view, written by no instruction); an output reads any buffer
+// or view, and several outputs may read one.
+func (p *Package) checkStream(s Stream, seen map[[2]int]bool, written []bool) error {
 	if s.Buffer >= len(p.Buffers) {
 		return fmt.Errorf("buffer %d of %d", s.Buffer, len(p.Buffers))
 	}
 	b := p.Buffers[s.Buffer]
-	if len(b.ViewOf) > 0 {
-		return fmt.Errorf("buffer %d is a view", s.Buffer)
-	}
 	if s.Elem != b.Elem || !slices.Equal(s.Shape, b.Shape) {
 		return fmt.Errorf("%v %v, but its buffer holds %v %v", s.Elem, s.Shape, b.Elem, b.Shape)
 	}
-	dir := 0
-	if s.Output {
-		dir = 1
+	if !s.Output {
+		switch {
+		case len(b.ViewOf) > 0:
+			return fmt.Errorf("an input fills buffer %d, which is a view", s.Buffer)
+		case b.Init != nil:
+			return fmt.Errorf("an input fills buffer %d, which is a constant", s.Buffer)
+		case written[s.Buffer]:
+			return fmt.Errorf("an input fills buffer %d (%s), which an instruction writes", s.Buffer, b.Name)
+		case b.Start != 0:
+			return fmt.Errorf("an input fills buffer %d (%s), which is live only from step %d", s.Buffer, b.Name, b.Start)
+		}
 	}
-	key := [2]int{dir, s.Index}
+	key := [2]int{direction(s), s.Index}
 	if seen[key] {
-		return fmt.Errorf("a second stream at index %d", s.Index)
+		return fmt.Errorf("a second %s stream #%d", directionName(s), s.Index)
 	}
 	seen[key] = true
 	return nil
+}
+
+func direction(s Stream) int {
+	if s.Output {
+		return 1
+	}
+	return 0
+}
+
+func directionName(s Stream) string {
+	if s.Output {
+		return "output"
+	}
+	return "input"
 }

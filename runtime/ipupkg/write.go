@@ -238,7 +238,9 @@ func (p *Package) encodeCheckpoints() []byte {
 	return section(func(e *encoder) {
 		list(e, p.Checkpoints, func(c Checkpoint) {
 			e.str(c.Name)
-			for _, v := range []int{c.Buffer, c.Line, c.Column, c.Samples} {
+			// The last field was a sample count in versions 1 and 2;
+			// runners decide what to compare, so it is written as 0.
+			for _, v := range []int{c.Buffer, c.Line, c.Column, 0} {
 				e.n(v)
 			}
 		})

@@ -16,6 +16,7 @@ import (
 
 type session struct {
 	d           *Device
+	steps       int // instructions in the program (syncs aside)
 	checkpoints [][]byte
 	cycles      *device.Cycles
 	views       []*mapping // buffer → its view mapping (nil: not a view)
@@ -214,6 +215,9 @@ func (r *reader) gather(b, tile int, box []ipupkg.Span) (*eval.Array, error) {
 }
 
 func (d *Device) scatter(b, tile int, box []ipupkg.Span, a *eval.Array) error {
+	if int64(len(a.Data)) != boxElements(box) {
+		return fmt.Errorf("computes %d elements for a piece of %s that holds %d", len(a.Data), d.pkg.Buffers[b].Name, boxElements(box))
+	}
 	if len(box) == 0 {
 		return d.write(b, tile, nil, a.Data[0])
 	}
@@ -249,8 +253,14 @@ func (s *session) Run() error {
 	if err := s.prepareViews(); err != nil {
 		return err
 	}
+	s.steps = 0
+	for _, in := range p.Program {
+		if in.Op != ipupkg.OpSync {
+			s.steps++
+		}
+	}
 	for i, c := range p.Checkpoints {
-		if d.writer[c.Buffer] < 0 && p.Buffers[c.Buffer].Init == nil {
+		if d.ready[c.Buffer] < 0 && p.Buffers[c.Buffer].Init == nil {
 			snap, err := s.readTensor(c.Buffer)
 			if err != nil {
 				return fmt.Errorf("checkpoint %d (%s): %v", i, c.Name, err)
@@ -333,13 +343,18 @@ func (s *session) Run() error {
 			return err
 		}
 		for k, c := range p.Checkpoints {
-			if d.writer[c.Buffer] == i {
+			if d.ready[c.Buffer] == i {
 				if s.checkpoints[k], err = s.readTensor(c.Buffer); err != nil {
 					return fmt.Errorf("checkpoint %d (%s): %v", k, c.Name, err)
 				}
 			}
 		}
 		step++
+	}
+	// Splat constants that become live after the last instruction (a
+	// constant the function returns) hold their value for the host.
+	if err := s.writeSplats(step); err != nil {
+		return err
 	}
 	for _, st := range steps {
 		busiest := 0
@@ -385,10 +400,12 @@ func (s *session) prepareViews() error {
 	return nil
 }
 
-// writeSplats writes the splat constants that become live at step.
+// writeSplats writes the splat constants that become live at step (at
+// the program's end, step is the step count: every later one too).
 func (s *session) writeSplats(step int64) error {
+	last := step == int64(s.steps)
 	for b, buf := range s.d.pkg.Buffers {
-		if buf.Init == nil || !buf.Init.Splat || buf.Start != step {
+		if buf.Init == nil || !buf.Init.Splat || buf.Start < step || (buf.Start > step && !last) {
 			continue
 		}
 		c := codec{buf.Elem, buf.Elem.Bytes()}

@@ -31,6 +31,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/ipuir/ipuir/dialects/exchange/schedule"
@@ -48,6 +49,7 @@ type Device struct {
 	mem              []tileMemory
 	pieceOn          [][]int32 // buffer → tile → piece index, -1 where none
 	writer           []int     // buffer → the instruction that writes it, -1: none
+	ready            []int     // buffer → the instruction after which it holds its value (a view: its sources'), -1: from the start
 	attached, loaded bool
 }
 
@@ -98,6 +100,9 @@ func (d *Device) Load(p *ipupkg.Package) error {
 	if err := p.Validate(); err != nil {
 		return err
 	}
+	if err := validate(p); err != nil {
+		return fmt.Errorf("the package's program: %v", err)
+	}
 	if p.ExchangeBusPairs && !d.tg.ExchangeBusPairs {
 		return fmt.Errorf("the package's exchange schedules deliver words to shared-bus tile pairs, which this device (%s) does not have", d.tg.Name)
 	}
@@ -134,6 +139,14 @@ func (d *Device) Load(p *ipupkg.Package) error {
 	for i, in := range p.Program {
 		if n := len(in.Operands); n > 0 && in.Op != ipupkg.OpSync {
 			d.writer[in.Operands[n-1]] = i
+		}
+	}
+	// Views come after the buffers they see, so one pass in order gives
+	// each its sources' latest writer.
+	d.ready = slices.Clone(d.writer)
+	for b, buf := range p.Buffers {
+		for _, v := range buf.ViewOf {
+			d.ready[b] = max(d.ready[b], d.ready[v])
 		}
 	}
 	d.pkg = p

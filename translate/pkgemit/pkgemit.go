@@ -3,7 +3,8 @@
 // Every buffer becomes a package buffer with its layout and, per tile, the
 // piece it holds (address, bytes, the box of indices it covers); every
 // instruction its encoded form; every exchange its table; arguments and
-// results host streams; and, when the tensor-level source is given, the
+// results host streams (the function's results in order, whatever buffer
+// or view holds each); and, when the tensor-level source is given, the
 // source ops' results checkpoints.
 package pkgemit
 
@@ -62,8 +63,6 @@ type Options struct {
 	// whose results are sampled where a buffer holds them.
 	Source    []byte
 	SourceOps []SourceOp
-	// Samples is how many values each checkpoint samples.
-	Samples int
 	// Metadata is recorded as given, then the module's estimate
 	// (tiled.summary) when it has one.
 	Metadata []ipupkg.Entry
@@ -124,10 +123,14 @@ func Build(module *ir.Operation, tg *target.Target, opts Options) (*ipupkg.Packa
 			b.pkg.Program = append(b.pkg.Program, ipupkg.Instruction{Op: ipupkg.OpSync})
 		case tileasm.IsInstruction(op):
 			err = b.instruction(op)
+			b.steps++
 		}
 		if err != nil {
 			return nil, err
 		}
+	}
+	if err := b.outputs(mem); err != nil {
+		return nil, err
 	}
 	b.checkpoints(opts)
 	if err := b.pkg.Validate(); err != nil {
@@ -141,6 +144,11 @@ type builder struct {
 	pkg   *ipupkg.Package
 	index map[*ir.Value]int // value → buffer
 	locs  []ir.Location     // per buffer
+	// order is, per buffer, where its value appears in the program: a
+	// buffer written by step s at 2s+1, a view made before step s at 2s,
+	// so that the last value made at a location is its op's result.
+	order []int64
+	steps int64 // instructions seen so far
 }
 
 func (b *builder) classIndex(name string) (int, error) {
@@ -187,6 +195,11 @@ func (b *builder) add(v *ir.Value, buf ipupkg.Buffer, loc ir.Location) {
 	b.index[v] = len(b.pkg.Buffers)
 	b.pkg.Buffers = append(b.pkg.Buffers, buf)
 	b.locs = append(b.locs, loc)
+	if len(buf.ViewOf) > 0 {
+		b.order = append(b.order, 2*b.steps)
+	} else {
+		b.order = append(b.order, 2*buf.Start+1)
+	}
 }
 
 func (b *builder) buffer(op *ir.Operation) error {
@@ -216,19 +229,9 @@ func (b *builder) buffer(op *ir.Operation) error {
 		}
 		buf.Init = &ipupkg.Init{Splat: init.Splat, Data: data}
 	}
-	idx := len(b.pkg.Buffers)
-	for _, s := range []struct {
-		attr   string
-		output bool
-	}{{tileasm.HostInputAttr, false}, {tileasm.HostOutputAttr, true}} {
-		if a, ok := op.Attr(s.attr).(*ir.IntegerAttr); ok {
-			dir := "input"
-			if s.output {
-				dir = "output"
-			}
-			b.pkg.Streams = append(b.pkg.Streams, ipupkg.Stream{Name: dir + " " + strconv.FormatInt(a.Int, 10), Output: s.output,
-				Index: int(a.Int), Elem: buf.Elem, Shape: buf.Shape, Buffer: idx})
-		}
+	if a, ok := op.Attr(tileasm.HostInputAttr).(*ir.IntegerAttr); ok {
+		b.pkg.Streams = append(b.pkg.Streams, ipupkg.Stream{Name: "input " + strconv.FormatInt(a.Int, 10),
+			Index: int(a.Int), Elem: buf.Elem, Shape: buf.Shape, Buffer: len(b.pkg.Buffers)})
 	}
 	b.add(op.Result(0), buf, op.Loc())
 	return nil
@@ -389,32 +392,46 @@ func (b *builder) exchangeTable(op *ir.Operation) (ipupkg.Exchange, error) {
 	return x, nil
 }
 
-// checkpoints samples, for each source op, the last buffer (in program
-// order) made at its location that holds its result's type (constants
-// aside: nothing computes them); and every host output.
-func (b *builder) checkpoints(opts Options) {
-	samples := opts.Samples
-	if samples <= 0 {
-		samples = 256
+// outputs makes the output streams: the function's results in order,
+// each read from the buffer or view the function returns (one buffer may
+// feed several streams).
+func (b *builder) outputs(mem *ir.Operation) error {
+	term := mem.Block().Last()
+	if term == nil || !term.HasTrait(ir.TraitReturnLike) {
+		return mem.EmitOpError("the program's block has no return naming its results")
 	}
+	for i, v := range term.Operands() {
+		k, ok := b.index[v]
+		if !ok {
+			return term.EmitOpError("result #%d is not a buffer or a view of the program", i)
+		}
+		buf := b.pkg.Buffers[k]
+		b.pkg.Streams = append(b.pkg.Streams, ipupkg.Stream{Name: "output " + strconv.Itoa(i), Output: true, Index: i,
+			Elem: buf.Elem, Shape: buf.Shape, Buffer: k})
+	}
+	return nil
+}
+
+// checkpoints names, for each source op, the last buffer or view (in
+// program order) made at its location that holds its result's type
+// (constants aside: nothing computes them); a view stands for a value the
+// program never stores alone, such as one of the results of fused
+// matmuls. The outputs need none: a runner compares what the host
+// receives.
+func (b *builder) checkpoints(opts Options) {
 	taken := map[int]bool{}
 	for _, so := range opts.SourceOps {
 		best := -1
 		for i, buf := range b.pkg.Buffers {
 			loc, ok := ir.FileLineColOf(b.locs[i])
-			if ok && len(buf.ViewOf) == 0 && buf.Init == nil && loc.Line == so.Line && loc.Col == so.Column && buf.Elem == so.Elem && slices.Equal(buf.Shape, so.Shape) {
+			if ok && buf.Init == nil && loc.Line == so.Line && loc.Col == so.Column && buf.Elem == so.Elem && slices.Equal(buf.Shape, so.Shape) &&
+				(best < 0 || b.order[i] >= b.order[best]) {
 				best = i
 			}
 		}
 		if best >= 0 && !taken[best] {
 			taken[best] = true
-			b.pkg.Checkpoints = append(b.pkg.Checkpoints, ipupkg.Checkpoint{Name: so.Name, Buffer: best, Line: so.Line, Column: so.Column, Samples: samples})
-		}
-	}
-	for _, s := range b.pkg.Streams {
-		if s.Output && !taken[s.Buffer] {
-			taken[s.Buffer] = true
-			b.pkg.Checkpoints = append(b.pkg.Checkpoints, ipupkg.Checkpoint{Name: s.Name, Buffer: s.Buffer, Samples: samples})
+			b.pkg.Checkpoints = append(b.pkg.Checkpoints, ipupkg.Checkpoint{Name: so.Name, Buffer: best, Line: so.Line, Column: so.Column})
 		}
 	}
 }

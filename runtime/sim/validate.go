@@ -1,0 +1,256 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/ipuir/ipuir/dialects/tileasm/bsp"
+	"github.com/ipuir/ipuir/dialects/tiled/kernel"
+	"github.com/ipuir/ipuir/elem"
+	"github.com/ipuir/ipuir/runtime/ipupkg"
+)
+
+// validate checks, before anything is loaded, what the reader cannot
+// check without the device's semantics: the program's bulk-synchronous
+// structure (bsp.Check), every instruction's parameters against its
+// buffers' shapes and element types, and every view's mapping (the
+// schedules are checked word by word beside it, horizons included). A
+// package the reader accepts
+// either passes or is refused here with the instruction named; it never
+// reaches a kernel that would misread it.
+func validate(p *ipupkg.Package) error {
+	steps := make([]bsp.Step, len(p.Program))
+	for i, in := range p.Program {
+		switch in.Op {
+		case ipupkg.OpSync:
+			steps[i] = bsp.Step{Kind: bsp.Sync}
+		case ipupkg.OpExchange:
+			steps[i] = bsp.Step{Kind: bsp.Exchange, Superstep: in.Superstep}
+		default:
+			steps[i] = bsp.Step{Kind: bsp.Compute, Superstep: in.Superstep}
+		}
+	}
+	if err := bsp.Check(steps); err != nil {
+		var be *bsp.Error
+		if errors.As(err, &be) {
+			return fmt.Errorf("instruction %d (%s) %v", be.Index, p.Program[be.Index].Op, be.Msg)
+		}
+		return err
+	}
+	for b, buf := range p.Buffers {
+		if len(buf.ViewOf) == 0 {
+			continue
+		}
+		var ins [][]int64
+		for _, v := range buf.ViewOf {
+			ins = append(ins, p.Buffers[v].Shape)
+		}
+		if _, err := newMapping(buf.ViewKind, buf.ViewParams, buf.ViewOf, buf.Shape, ins); err != nil {
+			return fmt.Errorf("view %d (%s): %v", b, buf.Name, err)
+		}
+	}
+	for i, in := range p.Program {
+		if in.Op == ipupkg.OpSync {
+			continue
+		}
+		if err := checkInstruction(p, in); err != nil {
+			return fmt.Errorf("instruction %d (%s): %v", i, in.Op, err)
+		}
+	}
+	return nil
+}
+
+func strParam(in ipupkg.Instruction, key string) (string, bool) {
+	pr, ok := in.Param(key)
+	if !ok || !pr.IsString {
+		return "", false
+	}
+	return pr.Str, true
+}
+
+// checkInstruction checks one instruction's operands and parameters.
+func checkInstruction(p *ipupkg.Package, in ipupkg.Instruction) error {
+	if len(in.Operands) == 0 {
+		return fmt.Errorf("no operands")
+	}
+	out := in.Operands[len(in.Operands)-1]
+	ob := &p.Buffers[out]
+	switch {
+	case len(ob.ViewOf) > 0:
+		return fmt.Errorf("writes buffer %d (%s), which is a view", out, ob.Name)
+	case ob.Init != nil:
+		return fmt.Errorf("writes buffer %d (%s), which is a constant", out, ob.Name)
+	}
+	shape := func(i int) []int64 { return p.Buffers[in.Operands[i]].Shape }
+	elemOf := func(i int) elem.Type { return p.Buffers[in.Operands[i]].Elem }
+	switch in.Op {
+	case ipupkg.OpAmp:
+		return checkAmp(p, in)
+	case ipupkg.OpVector:
+		name, _ := strParam(in, "fn")
+		fn, err := kernel.FnNamed(name)
+		if err != nil {
+			return err
+		}
+		if len(in.Operands)-1 != fn.Arity {
+			return fmt.Errorf("%s takes %d inputs, the instruction has %d", fn.Name, fn.Arity, len(in.Operands)-1)
+		}
+		for k := range fn.Arity {
+			if !slices.Equal(shape(k), ob.Shape) {
+				return fmt.Errorf("input %d is %v, the output %v: elementwise shapes match", k, shape(k), ob.Shape)
+			}
+			if elemOf(k) != elemOf(0) {
+				return fmt.Errorf("inputs of %v and %v", elemOf(0), elemOf(k))
+			}
+		}
+		if fn.Name != "convert" && ob.Elem != elemOf(0) && ob.Elem != elem.F32 {
+			return fmt.Errorf("%s of %v inputs into a %v output", fn.Name, elemOf(0), ob.Elem)
+		}
+	case ipupkg.OpReduce:
+		name, _ := strParam(in, "fn")
+		if _, err := kernel.ReductionNamed(name); err != nil {
+			return err
+		}
+		if len(in.Operands) != 2 {
+			return fmt.Errorf("a reduction takes an input and an output, got %d buffers", len(in.Operands))
+		}
+		src, axes := shape(0), param(in.Params, "axes")
+		if len(src) != len(ob.Shape) {
+			return fmt.Errorf("a rank-%d output of a rank-%d input (a reduction keeps the rank)", len(ob.Shape), len(src))
+		}
+		reduced := make([]bool, len(src))
+		for _, a := range axes {
+			if a < 0 || a >= int64(len(src)) || reduced[a] {
+				return fmt.Errorf("axes %v of a rank-%d input", axes, len(src))
+			}
+			reduced[a] = true
+		}
+		for k := range src {
+			if !reduced[k] && src[k] != ob.Shape[k] {
+				return fmt.Errorf("axis %d is not reduced but has %d elements in, %d out", k, src[k], ob.Shape[k])
+			}
+		}
+		// Each tile reduces its piece to one element along the axes.
+		for _, pc := range ob.Pieces {
+			for _, a := range axes {
+				if pc.Box[a].Hi-pc.Box[a].Lo > 1 {
+					return fmt.Errorf("tile %d holds %d elements of the output along reduced axis %d; a tile's piece reduces to one", pc.Tile, pc.Box[a].Hi-pc.Box[a].Lo, a)
+				}
+			}
+		}
+	case ipupkg.OpCopy:
+		if len(in.Operands) < 2 {
+			return fmt.Errorf("a copy takes inputs and an output")
+		}
+		kind, _ := strParam(in, "kind")
+		var ins [][]int64
+		for k := range len(in.Operands) - 1 {
+			ins = append(ins, shape(k))
+		}
+		if _, err := newMapping(kind, in.Params, in.Operands[:len(in.Operands)-1], ob.Shape, ins); err != nil {
+			return err
+		}
+	case ipupkg.OpExchange:
+		return checkExchange(p, in)
+	default:
+		return fmt.Errorf("no such instruction")
+	}
+	return nil
+}
+
+// checkAmp checks an AMP instruction's shapes: lhs B…×M×K, rhs B…×K×N,
+// output B…×M×N (with the inner partitions first when partial).
+func checkAmp(p *ipupkg.Package, in ipupkg.Instruction) error {
+	if len(in.Operands) != 3 {
+		return fmt.Errorf("an AMP instruction takes lhs, rhs and output, got %d buffers", len(in.Operands))
+	}
+	l, r, o := &p.Buffers[in.Operands[0]], &p.Buffers[in.Operands[1]], &p.Buffers[in.Operands[2]]
+	rank := len(l.Shape)
+	if rank < 2 || len(r.Shape) != rank {
+		return fmt.Errorf("lhs %v and rhs %v are not matrices of one rank", l.Shape, r.Shape)
+	}
+	out := o.Shape
+	if _, partial := in.Param("partial"); partial {
+		if len(out) != rank+1 {
+			return fmt.Errorf("a partial output %v for rank-%d operands", out, rank)
+		}
+		out = out[1:]
+	}
+	want := append(slices.Clone(l.Shape[:rank-1]), r.Shape[rank-1])
+	if !slices.Equal(l.Shape[:rank-2], r.Shape[:rank-2]) || l.Shape[rank-1] != r.Shape[rank-2] || !slices.Equal(out, want) {
+		return fmt.Errorf("%v × %v into %v", l.Shape, r.Shape, o.Shape)
+	}
+	if l.Elem != r.Elem || (o.Elem != l.Elem && o.Elem != elem.F32) {
+		return fmt.Errorf("%v × %v into %v", l.Elem, r.Elem, o.Elem)
+	}
+	plan := param(in.Params, "plan")
+	if len(plan) != 8 || (plan[0] != ipupkg.PlanNormal && plan[0] != ipupkg.PlanSwapped) {
+		return fmt.Errorf("plan %v is not [orientation (0 or 1), 7 partition counts]", plan)
+	}
+	for _, v := range plan[1:] {
+		if v < 1 {
+			return fmt.Errorf("plan %v has a partition count below 1", plan)
+		}
+	}
+	if blocks, ok := in.Param("blocks"); ok {
+		if blocks.IsString || len(blocks.Ints) != 3 || slices.Min(blocks.Ints) < 0 {
+			return fmt.Errorf("blocks %v is not three non-negative counts", blocks.Ints)
+		}
+	}
+	return nil
+}
+
+// checkExchange checks a phase's sources, destination and transfers
+// against their shapes.
+func checkExchange(p *ipupkg.Package, in ipupkg.Instruction) error {
+	xi := param(in.Params, "exchange")
+	x := &p.Exchanges[xi[0]]
+	srcs, dst := in.Operands[:len(in.Operands)-1], &p.Buffers[in.Operands[len(in.Operands)-1]]
+	rank := len(dst.Shape)
+	for _, list := range []struct {
+		name string
+		vals []int64
+	}{{"source offsets", x.SourceOffsets}, {"source strides", x.SourceStrides}} {
+		if len(list.vals) != 0 && len(list.vals) != len(srcs)*rank {
+			return fmt.Errorf("%d %s for %d sources of rank %d", len(list.vals), list.name, len(srcs), rank)
+		}
+	}
+	for k, s := range srcs {
+		sb := &p.Buffers[s]
+		if len(sb.Shape) != rank || sb.Elem != dst.Elem {
+			return fmt.Errorf("source %d (%v %v) and the destination (%v %v) differ in rank or element type", k, sb.Elem, sb.Shape, dst.Elem, dst.Shape)
+		}
+		for i := range rank {
+			off, str := int64(0), int64(1)
+			if len(x.SourceOffsets) > 0 {
+				off = x.SourceOffsets[k*rank+i]
+			}
+			if len(x.SourceStrides) > 0 {
+				str = x.SourceStrides[k*rank+i]
+			}
+			if off < 0 || str < 1 {
+				return fmt.Errorf("source %d: offset %d and stride %d on axis %d", k, off, str, i)
+			}
+		}
+	}
+	for t, tr := range x.Transfers {
+		if tr.Operand >= len(srcs) || len(tr.Box) != rank {
+			return fmt.Errorf("transfer %d reads source %d of %d with a rank-%d box", t, tr.Operand, len(srcs), len(tr.Box))
+		}
+		src := p.Buffers[srcs[tr.Operand]].Shape
+		for i, s := range tr.Box {
+			if s.Lo < 0 || s.Hi < s.Lo || s.Hi > dst.Shape[i] {
+				return fmt.Errorf("transfer %d: box %v leaves the destination's shape %v", t, tr.Box, dst.Shape)
+			}
+			off, str := int64(0), int64(1)
+			if len(x.SourceOffsets) > 0 {
+				off, str = x.SourceOffsets[tr.Operand*rank+i], x.SourceStrides[tr.Operand*rank+i]
+			}
+			if s.Hi > s.Lo && off+str*(s.Hi-1) >= src[i] {
+				return fmt.Errorf("transfer %d: box %v reads past source %d's shape %v", t, tr.Box, tr.Operand, src)
+			}
+		}
+	}
+	return nil
+}
