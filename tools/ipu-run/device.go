@@ -12,9 +12,9 @@ import (
 
 	"github.com/ipuir/ipuir/dialects/tensor/eval"
 	"github.com/ipuir/ipuir/elem"
-	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/numeric"
 	"github.com/ipuir/ipuir/runtime/atomicfile"
+	"github.com/ipuir/ipuir/runtime/check"
 	"github.com/ipuir/ipuir/runtime/device"
 	"github.com/ipuir/ipuir/runtime/ipupkg"
 	"github.com/ipuir/ipuir/runtime/npy"
@@ -71,14 +71,29 @@ func runPackage(o *options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %v", o.file, err)
 	}
-	// The tensor-level function: the inputs' types, and the reference.
+	// The tensor-level function: the inputs' types, and the reference
+	// (the user's own source with --check-against).
 	var p *program
-	if len(pkg.Source) > 0 {
+	switch {
+	case o.checkAgainst != "":
+		if p, err = load(o.checkAgainst, o.function, stderr); err != nil {
+			return err
+		}
+	case len(pkg.Source) > 0:
 		if p, err = loadSource(o.file+" (source)", pkg.Source, o.function, stderr); err != nil {
 			return err
 		}
-	} else if o.check || o.generate != "" {
-		return fmt.Errorf("%s has no tensor-level source: give --inputs, and run without --check", o.file)
+	case o.check || o.generate != "":
+		return fmt.Errorf("%s has no tensor-level source: give --inputs, and --check-against FILE.ipuir to check it", o.file)
+	}
+	if p != nil {
+		if err := check.Signature(p.fn, pkg); err != nil {
+			return fmt.Errorf("%s does not match @%s: %v", o.file, p.name, err)
+		}
+	}
+	outStreams := outputStreams(pkg)
+	if len(o.outputs) > 0 && len(o.outputs) != len(outStreams) {
+		return fmt.Errorf("%s has %s, but --outputs names %s", o.file, count(len(outStreams), "output"), count(len(o.outputs), "file"))
 	}
 	var inputs []*eval.Array
 	if p != nil {
@@ -127,31 +142,28 @@ func runPackage(o *options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var outputs []*eval.Array
-	for _, s := range pkg.Streams {
-		if !s.Output {
-			continue
-		}
-		data, err := sess.Read(s.Index)
+	outputs := make([]*eval.Array, len(outStreams))
+	for i, s := range outStreams {
+		data, err := sess.Read(i)
 		if err != nil {
-			return fmt.Errorf("output #%d: %v", s.Index, err)
+			return fmt.Errorf("output #%d: %v", i, err)
 		}
-		a, err := decode(data, s.Elem, s.Shape)
-		if err != nil {
-			return err
-		}
-		for len(outputs) <= s.Index {
-			outputs = append(outputs, nil)
-		}
-		outputs[s.Index] = a
-	}
-	if p != nil {
-		if err := deliver(o, p, outputs, stdout); err != nil {
-			return err
+		if outputs[i], err = decode(data, s.Elem, s.Shape); err != nil {
+			return fmt.Errorf("output #%d: %v", i, err)
 		}
 	}
+	summarise(o, outputs, stdout)
 	if o.reportCycles {
 		printCycles(stdout, pkg, sess.Cycles())
+	}
+	log.Info("simulated run finished", "total_cycles", sess.Cycles().Total, "seconds", tg.Seconds(sess.Cycles().Total))
+	// Outputs are written only once the run (and its check) has
+	// succeeded, so a failed check leaves the files as they were.
+	var checkErr error
+	if o.check {
+		endCheck := progress.Phase("checking against the reference interpreter")
+		checkErr = checkRun(o, p, pkg, inputs, outputs, sess, log, stdout, stderr)
+		endCheck()
 	}
 	if o.report != "" {
 		d, err := htmlreport.Build(filepath.Base(o.file), pkg, tg, sess.Cycles())
@@ -162,12 +174,26 @@ func runPackage(o *options, stdout, stderr io.Writer) error {
 			return fmt.Errorf("--report: %v", err)
 		}
 	}
-	log.Info("simulated run finished", "total_cycles", sess.Cycles().Total, "seconds", tg.Seconds(sess.Cycles().Total))
-	if !o.check {
-		return nil
+	if checkErr != nil {
+		if len(o.outputs) > 0 {
+			fmt.Fprintf(stderr, "ipu-run: the check failed: --outputs left as they were\n")
+		}
+		return checkErr
 	}
-	defer progress.Phase("checking against the reference interpreter")()
-	return check(o, p, pkg, inputs, sess, log, stdout)
+	return writeOutputs(o, "the package", outputs)
+}
+
+// outputStreams are the package's output streams in order (the reader
+// checked that they are numbered 0 to n-1, each once).
+func outputStreams(pkg *ipupkg.Package) []ipupkg.Stream {
+	var out []ipupkg.Stream
+	for _, s := range pkg.Streams {
+		if s.Output {
+			out = append(out, s)
+		}
+	}
+	slices.SortFunc(out, func(a, b ipupkg.Stream) int { return a.Index - b.Index })
+	return out
 }
 
 // streamInputs reads --inputs for a package without source, by its
@@ -283,72 +309,41 @@ func printCycles(w io.Writer, pkg *ipupkg.Package, c *device.Cycles) {
 	fmt.Fprintf(w, "total_cycles=%d\n", c.Total)
 }
 
-// check compares every checkpoint with the reference interpreter's value
-// of its op (or output) on the same inputs: the largest absolute error
-// over the sampled elements, against --atol.
-func check(o *options, p *program, pkg *ipupkg.Package, inputs []*eval.Array, sess device.Session, log *slog.Logger, stdout io.Writer) error {
-	type key struct{ line, col int }
-	observed := map[key]*eval.Array{}
-	refOut, err := reference.Run(p.fn, inputs, &reference.Options{MemoryLimit: o.memoryLimit, Observe: func(op *ir.Operation, r *eval.Array) {
-		if loc, ok := ir.FileLineColOf(op.Loc()); ok {
-			observed[key{loc.Line, loc.Col}] = r
-		}
-	}})
-	if err != nil {
-		return fmt.Errorf("reference: %w", err)
-	}
-	pass := true
-	worst := 0.0
+// checkRun compares what the device delivered and every checkpoint with
+// the reference interpreter (runtime/check): every element, end to end and
+// on the device's own inputs, each against its derived bound; it prints
+// numericalTest=PASS|FAIL, and on FAIL why, naming the value, the op and
+// its place, the element and the bound.
+func checkRun(o *options, p *program, pkg *ipupkg.Package, inputs, outputs []*eval.Array, sess device.Session, log *slog.Logger, stdout, stderr io.Writer) error {
+	dev := check.Device{Outputs: outputs, Checkpoints: make([]*eval.Array, len(pkg.Checkpoints))}
 	for i, c := range pkg.Checkpoints {
-		var want *eval.Array
-		switch {
-		case c.Line > 0:
-			want = observed[key{c.Line, c.Column}]
-		default:
-			for _, s := range pkg.Streams {
-				if s.Output && s.Buffer == c.Buffer && s.Index < len(refOut) {
-					want = refOut[s.Index]
-				}
-			}
-		}
-		if want == nil {
-			return fmt.Errorf("checkpoint %d (%s): the reference computes no such value", i, c.Name)
-		}
 		data, err := sess.Checkpoint(i)
 		if err != nil {
-			return err
+			continue // the check says it was not taken
 		}
 		buf := pkg.Buffers[c.Buffer]
-		got, err := decode(data, buf.Elem, buf.Shape)
-		if err != nil {
-			return err
+		if dev.Checkpoints[i], err = decode(data, buf.Elem, buf.Shape); err != nil {
+			return fmt.Errorf("checkpoint %d (%s): %v", i, c.Name, err)
 		}
-		if len(got.Data) != len(want.Data) {
-			return fmt.Errorf("checkpoint %d (%s): %d elements, the reference has %d", i, c.Name, len(got.Data), len(want.Data))
-		}
-		samples := min(c.Samples, o.sampleLimit, len(got.Data))
-		maxErr := 0.0
-		for k := range samples {
-			j := k * len(got.Data) / max(samples, 1)
-			d := math.Abs(got.Data[j] - want.Data[j])
-			if math.IsNaN(d) {
-				d = math.Inf(1)
-			}
-			maxErr = max(maxErr, d)
-			if !(d <= o.atol+o.rtol*math.Abs(want.Data[j])) {
-				pass = false
-			}
-		}
-		worst = max(worst, maxErr)
-		log.Info("checkpoint", "checkpoint", i, "operation", c.Name, "tensors", 1, "samples", samples, "maximumAbsoluteError", maxErr)
 	}
-	verdict := "PASS"
-	if !pass {
-		verdict = "FAIL"
+	source := ""
+	if o.checkAgainst != "" {
+		source = o.checkAgainst
 	}
-	fmt.Fprintf(stdout, "numericalTest=%s checkpoints=%d maximumAbsoluteError=%.6g atol=%g rtol=%g hardwareTest=PASS\n", verdict, len(pkg.Checkpoints), worst, o.atol, o.rtol)
-	if !pass {
-		return fmt.Errorf("numericalTest=FAIL: a sampled element differs from the reference by more than --atol=%g + --rtol=%g × its value", o.atol, o.rtol)
+	rep, err := check.Run(p.fn, pkg, inputs, dev, check.Options{SampleLimit: o.sampleLimit, Atol: o.checkAtol, Rtol: o.rtol,
+		MemoryLimit: o.memoryLimit, Source: source})
+	if err != nil {
+		return err
 	}
-	return nil
+	for _, v := range rep.Values {
+		log.Info("checked", "value", v.What, "check", v.Check, "elements", v.Elements, "maximumAbsoluteError", v.MaxAbsError, "maximumErrorToBound", v.MaxRatio)
+	}
+	fmt.Fprintln(stdout, rep.Line())
+	if rep.Pass() {
+		return nil
+	}
+	for _, line := range rep.Explain() {
+		fmt.Fprintf(stderr, "ipu-run: %s\n", line)
+	}
+	return fmt.Errorf("numericalTest=FAIL")
 }

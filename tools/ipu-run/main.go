@@ -50,6 +50,8 @@ type options struct {
 	// The device mode (a package as the input).
 	device       string
 	check        bool
+	checkAgainst string
+	checkAtol    float64 // --atol as --check takes it (0 unless given)
 	sampleLimit  int
 	reportCycles bool
 	noWait       bool
@@ -96,13 +98,14 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.generate, "generate", "", "generate the inputs: gaussian:seed=N[,mean=M][,stddev=S] or uniform:seed=N[,lo=L][,hi=H]; weights (right operands of matmuls) are scaled by 1/sqrt(fan-in) unless scale=none")
 	fs.BoolVar(&o.print, "print", false, "print every output value (for small outputs)")
 	fs.StringSliceVar(&o.compare, "compare", nil, "comma-separated .npy files of expected outputs; report the maximum absolute error of each")
-	fs.Float64Var(&o.atol, "atol", 2e-3, "with --compare, the largest absolute error that passes")
+	fs.Float64Var(&o.atol, "atol", 0, "with --compare, the largest absolute error that passes (2e-3 unless given); with --check, slack added to every element's derived bound (0 unless given)")
 	memoryLimit := fs.String("memory-limit", humanize.IBytes(reference.DefaultMemoryLimit), "the most memory the reference interpreter may hold in values (inputs and live results, 8 bytes an element), e.g. 512MiB or 16GiB")
 	fs.BoolVarP(&o.verbose, "verbose", "v", false, "log each phase (load, inputs, run, outputs) with its time to stderr; on a device, every step of the session")
 	fs.StringVar(&o.device, "device", "sim", "the device a package runs on: sim (the simulated device of the package's target)")
-	fs.Float64Var(&o.rtol, "rtol", 1e-3, "with --check, the error allowed per unit of the reference value on top of --atol (1e-3 is one f16 ulp: f16 values of magnitude 4 to 8 are 0.0039 apart)")
-	fs.BoolVar(&o.check, "check", false, "compare every checkpoint of the package with the reference interpreter on the same inputs, and print numericalTest=PASS|FAIL (FAIL exits 1)")
-	fs.IntVar(&o.sampleLimit, "sample-limit", 256, "with --check, the most elements sampled per checkpoint")
+	fs.Float64Var(&o.rtol, "rtol", 0, "with --check, slack per unit of the reference value added to every element's derived bound")
+	fs.BoolVar(&o.check, "check", false, "compare every element of every output and checkpoint with the reference interpreter on the same inputs, end to end and on the device's own inputs, each against its derived error bound (docs/device.md), and print numericalTest=PASS|FAIL (FAIL exits 1)")
+	fs.StringVar(&o.checkAgainst, "check-against", "", "with --check, take the reference from this .ipuir file (the source the package was compiled from) instead of the package's own copy")
+	fs.IntVar(&o.sampleLimit, "sample-limit", 0, "with --check, compare at most this many evenly spaced elements of each output and checkpoint (0: every element)")
 	fs.BoolVar(&o.reportCycles, "report-cycles", false, "print the simulated cycles per superstep and per instruction, then total_cycles=N")
 	fs.StringVar(&o.report, "report", "", "After a run on a device, write the HTML report of the package with the run's cycles to this file")
 	fs.BoolVar(&o.noWait, "no-wait", false, "fail at once if another runner holds the device, instead of waiting")
@@ -134,8 +137,15 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, error) {
 		return nil, fmt.Errorf("--memory-limit=%s: expected a size such as 512MiB or 16GiB", *memoryLimit)
 	}
 	o.memoryLimit = int64(limit)
-	if o.sampleLimit < 1 {
-		return nil, fmt.Errorf("--sample-limit must be at least 1")
+	if o.sampleLimit < 0 {
+		return nil, fmt.Errorf("--sample-limit must be 0 (every element) or more")
+	}
+	o.checkAtol = o.atol
+	if !fs.Changed("atol") {
+		o.atol = 2e-3
+	}
+	if o.checkAgainst != "" && !o.check {
+		return nil, fmt.Errorf("--check-against needs --check")
 	}
 	if o.rtol < 0 || o.rtol != o.rtol {
 		return nil, fmt.Errorf("--rtol must be a non-negative number")
@@ -188,7 +198,7 @@ func execute(o *options, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%s run: %w", m.Name(), err)
 	}
 	done = log.start("outputs")
-	err = deliver(o, p, outputs, stdout)
+	err = deliver(o, "@"+p.name, outputs, stdout)
 	if err == nil {
 		err = compare(o, p, outputs, stdout)
 	}

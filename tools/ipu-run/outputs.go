@@ -18,10 +18,29 @@ import (
 
 // deliver writes the outputs to the --outputs files, or summarises them on
 // stdout (every value with --print).
-func deliver(o *options, p *program, outputs []*eval.Array, stdout io.Writer) error {
+func deliver(o *options, who string, outputs []*eval.Array, stdout io.Writer) error {
+	summarise(o, outputs, stdout)
+	return writeOutputs(o, who, outputs)
+}
+
+// summarise prints a line per output (and every value with --print)
+// unless --outputs writes them.
+func summarise(o *options, outputs []*eval.Array, stdout io.Writer) {
+	if len(o.outputs) == 0 || o.print {
+		for i, a := range outputs {
+			fmt.Fprintf(stdout, "output #%d: %s\n", i, summary(a))
+			if o.print {
+				fmt.Fprintln(stdout, values(a))
+			}
+		}
+	}
+}
+
+// writeOutputs writes the --outputs files.
+func writeOutputs(o *options, who string, outputs []*eval.Array) error {
 	if len(o.outputs) > 0 {
 		if len(o.outputs) != len(outputs) {
-			return fmt.Errorf("@%s returns %s, but --outputs names %s", p.name, count(len(outputs), "result"), count(len(o.outputs), "file"))
+			return fmt.Errorf("%s returns %s, but --outputs names %s", who, count(len(outputs), "result"), count(len(o.outputs), "file"))
 		}
 		for i := range outputs {
 			if slices.ContainsFunc(o.inputs, func(in string) bool { return atomicfile.SameFile(in, o.outputs[i]) }) || atomicfile.SameFile(o.file, o.outputs[i]) {
@@ -35,14 +54,6 @@ func deliver(o *options, p *program, outputs []*eval.Array, stdout io.Writer) er
 			}
 			if err != nil {
 				return fmt.Errorf("output #%d (%s): %w", i, o.outputs[i], err)
-			}
-		}
-	}
-	if len(o.outputs) == 0 || o.print {
-		for i, a := range outputs {
-			fmt.Fprintf(stdout, "output #%d: %s\n", i, summary(a))
-			if o.print {
-				fmt.Fprintln(stdout, values(a))
 			}
 		}
 	}

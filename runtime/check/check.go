@@ -1,0 +1,504 @@
+// Package check compares what a device computed for an application package
+// with the reference interpreter, and says PASS only when it compared
+// something and every compared element is within its bound.
+//
+// Two checks run, each over every element of every output the host
+// received and of every checkpoint (or an even sample of each, when the
+// caller asks for one):
+//
+//   - end to end: the reference runs the source function from the inputs
+//     the device was given, carrying beside each value a bound on how far
+//     a device's value may lie from it (tensor.Bound: each op's own
+//     rounding, plus its inputs' bounds carried through it), so the bound
+//     grows with the program's depth and conditioning;
+//   - local: the reference runs again with each checkpointed value
+//     replaced by the device's own, so each op is evaluated on the
+//     device's inputs and its bound is that op's rounding alone (plus
+//     what unchecked ops just before it add). A fault shows up at the
+//     instruction that made it, not as a cascade downstream.
+//
+// Besides comparing values, it checks what the package claims against the
+// source: the output streams match the function's results, each
+// checkpoint names an op of the source of its type, and every value the
+// source computes from its inputs has a checkpoint (unless it is moved
+// data, a constant, or equal to a value that is checked), so a package
+// cannot pass by leaving out what it got wrong.
+package check
+
+import (
+	"fmt"
+	"hash/maphash"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/ipuir/ipuir/dialects/tensor"
+	"github.com/ipuir/ipuir/dialects/tensor/eval"
+	"github.com/ipuir/ipuir/elem/irelem"
+	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/runtime/ipupkg"
+	"github.com/ipuir/ipuir/runtime/reference"
+)
+
+// Options tune a check.
+type Options struct {
+	// SampleLimit compares at most this many evenly spaced elements of
+	// each output and checkpoint; 0 compares every element.
+	SampleLimit int
+	// Atol and Rtol are slack on top of each element's bound: an element
+	// passes when |device − reference| ≤ bound + Atol + Rtol·|reference|.
+	Atol, Rtol float64
+	// MemoryLimit bounds the reference interpreter (0: its default).
+	MemoryLimit int64
+	// Source names the reference's source in messages (a file name).
+	Source string
+}
+
+// Device is what the device produced: one array per output stream, in
+// order, and one per checkpoint of the package (as the checkpoint's
+// buffer held it after it was written).
+type Device struct {
+	Outputs     []*eval.Array
+	Checkpoints []*eval.Array
+}
+
+// Compared is one array compared by one check.
+type Compared struct {
+	What, Check           string
+	Elements              int
+	MaxAbsError, MaxRatio float64
+}
+
+// Failure is one compared value with elements outside their bound.
+type Failure struct {
+	What  string // "output #0", "checkpoint 3 (tensor.matmul at f.ipuir:9:10)"
+	Check string // "local" or "end-to-end"
+	// Bad is how many of the Compared elements failed; the first is at
+	// Index (row major), Coord, with these values and bound.
+	Bad, Compared            int
+	Index                    int
+	Coord                    []int
+	Device, Reference, Bound float64
+}
+
+func (f Failure) String() string {
+	return fmt.Sprintf("%s, %s check: %d of %d elements outside their bound; the first is element %d %v: device %s, reference %s, bound %s",
+		f.What, f.Check, f.Bad, f.Compared, f.Index, f.Coord, num(f.Device), num(f.Reference), num(f.Bound))
+}
+
+// Report is a check's outcome.
+type Report struct {
+	Outputs, Checkpoints int
+	// Compared counts compared elements over both checks; Values lists
+	// each comparison (every output and checkpoint, once per check).
+	Compared int64
+	Values   []Compared
+	// MaxAbsError is the largest |device − reference| of the end-to-end
+	// check; MaxRatio the largest error over its bound in either check
+	// (1 is at the bound).
+	MaxAbsError, MaxRatio float64
+	Failures              []Failure
+	// Problems are what the package claims that the source contradicts,
+	// and a check that compared nothing.
+	Problems []string
+	// NonFinite names inputs that hold NaN or infinite values (they make
+	// every bound downstream infinite).
+	NonFinite []string
+}
+
+// Pass says whether every compared element is within its bound, something
+// was compared, and nothing contradicts the source.
+func (r *Report) Pass() bool { return len(r.Failures) == 0 && len(r.Problems) == 0 && r.Compared > 0 }
+
+// Line is the verdict line ipu-run prints.
+func (r *Report) Line() string {
+	verdict := "PASS"
+	if !r.Pass() {
+		verdict = "FAIL"
+	}
+	return fmt.Sprintf("numericalTest=%s outputs=%d checkpoints=%d compared=%d maximumAbsoluteError=%.6g maximumErrorToBound=%.3g hardwareTest=PASS",
+		verdict, r.Outputs, r.Checkpoints, r.Compared, r.MaxAbsError, r.MaxRatio)
+}
+
+// MaxExplained is how many failures Explain lists; the rest are counted.
+const MaxExplained = 12
+
+// Explain is why a check failed, one line each (empty on PASS): every
+// problem, then the failures, end to end and local, in program order, up
+// to MaxExplained.
+func (r *Report) Explain() []string {
+	var out []string
+	out = append(out, r.Problems...)
+	for i, f := range r.Failures {
+		if i == MaxExplained {
+			out = append(out, fmt.Sprintf("and %d more values outside their bounds", len(r.Failures)-i))
+			break
+		}
+		out = append(out, f.String())
+	}
+	if len(out) > 0 {
+		for _, s := range r.NonFinite {
+			out = append(out, "note: "+s)
+		}
+	}
+	return out
+}
+
+func num(v float64) string { return fmt.Sprintf("%.6g", v) }
+
+// Signature checks that the package's host streams are fn's arguments
+// and results: as many, in order, of the same element types and shapes.
+func Signature(fn *ir.Operation, pkg *ipupkg.Package) error {
+	f, ok := ir.Interface[ir.FunctionLike](fn)
+	if !ok {
+		return fmt.Errorf("'%s' is not a function", fn.Name())
+	}
+	ft := f.FunctionType(fn)
+	for _, side := range []struct {
+		name   string
+		output bool
+		types  []ir.Type
+	}{{"input", false, ft.Inputs}, {"output", true, ft.Results}} {
+		var streams []ipupkg.Stream
+		for _, s := range pkg.Streams {
+			if s.Output == side.output {
+				streams = append(streams, s)
+			}
+		}
+		slices.SortFunc(streams, func(a, b ipupkg.Stream) int { return a.Index - b.Index })
+		if len(streams) != len(side.types) {
+			return fmt.Errorf("the function has %d %ss, but the package has %d %s streams", len(side.types), side.name, len(streams), side.name)
+		}
+		for i, s := range streams {
+			rt, ok := side.types[i].(*ir.RankedTensorType)
+			et, known := irelem.Of(ir.ElementTypeOrSelf(side.types[i]))
+			var dims []int64
+			if ok {
+				dims = rt.Dims
+			}
+			if !known || et != s.Elem || !slices.Equal(dims, s.Shape) {
+				return fmt.Errorf("%s #%d is %s, but the package's %s stream #%d (%s) is %v %v", side.name, i, ir.TypeString(side.types[i]), side.name, i, s.Name, s.Elem, s.Shape)
+			}
+		}
+	}
+	return nil
+}
+
+// Run checks dev, the device's run of pkg on inputs, against fn, the
+// package's tensor-level source function (or the user's own).
+func Run(fn *ir.Operation, pkg *ipupkg.Package, inputs []*eval.Array, dev Device, opts Options) (*Report, error) {
+	body := fn.Region(0).Front()
+	c := &checker{opts: opts, pkg: pkg, rep: &Report{Outputs: len(dev.Outputs), Checkpoints: len(pkg.Checkpoints)},
+		checkpointOf: map[*ir.Operation]int{}}
+	if err := Signature(fn, pkg); err != nil {
+		c.problem("the package does not match the source: %v", err)
+	}
+	for i, a := range inputs {
+		if nan, inf := nonFinite(a); nan+inf > 0 {
+			c.rep.NonFinite = append(c.rep.NonFinite, fmt.Sprintf("input #%d holds %d NaN and %d infinite values", i, nan, inf))
+		}
+	}
+	c.matchCheckpoints(body, dev)
+
+	// End to end.
+	hashes := map[*ir.Value]uint64{}
+	for i, a := range body.Arguments() {
+		if i < len(inputs) {
+			hashes[a] = hashOf(inputs[i])
+		}
+	}
+	results, err := reference.RunValues(fn, inputs, &reference.Options{Bounds: true, MemoryLimit: opts.MemoryLimit,
+		After: func(op *ir.Operation, v *tensor.Value) error {
+			hashes[op.Result(0)] = hashOf(v.Array)
+			if k, ok := c.checkpointOf[op]; ok {
+				c.compare(c.checkpointName(k, op), "end-to-end", dev.Checkpoints[k], *v)
+			}
+			return nil
+		}})
+	if err != nil {
+		return nil, fmt.Errorf("reference: %w", err)
+	}
+	c.compareOutputs(results, dev, "end-to-end")
+	c.requireCheckpoints(body, hashes)
+
+	// Local: each checkpointed op's value is the device's for the ops
+	// after it.
+	results, err = reference.RunValues(fn, inputs, &reference.Options{Bounds: true, MemoryLimit: opts.MemoryLimit,
+		After: func(op *ir.Operation, v *tensor.Value) error {
+			if k, ok := c.checkpointOf[op]; ok {
+				c.compare(c.checkpointName(k, op), "local", dev.Checkpoints[k], *v)
+				*v = tensor.Value{Array: dev.Checkpoints[k]}
+			}
+			return nil
+		}})
+	if err != nil {
+		return nil, fmt.Errorf("reference: %w", err)
+	}
+	c.compareOutputs(results, dev, "local")
+	if c.rep.Compared == 0 {
+		c.problem("nothing was compared: the package has no outputs and no checkpoints")
+	}
+	return c.rep, nil
+}
+
+type checker struct {
+	opts         Options
+	pkg          *ipupkg.Package
+	rep          *Report
+	checkpointOf map[*ir.Operation]int // source op → checkpoint
+	ops          []*ir.Operation       // checkpoint → source op
+}
+
+func (c *checker) problem(format string, args ...any) {
+	c.rep.Problems = append(c.rep.Problems, fmt.Sprintf(format, args...))
+}
+
+// where is op's place in the source, as file:line:col.
+func (c *checker) where(op *ir.Operation) string {
+	if l, ok := ir.FileLineColOf(op.Loc()); ok {
+		file := c.opts.Source
+		if file == "" {
+			file = l.File
+		}
+		return fmt.Sprintf("%s:%d:%d", file, l.Line, l.Col)
+	}
+	return "an unknown place"
+}
+
+func (c *checker) checkpointName(k int, op *ir.Operation) string {
+	return fmt.Sprintf("checkpoint %d (%s at %s)", k, op.Name(), c.where(op))
+}
+
+// matchCheckpoints finds each checkpoint's op: the last op of the source
+// at the checkpoint's line and column whose result has the type of the
+// checkpoint's buffer.
+func (c *checker) matchCheckpoints(body *ir.Block, dev Device) {
+	c.ops = make([]*ir.Operation, len(c.pkg.Checkpoints))
+	for k, cp := range c.pkg.Checkpoints {
+		buf := c.pkg.Buffers[cp.Buffer]
+		for _, op := range body.Ops() {
+			l, ok := ir.FileLineColOf(op.Loc())
+			if !ok || l.Line != cp.Line || l.Col != cp.Column || op.NumResults() != 1 {
+				continue
+			}
+			rt, ok := op.Result(0).Type().(*ir.RankedTensorType)
+			et, known := irelem.Of(ir.ElementTypeOrSelf(op.Result(0).Type()))
+			if ok && known && et == buf.Elem && slices.Equal(rt.Dims, buf.Shape) {
+				c.ops[k] = op
+			}
+		}
+		switch {
+		case c.ops[k] == nil:
+			c.problem("checkpoint %d (%s) names no op of the source at %d:%d with its buffer's type (%v %v)", k, cp.Name, cp.Line, cp.Column, buf.Elem, buf.Shape)
+		case k >= len(dev.Checkpoints) || dev.Checkpoints[k] == nil:
+			c.problem("checkpoint %d (%s) was not taken by the device", k, cp.Name)
+			c.ops[k] = nil
+		default:
+			if prev, dup := c.checkpointOf[c.ops[k]]; dup {
+				c.problem("checkpoints %d and %d name the same op (%s at %s)", prev, k, c.ops[k].Name(), c.where(c.ops[k]))
+			}
+			c.checkpointOf[c.ops[k]] = k
+		}
+	}
+}
+
+// requireCheckpoints says which computed values of the source have no
+// checkpoint. A value needs one when it has a place in the source, is
+// computed from the function's inputs and reaches a result, unless it is
+// moved data (its elements are checked where they come from), a constant,
+// or bit for bit the value of an input, of an operand, or of another
+// checked value (the compiler folded or merged it).
+func (c *checker) requireCheckpoints(body *ir.Block, hashes map[*ir.Value]uint64) {
+	live := liveValues(body)
+	fromInputs := map[*ir.Value]bool{}
+	for _, a := range body.Arguments() {
+		fromInputs[a] = true
+	}
+	checked := map[uint64]bool{}
+	for _, a := range body.Arguments() {
+		checked[hashes[a]] = true
+	}
+	for op := range c.checkpointOf {
+		checked[hashes[op.Result(0)]] = true
+	}
+	for _, op := range body.Ops() {
+		if op.HasTrait(ir.TraitReturnLike) || op.NumResults() != 1 {
+			continue
+		}
+		for _, v := range op.Operands() {
+			if fromInputs[v] {
+				fromInputs[op.Result(0)] = true
+			}
+		}
+		r := op.Result(0)
+		if _, has := c.checkpointOf[op]; has || !fromInputs[r] || !live[r] || movesData(op) {
+			continue
+		}
+		if _, ok := ir.FileLineColOf(op.Loc()); !ok {
+			continue
+		}
+		h := hashes[r]
+		same := checked[h]
+		for _, v := range op.Operands() {
+			same = same || hashes[v] == h
+		}
+		if !same {
+			c.problem("the package has no checkpoint for %s at %s: every value the source computes from its inputs has one", op.Name(), c.where(op))
+		}
+	}
+}
+
+// movesData says whether op only moves or makes data (its elements are
+// other values' or constants).
+func movesData(op *ir.Operation) bool {
+	return op.Is(tensor.TransposeOp, tensor.ReshapeOp, tensor.BroadcastOp, tensor.SliceOp, tensor.ConcatOp,
+		tensor.ConstantOp, tensor.SplatOp)
+}
+
+// liveValues are the values a result of body depends on.
+func liveValues(body *ir.Block) map[*ir.Value]bool {
+	live := map[*ir.Value]bool{}
+	term := body.Last()
+	if term == nil {
+		return live
+	}
+	work := slices.Clone(term.Operands())
+	for len(work) > 0 {
+		v := work[len(work)-1]
+		work = work[:len(work)-1]
+		if live[v] {
+			continue
+		}
+		live[v] = true
+		if def := v.DefiningOp(); def != nil {
+			work = append(work, def.Operands()...)
+		}
+	}
+	return live
+}
+
+func (c *checker) compareOutputs(results []tensor.Value, dev Device, check string) {
+	if len(results) != len(dev.Outputs) {
+		c.problem("the function returns %d results, but the device delivered %d outputs", len(results), len(dev.Outputs))
+		return
+	}
+	for i, r := range results {
+		c.compare(fmt.Sprintf("output #%d", i), check, dev.Outputs[i], r)
+	}
+}
+
+// compare compares a device's array with the reference's value.
+func (c *checker) compare(what, check string, got *eval.Array, want tensor.Value) {
+	if got == nil || len(got.Data) != len(want.Array.Data) {
+		n := 0
+		if got != nil {
+			n = len(got.Data)
+		}
+		c.problem("%s: the device's value has %d elements, the reference's %d", what, n, len(want.Array.Data))
+		return
+	}
+	n := len(got.Data)
+	samples := n
+	if c.opts.SampleLimit > 0 && c.opts.SampleLimit < n {
+		samples = c.opts.SampleLimit
+	}
+	f := Failure{What: what, Check: check, Compared: samples}
+	v := Compared{What: what, Check: check, Elements: samples}
+	for s := range samples {
+		i := s
+		if samples < n {
+			i = int(int64(s) * int64(n) / int64(samples))
+		}
+		d, r := got.Data[i], want.Array.Data[i]
+		b := 0.0
+		if want.Bound != nil {
+			b = want.Bound.Data[i]
+		}
+		if math.IsNaN(b) {
+			b = math.Inf(1)
+		}
+		allowed := b + c.opts.Atol + c.opts.Rtol*math.Abs(r)
+		var ok bool
+		err := math.Abs(d - r)
+		switch {
+		case math.IsNaN(r):
+			ok, err = math.IsNaN(d), 0
+		case math.IsInf(r, 0):
+			ok, err = d == r, 0
+		default:
+			ok = err <= allowed
+		}
+		if !math.IsNaN(err) && !math.IsInf(err, 0) {
+			v.MaxAbsError = max(v.MaxAbsError, err)
+		}
+		switch {
+		case err == 0:
+		case allowed > 0:
+			v.MaxRatio = max(v.MaxRatio, err/allowed)
+		default:
+			v.MaxRatio = math.Inf(1)
+		}
+		if !ok {
+			if f.Bad == 0 {
+				f.Index, f.Coord, f.Device, f.Reference, f.Bound = i, coord(got.Shape, i), d, r, allowed
+			}
+			f.Bad++
+		}
+	}
+	c.rep.Compared += int64(samples)
+	c.rep.Values = append(c.rep.Values, v)
+	if check == "end-to-end" {
+		c.rep.MaxAbsError = max(c.rep.MaxAbsError, v.MaxAbsError)
+	}
+	c.rep.MaxRatio = max(c.rep.MaxRatio, v.MaxRatio)
+	if f.Bad > 0 {
+		c.rep.Failures = append(c.rep.Failures, f)
+	}
+}
+
+// coord is row-major index i of shape as a multi-index.
+func coord(shape []int, i int) []int {
+	out := make([]int, len(shape))
+	for k := len(shape) - 1; k >= 0; k-- {
+		if shape[k] > 0 {
+			out[k] = i % shape[k]
+			i /= shape[k]
+		}
+	}
+	return out
+}
+
+func nonFinite(a *eval.Array) (nan, inf int) {
+	for _, v := range a.Data {
+		switch {
+		case math.IsNaN(v):
+			nan++
+		case math.IsInf(v, 0):
+			inf++
+		}
+	}
+	return nan, inf
+}
+
+var seed = maphash.MakeSeed()
+
+// hashOf identifies an array's elements bit for bit.
+func hashOf(a *eval.Array) uint64 {
+	var h maphash.Hash
+	h.SetSeed(seed)
+	var b [8]byte
+	for _, v := range a.Data {
+		u := math.Float64bits(v)
+		for k := range b {
+			b[k] = byte(u >> (8 * k))
+		}
+		h.Write(b[:])
+	}
+	return h.Sum64()
+}
+
+// Summary is the verdict line and, on FAIL, why, for a tool to print.
+func (r *Report) Summary() string {
+	lines := append([]string{r.Line()}, r.Explain()...)
+	return strings.Join(lines, "\n")
+}
