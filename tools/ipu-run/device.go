@@ -4,15 +4,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"text/tabwriter"
 
 	"github.com/ipuir/ipuir/dialects/tensor/eval"
-	"github.com/ipuir/ipuir/elem"
-	"github.com/ipuir/ipuir/numeric"
 	"github.com/ipuir/ipuir/runtime/atomicfile"
 	"github.com/ipuir/ipuir/runtime/check"
 	"github.com/ipuir/ipuir/runtime/device"
@@ -91,7 +88,7 @@ func runPackage(o *options, stdout, stderr io.Writer) error {
 			return fmt.Errorf("%s does not match @%s: %v", o.file, p.name, err)
 		}
 	}
-	outStreams := outputStreams(pkg)
+	outStreams := check.OutputStreams(pkg)
 	if len(o.outputs) > 0 && len(o.outputs) != len(outStreams) {
 		return fmt.Errorf("%s has %s, but --outputs names %s", o.file, count(len(outStreams), "output"), count(len(o.outputs), "file"))
 	}
@@ -121,52 +118,26 @@ func runPackage(o *options, stdout, stderr io.Writer) error {
 	if err := dev.Initialize(); err != nil {
 		return err
 	}
-	end := progress.Phase("loading the package on " + dev.Name())
-	err = dev.Load(pkg)
-	end()
+	got, cycles, err := check.Execute(dev, pkg, inputs, progress.Phase)
 	if err != nil {
-		return fmt.Errorf("loading %s: %v", o.file, err)
+		return fmt.Errorf("%s: %v", o.file, err)
 	}
-	sess, err := dev.Session()
-	if err != nil {
-		return err
-	}
-	for i, a := range inputs {
-		if err := sess.Write(i, encode(a)); err != nil {
-			return fmt.Errorf("input #%d: %v", i, err)
-		}
-	}
-	end = progress.Phase("running on " + dev.Name())
-	err = sess.Run()
-	end()
-	if err != nil {
-		return err
-	}
-	outputs := make([]*eval.Array, len(outStreams))
-	for i, s := range outStreams {
-		data, err := sess.Read(i)
-		if err != nil {
-			return fmt.Errorf("output #%d: %v", i, err)
-		}
-		if outputs[i], err = decode(data, s.Elem, s.Shape); err != nil {
-			return fmt.Errorf("output #%d: %v", i, err)
-		}
-	}
+	outputs := got.Outputs
 	summarise(o, outputs, stdout)
 	if o.reportCycles {
-		printCycles(stdout, pkg, sess.Cycles())
+		printCycles(stdout, pkg, cycles)
 	}
-	log.Info("simulated run finished", "total_cycles", sess.Cycles().Total, "seconds", tg.Seconds(sess.Cycles().Total))
+	log.Info("simulated run finished", "total_cycles", cycles.Total, "seconds", tg.Seconds(cycles.Total))
 	// Outputs are written only once the run (and its check) has
 	// succeeded, so a failed check leaves the files as they were.
 	var checkErr error
 	if o.check {
 		endCheck := progress.Phase("checking against the reference interpreter")
-		checkErr = checkRun(o, p, pkg, inputs, outputs, sess, log, stdout, stderr)
+		checkErr = checkRun(o, p, pkg, inputs, got, log, stdout, stderr)
 		endCheck()
 	}
 	if o.report != "" {
-		d, err := htmlreport.Build(filepath.Base(o.file), pkg, tg, sess.Cycles())
+		d, err := htmlreport.Build(filepath.Base(o.file), pkg, tg, cycles)
 		if err == nil {
 			err = atomicfile.WriteFile(o.report, func(w io.Writer) error { return htmlreport.Write(w, d, nil) })
 		}
@@ -181,19 +152,6 @@ func runPackage(o *options, stdout, stderr io.Writer) error {
 		return checkErr
 	}
 	return writeOutputs(o, "the package", outputs)
-}
-
-// outputStreams are the package's output streams in order (the reader
-// checked that they are numbered 0 to n-1, each once).
-func outputStreams(pkg *ipupkg.Package) []ipupkg.Stream {
-	var out []ipupkg.Stream
-	for _, s := range pkg.Streams {
-		if s.Output {
-			out = append(out, s)
-		}
-	}
-	slices.SortFunc(out, func(a, b ipupkg.Stream) int { return a.Index - b.Index })
-	return out
 }
 
 // streamInputs reads --inputs for a package without source, by its
@@ -229,68 +187,6 @@ func streamInputs(o *options, pkg *ipupkg.Package) ([]*eval.Array, error) {
 	return out, nil
 }
 
-// encode is an array's elements, little endian, row major.
-func encode(a *eval.Array) []byte {
-	b := make([]byte, 0, len(a.Data)*a.Kind.Bytes())
-	for _, v := range a.Data {
-		b = appendElem(b, a.Kind, v)
-	}
-	return b
-}
-
-func appendElem(b []byte, et elem.Type, v float64) []byte {
-	switch et {
-	case elem.F16:
-		h := numeric.F16FromFloat64(v)
-		return append(b, byte(h), byte(h>>8))
-	case elem.BF16:
-		h := numeric.BF16FromFloat64(v)
-		return append(b, byte(h), byte(h>>8))
-	case elem.F32:
-		u := math.Float32bits(float32(v))
-		return append(b, byte(u), byte(u>>8), byte(u>>16), byte(u>>24))
-	default:
-		u := math.Float64bits(v)
-		for k := range 8 {
-			b = append(b, byte(u>>(8*k)))
-		}
-		return b
-	}
-}
-
-func decode(data []byte, et elem.Type, shape []int64) (*eval.Array, error) {
-	dims := make([]int, len(shape))
-	for i, d := range shape {
-		dims[i] = int(d)
-	}
-	a, err := eval.New(dims, et)
-	if err != nil {
-		return nil, err
-	}
-	n := et.Bytes()
-	if len(data) != len(a.Data)*n {
-		return nil, fmt.Errorf("%d bytes for %d elements of %v", len(data), len(a.Data), et)
-	}
-	for i := range a.Data {
-		b := data[i*n:]
-		switch et {
-		case elem.F16:
-			a.Data[i] = numeric.F16ToFloat64(uint16(b[0]) | uint16(b[1])<<8)
-		case elem.BF16:
-			a.Data[i] = numeric.BF16ToFloat64(uint16(b[0]) | uint16(b[1])<<8)
-		case elem.F32:
-			a.Data[i] = float64(math.Float32frombits(uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24))
-		default:
-			var u uint64
-			for k := range 8 {
-				u |= uint64(b[k]) << (8 * k)
-			}
-			a.Data[i] = math.Float64frombits(u)
-		}
-	}
-	return a, nil
-}
-
 // printCycles prints the cycle table: per superstep, then per op, then
 // total_cycles=N.
 func printCycles(w io.Writer, pkg *ipupkg.Package, c *device.Cycles) {
@@ -314,24 +210,9 @@ func printCycles(w io.Writer, pkg *ipupkg.Package, c *device.Cycles) {
 // on the device's own inputs, each against its derived bound; it prints
 // numericalTest=PASS|FAIL, and on FAIL why, naming the value, the op and
 // its place, the element and the bound.
-func checkRun(o *options, p *program, pkg *ipupkg.Package, inputs, outputs []*eval.Array, sess device.Session, log *slog.Logger, stdout, stderr io.Writer) error {
-	dev := check.Device{Outputs: outputs, Checkpoints: make([]*eval.Array, len(pkg.Checkpoints))}
-	for i, c := range pkg.Checkpoints {
-		data, err := sess.Checkpoint(i)
-		if err != nil {
-			continue // the check says it was not taken
-		}
-		buf := pkg.Buffers[c.Buffer]
-		if dev.Checkpoints[i], err = decode(data, buf.Elem, buf.Shape); err != nil {
-			return fmt.Errorf("checkpoint %d (%s): %v", i, c.Name, err)
-		}
-	}
-	source := ""
-	if o.checkAgainst != "" {
-		source = o.checkAgainst
-	}
+func checkRun(o *options, p *program, pkg *ipupkg.Package, inputs []*eval.Array, dev check.Device, log *slog.Logger, stdout, stderr io.Writer) error {
 	rep, err := check.Run(p.fn, pkg, inputs, dev, check.Options{SampleLimit: o.sampleLimit, Atol: o.checkAtol, Rtol: o.rtol,
-		MemoryLimit: o.memoryLimit, Source: source})
+		MemoryLimit: o.memoryLimit, Source: o.checkAgainst})
 	if err != nil {
 		return err
 	}

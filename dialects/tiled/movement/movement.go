@@ -120,11 +120,13 @@ func checkTranspose(p *Params, out []int64, ins [][]int64) error {
 		return fmt.Errorf("a permutation of %d entries for ranks %d and %d", len(p.Permutation), len(ins[0]), r)
 	}
 	seen := make([]bool, r)
-	for i, q := range p.Permutation {
+	for _, q := range p.Permutation {
 		if q < 0 || q >= int64(r) || seen[q] {
 			return fmt.Errorf("%v is not a permutation of 0 to %d", p.Permutation, r-1)
 		}
 		seen[q] = true
+	}
+	for i, q := range p.Permutation {
 		if out[i] != ins[0][q] {
 			return fmt.Errorf("result axis %d has %d elements, but operand axis %d, which the permutation puts there, has %d", i, out[i], q, ins[0][q])
 		}
