@@ -452,10 +452,10 @@ func (a *layoutAssigner) relayout(v *ir.Value, l *tiled.LayoutAttr) *ir.Value {
 	st := &ir.OperationState{Name: tiled.RelayoutOpName, Loc: v.Loc(), Operands: []*ir.Value{v},
 		ResultTypes: []ir.Type{a.ctx.TensorWithEncoding(rt.Dims, rt.Elem, l)}}
 	if def != nil && def.Is(tensor.ConstantOp, tensor.SplatOp) {
-		st = &ir.OperationState{Name: def.Name(), Loc: def.Loc(), Operands: def.Operands(), ResultTypes: st.ResultTypes}
-		if d := def.Attrs(); d != nil {
-			st.Attrs = slices.Clone(d.Entries)
-		}
+		// Every attribute, inherent (the constant's value is a property
+		// when the op was parsed from the generic form) or not.
+		st = &ir.OperationState{Name: def.Name(), Loc: def.Loc(), Operands: def.Operands(), ResultTypes: st.ResultTypes,
+			Attrs: def.AllAttrs()}
 	} else {
 		a.numRelayouts++
 	}
