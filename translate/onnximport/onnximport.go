@@ -80,6 +80,9 @@ type importer struct {
 	n      int
 	node   *onnxpb.NodeProto
 	index  int
+	// attrErr is the first attribute of the node being converted whose
+	// type is not what its operator reads (see typedAttr).
+	attrErr error
 }
 
 // Error is an import failure at a node (or at the model when Node is "").
@@ -135,15 +138,34 @@ func Import(model *onnxpb.ModelProto, opts Options) ([]byte, error) {
 	if len(g.GetNode()) > maxNodes {
 		return nil, im.fail("%d nodes, more than %d", len(g.GetNode()), maxNodes)
 	}
-	inits := map[string]bool{}
+	inits := map[string]*onnxpb.TensorProto{}
 	for _, t := range g.GetInitializer() {
-		inits[t.GetName()] = true
+		if t.GetName() == "" {
+			return nil, im.fail("an initializer without a name")
+		}
+		if inits[t.GetName()] != nil {
+			return nil, im.fail("two initializers are named '%s'", t.GetName())
+		}
+		inits[t.GetName()] = t
 	}
 	var sig []string
 	argNo := 0
+	inputs := map[string]bool{}
 	for _, in := range g.GetInput() {
-		if inits[in.GetName()] {
-			continue // an initializer listed as an input (IR version < 4)
+		if inputs[in.GetName()] {
+			return nil, im.fail("two graph inputs are named '%s'", in.GetName())
+		}
+		inputs[in.GetName()] = true
+		if t := inits[in.GetName()]; t != nil {
+			// An initializer listed as an input: every initializer is one
+			// before IR version 4, and exporters that keep initializers
+			// as inputs list them so after. A runtime may override it; a
+			// package's inputs are fixed, so it is the initializer, and
+			// the input must declare the initializer's type.
+			if err := im.sameAsInitializer(in, t); err != nil {
+				return nil, err
+			}
+			continue
 		}
 		et, shape, err := im.valueType(in)
 		if err != nil {
@@ -155,14 +177,13 @@ func Import(model *onnxpb.ModelProto, opts Options) ([]byte, error) {
 		sig = append(sig, fmt.Sprintf("%s: %s {ipu.name = %s}", ssa, tensorType(et, shape), quote(in.GetName())))
 	}
 	for _, t := range g.GetInitializer() {
-		if t.GetName() == "" {
-			return nil, im.fail("an initializer without a name")
-		}
 		v, err := im.tensorValue(t)
 		if err != nil {
 			return nil, err
 		}
-		if opts.WeightsAsArgs {
+		// Integer initializers (shapes, axes, indices) stay constants:
+		// the operators that read them need their values at import.
+		if opts.WeightsAsArgs && v.elem.IsFloat() {
 			v.ssa = fmt.Sprintf("%%arg%d", argNo)
 			argNo++
 			sig = append(sig, fmt.Sprintf("%s: %s {ipu.name = %s}", v.ssa, tensorType(v.elem, v.shape), quote(t.GetName())))
@@ -185,6 +206,9 @@ func Import(model *onnxpb.ModelProto, opts Options) ([]byte, error) {
 		v, ok := im.values[out.GetName()]
 		if !ok {
 			return nil, im.fail("graph output '%s' is computed by no node", out.GetName())
+		}
+		if err := im.declaredAs(out, v); err != nil {
+			return nil, err
 		}
 		ssa, err := im.use(v)
 		if err != nil {
@@ -211,6 +235,66 @@ func Import(model *onnxpb.ModelProto, opts Options) ([]byte, error) {
 	b.WriteString(im.body.String())
 	fmt.Fprintf(&b, "    return %s : %s\n  }\n}\n", strings.Join(results, ", "), strings.Join(types, ", "))
 	return []byte(b.String()), nil
+}
+
+// sameAsInitializer checks that a graph input listed for initializer t
+// declares t's element type and shape (where it declares them).
+func (im *importer) sameAsInitializer(in *onnxpb.ValueInfoProto, t *onnxpb.TensorProto) error {
+	tt := in.GetType().GetTensorType()
+	if tt == nil {
+		return im.fail("input '%s', which initializer '%s' fills, is not a tensor", in.GetName(), t.GetName())
+	}
+	if tt.GetElemType() != t.GetDataType() {
+		return im.fail("input '%s' is declared %v, but its initializer is %v", in.GetName(),
+			onnxpb.TensorProto_DataType(tt.GetElemType()), onnxpb.TensorProto_DataType(t.GetDataType()))
+	}
+	if s := tt.GetShape(); s != nil {
+		if len(s.GetDim()) != len(t.GetDims()) {
+			return im.fail("input '%s' is declared of rank %d, but its initializer has shape %v", in.GetName(), len(s.GetDim()), t.GetDims())
+		}
+		for i, d := range s.GetDim() {
+			if d.Value != nil && d.GetDimValue() != t.GetDims()[i] {
+				return im.fail("input '%s' is declared with %d in dimension %d, but its initializer has shape %v", in.GetName(), d.GetDimValue(), i, t.GetDims())
+			}
+		}
+	}
+	return nil
+}
+
+// declaredAs checks a graph output's computed type against the one the
+// graph declares for it (where it declares one): a model whose outputs are
+// not what it says is refused, not silently changed.
+func (im *importer) declaredAs(out *onnxpb.ValueInfoProto, v *value) error {
+	tt := out.GetType().GetTensorType()
+	if tt == nil {
+		return nil
+	}
+	if dt := tt.GetElemType(); dt != 0 {
+		et, err := im.elemType(dt)
+		if err != nil || et != v.elem {
+			return im.fail("graph output '%s' is declared %v, but the graph computes %v", out.GetName(), onnxpb.TensorProto_DataType(dt), v.elem)
+		}
+	}
+	if s := tt.GetShape(); s != nil {
+		declared := make([]string, len(s.GetDim()))
+		bad := len(s.GetDim()) != len(v.shape)
+		for i, d := range s.GetDim() {
+			declared[i] = d.GetDimParam()
+			if d.Value != nil {
+				declared[i] = strconv.FormatInt(d.GetDimValue(), 10)
+				if !bad && d.GetDimValue() != v.shape[i] {
+					bad = true
+				}
+			}
+			if declared[i] == "" {
+				declared[i] = "?"
+			}
+		}
+		if bad {
+			return im.fail("graph output '%s' is declared [%s], but the graph computes %v", out.GetName(), strings.Join(declared, ", "), v.shape)
+		}
+	}
+	return nil
 }
 
 // valueType reads a graph input's type: a tensor of a supported element

@@ -384,3 +384,90 @@ func BenchmarkImport100MB(b *testing.B) {
 		}
 	}
 }
+
+// Models that were once imported wrongly, or reached the verifier as an
+// importer bug: each imports right now, or is refused with the reason.
+func TestGraphsOnceImportedWrongly(t *testing.T) {
+	// Max of three inputs takes all three (it dropped the third), and of
+	// one input is that input.
+	rng := rand.New(rand.NewPCG(3, 4))
+	a, b, c := randoms(rng, 6, 1), randoms(rng, 6, 1), randoms(rng, 6, 1)
+	three := model(17, []*pb.ValueInfoProto{input("a", 2, 3), input("b", 2, 3), input("c", 2, 3)}, nil,
+		[]*pb.NodeProto{node("Max", "max3", []string{"a", "b", "c"}, []string{"m"})}, "m")
+	got := run(t, three, onnximport.Options{}, array(t, []int{2, 3}, a), array(t, []int{2, 3}, b), array(t, []int{2, 3}, c))
+	want := make([]float64, 6)
+	for i := range want {
+		want[i] = math.Max(a[i], math.Max(b[i], c[i]))
+	}
+	near(t, "Max of three", got[0], want, 0)
+	one := model(17, []*pb.ValueInfoProto{input("a", 2, 3)}, nil, []*pb.NodeProto{node("Max", "max1", []string{"a"}, []string{"m"})}, "m")
+	near(t, "Max of one", run(t, one, onnximport.Options{}, array(t, []int{2, 3}, a))[0], a, 0)
+
+	// --weights-as-args keeps the integer shape initializers constants,
+	// so a model with a Reshape still imports (it was refused).
+	w := floats("w", []int64{3, 2}, randoms(rng, 6, 1))
+	reshape := model(17, []*pb.ValueInfoProto{input("x", 2, 3)}, []*pb.TensorProto{w, int64s("shape", 4)},
+		[]*pb.NodeProto{node("MatMul", "mm", []string{"x", "w"}, []string{"y"}), node("Reshape", "flat", []string{"y", "shape"}, []string{"z"})}, "z")
+	text, err := onnximport.Import(reshape, onnximport.Options{WeightsAsArgs: true})
+	if err != nil {
+		t.Fatalf("--weights-as-args with a Reshape: %v", err)
+	}
+	if !strings.Contains(string(text), `{ipu.name = "w"}`) || strings.Contains(string(text), `{ipu.name = "shape"}`) {
+		t.Errorf("the float weight should be an argument and the shape a constant:\n%s", text)
+	}
+
+	// An initializer listed as an input is the initializer, when the input
+	// declares its type.
+	listed := model(17, []*pb.ValueInfoProto{input("x", 2, 3), input("w", 3, 2)}, []*pb.TensorProto{w},
+		[]*pb.NodeProto{node("MatMul", "mm", []string{"x", "w"}, []string{"y"})}, "y")
+	if _, err := onnximport.Import(listed, onnximport.Options{}); err != nil {
+		t.Errorf("an initializer listed as an input: %v", err)
+	}
+
+	for _, tc := range []struct {
+		name string
+		m    *pb.ModelProto
+		want string
+	}{
+		{"integer Max at run time", model(17, []*pb.ValueInfoProto{intInput("i", 4), intInput("j", 4)}, nil,
+			[]*pb.NodeProto{node("Max", "imax", []string{"i", "j"}, []string{"m"})}, "m"),
+			"node 'imax' (Max, opset 17): max of i64 tensors known only at run time: the tensor dialect computes on floats"},
+		{"Softmax axis as a string", model(17, []*pb.ValueInfoProto{input("x", 2, 3)}, nil,
+			[]*pb.NodeProto{node("Softmax", "sm", []string{"x"}, []string{"y"}, strAttr("axis", "1"))}, "y"),
+			"node 'sm' (Softmax, opset 17): attribute 'axis' is STRING, but Softmax takes INT"},
+		{"two initializers of one name", model(17, []*pb.ValueInfoProto{input("x", 2, 3)}, []*pb.TensorProto{w, w},
+			[]*pb.NodeProto{node("MatMul", "mm", []string{"x", "w"}, []string{"y"})}, "y"),
+			"two initializers are named 'w'"},
+		{"two inputs of one name", model(17, []*pb.ValueInfoProto{input("x", 2, 3), input("x", 2, 3)}, nil,
+			[]*pb.NodeProto{node("Relu", "r", []string{"x"}, []string{"y"})}, "y"),
+			"two graph inputs are named 'x'"},
+		{"an initializer shadowing an input of another shape", model(17, []*pb.ValueInfoProto{input("x", 2, 3), input("w", 2, 2)}, []*pb.TensorProto{w},
+			[]*pb.NodeProto{node("MatMul", "mm", []string{"x", "w"}, []string{"y"})}, "y"),
+			"input 'w' is declared with 2 in dimension 0, but its initializer has shape [3 2]"},
+		{"a declared output shape that differs", declaredOutput(model(17, []*pb.ValueInfoProto{input("x", 2, 3)}, nil,
+			[]*pb.NodeProto{node("Relu", "r", []string{"x"}, []string{"y"})}, "y"), pb.TensorProto_FLOAT, 3, 2),
+			"graph output 'y' is declared [3, 2], but the graph computes [2 3]"},
+		{"a declared output type that differs", declaredOutput(model(17, []*pb.ValueInfoProto{input("x", 2, 3)}, nil,
+			[]*pb.NodeProto{node("Relu", "r", []string{"x"}, []string{"y"})}, "y"), pb.TensorProto_FLOAT16, 2, 3),
+			"graph output 'y' is declared FLOAT16, but the graph computes f32"},
+	} {
+		_, err := onnximport.Import(tc.m, onnximport.Options{File: "m.onnx"})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v\nwant %s", tc.name, err, tc.want)
+		}
+	}
+}
+
+func intInput(name string, dims ...int64) *pb.ValueInfoProto {
+	v := input(name, dims...)
+	v.Type.GetTensorType().ElemType = proto.Int32(int32(pb.TensorProto_INT64))
+	return v
+}
+
+// declaredOutput gives m's first output a declared type and shape.
+func declaredOutput(m *pb.ModelProto, dt pb.TensorProto_DataType, dims ...int64) *pb.ModelProto {
+	declared := input(m.Graph.Output[0].GetName(), dims...)
+	declared.Type.GetTensorType().ElemType = proto.Int32(int32(dt))
+	m.Graph.Output[0] = declared
+	return m
+}

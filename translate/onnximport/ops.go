@@ -36,7 +36,8 @@ func init() {
 		return converter{required: required, convert: f}
 	}
 	converters = map[string]converter{
-		"Add": binary("add"), "Sub": binary("sub"), "Mul": binary("mul"), "Div": binary("div"), "Max": binary("max"),
+		"Add": binary("add"), "Sub": binary("sub"), "Mul": binary("mul"), "Div": binary("div"),
+		"Max": {required: 1, variadic: true, convert: (*importer).maxOf},
 		"Exp": unary("exp"), "Tanh": unary("tanh"), "Erf": unary("erf"),
 		"Sqrt": takes(1, (*importer).sqrt), "Reciprocal": takes(1, (*importer).reciprocal), "Neg": takes(1, (*importer).neg),
 		"Relu": takes(1, (*importer).relu), "Sigmoid": takes(1, (*importer).sigmoid), "Pow": takes(2, (*importer).pow),
@@ -81,7 +82,12 @@ func (im *importer) convert(n *onnxpb.NodeProto) error {
 			return err
 		}
 	}
-	return c.convert(im, n, in)
+	im.attrErr = nil
+	err := c.convert(im, n, in)
+	if im.attrErr != nil {
+		return im.attrErr
+	}
+	return err
 }
 
 // in returns input i (nil when absent, as optional inputs may be).
@@ -126,15 +132,30 @@ func attr(n *onnxpb.NodeProto, name string) *onnxpb.AttributeProto {
 	return nil
 }
 
-func attrInt(n *onnxpb.NodeProto, name string, def int64) int64 {
-	if a := attr(n, name); a != nil {
+// typedAttr is attribute name of n when it has the type the operator
+// reads; one of another type is remembered as the node's error (an
+// attribute of undefined type, as the oldest exporters wrote them, is
+// taken as it is).
+func (im *importer) typedAttr(n *onnxpb.NodeProto, name string, want onnxpb.AttributeProto_AttributeType) *onnxpb.AttributeProto {
+	a := attr(n, name)
+	if a == nil || a.GetType() == want || a.GetType() == onnxpb.AttributeProto_UNDEFINED {
+		return a
+	}
+	if im.attrErr == nil {
+		im.attrErr = im.fail("attribute '%s' is %v, but %s takes %v", name, a.GetType(), n.GetOpType(), want)
+	}
+	return nil
+}
+
+func (im *importer) attrInt(n *onnxpb.NodeProto, name string, def int64) int64 {
+	if a := im.typedAttr(n, name, onnxpb.AttributeProto_INT); a != nil {
 		return a.GetI()
 	}
 	return def
 }
 
-func attrFloat(n *onnxpb.NodeProto, name string, def float64) float64 {
-	if a := attr(n, name); a != nil {
+func (im *importer) attrFloat(n *onnxpb.NodeProto, name string, def float64) float64 {
+	if a := im.typedAttr(n, name, onnxpb.AttributeProto_FLOAT); a != nil {
 		return float64(a.GetF())
 	}
 	return def
@@ -157,7 +178,7 @@ func (im *importer) ints(n *onnxpb.NodeProto, i int, name string) ([]int64, bool
 		}
 		return out, true, nil
 	}
-	if a := attr(n, name); a != nil {
+	if a := im.typedAttr(n, name, onnxpb.AttributeProto_INTS); a != nil {
 		return a.GetInts(), true, nil
 	}
 	return nil, false, nil
@@ -306,6 +327,9 @@ func (im *importer) binaryValues(a, b *value, op string) (*value, error) {
 		}
 		return out, nil
 	}
+	if !a.elem.IsFloat() {
+		return nil, im.fail("%s of %v tensors known only at run time: the tensor dialect computes on floats (integer arithmetic folds when its inputs are constants)", op, a.elem)
+	}
 	if err := checkShape(shape); err != nil {
 		return nil, im.fail("%v", err)
 	}
@@ -318,6 +342,18 @@ func (im *importer) binaryValues(a, b *value, op string) (*value, error) {
 		return nil, err
 	}
 	return im.emit(a.elem, shape, "tensor.%s %s, %s : %s", op, x, y, tensorType(a.elem, shape)), nil
+}
+
+// maxOf is Max of one or more inputs, broadcast together.
+func (im *importer) maxOf(n *onnxpb.NodeProto, in []*value) error {
+	v := in[0]
+	for _, x := range in[1:] {
+		var err error
+		if v, err = im.binaryValues(v, x, "max"); err != nil {
+			return err
+		}
+	}
+	return im.out(n, v)
 }
 
 func (im *importer) binary(n *onnxpb.NodeProto, in []*value, op string) error {

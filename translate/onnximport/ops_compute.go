@@ -97,12 +97,12 @@ func (im *importer) transposed(x *value) (*value, error) {
 func (im *importer) gemm(n *onnxpb.NodeProto, in []*value) error {
 	a, b, c := in[0], in[1], in[2]
 	var err error
-	if attrInt(n, "transA", 0) != 0 {
+	if im.attrInt(n, "transA", 0) != 0 {
 		if a, err = im.transposed(a); err != nil {
 			return err
 		}
 	}
-	if attrInt(n, "transB", 0) != 0 {
+	if im.attrInt(n, "transB", 0) != 0 {
 		if b, err = im.transposed(b); err != nil {
 			return err
 		}
@@ -114,13 +114,13 @@ func (im *importer) gemm(n *onnxpb.NodeProto, in []*value) error {
 	if err != nil {
 		return err
 	}
-	if alpha := attrFloat(n, "alpha", 1); alpha != 1 {
+	if alpha := im.attrFloat(n, "alpha", 1); alpha != 1 {
 		if v, err = im.binaryValues(v, splat(v.elem, nil, alpha), "mul"); err != nil {
 			return err
 		}
 	}
 	if c != nil {
-		if beta := attrFloat(n, "beta", 1); beta != 1 {
+		if beta := im.attrFloat(n, "beta", 1); beta != 1 {
 			if c, err = im.binaryValues(c, splat(c.elem, nil, beta), "mul"); err != nil {
 				return err
 			}
@@ -134,7 +134,7 @@ func (im *importer) gemm(n *onnxpb.NodeProto, in []*value) error {
 
 func (im *importer) softmax(n *onnxpb.NodeProto, in []*value) error {
 	x := in[0]
-	axis, err := im.axis(attrInt(n, "axis", -1), len(x.shape))
+	axis, err := im.axis(im.attrInt(n, "axis", -1), len(x.shape))
 	if err != nil {
 		return err
 	}
@@ -150,7 +150,7 @@ func (im *importer) softmax(n *onnxpb.NodeProto, in []*value) error {
 func (im *importer) layerNorm(n *onnxpb.NodeProto, in []*value) error {
 	x, scale, bias := in[0], in[1], in[2]
 	r := len(x.shape)
-	if axis, err := im.axis(attrInt(n, "axis", -1), r); err != nil {
+	if axis, err := im.axis(im.attrInt(n, "axis", -1), r); err != nil {
 		return err
 	} else if axis != r-1 {
 		return im.fail("normalising from axis %d; the importer takes the last axis only", axis)
@@ -176,7 +176,7 @@ func (im *importer) layerNorm(n *onnxpb.NodeProto, in []*value) error {
 	if err != nil {
 		return err
 	}
-	eps := floatLiteral(float64(float32(attrFloat(n, "epsilon", 1e-5))))
+	eps := floatLiteral(float64(float32(im.attrFloat(n, "epsilon", 1e-5))))
 	pt := tensorType(x.elem, []int64{d})
 	return im.out(n, im.emit(x.elem, x.shape, "tensor.layer_norm %s, %s, %s epsilon = %s : %s, %s, %s -> %s",
 		src, names[0], names[1], eps, tensorType(x.elem, x.shape), pt, pt, tensorType(x.elem, x.shape)))
@@ -190,17 +190,17 @@ func (im *importer) gelu(n *onnxpb.NodeProto, in []*value) error {
 	}
 	approx := ""
 	switch s := "none"; {
-	case attr(n, "approximate") != nil && string(attr(n, "approximate").GetS()) == "tanh":
+	case im.typedAttr(n, "approximate", onnxpb.AttributeProto_STRING) != nil && string(im.typedAttr(n, "approximate", onnxpb.AttributeProto_STRING).GetS()) == "tanh":
 		approx = " {approximate}"
-	case attr(n, "approximate") != nil && string(attr(n, "approximate").GetS()) != s:
-		return im.fail("approximate = '%s' (none or tanh)", attr(n, "approximate").GetS())
+	case im.typedAttr(n, "approximate", onnxpb.AttributeProto_STRING) != nil && string(im.typedAttr(n, "approximate", onnxpb.AttributeProto_STRING).GetS()) != s:
+		return im.fail("approximate = '%s' (none or tanh)", im.typedAttr(n, "approximate", onnxpb.AttributeProto_STRING).GetS())
 	}
 	return im.out(n, im.emit(x.elem, x.shape, "tensor.gelu %s%s : %s", src, approx, tensorType(x.elem, x.shape)))
 }
 
 func (im *importer) cast(n *onnxpb.NodeProto, in []*value) error {
 	x := in[0]
-	to, err := im.elemType(int32(attrInt(n, "to", 0)))
+	to, err := im.elemType(int32(im.attrInt(n, "to", 0)))
 	if err != nil {
 		return im.fail("%v", err)
 	}
@@ -298,7 +298,7 @@ func reduce(kind string) converter {
 		}
 		r := len(x.shape)
 		if !ok || len(axes) == 0 {
-			if attrInt(n, "noop_with_empty_axes", 0) != 0 {
+			if im.attrInt(n, "noop_with_empty_axes", 0) != 0 {
 				return im.out(n, x)
 			}
 			axes = make([]int64, r)
@@ -306,7 +306,7 @@ func reduce(kind string) converter {
 				axes[i] = int64(i)
 			}
 		}
-		keep := attrInt(n, "keepdims", 1) != 0
+		keep := im.attrInt(n, "keepdims", 1) != 0
 		set := make([]bool, r)
 		var norm []int64
 		count := int64(1)

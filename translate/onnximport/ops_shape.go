@@ -36,7 +36,7 @@ func (im *importer) reshapeOp(n *onnxpb.NodeProto, in []*value) error {
 	if !ok {
 		return im.fail("no target shape")
 	}
-	allowZero := attrInt(n, "allowzero", 0) != 0
+	allowZero := im.attrInt(n, "allowzero", 0) != 0
 	shape := make([]int64, len(spec))
 	infer := -1
 	known := int64(1)
@@ -78,7 +78,7 @@ func (im *importer) reshapeOp(n *onnxpb.NodeProto, in []*value) error {
 
 func (im *importer) flatten(n *onnxpb.NodeProto, in []*value) error {
 	x := in[0]
-	a := attrInt(n, "axis", 1)
+	a := im.attrInt(n, "axis", 1)
 	if a < 0 {
 		a += int64(len(x.shape))
 	}
@@ -170,7 +170,7 @@ func (im *importer) transpose(n *onnxpb.NodeProto, in []*value) error {
 	for i := range perm {
 		perm[i] = int64(r - 1 - i)
 	}
-	if a := attr(n, "perm"); a != nil {
+	if a := im.typedAttr(n, "perm", onnxpb.AttributeProto_INTS); a != nil {
 		perm = a.GetInts()
 	}
 	seen := make([]bool, r)
@@ -264,7 +264,7 @@ func (im *importer) concat(n *onnxpb.NodeProto, in []*value) error {
 	if a := attr(n, "axis"); a == nil {
 		return im.fail("no axis")
 	}
-	v, err := im.concatValues(vs, attrInt(n, "axis", 0))
+	v, err := im.concatValues(vs, im.attrInt(n, "axis", 0))
 	if err != nil {
 		return err
 	}
@@ -367,7 +367,7 @@ func (im *importer) slice(n *onnxpb.NodeProto, in []*value) error {
 
 func (im *importer) split(n *onnxpb.NodeProto, in []*value) error {
 	x := in[0]
-	axis, err := im.axis(attrInt(n, "axis", 0), len(x.shape))
+	axis, err := im.axis(im.attrInt(n, "axis", 0), len(x.shape))
 	if err != nil {
 		return err
 	}
@@ -377,7 +377,7 @@ func (im *importer) split(n *onnxpb.NodeProto, in []*value) error {
 	}
 	outs := len(n.GetOutput())
 	if !ok {
-		if k := attrInt(n, "num_outputs", int64(outs)); k > 0 {
+		if k := im.attrInt(n, "num_outputs", int64(outs)); k > 0 {
 			size := (x.shape[axis] + k - 1) / k
 			for rest := x.shape[axis]; rest > 0; rest -= size {
 				parts = append(parts, min(size, rest))
@@ -438,7 +438,7 @@ func (im *importer) expand(n *onnxpb.NodeProto, in []*value) error {
 func (im *importer) shapeOp(n *onnxpb.NodeProto, in []*value) error {
 	x := in[0]
 	r := int64(len(x.shape))
-	start, end := attrInt(n, "start", 0), attrInt(n, "end", r)
+	start, end := im.attrInt(n, "start", 0), im.attrInt(n, "end", r)
 	if start < 0 {
 		start += r
 	}
@@ -460,7 +460,7 @@ func (im *importer) gather(n *onnxpb.NodeProto, in []*value) error {
 	if ix.konst == nil {
 		return im.fail("the indices must be constants known at import time")
 	}
-	axis, err := im.axis(attrInt(n, "axis", 0), len(x.shape))
+	axis, err := im.axis(im.attrInt(n, "axis", 0), len(x.shape))
 	if err != nil {
 		return err
 	}
