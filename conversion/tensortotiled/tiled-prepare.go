@@ -8,7 +8,9 @@ import (
 )
 
 // TiledPrepare rewrites the tensor ops that have no tiled form of their
-// own into ones that do, before anything is planned: softmax and
+// own into ones that do, before anything is planned: a splat of a
+// constant scalar into a splat constant (tiles hold tensors, not
+// scalars); softmax and
 // layer_norm into reductions, broadcasts and elementwise ops (tiled.reduce
 // and tiled.combine then make the cross-tile part explicit; gelu stays
 // whole, as tiles compute it in one pass), and batch matmuls with more
@@ -38,6 +40,9 @@ func (p *TiledPrepare) Run(root *ir.Operation, pc *passes.PassContext) error {
 		return err
 	}
 	p.NumDecomposed.Add(uint64(n))
+	if err := splatConstants(root, pc.Context()); err != nil {
+		return err
+	}
 	var wide []*ir.Operation
 	root.Walk(func(op *ir.Operation) ir.WalkResult {
 		if op.Is(tensor.BatchMatmulOp) && rankOf(op.Result(0)) > 3 {
@@ -167,4 +172,36 @@ func rankOf(v *ir.Value) int {
 		return 0
 	}
 	return len(t.Dims)
+}
+
+// splatConstants replaces each tensor.splat of a constant scalar by the
+// splat constant it makes, and drops the scalars no op uses any more.
+func splatConstants(root *ir.Operation, ctx *ir.Context) error {
+	var splats []*ir.Operation
+	root.Walk(func(op *ir.Operation) ir.WalkResult {
+		if op.Is(tensor.SplatOp) && op.NumOperands() == 1 {
+			if def := op.Operand(0).DefiningOp(); def != nil && def.Is(tensor.ConstantOp) {
+				splats = append(splats, op)
+			}
+		}
+		return ir.WalkAdvance
+	})
+	rw := ir.NewRewriter(ctx, nil)
+	for _, op := range splats {
+		scalar := op.Operand(0).DefiningOp()
+		v, ok := scalar.Attr("value").(*ir.FloatAttr)
+		if !ok {
+			continue // the verifier says what is wrong
+		}
+		rw.SetInsertionPoint(op)
+		c, err := tensor.SplatConstant(&rw.Builder, op.Loc(), op.Result(0).Type(), v.Val)
+		if err != nil {
+			return op.EmitOpError("%v", err)
+		}
+		rw.ReplaceOp(op, []*ir.Value{c})
+		if !scalar.Result(0).HasUses() {
+			rw.EraseOp(scalar)
+		}
+	}
+	return nil
 }

@@ -352,9 +352,18 @@ func (s *session) Run() error {
 		step++
 	}
 	// Splat constants that become live after the last instruction (a
-	// constant the function returns) hold their value for the host.
+	// constant the function returns) hold their value for the host, and
+	// what sees them is ready.
 	if err := s.writeSplats(step); err != nil {
 		return err
+	}
+	for k, c := range p.Checkpoints {
+		if d.ready[c.Buffer] == len(p.Program) {
+			var err error
+			if s.checkpoints[k], err = s.readTensor(c.Buffer); err != nil {
+				return fmt.Errorf("checkpoint %d (%s): %v", k, c.Name, err)
+			}
+		}
 	}
 	for _, st := range steps {
 		busiest := 0

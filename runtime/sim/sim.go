@@ -49,7 +49,7 @@ type Device struct {
 	mem              []tileMemory
 	pieceOn          [][]int32 // buffer → tile → piece index, -1 where none
 	writer           []int     // buffer → the instruction that writes it, -1: none
-	ready            []int     // buffer → the instruction after which it holds its value (a view: its sources'), -1: from the start
+	ready            []int     // buffer → the instruction (program index) after which it holds its value (a view: its sources'), -1: from the start, len(Program): at the end
 	attached, loaded bool
 }
 
@@ -141,10 +141,23 @@ func (d *Device) Load(p *ipupkg.Package) error {
 			d.writer[in.Operands[n-1]] = i
 		}
 	}
-	// Views come after the buffers they see, so one pass in order gives
-	// each its sources' latest writer.
+	// A splat constant holds its value from the step it becomes live; a
+	// view, once all it sees does (views come after the buffers they see,
+	// so one pass in order is enough).
+	// stepAt is the program index of each step (instruction) and, last,
+	// the program's end.
+	var stepAt []int
+	for i, in := range p.Program {
+		if in.Op != ipupkg.OpSync {
+			stepAt = append(stepAt, i)
+		}
+	}
+	stepAt = append(stepAt, len(p.Program))
 	d.ready = slices.Clone(d.writer)
 	for b, buf := range p.Buffers {
+		if buf.Init != nil && buf.Init.Splat {
+			d.ready[b] = stepAt[min(int(buf.Start), len(stepAt)-1)]
+		}
 		for _, v := range buf.ViewOf {
 			d.ready[b] = max(d.ready[b], d.ready[v])
 		}

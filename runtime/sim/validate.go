@@ -221,16 +221,11 @@ func checkExchange(p *ipupkg.Package, in ipupkg.Instruction) error {
 		if len(sb.Shape) != rank || sb.Elem != dst.Elem {
 			return fmt.Errorf("source %d (%v %v) and the destination (%v %v) differ in rank or element type", k, sb.Elem, sb.Shape, dst.Elem, dst.Shape)
 		}
+		// A destination index d reads source index offset + stride·d
+		// (each transfer's box is checked against the source below).
 		for i := range rank {
-			off, str := int64(0), int64(1)
-			if len(x.SourceOffsets) > 0 {
-				off = x.SourceOffsets[k*rank+i]
-			}
-			if len(x.SourceStrides) > 0 {
-				str = x.SourceStrides[k*rank+i]
-			}
-			if off < 0 || str < 1 {
-				return fmt.Errorf("source %d: offset %d and stride %d on axis %d", k, off, str, i)
+			if len(x.SourceStrides) > 0 && x.SourceStrides[k*rank+i] < 1 {
+				return fmt.Errorf("source %d: stride %d on axis %d", k, x.SourceStrides[k*rank+i], i)
 			}
 		}
 	}
@@ -245,9 +240,12 @@ func checkExchange(p *ipupkg.Package, in ipupkg.Instruction) error {
 			}
 			off, str := int64(0), int64(1)
 			if len(x.SourceOffsets) > 0 {
-				off, str = x.SourceOffsets[tr.Operand*rank+i], x.SourceStrides[tr.Operand*rank+i]
+				off = x.SourceOffsets[tr.Operand*rank+i]
 			}
-			if s.Hi > s.Lo && off+str*(s.Hi-1) >= src[i] {
+			if len(x.SourceStrides) > 0 {
+				str = x.SourceStrides[tr.Operand*rank+i]
+			}
+			if s.Hi > s.Lo && (off+str*s.Lo < 0 || off+str*(s.Hi-1) >= src[i]) {
 				return fmt.Errorf("transfer %d: box %v reads past source %d's shape %v", t, tr.Box, tr.Operand, src)
 			}
 		}

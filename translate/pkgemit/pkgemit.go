@@ -33,11 +33,31 @@ type SourceOp struct {
 }
 
 // SourceOps are the tensor-level ops a checkpoint may sample: every op
-// inside a function with one ranked tensor result and a file location.
+// inside a function with one ranked tensor result and a file location
+// whose value reaches the function's results (a value computed for
+// nothing needs no checking, and may live at no time the device could
+// read it).
 func SourceOps(module *ir.Operation) []SourceOp {
 	var ops []SourceOp
+	live := map[*ir.Value]bool{}
 	module.Walk(func(op *ir.Operation) ir.WalkResult {
-		if op.NumResults() != 1 || op.NumRegions() > 0 {
+		if op.HasTrait(ir.TraitReturnLike) {
+			work := slices.Clone(op.Operands())
+			for len(work) > 0 {
+				v := work[len(work)-1]
+				work = work[:len(work)-1]
+				if !live[v] {
+					live[v] = true
+					if def := v.DefiningOp(); def != nil {
+						work = append(work, def.Operands()...)
+					}
+				}
+			}
+		}
+		return ir.WalkAdvance
+	})
+	module.Walk(func(op *ir.Operation) ir.WalkResult {
+		if op.NumResults() != 1 || op.NumRegions() > 0 || !live[op.Result(0)] {
 			return ir.WalkAdvance
 		}
 		loc, ok := ir.FileLineColOf(op.Loc())
@@ -414,7 +434,8 @@ func (b *builder) outputs(mem *ir.Operation) error {
 
 // checkpoints names, for each source op, the last buffer or view (in
 // program order) made at its location that holds its result's type
-// (constants aside: nothing computes them); a view stands for a value the
+// (constants and views of them aside: nothing computes them); a view
+// stands for a value the
 // program never stores alone, such as one of the results of fused
 // matmuls. The outputs need none: a runner compares what the host
 // receives.
@@ -424,7 +445,7 @@ func (b *builder) checkpoints(opts Options) {
 		best := -1
 		for i, buf := range b.pkg.Buffers {
 			loc, ok := ir.FileLineColOf(b.locs[i])
-			if ok && buf.Init == nil && loc.Line == so.Line && loc.Col == so.Column && buf.Elem == so.Elem && slices.Equal(buf.Shape, so.Shape) &&
+			if ok && !b.constant(i) && loc.Line == so.Line && loc.Col == so.Column && buf.Elem == so.Elem && slices.Equal(buf.Shape, so.Shape) &&
 				(best < 0 || b.order[i] >= b.order[best]) {
 				best = i
 			}
@@ -434,6 +455,21 @@ func (b *builder) checkpoints(opts Options) {
 			b.pkg.Checkpoints = append(b.pkg.Checkpoints, ipupkg.Checkpoint{Name: so.Name, Buffer: best, Line: so.Line, Column: so.Column})
 		}
 	}
+}
+
+// constant says whether buffer i holds a constant, or is a view of
+// constants only: nothing computes it, so nothing needs checking.
+func (b *builder) constant(i int) bool {
+	buf := &b.pkg.Buffers[i]
+	if len(buf.ViewOf) == 0 {
+		return buf.Init != nil
+	}
+	for _, v := range buf.ViewOf {
+		if !b.constant(v) {
+			return false
+		}
+	}
+	return true
 }
 
 // elementBytes is a constant's elements as stored (little endian, row
