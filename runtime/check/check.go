@@ -21,10 +21,10 @@
 // source: the output streams match the function's results, each
 // checkpoint names an op of the source of its type, and, in a package
 // compiled from the tensor level (it carries its source), every value the
-// source computes from its inputs has a checkpoint (unless it is a
-// result, moved data, a constant, or equal to a value that is checked), so
-// a package cannot pass by leaving out what it got wrong. A package
-// compiled from lower IR has no checkpoints: its outputs are compared.
+// source computes from its inputs has a checkpoint (unless the compiler
+// folded or merged it away), so a package cannot pass by leaving out what
+// it got wrong. A package compiled from lower IR has no checkpoints: its
+// outputs are compared.
 package check
 
 import (
@@ -311,62 +311,65 @@ func (c *checker) matchCheckpoints(body *ir.Block, dev Device) {
 
 // requireCheckpoints says which computed values of the source have no
 // checkpoint. A value needs one when it has a place in the source, is
-// computed from the function's inputs and reaches a result, unless it is
-// a result itself (the host's output is compared), moved data (its
-// elements are checked where they come from), a constant, or bit for bit
-// the value of an input, of an operand, or of another checked value (the
-// compiler folded or merged it).
+// computed from the function's inputs and reaches a result, unless the
+// compiler had nothing of its own to store: its value is bit for bit one
+// it was computed from (a fold: x·1, a transpose of a transpose), or its
+// op is the same operation on the same operands as a checkpointed one (the
+// two were merged).
 func (c *checker) requireCheckpoints(body *ir.Block, hashes map[*ir.Value]uint64) {
 	live := liveValues(body)
 	fromInputs := map[*ir.Value]bool{}
 	for _, a := range body.Arguments() {
 		fromInputs[a] = true
 	}
-	checked := map[uint64]bool{}
-	for _, a := range body.Arguments() {
-		checked[hashes[a]] = true
-	}
-	for op := range c.checkpointOf {
-		checked[hashes[op.Result(0)]] = true
-	}
-	returned := map[*ir.Value]bool{}
-	if term := body.Last(); term != nil {
-		for _, v := range term.Operands() {
-			returned[v] = true
-		}
-	}
+	// ancestors[v] are the hashes of every value v was computed from.
+	ancestors := map[*ir.Value]map[uint64]bool{}
 	for _, op := range body.Ops() {
 		if op.HasTrait(ir.TraitReturnLike) || op.NumResults() != 1 {
 			continue
 		}
+		r := op.Result(0)
+		from := map[uint64]bool{}
 		for _, v := range op.Operands() {
-			if fromInputs[v] {
-				fromInputs[op.Result(0)] = true
+			fromInputs[r] = fromInputs[r] || fromInputs[v]
+			from[hashes[v]] = true
+			for h := range ancestors[v] {
+				from[h] = true
 			}
 		}
-		r := op.Result(0)
-		if _, has := c.checkpointOf[op]; has || !fromInputs[r] || !live[r] || returned[r] || movesData(op) {
+		ancestors[r] = from
+		if _, has := c.checkpointOf[op]; has || !fromInputs[r] || !live[r] {
 			continue
 		}
 		if _, ok := ir.FileLineColOf(op.Loc()); !ok {
 			continue
 		}
-		h := hashes[r]
-		same := checked[h]
-		for _, v := range op.Operands() {
-			same = same || hashes[v] == h
+		if from[hashes[r]] || c.mergedWithChecked(op) {
+			continue
 		}
-		if !same {
-			c.problem("the package has no checkpoint for %s at %s: every value the source computes from its inputs has one", op.Name(), c.where(op))
-		}
+		c.problem("the package has no checkpoint for %s at %s: every value the source computes from its inputs has one", op.Name(), c.where(op))
 	}
 }
 
-// movesData says whether op only moves or makes data (its elements are
-// other values' or constants).
-func movesData(op *ir.Operation) bool {
-	return op.Is(tensor.TransposeOp, tensor.ReshapeOp, tensor.BroadcastOp, tensor.SliceOp, tensor.ConcatOp,
-		tensor.ConstantOp, tensor.SplatOp)
+// mergedWithChecked says whether a checkpointed op computes the same
+// operation as op on the same operands.
+func (c *checker) mergedWithChecked(op *ir.Operation) bool {
+	for other := range c.checkpointOf {
+		if other.Name() == op.Name() && slices.Equal(other.Operands(), op.Operands()) &&
+			slices.Equal(other.ResultTypes(), op.ResultTypes()) && attrsText(other) == attrsText(op) {
+			return true
+		}
+	}
+	return false
+}
+
+// attrsText is every attribute of op, printed (for comparing two ops).
+func attrsText(op *ir.Operation) string {
+	var b strings.Builder
+	for _, a := range op.AllAttrs() {
+		b.WriteString(a.Name + "=" + ir.AttrString(a.Value) + ";")
+	}
+	return b.String()
 }
 
 // liveValues are the values a result of body depends on.
