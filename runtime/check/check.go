@@ -138,11 +138,6 @@ func (r *Report) Explain() []string {
 		}
 		out = append(out, f.String())
 	}
-	if len(out) > 0 {
-		for _, s := range r.NonFinite {
-			out = append(out, "note: "+s)
-		}
-	}
 	return out
 }
 
@@ -517,5 +512,8 @@ func hashOf(a *eval.Array) uint64 {
 // Summary is the verdict line and, on FAIL, why, for a tool to print.
 func (r *Report) Summary() string {
 	lines := append([]string{r.Line()}, r.Explain()...)
+	for _, s := range r.NonFinite {
+		lines = append(lines, "note: "+s)
+	}
 	return strings.Join(lines, "\n")
 }

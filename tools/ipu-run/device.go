@@ -220,6 +220,9 @@ func checkRun(o *options, p *program, pkg *ipupkg.Package, inputs []*eval.Array,
 		log.Info("checked", "value", v.What, "check", v.Check, "elements", v.Elements, "maximumAbsoluteError", v.MaxAbsError, "maximumErrorToBound", v.MaxRatio)
 	}
 	fmt.Fprintln(stdout, rep.Line())
+	for _, s := range rep.NonFinite {
+		fmt.Fprintf(stderr, "ipu-run: note: %s (the bounds downstream of them are infinite; a NaN passes where the reference has NaN)\n", s)
+	}
 	if rep.Pass() {
 		return nil
 	}
