@@ -48,7 +48,9 @@ func boundCases() []boundCase {
 				return f.build(name, []*ir.Value{f.arg(0), f.arg(1)}).DefiningOp()
 			}}
 	}
-	axes := func(f *fixture, xs ...int) ir.NamedAttr { return ir.NamedAttr{Name: AxesAttr, Value: I64Array(f.ctx, xs...)} }
+	axes := func(f *fixture, xs ...int) ir.NamedAttr {
+		return ir.NamedAttr{Name: AxesAttr, Value: I64Array(f.ctx, xs...)}
+	}
 	rsqrt := unary(RsqrtOpName, false)
 	rsqrt.positive = true
 	return []boundCase{
@@ -66,7 +68,9 @@ func boundCases() []boundCase {
 				return v.DefiningOp()
 			}},
 		{name: MatmulOpName, args: func(f *fixture) []ir.Type { return []ir.Type{f16(f, 4, 96), f16(f, 96, 8)} },
-			build: func(f *fixture) *ir.Operation { return f.build(MatmulOpName, []*ir.Value{f.arg(0), f.arg(1)}).DefiningOp() }},
+			build: func(f *fixture) *ir.Operation {
+				return f.build(MatmulOpName, []*ir.Value{f.arg(0), f.arg(1)}).DefiningOp()
+			}},
 		{name: BatchMatmulOpName, args: func(f *fixture) []ir.Type { return []ir.Type{f32(f, 2, 4, 64), f32(f, 2, 64, 8)} },
 			build: func(f *fixture) *ir.Operation {
 				return f.build(BatchMatmulOpName, []*ir.Value{f.arg(0), f.arg(1)}).DefiningOp()

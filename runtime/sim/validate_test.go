@@ -29,9 +29,9 @@ func TestLoadRefusesWhatItCannotRun(t *testing.T) {
 		t.Fatalf("the intact reduction: %v", err)
 	}
 	for _, tc := range []struct {
-		name  string
+		name   string
 		break_ func(p *ipupkg.Package)
-		want  string
+		want   string
 	}{
 		{"every instruction in superstep 0", func(p *ipupkg.Package) {
 			for i := range p.Program {
