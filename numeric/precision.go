@@ -42,9 +42,15 @@ func Ulp(x float64, k elem.Type) float64 {
 	if x > MaxFinite(k) {
 		return math.Inf(1)
 	}
-	_, e := math.Frexp(x) // x = m·2^e, m in [0.5, 1)
-	e = max(e-1, f.minExp)
-	return math.Ldexp(1, e-f.frac)
+	// The binade's exponent, straight from x's bits (an f64 subnormal is
+	// below every other type's normal range, so its exponent field's -1023
+	// is clamped like any other).
+	e := int(math.Float64bits(x)>>52&0x7ff) - 1023
+	e = max(e, f.minExp) - f.frac
+	if e < -1022 {
+		return math.Ldexp(1, e) // f64's own subnormal gaps
+	}
+	return math.Float64frombits(uint64(e+1023) << 52)
 }
 
 // MaxFinite is k's largest finite value.

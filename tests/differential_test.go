@@ -139,12 +139,16 @@ func reasonOf(msg string) string {
 // runAndCheck runs pkg on a simulated device with generated inputs and
 // checks it against src's function.
 func runAndCheck(pkg *ipupkg.Package, src string, tg *target.Target, seed uint64) (*check.Report, error) {
+	return runAndCheckFn(pkg, src, tg, seed, "f")
+}
+
+func runAndCheckFn(pkg *ipupkg.Package, src string, tg *target.Target, seed uint64, name string) (*check.Report, error) {
 	ctx := registry.NewContext()
 	module, err := parser.ParseSourceString(ctx, []byte(src), parser.Config{Filename: "random.ipuir"})
 	if err != nil {
 		return nil, err
 	}
-	fn, err := reference.LookupFunction(module, "f")
+	fn, err := reference.LookupFunction(module, name)
 	if err != nil {
 		return nil, err
 	}

@@ -128,26 +128,28 @@ func boundOfBinary(bop eval.BinaryOp) boundRule {
 		k := result.Kind
 		out := zeros(result.Shape)
 		a, b := args[0].Data, args[1].Data
-		for i := range out.Data {
-			ea, eb := errAt(errs, 0, i), errAt(errs, 1, i)
-			var prop float64
-			switch bop {
-			case eval.Add, eval.Sub:
-				prop = ea + eb
-			case eval.Mul:
-				prop = math.Abs(a[i])*eb + math.Abs(b[i])*ea + ea*eb
-			case eval.Div:
-				if d := math.Abs(b[i]) - eb; d > 0 {
-					prop = (ea + math.Abs(a[i]/b[i])*eb) / d
-				} else if ea > 0 || eb > 0 {
-					prop = math.Inf(1)
+		eval.ParallelFor(len(out.Data), func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				ea, eb := errAt(errs, 0, i), errAt(errs, 1, i)
+				var prop float64
+				switch bop {
+				case eval.Add, eval.Sub:
+					prop = ea + eb
+				case eval.Mul:
+					prop = math.Abs(a[i])*eb + math.Abs(b[i])*ea + ea*eb
+				case eval.Div:
+					if d := math.Abs(b[i]) - eb; d > 0 {
+						prop = (ea + math.Abs(a[i]/b[i])*eb) / d
+					} else if ea > 0 || eb > 0 {
+						prop = math.Inf(1)
+					}
+				case eval.Max:
+					out.Data[i] = max(ea, eb) // max picks an input: exact
+					continue
 				}
-			case eval.Max:
-				out.Data[i] = max(ea, eb) // max picks an input: exact
-				continue
+				out.Data[i] = prop + faithful(result.Data[i], prop, k)
 			}
-			out.Data[i] = prop + faithful(result.Data[i], prop, k)
-		}
+		})
 		return out, nil
 	}
 }
@@ -159,18 +161,20 @@ func boundOfMonotone(f func(float64) float64) boundRule {
 		k := result.Kind
 		out := zeros(result.Shape)
 		x := args[0].Data
-		for i := range out.Data {
-			e := errAt(errs, 0, i)
-			prop := 0.0
-			if e > 0 {
-				fx := f(x[i])
-				prop = max(math.Abs(f(x[i]+e)-fx), math.Abs(f(x[i]-e)-fx))
-				if math.IsNaN(prop) {
-					prop = math.Inf(1) // the interval leaves the domain
+		eval.ParallelFor(len(out.Data), func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				e := errAt(errs, 0, i)
+				prop := 0.0
+				if e > 0 {
+					fx := f(x[i])
+					prop = max(math.Abs(f(x[i]+e)-fx), math.Abs(f(x[i]-e)-fx))
+					if math.IsNaN(prop) {
+						prop = math.Inf(1) // the interval leaves the domain
+					}
 				}
+				out.Data[i] = prop + faithful(result.Data[i], prop, k)
 			}
-			out.Data[i] = prop + faithful(result.Data[i], prop, k)
-		}
+		})
 		return out, nil
 	}
 }
@@ -257,10 +261,12 @@ func boundOfMatmul(s *opSpec, op *ir.Operation, args, errs []*eval.Array, result
 	inner := int64(args[0].Shape[len(args[0].Shape)-1])
 	g := 2 * numeric.Gamma(inner, accumulation(k))
 	out := zeros(result.Shape)
-	for i := range out.Data {
-		prop := max(m2.Data[i]-m1.Data[i], 0)
-		out.Data[i] = prop + g*m2.Data[i] + faithful(result.Data[i], prop, k)
-	}
+	eval.ParallelFor(len(out.Data), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			prop := max(m2.Data[i]-m1.Data[i], 0)
+			out.Data[i] = prop + g*m2.Data[i] + faithful(result.Data[i], prop, k)
+		}
+	})
 	return out, nil
 }
 
@@ -348,15 +354,17 @@ func boundByDecomposition(_ *opSpec, op *ir.Operation, args, errs []*eval.Array,
 	}
 	d := got[0]
 	bound := zeros(result.Shape)
-	for i := range bound.Data {
-		gap := math.Abs(d.Array.Data[i] - result.Data[i])
-		if math.IsNaN(gap) {
-			gap = 0 // both NaN, or a NaN the comparison judges itself
+	eval.ParallelFor(len(bound.Data), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			gap := math.Abs(d.Array.Data[i] - result.Data[i])
+			if math.IsNaN(gap) {
+				gap = 0 // both NaN, or a NaN the comparison judges itself
+			}
+			bound.Data[i] = gap
+			if d.Bound != nil {
+				bound.Data[i] += d.Bound.Data[i]
+			}
 		}
-		bound.Data[i] = gap
-		if d.Bound != nil {
-			bound.Data[i] += d.Bound.Data[i]
-		}
-	}
+	})
 	return bound, nil
 }

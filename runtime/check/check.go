@@ -33,6 +33,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/ipuir/ipuir/dialects/tensor"
 	"github.com/ipuir/ipuir/dialects/tensor/eval"
@@ -197,14 +198,40 @@ func Run(fn *ir.Operation, pkg *ipupkg.Package, inputs []*eval.Array, dev Device
 	}
 	c.matchCheckpoints(body, dev)
 
-	// End to end.
+	// The two checks are independent runs of the reference: run them side
+	// by side (each its own copy of the checker), then report end to end
+	// first.
+	e2e, local := c.fork(), c.fork()
+	var errs [2]error
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); errs[0] = e2e.endToEnd(fn, body, inputs, dev) }()
+	go func() { defer wg.Done(); errs[1] = local.local(fn, inputs, dev) }()
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("reference: %w", err)
+		}
+	}
+	c.merge(e2e.rep)
+	c.merge(local.rep)
+	if c.rep.Compared == 0 {
+		c.problem("nothing was compared: the package has no outputs and no checkpoints")
+	}
+	return c.rep, nil
+}
+
+// endToEnd runs the reference from the inputs and compares every
+// checkpoint and output with its value there, then says which values lack
+// a checkpoint.
+func (c *checker) endToEnd(fn *ir.Operation, body *ir.Block, inputs []*eval.Array, dev Device) error {
 	hashes := map[*ir.Value]uint64{}
 	for i, a := range body.Arguments() {
 		if i < len(inputs) {
 			hashes[a] = hashOf(inputs[i])
 		}
 	}
-	results, err := reference.RunValues(fn, inputs, &reference.Options{Bounds: true, MemoryLimit: opts.MemoryLimit,
+	results, err := reference.RunValues(fn, inputs, &reference.Options{Bounds: true, MemoryLimit: c.opts.MemoryLimit,
 		After: func(op *ir.Operation, v *tensor.Value) error {
 			hashes[op.Result(0)] = hashOf(v.Array)
 			if k, ok := c.checkpointOf[op]; ok {
@@ -213,19 +240,23 @@ func Run(fn *ir.Operation, pkg *ipupkg.Package, inputs []*eval.Array, dev Device
 			return nil
 		}})
 	if err != nil {
-		return nil, fmt.Errorf("reference: %w", err)
+		return err
 	}
 	c.compareOutputs(results, dev, "end-to-end")
 	// A package compiled from the tensor level carries its source and a
 	// checkpoint for each value it computes; one compiled from lower IR
 	// has neither, and only its outputs can be compared.
-	if len(pkg.Source) > 0 {
+	if len(c.pkg.Source) > 0 {
 		c.requireCheckpoints(body, hashes)
 	}
+	return nil
+}
 
-	// Local: each checkpointed op's value is the device's for the ops
-	// after it.
-	results, err = reference.RunValues(fn, inputs, &reference.Options{Bounds: true, MemoryLimit: opts.MemoryLimit,
+// local runs the reference with each checkpointed op's value replaced by
+// the device's for the ops after it, comparing each checkpoint and output
+// with the reference's value on the device's own inputs.
+func (c *checker) local(fn *ir.Operation, inputs []*eval.Array, dev Device) error {
+	results, err := reference.RunValues(fn, inputs, &reference.Options{Bounds: true, MemoryLimit: c.opts.MemoryLimit,
 		After: func(op *ir.Operation, v *tensor.Value) error {
 			if k, ok := c.checkpointOf[op]; ok {
 				c.compare(c.checkpointName(k, op), "local", dev.Checkpoints[k], *v)
@@ -234,13 +265,28 @@ func Run(fn *ir.Operation, pkg *ipupkg.Package, inputs []*eval.Array, dev Device
 			return nil
 		}})
 	if err != nil {
-		return nil, fmt.Errorf("reference: %w", err)
+		return err
 	}
 	c.compareOutputs(results, dev, "local")
-	if c.rep.Compared == 0 {
-		c.problem("nothing was compared: the package has no outputs and no checkpoints")
-	}
-	return c.rep, nil
+	return nil
+}
+
+// fork is a checker with an empty report of its own that shares c's
+// read-only state, for one check.
+func (c *checker) fork() *checker {
+	d := *c
+	d.rep = &Report{}
+	return &d
+}
+
+// merge adds a forked checker's findings to c's report.
+func (c *checker) merge(r *Report) {
+	c.rep.Compared += r.Compared
+	c.rep.Values = append(c.rep.Values, r.Values...)
+	c.rep.Failures = append(c.rep.Failures, r.Failures...)
+	c.rep.Problems = append(c.rep.Problems, r.Problems...)
+	c.rep.MaxAbsError = max(c.rep.MaxAbsError, r.MaxAbsError)
+	c.rep.MaxRatio = max(c.rep.MaxRatio, r.MaxRatio)
 }
 
 type checker struct {

@@ -122,6 +122,9 @@ func runPackage(o *options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %v", o.file, err)
 	}
+	// Everything the check and the report need is read: give the tiles'
+	// memory back before the reference runs.
+	dev.Close()
 	outputs := got.Outputs
 	summarise(o, outputs, stdout)
 	if o.reportCycles {

@@ -40,3 +40,7 @@ func parallelFor(n, grain int, body func(lo, hi int)) {
 	}
 	wg.Wait()
 }
+
+// ParallelFor is parallelFor for elementwise work outside the package
+// (the accuracy analysis's bounds), at the elementwise grain.
+func ParallelFor(n int, body func(lo, hi int)) { parallelFor(n, elementwiseGrain, body) }
