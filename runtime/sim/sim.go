@@ -100,7 +100,7 @@ func (d *Device) Load(p *ipupkg.Package) error {
 	if err := p.Validate(); err != nil {
 		return err
 	}
-	if err := validate(p); err != nil {
+	if err := Validate(p); err != nil {
 		return fmt.Errorf("the package's program: %v", err)
 	}
 	if p.ExchangeBusPairs && !d.tg.ExchangeBusPairs {

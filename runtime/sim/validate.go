@@ -11,7 +11,7 @@ import (
 	"github.com/ipuir/ipuir/runtime/ipupkg"
 )
 
-// validate checks, before anything is loaded, what the reader cannot
+// Validate checks, before anything is loaded, what the reader cannot
 // check without the device's semantics: the program's bulk-synchronous
 // structure (bsp.Check), every instruction's parameters against its
 // buffers' shapes and element types, and every view's mapping (the
@@ -19,7 +19,7 @@ import (
 // package the reader accepts
 // either passes or is refused here with the instruction named; it never
 // reaches a kernel that would misread it.
-func validate(p *ipupkg.Package) error {
+func Validate(p *ipupkg.Package) error {
 	steps := make([]bsp.Step, len(p.Program))
 	for i, in := range p.Program {
 		switch in.Op {

@@ -13,6 +13,7 @@ import (
 	"github.com/ipuir/ipuir/passes"
 	"github.com/ipuir/ipuir/registry"
 	"github.com/ipuir/ipuir/runtime/ipupkg"
+	"github.com/ipuir/ipuir/runtime/sim"
 	"github.com/ipuir/ipuir/target"
 	"github.com/ipuir/ipuir/tools/optmain"
 	"github.com/ipuir/ipuir/translate/pkgemit"
@@ -45,6 +46,11 @@ func emitPackage(ctx *ir.Context, module *ir.Operation, in *optmain.Input, out i
 	pkg, err := pkgemit.Build(module, tg, opts)
 	if err != nil {
 		return err
+	}
+	// The tile-asm verifier applies the device's rules; a package the
+	// device would refuse is a compiler bug, never written.
+	if err := sim.Validate(pkg); err != nil {
+		return fmt.Errorf("BUG: the compiled package would be refused by the device: %v", err)
 	}
 	data := pkg.Encode()
 	if _, err := out.Write(data); err != nil {
