@@ -16,9 +16,10 @@ import (
 // structure (bsp.Check), every instruction's parameters against its
 // buffers' shapes and element types, and every view's mapping (the
 // schedules are checked word by word beside it, horizons included). A
-// package the reader accepts
-// either passes or is refused here with the instruction named; it never
-// reaches a kernel that would misread it.
+// package the reader accepts either passes or is refused here with the
+// instruction named; it never reaches a kernel that would misread it. Load
+// calls it; a tool that writes packages calls it so as never to write one
+// a device refuses.
 func Validate(p *ipupkg.Package) error {
 	steps := make([]bsp.Step, len(p.Program))
 	for i, in := range p.Program {
