@@ -65,3 +65,24 @@ func (op *Operation) Each(f func(*Operation)) {
 		}
 	}
 }
+
+// BackwardSlice is vs and every value they are computed from: the
+// operands of their defining ops, transitively, going only through the ops
+// through accepts (every op when through is nil), as MLIR's
+// getBackwardSlice gathers ops.
+func BackwardSlice(vs []*Value, through func(*Operation) bool) map[*Value]bool {
+	out := make(map[*Value]bool, len(vs))
+	work := append([]*Value(nil), vs...)
+	for len(work) > 0 {
+		v := work[len(work)-1]
+		work = work[:len(work)-1]
+		if out[v] {
+			continue
+		}
+		out[v] = true
+		if def := v.DefiningOp(); def != nil && (through == nil || through(def)) {
+			work = append(work, def.Operands()...)
+		}
+	}
+	return out
+}

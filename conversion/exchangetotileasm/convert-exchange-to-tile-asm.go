@@ -387,25 +387,15 @@ func placementError(fn *ir.Operation, values []*ir.Value, list []storage.Buffer,
 // fills: the arguments, the returned values, and the values a returned
 // view sees (through any chain of views).
 func streamedValues(entry *ir.Block, tg *target.Target) map[*ir.Value]bool {
-	out := map[*ir.Value]bool{}
+	var results []*ir.Value
+	if term := entry.Last(); term != nil && term.HasTrait(ir.TraitReturnLike) {
+		results = term.Operands()
+	}
+	out := ir.BackwardSlice(results, func(def *ir.Operation) bool {
+		return def.Def() != nil && def.Def().Dialect() == tiled.Dialect && tiled.Aliases(def, tg)
+	})
 	for _, a := range entry.Arguments() {
 		out[a] = true
-	}
-	term := entry.Last()
-	if term == nil || !term.HasTrait(ir.TraitReturnLike) {
-		return out
-	}
-	work := slices.Clone(term.Operands())
-	for len(work) > 0 {
-		v := work[len(work)-1]
-		work = work[:len(work)-1]
-		if out[v] {
-			continue
-		}
-		out[v] = true
-		if def := v.DefiningOp(); def != nil && def.Def() != nil && def.Def().Dialect() == tiled.Dialect && tiled.Aliases(def, tg) {
-			work = append(work, def.Operands()...)
-		}
 	}
 	return out
 }

@@ -24,13 +24,19 @@ func Unravel(lin int64, shape, idx []int64) []int64 {
 	return idx
 }
 
-// ForEach calls f with every position of a tensor of shape, in row-major
-// order, and its index (reused between calls).
-func ForEach(shape []int64, f func(lin int64, idx []int64)) {
+// Elements is how many elements a tensor of shape holds.
+func Elements(shape []int64) int64 {
 	n := int64(1)
 	for _, d := range shape {
 		n *= d
 	}
+	return n
+}
+
+// ForEach calls f with every position of a tensor of shape, in row-major
+// order, and its index (reused between calls).
+func ForEach(shape []int64, f func(lin int64, idx []int64)) {
+	n := Elements(shape)
 	idx := make([]int64, len(shape))
 	for lin := range n {
 		f(lin, Unravel(lin, shape, idx))

@@ -415,24 +415,11 @@ func attrsText(op *ir.Operation) string {
 
 // liveValues are the values a result of body depends on.
 func liveValues(body *ir.Block) map[*ir.Value]bool {
-	live := map[*ir.Value]bool{}
-	term := body.Last()
-	if term == nil {
-		return live
+	var results []*ir.Value
+	if term := body.Last(); term != nil {
+		results = term.Operands()
 	}
-	work := slices.Clone(term.Operands())
-	for len(work) > 0 {
-		v := work[len(work)-1]
-		work = work[:len(work)-1]
-		if live[v] {
-			continue
-		}
-		live[v] = true
-		if def := v.DefiningOp(); def != nil {
-			work = append(work, def.Operands()...)
-		}
-	}
-	return live
+	return ir.BackwardSlice(results, nil)
 }
 
 func (c *checker) compareOutputs(results []tensor.Value, dev Device, check string) {

@@ -51,7 +51,7 @@ func (s *session) Write(index int, data []byte) error {
 func (d *Device) writeTensor(b int, data []byte) error {
 	buf := d.pkg.Buffers[b]
 	c := codec{buf.Elem, buf.Elem.Bytes()}
-	if want := elements(buf.Shape) * int64(c.bytes); int64(len(data)) != want {
+	if want := rowmajor.Elements(buf.Shape) * int64(c.bytes); int64(len(data)) != want {
 		return fmt.Errorf("%s: %d bytes, want %d (%v %v)", buf.Name, len(data), want, buf.Elem, buf.Shape)
 	}
 	for _, pc := range buf.Pieces {
@@ -70,7 +70,7 @@ func (d *Device) writeTensor(b int, data []byte) error {
 func (s *session) readTensor(b int) ([]byte, error) {
 	buf := s.d.pkg.Buffers[b]
 	c := codec{buf.Elem, buf.Elem.Bytes()}
-	n := elements(buf.Shape)
+	n := rowmajor.Elements(buf.Shape)
 	out := make([]byte, n*int64(c.bytes))
 	seen := make([]bool, n)
 	r := s.reader()
@@ -390,23 +390,9 @@ func total(tg *target.Target, steps []int64, perTile map[int64][]int64, syncs, e
 }
 
 func (s *session) prepareViews() error {
-	p := s.d.pkg
-	s.views = make([]*mapping, len(p.Buffers))
-	for b, buf := range p.Buffers {
-		if len(buf.ViewOf) == 0 {
-			continue
-		}
-		var ins [][]int64
-		for _, v := range buf.ViewOf {
-			ins = append(ins, p.Buffers[v].Shape)
-		}
-		m, err := newMapping(buf.ViewKind, buf.ViewParams, buf.ViewOf, buf.Shape, ins)
-		if err != nil {
-			return fmt.Errorf("view %d (%s): %v", b, buf.Name, err)
-		}
-		s.views[b] = m
-	}
-	return nil
+	var err error
+	s.views, err = viewMappings(s.d.pkg)
+	return err
 }
 
 // writeSplats writes the splat constants that become live at step (at

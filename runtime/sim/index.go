@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"fmt"
+
 	"github.com/ipuir/ipuir/dialects/tiled/movement"
 	"github.com/ipuir/ipuir/runtime/ipupkg"
 )
@@ -34,6 +36,27 @@ func movementParams(params []ipupkg.Param) movement.Params {
 	return p
 }
 
+// viewMappings is, per buffer of p, its view mapping (nil for a buffer
+// that is no view).
+func viewMappings(p *ipupkg.Package) ([]*mapping, error) {
+	out := make([]*mapping, len(p.Buffers))
+	for b, buf := range p.Buffers {
+		if len(buf.ViewOf) == 0 {
+			continue
+		}
+		ins := make([][]int64, len(buf.ViewOf))
+		for k, v := range buf.ViewOf {
+			ins[k] = p.Buffers[v].Shape
+		}
+		m, err := newMapping(buf.ViewKind, buf.ViewParams, buf.ViewOf, buf.Shape, ins)
+		if err != nil {
+			return nil, fmt.Errorf("view %d (%s): %v", b, buf.Name, err)
+		}
+		out[b] = m
+	}
+	return out, nil
+}
+
 func newMapping(kind string, params []ipupkg.Param, srcs []int, out []int64, ins [][]int64) (*mapping, error) {
 	m, err := movement.NewMap(kind, movementParams(params), out, ins)
 	if err != nil {
@@ -43,11 +66,3 @@ func newMapping(kind string, params []ipupkg.Param, srcs []int, out []int64, ins
 }
 
 func (m *mapping) at(idx []int64, src []int64) (int, []int64) { return m.m.At(idx, src) }
-
-func elements(shape []int64) int64 {
-	n := int64(1)
-	for _, d := range shape {
-		n *= d
-	}
-	return n
-}

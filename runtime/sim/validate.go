@@ -39,17 +39,8 @@ func Validate(p *ipupkg.Package) error {
 		}
 		return err
 	}
-	for b, buf := range p.Buffers {
-		if len(buf.ViewOf) == 0 {
-			continue
-		}
-		var ins [][]int64
-		for _, v := range buf.ViewOf {
-			ins = append(ins, p.Buffers[v].Shape)
-		}
-		if _, err := newMapping(buf.ViewKind, buf.ViewParams, buf.ViewOf, buf.Shape, ins); err != nil {
-			return fmt.Errorf("view %d (%s): %v", b, buf.Name, err)
-		}
+	if _, err := viewMappings(p); err != nil {
+		return err
 	}
 	for i, in := range p.Program {
 		if in.Op == ipupkg.OpSync {

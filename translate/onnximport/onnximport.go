@@ -361,14 +361,6 @@ func checkShape(shape []int64) error {
 	return nil
 }
 
-func elements(shape []int64) int64 {
-	n := int64(1)
-	for _, d := range shape {
-		n *= d
-	}
-	return n
-}
-
 func tensorType(et elem.Type, shape []int64) string {
 	parts := make([]string, 0, len(shape)+1)
 	for _, d := range shape {

@@ -205,7 +205,7 @@ func ints(xs []int64) string {
 
 // splat is a constant of shape filled with x.
 func splat(et elem.Type, shape []int64, x float64) *value {
-	vals := make([]float64, elements(shape))
+	vals := make([]float64, rowmajor.Elements(shape))
 	for i := range vals {
 		vals[i] = x
 	}
@@ -279,7 +279,7 @@ func (im *importer) broadcastTo(v *value, shape []int64) (string, error) {
 }
 
 func broadcastKonst(v *value, shape []int64) *value {
-	out := &value{elem: v.elem, shape: slices.Clone(shape), konst: &konst{vals: make([]float64, elements(shape))}}
+	out := &value{elem: v.elem, shape: slices.Clone(shape), konst: &konst{vals: make([]float64, rowmajor.Elements(shape))}}
 	off := len(shape) - len(v.shape)
 	idx := make([]int64, len(shape))
 	for lin := range out.konst.vals {

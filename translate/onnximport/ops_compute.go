@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/ipuir/ipuir/elem"
+	"github.com/ipuir/ipuir/internal/rowmajor"
 	"github.com/ipuir/ipuir/translate/onnximport/onnxpb"
 )
 
@@ -38,11 +39,11 @@ func (im *importer) matmulValues(a, b *value) (*value, error) {
 	case rb == 2:
 		// Stack the left operand's matrices into one.
 		batch := a.shape[:ra-2]
-		flat, err := im.reshapeValue(a, []int64{elements(batch) * m, k})
+		flat, err := im.reshapeValue(a, []int64{rowmajor.Elements(batch) * m, k})
 		if err != nil {
 			return nil, err
 		}
-		p, err := mm(flat, b, []int64{elements(batch) * m, nn}, "matmul")
+		p, err := mm(flat, b, []int64{rowmajor.Elements(batch) * m, nn}, "matmul")
 		if err != nil {
 			return nil, err
 		}
@@ -161,7 +162,7 @@ func (im *importer) layerNorm(n *onnxpb.NodeProto, in []*value) error {
 	}
 	var names [2]string
 	for i, p := range []*value{scale, bias} {
-		if elements(p.shape) != d {
+		if rowmajor.Elements(p.shape) != d {
 			return im.fail("a scale or bias of shape %v for a last axis of %d", p.shape, d)
 		}
 		flat, err := im.reshapeValue(p, []int64{d})
@@ -370,7 +371,7 @@ func (im *importer) where(n *onnxpb.NodeProto, in []*value) error {
 		return err
 	}
 	c, x, y := broadcastKonst(vs[0], shape), broadcastKonst(vs[1], shape), broadcastKonst(vs[2], shape)
-	out := &value{elem: vs[1].elem, shape: shape, konst: &konst{vals: make([]float64, elements(shape))}}
+	out := &value{elem: vs[1].elem, shape: shape, konst: &konst{vals: make([]float64, rowmajor.Elements(shape))}}
 	for i := range out.konst.vals {
 		out.konst.vals[i] = y.konst.vals[i]
 		if c.konst.vals[i] != 0 {

@@ -11,7 +11,7 @@ import (
 
 // reshapeValue gives x a new shape of as many elements.
 func (im *importer) reshapeValue(x *value, shape []int64) (*value, error) {
-	if elements(shape) != elements(x.shape) {
+	if rowmajor.Elements(shape) != rowmajor.Elements(x.shape) {
 		return nil, im.fail("cannot reshape %v to %v", x.shape, shape)
 	}
 	if slices.Equal(shape, x.shape) {
@@ -61,10 +61,10 @@ func (im *importer) reshapeOp(n *onnxpb.NodeProto, in []*value) error {
 		known *= shape[i]
 	}
 	if infer >= 0 {
-		if known == 0 || elements(x.shape)%known != 0 {
-			return im.fail("shape %v does not divide the input's %d elements", spec, elements(x.shape))
+		if known == 0 || rowmajor.Elements(x.shape)%known != 0 {
+			return im.fail("shape %v does not divide the input's %d elements", spec, rowmajor.Elements(x.shape))
 		}
-		shape[infer] = elements(x.shape) / known
+		shape[infer] = rowmajor.Elements(x.shape) / known
 	}
 	if err := checkShape(shape); err != nil {
 		return im.fail("%v", err)
@@ -85,7 +85,7 @@ func (im *importer) flatten(n *onnxpb.NodeProto, in []*value) error {
 	if a < 0 || a > int64(len(x.shape)) {
 		return im.fail("axis %d of a rank-%d tensor", a, len(x.shape))
 	}
-	v, err := im.reshapeValue(x, []int64{elements(x.shape[:a]), elements(x.shape[a:])})
+	v, err := im.reshapeValue(x, []int64{rowmajor.Elements(x.shape[:a]), rowmajor.Elements(x.shape[a:])})
 	if err != nil {
 		return err
 	}
@@ -229,7 +229,7 @@ func (im *importer) concatValues(vs []*value, a int64) (*value, error) {
 		allKnown = allKnown && v.konst != nil
 	}
 	if allKnown {
-		out := &value{elem: vs[0].elem, shape: shape, konst: &konst{vals: make([]float64, elements(shape))}}
+		out := &value{elem: vs[0].elem, shape: shape, konst: &konst{vals: make([]float64, rowmajor.Elements(shape))}}
 		rowmajor.ForEach(shape, func(lin int64, idx []int64) {
 			src := slices.Clone(idx)
 			for _, v := range vs {
@@ -256,7 +256,7 @@ func (im *importer) concatValues(vs []*value, a int64) (*value, error) {
 func (im *importer) concat(n *onnxpb.NodeProto, in []*value) error {
 	var vs []*value
 	for _, v := range in {
-		if elements(v.shape) == 0 && len(in) > 1 {
+		if rowmajor.Elements(v.shape) == 0 && len(in) > 1 {
 			continue // an empty tensor adds nothing
 		}
 		vs = append(vs, v)
@@ -274,7 +274,7 @@ func (im *importer) concat(n *onnxpb.NodeProto, in []*value) error {
 // sliceValue takes x[offsets + strides·i] for i < sizes.
 func (im *importer) sliceValue(x *value, offsets, sizes, strides []int64) (*value, error) {
 	if x.konst != nil {
-		out := &value{elem: x.elem, shape: slices.Clone(sizes), konst: &konst{vals: make([]float64, elements(sizes))}}
+		out := &value{elem: x.elem, shape: slices.Clone(sizes), konst: &konst{vals: make([]float64, rowmajor.Elements(sizes))}}
 		rowmajor.ForEach(sizes, func(lin int64, idx []int64) {
 			src := make([]int64, len(idx))
 			for i := range idx {

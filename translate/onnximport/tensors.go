@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/ipuir/ipuir/elem"
+	"github.com/ipuir/ipuir/internal/rowmajor"
 	"github.com/ipuir/ipuir/numeric"
 	"github.com/ipuir/ipuir/translate/onnximport/onnxpb"
 )
@@ -25,7 +26,7 @@ func (im *importer) tensorValue(t *onnxpb.TensorProto) (*value, error) {
 	if err := checkShape(shape); err != nil {
 		return nil, im.fail("tensor '%s': %v", t.GetName(), err)
 	}
-	n := elements(shape)
+	n := rowmajor.Elements(shape)
 	raw := t.GetRawData()
 	if t.GetDataLocation() == onnxpb.TensorProto_EXTERNAL {
 		if raw, err = im.externalData(t, n*int64(et.Bytes())); err != nil {

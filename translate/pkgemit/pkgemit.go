@@ -39,23 +39,14 @@ type SourceOp struct {
 // read it).
 func SourceOps(module *ir.Operation) []SourceOp {
 	var ops []SourceOp
-	live := map[*ir.Value]bool{}
+	var results []*ir.Value
 	module.Walk(func(op *ir.Operation) ir.WalkResult {
 		if op.HasTrait(ir.TraitReturnLike) {
-			work := slices.Clone(op.Operands())
-			for len(work) > 0 {
-				v := work[len(work)-1]
-				work = work[:len(work)-1]
-				if !live[v] {
-					live[v] = true
-					if def := v.DefiningOp(); def != nil {
-						work = append(work, def.Operands()...)
-					}
-				}
-			}
+			results = append(results, op.Operands()...)
 		}
 		return ir.WalkAdvance
 	})
+	live := ir.BackwardSlice(results, nil)
 	module.Walk(func(op *ir.Operation) ir.WalkResult {
 		if op.NumResults() != 1 || op.NumRegions() > 0 || !live[op.Result(0)] {
 			return ir.WalkAdvance

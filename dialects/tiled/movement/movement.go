@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/ipuir/ipuir/internal/rowmajor"
 )
 
 // Params are a movement's parameters (the tiled op's attributes of the
@@ -92,14 +94,6 @@ func Check(name string, p *Params, out []int64, ins [][]int64) error {
 	return nil
 }
 
-func elements(shape []int64) int64 {
-	n := int64(1)
-	for _, d := range shape {
-		n *= d
-	}
-	return n
-}
-
 func checkRelayout(_ *Params, out []int64, ins [][]int64) error {
 	if !slices.Equal(ins[0], out) {
 		return fmt.Errorf("the operand's shape %v is not the result's %v", ins[0], out)
@@ -108,7 +102,7 @@ func checkRelayout(_ *Params, out []int64, ins [][]int64) error {
 }
 
 func checkReshape(_ *Params, out []int64, ins [][]int64) error {
-	if elements(ins[0]) != elements(out) {
+	if rowmajor.Elements(ins[0]) != rowmajor.Elements(out) {
 		return fmt.Errorf("%v and %v hold different numbers of elements", ins[0], out)
 	}
 	return nil
