@@ -20,6 +20,8 @@ const (
 	MaxTiles = 1 << 20
 	// MaxRank is the most axes a tensor may have.
 	MaxRank = 16
+	// MaxFileBytes is the largest package a reader reads.
+	MaxFileBytes = 1 << 34
 )
 
 // FormatError is a package that Read refuses, with the reason.
@@ -52,9 +54,8 @@ type SectionInfo struct {
 // It reads nothing beyond size and allocates no more than the file
 // justifies.
 func ReadFile(r io.Reader, size int64) (*Package, []SectionInfo, error) {
-	const maxSize = 1 << 34
-	if size < 0 || size > maxSize {
-		return nil, nil, &FormatError{Msg: fmt.Sprintf("size %d is not a package's (at most %d bytes)", size, int64(maxSize))}
+	if size < 0 || size > MaxFileBytes {
+		return nil, nil, &FormatError{Msg: fmt.Sprintf("size %d is not a package's (at most %d bytes)", size, int64(MaxFileBytes))}
 	}
 	data := make([]byte, size)
 	if _, err := io.ReadFull(r, data); err != nil {

@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
+
+	"github.com/ipuir/ipuir/runtime/atomicfile"
 )
 
 // Read reads one .npy array from r and returns it in C order,
@@ -26,18 +27,44 @@ func Read(r io.Reader) (*Array, error) {
 // share memory with b.
 func Decode(b []byte) (*Array, error) { return Read(bytes.NewReader(b)) }
 
-// ReadFile reads the .npy file at path.
+// MaxFileBytes is the largest .npy file ReadFile reads.
+const MaxFileBytes = 1 << 36
+
+// ReadFile reads the .npy file at path: a regular file, whose size the
+// header's shape must account for before any data is read, or a pipe,
+// read no further than its header promises (atomicfile.Open refuses a
+// device such as /dev/zero).
 func ReadFile(path string) (*Array, error) {
-	b, err := os.ReadFile(path)
+	f, size, err := atomicfile.Open(path, MaxFileBytes)
 	if err != nil {
 		return nil, err
 	}
-	a, err := Decode(b)
+	defer f.Close()
+	var r io.Reader = f
+	if size >= 0 {
+		r = &sizedReader{r: f, left: size}
+	}
+	a, err := Read(r)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return a, nil
 }
+
+// sizedReader is a file that knows how much of it is left, so that
+// readData checks the header's promise against it before allocating.
+type sizedReader struct {
+	r    io.Reader
+	left int64
+}
+
+func (s *sizedReader) Read(b []byte) (int, error) {
+	n, err := s.r.Read(b)
+	s.left -= int64(n)
+	return n, err
+}
+
+func (s *sizedReader) Len() int { return int(s.left) }
 
 // readData reads exactly the data bytes the header promises and checks
 // that nothing follows them. Memory grows only as data arrives, so a header

@@ -23,7 +23,12 @@ import (
 )
 
 // isPackage says whether file is an application package (by its magic).
+// Only a regular file is looked into: reading a pipe's first bytes would
+// take them from the run.
 func isPackage(file string) bool {
+	if st, err := os.Stat(file); err != nil || !st.Mode().IsRegular() {
+		return false
+	}
 	f, err := os.Open(file)
 	if err != nil {
 		return false
@@ -48,18 +53,12 @@ func runPackage(o *options, stdout, stderr io.Writer) error {
 	if o.device != "sim" {
 		return fmt.Errorf("--device=%s: the devices are: sim", o.device)
 	}
-	f, err := os.Open(o.file)
+	log.Info("reading application package", "path", o.file)
+	data, err := atomicfile.ReadFile(o.file, ipupkg.MaxFileBytes)
 	if err != nil {
-		return fmt.Errorf("cannot open '%s': %v", o.file, err)
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
 		return err
 	}
-	log.Info("reading application package", "path", o.file)
-	pkg, _, err := ipupkg.ReadFile(f, st.Size())
-	f.Close()
+	pkg, _, err := ipupkg.Decode(data)
 	if err != nil {
 		return fmt.Errorf("%s: %v", o.file, err)
 	}
@@ -101,9 +100,9 @@ func runPackage(o *options, stdout, stderr io.Writer) error {
 		return err
 	}
 
-	lockDir := o.lockDir
-	if lockDir == "" {
-		lockDir = os.TempDir()
+	lockDir, err := device.LockDir(o.lockDir)
+	if err != nil {
+		return err
 	}
 	release, err := device.Acquire(filepath.Join(lockDir, "ipuir-sim-"+tg.Name+".lock"), !o.noWait, log)
 	if err != nil {
@@ -139,20 +138,20 @@ func runPackage(o *options, stdout, stderr io.Writer) error {
 		checkErr = checkRun(o, p, pkg, inputs, got, log, stdout, stderr)
 		endCheck()
 	}
-	if o.report != "" {
+	if checkErr != nil {
+		if len(o.outputs) > 0 || o.report != "" {
+			fmt.Fprintf(stderr, "ipu-run: the check failed: the files --outputs and --report name are left as they were\n")
+		}
+		return checkErr
+	}
+	if o.reportFile != nil {
 		d, err := htmlreport.Build(filepath.Base(o.file), pkg, tg, cycles)
 		if err == nil {
-			err = atomicfile.WriteFile(o.report, func(w io.Writer) error { return htmlreport.Write(w, d, nil) })
+			err = o.reportFile.Write(func(w io.Writer) error { return htmlreport.Write(w, d, nil) })
 		}
 		if err != nil {
 			return fmt.Errorf("--report: %v", err)
 		}
-	}
-	if checkErr != nil {
-		if len(o.outputs) > 0 {
-			fmt.Fprintf(stderr, "ipu-run: the check failed: --outputs left as they were\n")
-		}
-		return checkErr
 	}
 	return writeOutputs(o, "the package", outputs)
 }

@@ -47,6 +47,13 @@ type options struct {
 
 	memoryLimit int64 // --memory-limit in bytes
 
+	// The run's files: every output is checked against the inputs and
+	// the other outputs before any work, and put in place only when the
+	// whole run succeeds (toolkit.Outputs).
+	outs       *toolkit.Outputs
+	outFiles   []*toolkit.Output // one per --outputs file
+	reportFile *toolkit.Output   // --report
+
 	// The device mode (a package as the input).
 	device       string
 	check        bool
@@ -109,7 +116,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.reportCycles, "report-cycles", false, "print the simulated cycles per superstep and per instruction, then total_cycles=N")
 	fs.StringVar(&o.report, "report", "", "After a run on a device, write the HTML report of the package with the run's cycles to this file")
 	fs.BoolVar(&o.noWait, "no-wait", false, "fail at once if another runner holds the device, instead of waiting")
-	fs.StringVar(&o.lockDir, "lock-dir", "", "the folder of the devices' lock files (default: the system's temporary folder)")
+	fs.StringVar(&o.lockDir, "lock-dir", "", "the folder of the devices' lock files, which must be yours (default: $XDG_RUNTIME_DIR/ipuir, else ipuir-UID in the temporary folder, made 0700)")
 	help := fs.BoolP("help", "h", false, "show this help")
 	fs.Usage = func() {}
 	if err := fs.Parse(args); err != nil {
@@ -167,7 +174,46 @@ func selectMode(o *options) (mode, error) {
 	return nil, fmt.Errorf("no execution mode: pass --reference to run an .ipuir file on the host, or give an application package (ipu-translate --emit-package) to run it on a device")
 }
 
+// execute runs the chosen mode with the run's outputs: committed when it
+// succeeds, dropped when it fails.
 func execute(o *options, stdout, stderr io.Writer) error {
+	if err := registerFiles(o, stdout); err != nil {
+		return err
+	}
+	err := executeMode(o, stdout, stderr)
+	if err != nil {
+		o.outs.Abort()
+		return err
+	}
+	return o.outs.Commit()
+}
+
+// registerFiles records every file the run reads and writes, refusing an
+// output that is an input or another output, or that cannot be written
+// where it is named, before anything runs.
+func registerFiles(o *options, stdout io.Writer) error {
+	o.outs = toolkit.NewOutputs(stdout)
+	o.outs.Input("the input file", o.file)
+	for _, f := range o.inputs {
+		o.outs.Input("--inputs", f)
+	}
+	for _, f := range o.compare {
+		o.outs.Input("--compare", f)
+	}
+	o.outs.Input("--check-against", o.checkAgainst)
+	for _, f := range o.outputs {
+		out, err := o.outs.Add("--outputs", f)
+		if err != nil {
+			return err
+		}
+		o.outFiles = append(o.outFiles, out)
+	}
+	var err error
+	o.reportFile, err = o.outs.Add("--report", o.report)
+	return err
+}
+
+func executeMode(o *options, stdout, stderr io.Writer) error {
 	if !o.reference && isPackage(o.file) {
 		return runPackage(o, stdout, stderr)
 	}

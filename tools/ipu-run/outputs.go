@@ -4,14 +4,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/ipuir/ipuir/dialects/tensor/eval"
 	"github.com/ipuir/ipuir/elem/irelem"
 	"github.com/ipuir/ipuir/ir"
-	"github.com/ipuir/ipuir/runtime/atomicfile"
 	"github.com/ipuir/ipuir/runtime/npy"
 	"github.com/ipuir/ipuir/runtime/reference"
 )
@@ -36,25 +34,22 @@ func summarise(o *options, outputs []*eval.Array, stdout io.Writer) {
 	}
 }
 
-// writeOutputs writes the --outputs files.
+// writeOutputs writes the --outputs files (put in place when the whole
+// run succeeds).
 func writeOutputs(o *options, who string, outputs []*eval.Array) error {
-	if len(o.outputs) > 0 {
-		if len(o.outputs) != len(outputs) {
-			return fmt.Errorf("%s returns %s, but --outputs names %s", who, count(len(outputs), "result"), count(len(o.outputs), "file"))
+	if len(o.outFiles) == 0 {
+		return nil
+	}
+	if len(o.outFiles) != len(outputs) {
+		return fmt.Errorf("%s returns %s, but --outputs names %s", who, count(len(outputs), "result"), count(len(o.outFiles), "file"))
+	}
+	for i, a := range outputs {
+		n, err := reference.ToNPY(a)
+		if err == nil {
+			err = o.outFiles[i].Write(func(w io.Writer) error { return npy.Write(w, n) })
 		}
-		for i := range outputs {
-			if slices.ContainsFunc(o.inputs, func(in string) bool { return atomicfile.SameFile(in, o.outputs[i]) }) || atomicfile.SameFile(o.file, o.outputs[i]) {
-				return fmt.Errorf("output #%d (%s) is one of the inputs: refusing to overwrite it", i, o.outputs[i])
-			}
-		}
-		for i, a := range outputs {
-			n, err := reference.ToNPY(a)
-			if err == nil {
-				err = npy.WriteFile(o.outputs[i], n)
-			}
-			if err != nil {
-				return fmt.Errorf("output #%d (%s): %w", i, o.outputs[i], err)
-			}
+		if err != nil {
+			return fmt.Errorf("output #%d (%s): %w", i, o.outFiles[i].Path, err)
 		}
 	}
 	return nil

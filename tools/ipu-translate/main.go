@@ -24,6 +24,7 @@ import (
 	"log/slog"
 	"os"
 
+	"github.com/dustin/go-humanize"
 	"github.com/spf13/pflag"
 
 	"github.com/ipuir/ipuir/ir"
@@ -57,6 +58,7 @@ type translations struct {
 	dumpPackage    string
 	importONNX     string
 	weightsAsArgs  bool
+	memoryLimit    string
 	emitReport     string
 	compare        string
 	log            *slog.Logger
@@ -74,6 +76,7 @@ func (t *translations) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&t.emitReport, "emit-report", "", "Write the HTML report of the package `MODEL.ipupkg` (memory heat map, liveness, exchange, BSP trace with simulated cycles) to -o")
 	fs.StringVar(&t.compare, "compare", "", "With --emit-report, show the package `OTHER.ipupkg` beside it")
 	fs.BoolVar(&t.weightsAsArgs, "weights-as-args", false, "With --import-onnx, make the initializers function arguments instead of constants")
+	fs.StringVar(&t.memoryLimit, "memory-limit", "4GiB", "With --import-onnx, the most memory the values folded at import may take (8 bytes an element), e.g. 512MiB or 16GiB")
 }
 
 func (t *translations) Early(args []string, stdout io.Writer) (bool, int, error) {
@@ -94,12 +97,16 @@ func (t *translations) Early(args []string, stdout io.Writer) (bool, int, error)
 		}
 		return true, 0, nil
 	case t.importONNX != "":
-		if err := importONNX(t.importONNX, args, t.weightsAsArgs, stdout, t.log); err != nil {
+		limit, err := humanize.ParseBytes(t.memoryLimit)
+		if err != nil || limit == 0 || limit > 1<<62 {
+			return true, 2, fmt.Errorf("--memory-limit=%s: expected a size such as 512MiB or 16GiB", t.memoryLimit)
+		}
+		if err := importONNX(t.importONNX, args, t.weightsAsArgs, int64(limit), stdout, t.log); err != nil {
 			return true, 1, err
 		}
 		return true, 0, nil
 	case t.dumpPackage != "":
-		if err := dumpPackage(t.dumpPackage, stdout, t.log); err != nil {
+		if err := dumpPackage(t.dumpPackage, args, stdout, t.log); err != nil {
 			return true, 1, err
 		}
 		return true, 0, nil

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/pflag"
@@ -22,13 +21,12 @@ import (
 // importONNX reads the model at path, imports it, checks that the module
 // parses and verifies, and writes it to -o (stdout by default), whole or
 // not at all.
-func importONNX(path string, args []string, weightsAsArgs bool, stdout io.Writer, log *slog.Logger) error {
+func importONNX(path string, args []string, weightsAsArgs bool, memoryLimit int64, stdout io.Writer, log *slog.Logger) error {
 	// -o and --target are the driver's and the target flag's; read them
 	// from the command line again, since this translation reads no IR.
 	fs := pflag.NewFlagSet("ipu-translate", pflag.ContinueOnError)
 	fs.ParseErrorsAllowlist.UnknownFlags = true
 	fs.SetOutput(io.Discard)
-	output := fs.StringP("output", "o", "-", "")
 	tgName := fs.String("target", "", "")
 	_ = fs.Parse(args)
 	if *tgName != "" {
@@ -36,16 +34,21 @@ func importONNX(path string, args []string, weightsAsArgs bool, stdout io.Writer
 			return fmt.Errorf("--target: %w", err)
 		}
 	}
-	data, err := os.ReadFile(path)
+	outs, out, err := earlyOutputs(args, stdout, [2]string{"--import-onnx", path})
 	if err != nil {
-		return fmt.Errorf("cannot read '%s': %v", path, err)
+		return err
+	}
+	defer outs.Abort()
+	data, err := atomicfile.ReadFile(path, maxModelBytes)
+	if err != nil {
+		return err
 	}
 	log.Info("reading ONNX model", "path", path, "bytes", len(data))
 	var model onnxpb.ModelProto
 	if err := proto.Unmarshal(data, &model); err != nil {
 		return fmt.Errorf("%s: not an ONNX model: %v", path, err)
 	}
-	text, err := onnximport.Import(&model, onnximport.Options{File: filepath.Base(path), Dir: filepath.Dir(path), Target: *tgName, WeightsAsArgs: weightsAsArgs})
+	text, err := onnximport.Import(&model, onnximport.Options{File: filepath.Base(path), Dir: filepath.Dir(path), Target: *tgName, WeightsAsArgs: weightsAsArgs, MemoryLimit: memoryLimit})
 	if err != nil {
 		return err
 	}
@@ -56,9 +59,32 @@ func importONNX(path string, args []string, weightsAsArgs bool, stdout io.Writer
 		return fmt.Errorf("the imported module does not verify (an importer bug):\n%s%v", diag.String(), err)
 	}
 	log.Info("imported ONNX model", "path", path, "bytes", len(text))
-	if *output == "-" {
-		_, err := stdout.Write(text)
+	if err := out.WriteData(text); err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(*output, func(w io.Writer) error { _, err := w.Write(text); return err })
+	return outs.Commit()
+}
+
+// maxModelBytes is the largest ONNX model file read: protobuf's own limit
+// on a message (initializers beyond it are external data).
+const maxModelBytes = 2 << 30
+
+// earlyOutputs is -o for a translation that runs before the driver reads
+// any IR: read from the command line again, and registered with the run's
+// outputs against the translation's input files (flag, path).
+func earlyOutputs(args []string, stdout io.Writer, inputs ...[2]string) (*toolkit.Outputs, *toolkit.Output, error) {
+	fs := pflag.NewFlagSet("ipu-translate", pflag.ContinueOnError)
+	fs.ParseErrorsAllowlist.UnknownFlags = true
+	fs.SetOutput(io.Discard)
+	output := fs.StringP("output", "o", "-", "")
+	_ = fs.Parse(args)
+	outs := toolkit.NewOutputs(stdout)
+	for _, in := range inputs {
+		outs.Input(in[0], in[1])
+	}
+	out, err := outs.Add("-o", *output)
+	if err != nil {
+		return nil, nil, err
+	}
+	return outs, out, nil
 }

@@ -1,17 +1,15 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
-	"os"
 
 	"github.com/ipuir/ipuir/conversion/exchangetotileasm"
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/passes"
 	"github.com/ipuir/ipuir/registry"
+	"github.com/ipuir/ipuir/runtime/atomicfile"
 	"github.com/ipuir/ipuir/runtime/ipupkg"
 	"github.com/ipuir/ipuir/runtime/sim"
 	"github.com/ipuir/ipuir/target"
@@ -60,26 +58,35 @@ func emitPackage(ctx *ir.Context, module *ir.Operation, in *optmain.Input, out i
 	return nil
 }
 
-// dumpPackage validates the package at path and prints it.
-func dumpPackage(path string, w io.Writer, log *slog.Logger) error {
-	f, err := os.Open(path)
-	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return fmt.Errorf("cannot open '%s': %v", path, err)
-	}
-	defer f.Close()
-	st, err := f.Stat()
+// dumpPackage validates the package at path and prints it to -o.
+func dumpPackage(path string, args []string, stdout io.Writer, log *slog.Logger) error {
+	outs, out, err := earlyOutputs(args, stdout, [2]string{"--dump-package", path})
 	if err != nil {
 		return err
 	}
-	log.Info("reading application package", "path", path, "bytes", st.Size())
-	pkg, sections, err := ipupkg.ReadFile(f, st.Size())
+	defer outs.Abort()
+	pkg, sections, err := readPackage(path, log)
 	if err != nil {
-		return fmt.Errorf("%s: %v", path, err)
+		return err
 	}
 	log.Info("application package read", "tiles", pkg.Tiles, "compiler", pkg.Compiler, "target", pkg.Target)
-	return ipupkg.Dump(w, pkg, sections)
+	if err := out.Write(func(w io.Writer) error { return ipupkg.Dump(w, pkg, sections) }); err != nil {
+		return err
+	}
+	return outs.Commit()
+}
+
+// readPackage reads and validates the package at path (a regular file, or
+// a pipe of at most ipupkg.MaxFileBytes).
+func readPackage(path string, log *slog.Logger) (*ipupkg.Package, []ipupkg.SectionInfo, error) {
+	data, err := atomicfile.ReadFile(path, ipupkg.MaxFileBytes)
+	if err != nil {
+		return nil, nil, err
+	}
+	log.Info("reading application package", "path", path, "bytes", len(data))
+	pkg, sections, err := ipupkg.Decode(data)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %v", path, err)
+	}
+	return pkg, sections, nil
 }

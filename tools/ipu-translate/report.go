@@ -4,13 +4,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 
-	"github.com/spf13/pflag"
-
-	"github.com/ipuir/ipuir/runtime/atomicfile"
-	"github.com/ipuir/ipuir/runtime/ipupkg"
 	"github.com/ipuir/ipuir/target"
 	"github.com/ipuir/ipuir/translate/htmlreport"
 )
@@ -18,11 +13,11 @@ import (
 // emitReport writes the HTML report of the package at path (and of other
 // beside it) to -o, with cycles from a run on the simulated device.
 func emitReport(path, other string, args []string, stdout io.Writer, log *slog.Logger) error {
-	fs := pflag.NewFlagSet("ipu-translate", pflag.ContinueOnError)
-	fs.ParseErrorsAllowlist.UnknownFlags = true
-	fs.SetOutput(io.Discard)
-	output := fs.StringP("output", "o", "-", "")
-	_ = fs.Parse(args)
+	outs, out, err := earlyOutputs(args, stdout, [2]string{"--emit-report", path}, [2]string{"--compare", other})
+	if err != nil {
+		return err
+	}
+	defer outs.Abort()
 	d, err := reportOf(path, log)
 	if err != nil {
 		return err
@@ -33,25 +28,16 @@ func emitReport(path, other string, args []string, stdout io.Writer, log *slog.L
 			return err
 		}
 	}
-	if *output == "-" {
-		return htmlreport.Write(stdout, d, o)
+	if err := out.Write(func(w io.Writer) error { return htmlreport.Write(w, d, o) }); err != nil {
+		return err
 	}
-	return atomicfile.WriteFile(*output, func(w io.Writer) error { return htmlreport.Write(w, d, o) })
+	return outs.Commit()
 }
 
 func reportOf(path string, log *slog.Logger) (*htmlreport.Data, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("cannot open '%s': %v", path, err)
-	}
-	defer f.Close()
-	st, err := f.Stat()
+	p, _, err := readPackage(path, log)
 	if err != nil {
 		return nil, err
-	}
-	p, _, err := ipupkg.ReadFile(f, st.Size())
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
 	}
 	tg, err := target.Lookup(p.Target)
 	if err != nil {

@@ -11,9 +11,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ipuir/ipuir/ir"
-	"github.com/ipuir/ipuir/runtime/atomicfile"
 	"github.com/ipuir/ipuir/target"
 	"github.com/ipuir/ipuir/tools/optmain"
+	"github.com/ipuir/ipuir/tools/toolkit"
 	"github.com/ipuir/ipuir/translate/memoryreport"
 )
 
@@ -21,6 +21,7 @@ import (
 type Extension struct {
 	file    string
 	summary bool
+	out     *toolkit.Output // --memory-report, registered with the run's outputs
 }
 
 // New returns the extension.
@@ -32,6 +33,13 @@ func (e *Extension) AddFlags(fs *pflag.FlagSet) {
 }
 
 func (e *Extension) Early([]string, io.Writer) (bool, int, error) { return false, 0, nil }
+
+// RegisterOutputs adds --memory-report to the run's outputs, checked
+// against the input and -o before any work.
+func (e *Extension) RegisterOutputs(outs *toolkit.Outputs) (err error) {
+	e.out, err = outs.Add("--memory-report", e.file)
+	return err
+}
 
 func (e *Extension) Process(*ir.Context, *ir.Operation, *optmain.Input) error { return nil }
 
@@ -55,9 +63,8 @@ func (e *Extension) Emit(_ *ir.Context, module *ir.Operation, in *optmain.Input,
 			}
 		}
 	}
-	if e.file != "" {
-		err := atomicfile.WriteFile(e.file, func(w io.Writer) error { return memoryreport.WriteJSON(w, reports) })
-		if err != nil {
+	if e.out != nil {
+		if err := e.out.Write(func(w io.Writer) error { return memoryreport.WriteJSON(w, reports) }); err != nil {
 			return false, fmt.Errorf("--memory-report: %v", err)
 		}
 	}

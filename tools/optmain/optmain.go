@@ -86,6 +86,15 @@ type Logging interface {
 	SetLogger(*slog.Logger)
 }
 
+// OutputFiles is an Extension that writes files of its own (a report
+// beside the output): it registers them before any work, so that the
+// tool's one output rule (toolkit.Outputs) checks them against the inputs
+// and the other outputs, and commits them with the rest when the run
+// succeeds.
+type OutputFiles interface {
+	RegisterOutputs(outs *toolkit.Outputs) error
+}
+
 // Emitter is an Extension that may write the chunk's output itself, after
 // the pipeline, instead of the printed IR: a binary package, JSON, a
 // report. Emit returns false to leave the output to the printer.
@@ -294,7 +303,17 @@ func (t *Tool) Main(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 	if len(inputs) == 1 {
 		inputName = inputs[0]
 	}
-	if err := toolkit.CheckOutput(o.output, inputName); err != nil {
+	// Every file the run writes is checked before any work, and put in
+	// place only if the whole run succeeds.
+	outs := toolkit.NewOutputs(stdout)
+	outs.Input("the input file", inputName)
+	out, err := outs.Add("-o", o.output)
+	for _, e := range t.Extensions {
+		if of, ok := e.(OutputFiles); ok && err == nil {
+			err = of.RegisterOutputs(outs)
+		}
+	}
+	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", t.Name, err)
 		return 1
 	}
@@ -309,13 +328,17 @@ func (t *Tool) Main(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 	// file as it was (the text goes to a temporary file, renamed only on
 	// success); on stdout the chunks that succeeded are printed, as
 	// mlir-opt prints them.
-	ok := true
-	err = toolkit.StreamOutput(o.output, stdout, func(w io.Writer) error {
-		if ok = r.processFile(fileName, src, w, stderr); !ok {
+	err = out.Write(func(w io.Writer) error {
+		if !r.processFile(fileName, src, w, stderr) {
 			return toolkit.ErrReported
 		}
 		return nil
-	}, inputName)
+	})
+	if err == nil {
+		err = outs.Commit()
+	} else {
+		outs.Abort()
+	}
 	switch {
 	case err == nil:
 		return 0

@@ -8,6 +8,7 @@ import (
 	"runtime"
 
 	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/runtime/atomicfile"
 	"github.com/ipuir/ipuir/parser"
 )
 
@@ -43,14 +44,24 @@ func (l *Loader) NewContext() (*ir.Context, error) {
 	return ctx, nil
 }
 
+// MaxInputBytes is the largest text input a tool reads (a regular file,
+// a pipe or standard input): beyond it, an input is refused rather than
+// read forever (/dev/zero behind a pipe).
+const MaxInputBytes = 4 << 30
+
 // ReadInput reads the file called name, or standard input for "-". It
 // returns the name diagnostics use for it ("<stdin>" for standard input).
+// A named input must be a regular file or a pipe (atomicfile.Open: a
+// device is refused), and no input may hold more than MaxInputBytes.
 func ReadInput(name string, stdin io.Reader) (file string, src []byte, err error) {
 	if name == "-" || name == "" {
-		src, err = readAll(stdin)
+		src, err = readAll(io.LimitReader(stdin, MaxInputBytes+1))
+		if err == nil && len(src) > MaxInputBytes {
+			err = fmt.Errorf("standard input holds more than %d bytes", int64(MaxInputBytes))
+		}
 		return "<stdin>", src, err
 	}
-	src, err = os.ReadFile(name)
+	src, err = atomicfile.ReadFile(name, MaxInputBytes)
 	return name, src, err
 }
 
@@ -115,7 +126,11 @@ func readBlocks(r io.Reader) ([]byte, error) {
 // "could not open input file 'x': no such file or directory".
 func InputError(name string, err error) error {
 	var pe *os.PathError
-	if errors.As(err, &pe) {
+	var oe *atomicfile.OpenError
+	switch {
+	case errors.As(err, &oe):
+		err = oe.Err
+	case errors.As(err, &pe):
 		err = pe.Err
 	}
 	return fmt.Errorf("could not open input file '%s': %v", name, err)

@@ -5,54 +5,150 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/ipuir/ipuir/runtime/atomicfile"
 )
 
-// WriteOutput writes data to the file called name, or to stdout when name
-// is "-" or empty. A file is written whole or not at all: the data goes to
-// a temporary file in the same folder, which is renamed over name once it
-// is complete, so that a failure (a full disk, a killed process) leaves
-// what was there before. An existing file keeps its permissions. inputs
-// are the files the tool read: writing over one of them is refused, since
-// the tool would destroy what it was given.
-func WriteOutput(name string, data []byte, stdout io.Writer, inputs ...string) error {
-	return StreamOutput(name, stdout, func(w io.Writer) error {
-		_, err := w.Write(data)
-		return err
-	}, inputs...)
+// Outputs are the files one run of a tool writes, under one rule for
+// every flag that names a file:
+//
+//   - before any work, each output is refused if it is the same file as
+//     an input or as another output (the same file where it exists, the
+//     same path where it does not), naming both flags, or if it cannot be
+//     written there (no such folder, a link to nothing);
+//   - each output is written to a temporary file beside it, and all of
+//     them are renamed into place together when the run succeeds
+//     (Commit); a failed run (Abort) leaves every existing file as it was;
+//   - "-" is stdout, and a target that is not a regular file (/dev/stdout,
+//     /dev/fd/N, a pipe, a device) is written through as the run produces
+//     it, never renamed over.
+type Outputs struct {
+	stdout  io.Writer
+	inputs  []named
+	outputs []*Output
 }
 
-// StreamOutput is WriteOutput for output produced piece by piece: write
-// gets a buffered writer on the output; the text goes straight to stdout
-// for "-", and otherwise to a temporary file that replaces name only if
-// write returns nil (so that a failure, whose error StreamOutput returns,
-// leaves an existing file as it was).
-func StreamOutput(name string, stdout io.Writer, write func(io.Writer) error, inputs ...string) error {
-	var writeErr error // the output's own failure, which atomicfile reports as such
-	produce := func(w io.Writer) error {
-		bw := bufio.NewWriterSize(recordingWriter{w, &writeErr}, 256<<10)
-		err := write(bw)
-		if ferr := bw.Flush(); err == nil {
-			err = ferr
+type named struct{ flag, path string }
+
+// Output is one output file of a run.
+type Output struct {
+	Flag, Path string
+	outs       *Outputs
+	pending    *atomicfile.Pending
+}
+
+// NewOutputs starts a run's outputs; "-" writes to stdout.
+func NewOutputs(stdout io.Writer) *Outputs { return &Outputs{stdout: stdout} }
+
+// Input records a file the run reads, named in messages by flag ("the
+// input file", "--inputs"). Standard input ("-" or "") is no file.
+func (o *Outputs) Input(flag, path string) {
+	if path != "-" && path != "" {
+		o.inputs = append(o.inputs, named{flag, path})
+	}
+}
+
+// Add registers an output named by flag, and checks it against the inputs
+// and the outputs added before it. An empty path is no output (nil, nil).
+func (o *Outputs) Add(flag, path string) (*Output, error) {
+	if path == "" {
+		return nil, nil
+	}
+	out := &Output{Flag: flag, Path: path, outs: o}
+	for _, prev := range o.outputs {
+		if same(prev.Path, path) {
+			return nil, fmt.Errorf("%s '%s' is %s too: refusing to write one file twice", flag, path, describe(prev.Flag))
 		}
-		return err
 	}
-	if name == "-" || name == "" {
-		return produce(stdout)
+	if path != "-" {
+		for _, in := range o.inputs {
+			if atomicfile.SameFile(in.path, path) {
+				return nil, fmt.Errorf("%s '%s' is %s: refusing to overwrite an input", flag, path, describe(in.flag))
+			}
+		}
+		if _, _, _, err := atomicfile.Resolve(path); err != nil {
+			return nil, fmt.Errorf("%s: %v", flag, err)
+		}
 	}
-	if err := CheckOutput(name, inputs...); err != nil {
-		return err
+	o.outputs = append(o.outputs, out)
+	return out, nil
+}
+
+// describe names a file by its flag ("the file --inputs names"), or by
+// the description a tool gave ("the input file").
+func describe(flag string) string {
+	if strings.HasPrefix(flag, "-") {
+		return "the file " + flag + " names"
 	}
-	var failure error
-	err := atomicfile.WriteFile(name, func(w io.Writer) error {
-		failure = produce(w)
-		return failure
-	})
-	if failure != nil && !errors.Is(failure, writeErr) {
-		return failure // the caller's error, not a write error
+	return flag
+}
+
+func same(a, b string) bool {
+	if a == "-" || b == "-" {
+		return a == b
 	}
-	return err // "cannot write 'name': ..."
+	return atomicfile.SameFile(a, b)
+}
+
+// Write produces the output with write, through a buffer: to stdout for
+// "-", straight to a target that is not a regular file, and otherwise to a
+// temporary file that Commit renames into place (a second Write replaces
+// what the first wrote). An error of write is returned as it is; one of
+// the output itself names the file.
+func (out *Output) Write(write func(io.Writer) error) error {
+	var dst io.Writer = out.outs.stdout
+	if out.pending != nil {
+		out.pending.Discard()
+		out.pending = nil
+	}
+	if out.Path != "-" {
+		p, err := atomicfile.Create(out.Path)
+		if err != nil {
+			return fmt.Errorf("%s: %v", out.Flag, err)
+		}
+		out.pending = p
+		dst = p.Writer()
+	}
+	var writeErr error
+	bw := bufio.NewWriterSize(recordingWriter{dst, &writeErr}, 256<<10)
+	err := write(bw)
+	if ferr := bw.Flush(); err == nil {
+		err = ferr
+	}
+	if err != nil && writeErr != nil && errors.Is(err, writeErr) {
+		return fmt.Errorf("cannot write '%s': %v", out.Path, writeErr)
+	}
+	return err
+}
+
+// WriteData writes data as the output.
+func (out *Output) WriteData(data []byte) error {
+	return out.Write(func(w io.Writer) error { _, err := w.Write(data); return err })
+}
+
+// Commit puts every output written in place, in the order they were
+// added. Outputs never written are left alone.
+func (o *Outputs) Commit() error {
+	for _, out := range o.outputs {
+		if out.pending == nil {
+			continue
+		}
+		if err := out.pending.Commit(); err != nil {
+			o.Abort()
+			return fmt.Errorf("%s: %v", out.Flag, err)
+		}
+	}
+	return nil
+}
+
+// Abort drops every output not yet committed.
+func (o *Outputs) Abort() {
+	for _, out := range o.outputs {
+		if out.pending != nil {
+			out.pending.Discard()
+		}
+	}
 }
 
 // recordingWriter notes the first error of w in *err.
@@ -69,16 +165,24 @@ func (r recordingWriter) Write(b []byte) (int, error) {
 	return n, err
 }
 
-// CheckOutput refuses an output that is one of the inputs, before any work
-// is done.
-func CheckOutput(name string, inputs ...string) error {
-	if name == "-" || name == "" {
-		return nil
+// WriteOutput writes data to the file called name (stdout for "-" or ""),
+// whole or not at all, for a tool with one output; inputs are the files
+// it read, which it refuses to overwrite.
+func WriteOutput(name string, data []byte, stdout io.Writer, inputs ...string) error {
+	if name == "" {
+		name = "-"
 	}
+	outs := NewOutputs(stdout)
 	for _, in := range inputs {
-		if in != "-" && in != "" && atomicfile.SameFile(name, in) {
-			return fmt.Errorf("output file '%s' is the input file: refusing to overwrite it", name)
-		}
+		outs.Input("the input file", in)
 	}
-	return nil
+	out, err := outs.Add("-o", name)
+	if err != nil {
+		return err
+	}
+	if err := out.WriteData(data); err != nil {
+		outs.Abort()
+		return err
+	}
+	return outs.Commit()
 }

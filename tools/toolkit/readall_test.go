@@ -47,9 +47,21 @@ func TestReadAllStdin(t *testing.T) {
 // A failing output is reported as a write error naming the file; a
 // failure of the producer is returned as it is, and leaves an existing
 // file as it was.
-func TestStreamOutputErrors(t *testing.T) {
+func TestOutputErrors(t *testing.T) {
+	write := func(path string, f func(io.Writer) error) error {
+		outs := NewOutputs(nil)
+		out, err := outs.Add("-o", path)
+		if err != nil {
+			return err
+		}
+		if err := out.Write(f); err != nil {
+			outs.Abort()
+			return err
+		}
+		return outs.Commit()
+	}
 	if _, err := os.Stat("/dev/full"); err == nil {
-		err := StreamOutput("/dev/full", nil, func(w io.Writer) error {
+		err := write("/dev/full", func(w io.Writer) error {
 			_, err := w.Write(bytes.Repeat([]byte("x"), 1<<20))
 			return err
 		})
@@ -62,7 +74,7 @@ func TestStreamOutputErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	mine := errors.New("the pipeline failed")
-	err := StreamOutput(path, nil, func(w io.Writer) error {
+	err := write(path, func(w io.Writer) error {
 		io.WriteString(w, "partial")
 		return mine
 	})

@@ -23,6 +23,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dustin/go-humanize"
+
 	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/translate/onnximport/onnxpb"
@@ -38,6 +40,11 @@ type Options struct {
 	Target string
 	// WeightsAsArgs makes initializers function arguments after the inputs.
 	WeightsAsArgs bool
+	// MemoryLimit bounds the values folded at import time (8 bytes an
+	// element, as the reference interpreter counts them); 0 is
+	// DefaultMemoryLimit. A value that would cross it is refused, naming
+	// the node, its shape and the bytes.
+	MemoryLimit int64
 	// Function names the func.func (default "main").
 	Function string
 }
@@ -83,6 +90,35 @@ type importer struct {
 	// attrErr is the first attribute of the node being converted whose
 	// type is not what its operator reads (see typedAttr).
 	attrErr error
+	// folded is the bytes of the values folded so far (see foldable).
+	folded int64
+}
+
+// DefaultMemoryLimit is MemoryLimit's default: the reference
+// interpreter's.
+const DefaultMemoryLimit = 4 << 30
+
+// foldable says whether copies values of shape can be folded beside what
+// is folded already, before they are made: a 150-byte model asking for
+// ConstantOfShape [32768, 32768] is refused here, not by the allocator.
+func (im *importer) foldable(shape []int64, copies int64) error {
+	limit := im.opts.MemoryLimit
+	if limit <= 0 {
+		limit = DefaultMemoryLimit
+	}
+	n := int64(copies) * 8
+	for _, d := range shape {
+		if d < 0 || (d > 0 && n > (limit+1)/d) {
+			n = limit + 1
+			break
+		}
+		n *= d
+	}
+	if n > limit-im.folded {
+		return im.fail("folding a value of shape %v at import needs %s (8 bytes an element) beside the %s folded already; the limit is %s (--memory-limit)",
+			shape, humanize.IBytes(uint64(n)), humanize.IBytes(uint64(im.folded)), humanize.IBytes(uint64(limit)))
+	}
+	return nil
 }
 
 // Error is an import failure at a node (or at the model when Node is "").

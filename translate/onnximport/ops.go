@@ -120,6 +120,9 @@ func (im *importer) out(n *onnxpb.NodeProto, v *value) error {
 		}
 	}
 	im.values[n.GetOutput()[0]] = v
+	if v.konst != nil {
+		im.folded += 8 * int64(len(v.konst.vals))
+	}
 	return nil
 }
 
@@ -256,6 +259,9 @@ func (im *importer) broadcastTo(v *value, shape []int64) (string, error) {
 		return im.use(v)
 	}
 	if v.konst != nil {
+		if err := im.foldable(shape, 1); err != nil {
+			return "", err
+		}
 		return im.use(broadcastKonst(v, shape))
 	}
 	src, err := im.use(v)
@@ -314,6 +320,9 @@ func (im *importer) binaryValues(a, b *value, op string) (*value, error) {
 		return nil, err
 	}
 	if a.konst != nil && b.konst != nil {
+		if err := im.foldable(shape, 3); err != nil {
+			return nil, err
+		}
 		x, y := broadcastKonst(a, shape), broadcastKonst(b, shape)
 		out := &value{elem: a.elem, shape: shape, konst: &konst{vals: make([]float64, len(x.konst.vals))}}
 		f := binaryFold[op]

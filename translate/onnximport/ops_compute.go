@@ -284,6 +284,9 @@ func (im *importer) constantOfShape(n *onnxpb.NodeProto, in []*value) error {
 		}
 		et, x = v.elem, v.konst.vals[0]
 	}
+	if err := im.foldable(spec, 1); err != nil {
+		return err
+	}
 	return im.out(n, splat(et, spec, x))
 }
 
@@ -368,6 +371,9 @@ func (im *importer) where(n *onnxpb.NodeProto, in []*value) error {
 		shape, err = im.broadcastShape(shape, vs[2].shape)
 	}
 	if err != nil {
+		return err
+	}
+	if err := im.foldable(shape, 4); err != nil {
 		return err
 	}
 	c, x, y := broadcastKonst(vs[0], shape), broadcastKonst(vs[1], shape), broadcastKonst(vs[2], shape)

@@ -426,6 +426,9 @@ func (im *importer) expand(n *onnxpb.NodeProto, in []*value) error {
 		return im.fail("%v", err)
 	}
 	if x.konst != nil {
+		if err := im.foldable(shape, 1); err != nil {
+			return err
+		}
 		return im.out(n, broadcastKonst(x, shape))
 	}
 	ssa, err := im.broadcastTo(x, shape)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/internal/rowmajor"
@@ -111,16 +112,11 @@ func (im *importer) externalData(t *onnxpb.TensorProto, want int64) ([]byte, err
 	if length != want {
 		return nil, im.fail("tensor '%s': external data of %d bytes for %d bytes of elements", t.GetName(), length, want)
 	}
-	path := filepath.Join(im.opts.Dir, clean)
-	f, err := os.Open(path)
+	f, st, err := im.openExternal(clean)
 	if err != nil {
-		return nil, im.fail("tensor '%s': %v", t.GetName(), err)
+		return nil, im.fail("tensor '%s': external data %q: %v", t.GetName(), loc, err)
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, im.fail("tensor '%s': %v", t.GetName(), err)
-	}
 	if offset > st.Size() || length > st.Size()-offset {
 		return nil, im.fail("tensor '%s': external data [%d, %d) runs past the end of %s (%d bytes)", t.GetName(), offset, offset+length, loc, st.Size())
 	}
@@ -166,4 +162,50 @@ func appendElem(b []byte, et elem.Type, x float64) []byte {
 	default:
 		return binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
 	}
+}
+
+// openExternal opens external data at rel, a clean relative path in the
+// model's folder. Links are resolved first: the file they reach must lie
+// inside the model's folder (its real path, links resolved, too) and be a
+// regular file, so that a link out of the folder, or a FIFO that would
+// never end, is refused before anything is read.
+func (im *importer) openExternal(rel string) (*os.File, os.FileInfo, error) {
+	base := im.opts.Dir
+	if base == "" {
+		base = "."
+	}
+	dir, err := filepath.EvalSymlinks(base)
+	if err != nil {
+		return nil, nil, err
+	}
+	dir, err = filepath.Abs(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	real, err := filepath.EvalSymlinks(filepath.Join(dir, rel))
+	if err != nil {
+		return nil, nil, err
+	}
+	if real, err = filepath.Abs(real); err != nil {
+		return nil, nil, err
+	}
+	if inside, err := filepath.Rel(dir, real); err != nil || inside == ".." || strings.HasPrefix(inside, ".."+string(filepath.Separator)) {
+		return nil, nil, fmt.Errorf("its real path %s lies outside the model's folder %s", real, dir)
+	}
+	st, err := os.Lstat(real)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, nil, fmt.Errorf("%s is not a regular file (%v)", real, st.Mode().Type())
+	}
+	f, err := os.OpenFile(real, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	if st, err = f.Stat(); err != nil || !st.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, fmt.Errorf("%s changed while it was opened", real)
+	}
+	return f, st, nil
 }
