@@ -100,3 +100,70 @@ func TestCrashedRunnerLeavesTheDeviceFree(t *testing.T) {
 	}
 	rel()
 }
+
+// A link planted where the lock file goes is refused, and what it points
+// to is left untouched; the lock file is never truncated.
+func TestLockFollowsNoLink(t *testing.T) {
+	dir := t.TempDir()
+	victim := filepath.Join(dir, "victim")
+	if err := os.WriteFile(victim, []byte("precious data\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lock := filepath.Join(dir, "ipuir-sim-test16.lock")
+	if err := os.Symlink(victim, lock); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Acquire(lock, false, slog.New(slog.DiscardHandler))
+	if err == nil || !strings.Contains(err.Error(), "is a link: refusing to follow it") {
+		t.Errorf("a planted link: %v", err)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "precious data\n" {
+		t.Errorf("the link's target became %q", b)
+	}
+	// A real lock file keeps its length: the holder's id is written over
+	// its first bytes.
+	plain := filepath.Join(dir, "plain.lock")
+	os.WriteFile(plain, []byte(strings.Repeat("x", 100)), 0o600)
+	release, err := Acquire(plain, false, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := os.Stat(plain); st.Size() != 100 {
+		t.Errorf("the lock file was truncated to %d bytes", st.Size())
+	}
+	release()
+}
+
+// The lock folder is the user's own: a link, a file, or a folder of
+// another user is refused; the default one is made 0700.
+func TestLockDir(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_RUNTIME_DIR", dir)
+	got, err := LockDir("")
+	if err != nil || got != filepath.Join(dir, "ipuir") {
+		t.Fatalf("default lock folder: %q, %v", got, err)
+	}
+	if st, _ := os.Stat(got); st.Mode().Perm() != 0o700 {
+		t.Errorf("made %v, want 0700", st.Mode().Perm())
+	}
+	link := filepath.Join(dir, "link")
+	os.Symlink(dir, link)
+	if _, err := LockDir(link); err == nil || !strings.Contains(err.Error(), "is a link") {
+		t.Errorf("a link: %v", err)
+	}
+	file := filepath.Join(dir, "file")
+	os.WriteFile(file, nil, 0o600)
+	if _, err := LockDir(file); err == nil || !strings.Contains(err.Error(), "is not a folder") {
+		t.Errorf("a file: %v", err)
+	}
+	if os.Getuid() == 0 {
+		other := filepath.Join(dir, "other")
+		os.Mkdir(other, 0o777)
+		if err := os.Chown(other, 12345, 12345); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := LockDir(other); err == nil || !strings.Contains(err.Error(), "belongs to user 12345") {
+			t.Errorf("another user's folder: %v", err)
+		}
+	}
+}

@@ -106,17 +106,15 @@ func (im *importer) foldable(shape []int64, copies int64) error {
 	if limit <= 0 {
 		limit = DefaultMemoryLimit
 	}
-	n := int64(copies) * 8
+	// In float64: a shape's product may not fit an int64, and the message
+	// should say how far past the limit it is.
+	n := float64(copies) * 8
 	for _, d := range shape {
-		if d < 0 || (d > 0 && n > (limit+1)/d) {
-			n = limit + 1
-			break
-		}
-		n *= d
+		n *= float64(max(d, 0))
 	}
-	if n > limit-im.folded {
+	if n > float64(limit-im.folded) {
 		return im.fail("folding a value of shape %v at import needs %s (8 bytes an element) beside the %s folded already; the limit is %s (--memory-limit)",
-			shape, humanize.IBytes(uint64(n)), humanize.IBytes(uint64(im.folded)), humanize.IBytes(uint64(limit)))
+			shape, humanize.IBytes(uint64(min(n, 1<<63))), humanize.IBytes(uint64(im.folded)), humanize.IBytes(uint64(limit)))
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
@@ -323,6 +324,64 @@ func TestExternalData(t *testing.T) {
 	m.Graph.Initializer[0] = ext("../weights.bin")
 	if _, err := onnximport.Import(m, onnximport.Options{File: "ext.onnx", Dir: dir}); err == nil || !strings.Contains(err.Error(), "is not a path inside the model's folder") {
 		t.Errorf("an escaping location: %v", err)
+	}
+
+	// Links do not lead out: a link to a file outside the folder, and a
+	// link to the folder above, are both refused, and the secret's values
+	// never reach the module; a FIFO (which would never end) is refused.
+	outside := t.TempDir()
+	secret := filepath.Join(outside, "secret.bin")
+	if err := os.WriteFile(secret, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	model := filepath.Join(outside, "model")
+	if err := os.Mkdir(model, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.Symlink(secret, filepath.Join(model, "link.bin"))
+	os.Symlink("..", filepath.Join(model, "dirlink"))
+	if err := syscall.Mkfifo(filepath.Join(model, "fifo.bin"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for loc, want := range map[string]string{
+		"link.bin":           "lies outside the model's folder",
+		"dirlink/secret.bin": "lies outside the model's folder",
+		"fifo.bin":           "is not a regular file",
+		"missing.bin":        "no such file or directory",
+	} {
+		m.Graph.Initializer[0] = ext(loc)
+		_, err := onnximport.Import(m, onnximport.Options{File: "ext.onnx", Dir: model})
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("external data at %s: %v, want %q", loc, err, want)
+		}
+	}
+	// A link that stays inside the folder is followed.
+	os.WriteFile(filepath.Join(model, "real.bin"), raw, 0o644)
+	os.Symlink("real.bin", filepath.Join(model, "inside.bin"))
+	m.Graph.Initializer[0] = ext("inside.bin")
+	outs = run(t, m, onnximport.Options{File: "ext.onnx", Dir: model}, array(t, []int{1, 3}, []float64{1, 1, 1}))
+	near(t, "y through a link inside the folder", outs[0], []float64{9, 12}, 0)
+}
+
+// Folding at import is bounded: a 150-byte model asking for a 32768 ×
+// 32768 constant is refused with the node, the shape and the bytes, before
+// anything is allocated; a small one folds.
+func TestFoldingIsBounded(t *testing.T) {
+	bomb := func(dims ...int64) *pb.ModelProto {
+		return model(17, []*pb.ValueInfoProto{input("x", 1)}, []*pb.TensorProto{int64s("shape", dims...)},
+			[]*pb.NodeProto{node("ConstantOfShape", "bomb", []string{"shape"}, []string{"c"}), node("Add", "add", []string{"c", "c"}, []string{"y"})}, "y")
+	}
+	_, err := onnximport.Import(bomb(32768, 32768), onnximport.Options{File: "bomb.onnx"})
+	if err == nil || !strings.Contains(err.Error(), "node 'bomb' (ConstantOfShape, opset 17): folding a value of shape [32768 32768] at import needs 8.0 GiB (8 bytes an element) beside the 0 B folded already; the limit is 4.0 GiB (--memory-limit)") {
+		t.Errorf("a folding bomb: %v", err)
+	}
+	if _, err := onnximport.Import(bomb(64, 64), onnximport.Options{File: "small.onnx", MemoryLimit: 1 << 20}); err != nil {
+		t.Errorf("a small constant: %v", err)
+	}
+	// The limit counts what is folded already: two of 64 KiB fit 1 MiB,
+	// the broadcast sum of them (three copies at once) does not fit 128 KiB.
+	if _, err := onnximport.Import(bomb(64, 128), onnximport.Options{File: "small.onnx", MemoryLimit: 128 << 10}); err == nil || !strings.Contains(err.Error(), "node 'add' (Add") {
+		t.Errorf("a sum past the limit: %v", err)
 	}
 }
 
