@@ -8,8 +8,8 @@ import (
 	"runtime"
 
 	"github.com/ipuir/ipuir/ir"
-	"github.com/ipuir/ipuir/runtime/atomicfile"
 	"github.com/ipuir/ipuir/parser"
+	"github.com/ipuir/ipuir/runtime/atomicfile"
 )
 
 // ErrReported marks a failure whose diagnostics were already printed.
