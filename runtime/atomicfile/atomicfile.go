@@ -1,7 +1,10 @@
-// Package atomicfile writes files whole or not at all, so that a tool that
-// fails (a full disk, a killed process, an error half way) never leaves a
-// truncated file where the user had a good one, and never renames a
-// temporary file over something that is not a regular file.
+// Package atomicfile is how a tool touches the files it is given. It
+// writes files whole or not at all, so that a tool that fails (a full
+// disk, a killed process, an error half way) never leaves a truncated file
+// where the user had a good one, and never renames a temporary file over
+// something that is not a regular file; and it reads inputs with a bound
+// (Open, ReadFile), refusing devices, so that /dev/zero is not read
+// forever.
 //
 // A path names a regular file (or none yet): the data go to a temporary
 // file in the same folder, renamed over the path when complete. A path

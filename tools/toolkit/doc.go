@@ -5,9 +5,11 @@
 //     environment (its target) explicitly and verifies it in that
 //     environment, with diagnostics rendered as mlir-opt renders them
 //     (file:line:col, the source line, a caret);
-//   - WriteOutput writes a result so that a failed run never leaves a
-//     half-written file: the data goes to a temporary file beside the
-//     output and is renamed over it only when complete;
+//   - Outputs is the one rule for the files a run writes: each checked
+//     before any work against the inputs and the other outputs, written to
+//     a temporary file beside it, and renamed into place with the others
+//     only when the whole run succeeds (special files written through);
+//     ReadInput reads an input with a bound, refusing devices;
 //   - NewLogger builds the structured log (log/slog) that long phases
 //     write to stderr, in the reference log's form: `<time> INFO message
 //     key=value ...`.
