@@ -82,14 +82,9 @@ func verifyAmp(op *ir.Operation, env *ir.Env) error {
 		return err
 	}
 	lhs, rhs, out := op.Operand(0), op.Operand(1), op.Operand(2)
-	ls, rs, os := shapeOf(lhs), shapeOf(rhs), shapeOf(out)
-	rank := len(ls)
-	if _, partial := op.Attr(tiled.PartialAttrName).(*ir.UnitAttr); partial && len(os) == rank+1 {
-		os = os[1:]
-	}
-	if rank < 2 || len(rs) != rank || !slices.Equal(ls[:rank-2], rs[:rank-2]) || ls[rank-1] != rs[rank-2] ||
-		!slices.Equal(os, append(slices.Clone(ls[:rank-1]), rs[rank-1])) {
-		return fmt.Errorf("multiplies %v by %v into %v", ls, rs, shapeOf(out))
+	_, partial := op.Attr(tiled.PartialAttrName).(*ir.UnitAttr)
+	if err := kernel.CheckMatmul(shapeOf(lhs), shapeOf(rhs), shapeOf(out), partial); err != nil {
+		return err
 	}
 	if elemOf(lhs) != elemOf(rhs) || (elemOf(out) != elemOf(lhs) && elemOf(out) != elem.F32) {
 		return fmt.Errorf("multiplies %v by %v into %v", elemOf(lhs), elemOf(rhs), elemOf(out))
@@ -124,16 +119,14 @@ func verifyVector(op *ir.Operation) error {
 	if err != nil {
 		return err
 	}
-	if n := op.NumOperands() - 1; n != fn.Arity {
-		return fmt.Errorf("%s takes %d inputs, but the instruction has %d (and its output)", fn.Name, fn.Arity, max(n, 0))
+	if op.NumOperands() == 0 {
+		return fmt.Errorf("takes inputs and an output, got no buffers")
 	}
-	out := op.Operand(op.NumOperands() - 1)
-	for i := range fn.Arity {
-		if in := op.Operand(i); !slices.Equal(shapeOf(in), shapeOf(out)) {
-			return fmt.Errorf("input #%d is %v but the output %v: elementwise shapes match", i, shapeOf(in), shapeOf(out))
-		}
+	var ins [][]int64
+	for _, v := range op.Operands()[:op.NumOperands()-1] {
+		ins = append(ins, shapeOf(v))
 	}
-	return nil
+	return fn.CheckElementwise(ins, shapeOf(op.Operand(op.NumOperands()-1)))
 }
 
 // verifyReduce checks a reduction: a combining function of the kernel
@@ -143,24 +136,7 @@ func verifyReduce(op *ir.Operation) error {
 	if _, err := kernel.ReductionNamed(op.Attr(tiled.FnAttrName).(*ir.StringAttr).Val); err != nil {
 		return err
 	}
-	in, out := shapeOf(op.Operand(0)), shapeOf(op.Operand(1))
-	if len(in) != len(out) {
-		return fmt.Errorf("reduces a rank-%d input into a rank-%d output; a tile's reduction keeps the rank (the reduced axes hold partial results)", len(in), len(out))
-	}
-	axes := op.Attr(tiled.AxesAttrName).(*ir.DenseArrayAttr).Ints
-	reduced := make([]bool, len(in))
-	for _, a := range axes {
-		if a < 0 || a >= int64(len(in)) || reduced[a] {
-			return fmt.Errorf("axes %v are not distinct axes of a rank-%d input", axes, len(in))
-		}
-		reduced[a] = true
-	}
-	for k := range in {
-		if !reduced[k] && in[k] != out[k] {
-			return fmt.Errorf("axis %d is not reduced, but has %d elements in the input and %d in the output", k, in[k], out[k])
-		}
-	}
-	return nil
+	return kernel.CheckReduce(shapeOf(op.Operand(0)), shapeOf(op.Operand(1)), op.Attr(tiled.AxesAttrName).(*ir.DenseArrayAttr).Ints)
 }
 
 // movementOf reads a copy's or a view's movement parameters.

@@ -85,13 +85,14 @@ func checkInstruction(p *ipupkg.Package, in ipupkg.Instruction) error {
 		if err != nil {
 			return err
 		}
-		if len(in.Operands)-1 != fn.Arity {
-			return fmt.Errorf("%s takes %d inputs, the instruction has %d", fn.Name, fn.Arity, len(in.Operands)-1)
+		var ins [][]int64
+		for k := range len(in.Operands) - 1 {
+			ins = append(ins, shape(k))
+		}
+		if err := fn.CheckElementwise(ins, ob.Shape); err != nil {
+			return err
 		}
 		for k := range fn.Arity {
-			if !slices.Equal(shape(k), ob.Shape) {
-				return fmt.Errorf("input %d is %v, the output %v: elementwise shapes match", k, shape(k), ob.Shape)
-			}
 			if elemOf(k) != elemOf(0) {
 				return fmt.Errorf("inputs of %v and %v", elemOf(0), elemOf(k))
 			}
@@ -107,21 +108,9 @@ func checkInstruction(p *ipupkg.Package, in ipupkg.Instruction) error {
 		if len(in.Operands) != 2 {
 			return fmt.Errorf("a reduction takes an input and an output, got %d buffers", len(in.Operands))
 		}
-		src, axes := shape(0), param(in.Params, "axes")
-		if len(src) != len(ob.Shape) {
-			return fmt.Errorf("a rank-%d output of a rank-%d input (a reduction keeps the rank)", len(ob.Shape), len(src))
-		}
-		reduced := make([]bool, len(src))
-		for _, a := range axes {
-			if a < 0 || a >= int64(len(src)) || reduced[a] {
-				return fmt.Errorf("axes %v of a rank-%d input", axes, len(src))
-			}
-			reduced[a] = true
-		}
-		for k := range src {
-			if !reduced[k] && src[k] != ob.Shape[k] {
-				return fmt.Errorf("axis %d is not reduced but has %d elements in, %d out", k, src[k], ob.Shape[k])
-			}
+		axes := param(in.Params, "axes")
+		if err := kernel.CheckReduce(shape(0), ob.Shape, axes); err != nil {
+			return err
 		}
 		// Each tile reduces its piece to one element along the axes.
 		for _, pc := range ob.Pieces {
@@ -158,20 +147,9 @@ func checkAmp(p *ipupkg.Package, in ipupkg.Instruction) error {
 		return fmt.Errorf("an AMP instruction takes lhs, rhs and output, got %d buffers", len(in.Operands))
 	}
 	l, r, o := &p.Buffers[in.Operands[0]], &p.Buffers[in.Operands[1]], &p.Buffers[in.Operands[2]]
-	rank := len(l.Shape)
-	if rank < 2 || len(r.Shape) != rank {
-		return fmt.Errorf("lhs %v and rhs %v are not matrices of one rank", l.Shape, r.Shape)
-	}
-	out := o.Shape
-	if _, partial := in.Param("partial"); partial {
-		if len(out) != rank+1 {
-			return fmt.Errorf("a partial output %v for rank-%d operands", out, rank)
-		}
-		out = out[1:]
-	}
-	want := append(slices.Clone(l.Shape[:rank-1]), r.Shape[rank-1])
-	if !slices.Equal(l.Shape[:rank-2], r.Shape[:rank-2]) || l.Shape[rank-1] != r.Shape[rank-2] || !slices.Equal(out, want) {
-		return fmt.Errorf("%v × %v into %v", l.Shape, r.Shape, o.Shape)
+	_, partial := in.Param("partial")
+	if err := kernel.CheckMatmul(l.Shape, r.Shape, o.Shape, partial); err != nil {
+		return err
 	}
 	if l.Elem != r.Elem || (o.Elem != l.Elem && o.Elem != elem.F32) {
 		return fmt.Errorf("%v × %v into %v", l.Elem, r.Elem, o.Elem)

@@ -47,13 +47,13 @@ func TestLoadRefusesWhatItCannotRun(t *testing.T) {
 		{"a vector input of another shape", func(p *ipupkg.Package) {
 			p.Buffers[2].Shape = []int64{8, 4}
 			p.Buffers[2].Pieces[0].Box = []ipupkg.Span{{Lo: 0, Hi: 8}, {Lo: 0, Hi: 4}}
-		}, "input 1 is [8 4], the output [4 8]"},
+		}, "input #1 is [8 4] but the output [4 8]: elementwise shapes match"},
 		{"a reduction whose axes do not fit its output", func(p *ipupkg.Package) {
 			r := &p.Buffers[4]
 			r.Shape, r.Pieces[0].Box, r.Pieces[0].Bytes = []int64{4, 8}, []ipupkg.Span{{Lo: 0, Hi: 4}, {Lo: 0, Hi: 8}}, 64
 		}, "tile 0 holds 8 elements of the output along reduced axis 1"},
 		{"a reduction over an axis past the rank", func(p *ipupkg.Package) { p.Program[3].Params[1].Ints = []int64{2} },
-			"axes [2] of a rank-2 input"},
+			"axes [2] are not distinct axes of a rank-2 input"},
 		{"an unknown reduction", func(p *ipupkg.Package) { p.Program[3].Params[0].Str = "min" }, "unknown reduction 'min'"},
 		{"an instruction that writes a constant", func(p *ipupkg.Package) { p.Program[2].Operands = []int{1, 3, 2} },
 			"writes buffer 2 (half), which is a constant"},

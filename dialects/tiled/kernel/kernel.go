@@ -7,6 +7,7 @@ package kernel
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ipuir/ipuir/dialects/tensor/eval"
@@ -121,6 +122,60 @@ func ReductionFor(op eval.ReduceOp) *Reduction {
 		if r.Op == op {
 			return r
 		}
+	}
+	return nil
+}
+
+// The shape rules of the compute instructions, on plain shapes: the
+// tile-asm verifier applies them to an instruction's operand types, the
+// simulated device to a package's buffers.
+
+// CheckElementwise checks a function's inputs against its output: as many
+// as its arity, each of the output's shape.
+func (f *Fn) CheckElementwise(ins [][]int64, out []int64) error {
+	if len(ins) != f.Arity {
+		return fmt.Errorf("%s takes %d inputs, the instruction has %d (and its output)", f.Name, f.Arity, len(ins))
+	}
+	for i, in := range ins {
+		if !slices.Equal(in, out) {
+			return fmt.Errorf("input #%d is %v but the output %v: elementwise shapes match", i, in, out)
+		}
+	}
+	return nil
+}
+
+// CheckReduce checks a tile's reduction of in over axes into out: axes
+// distinct and within the rank, the output of the input's rank (the reduced
+// axes hold one partial result per tile) and equal to it off the axes.
+func CheckReduce(in, out, axes []int64) error {
+	if len(in) != len(out) {
+		return fmt.Errorf("reduces a rank-%d input into a rank-%d output; a tile's reduction keeps the rank (the reduced axes hold partial results)", len(in), len(out))
+	}
+	reduced := make([]bool, len(in))
+	for _, a := range axes {
+		if a < 0 || a >= int64(len(in)) || reduced[a] {
+			return fmt.Errorf("axes %v are not distinct axes of a rank-%d input", axes, len(in))
+		}
+		reduced[a] = true
+	}
+	for k := range in {
+		if !reduced[k] && in[k] != out[k] {
+			return fmt.Errorf("axis %d is not reduced, but has %d elements in the input and %d in the output", k, in[k], out[k])
+		}
+	}
+	return nil
+}
+
+// CheckMatmul checks an AMP instruction's shapes: lhs B…×M×K, rhs B…×K×N,
+// and an output B…×M×N (with the inner partitions first when partial).
+func CheckMatmul(lhs, rhs, out []int64, partial bool) error {
+	rank, sums := len(lhs), out
+	if partial && len(out) == rank+1 {
+		sums = out[1:]
+	}
+	if rank < 2 || len(rhs) != rank || !slices.Equal(lhs[:rank-2], rhs[:rank-2]) || lhs[rank-1] != rhs[rank-2] ||
+		!slices.Equal(sums, append(slices.Clone(lhs[:rank-1]), rhs[rank-1])) {
+		return fmt.Errorf("multiplies %v by %v into %v", lhs, rhs, out)
 	}
 	return nil
 }
