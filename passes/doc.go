@@ -39,7 +39,7 @@
 //	reg.WriteList(os.Stdout)                              // --list-passes
 //	opts := passes.DefaultOptions()                       // --verify-each on
 //	opts.DisableThreading, opts.PrintIR, opts.Timing, opts.CrashReproducer = ...
-//	opts.Env, opts.Logger = target.EnvKey.With(nil, t), logger // what passes may need
+//	opts.Env, opts.Logger = irtarget.EnvKey.With(nil, t), logger // what passes may need
 //	mgr := passes.NewPassManager(ctx, pm, opts)
 //	err = mgr.Run(module)                                 // passes.Diagnostics on failure
 //	opts.Timing.Report(os.Stderr, passes.TimingTree)      // --mlir-timing

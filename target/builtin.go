@@ -110,6 +110,26 @@ const (
 	ipuVertexOverheadCycles = 30
 )
 
+// ipuCodeModel sizes a tile's support memory. Assumption: the target's
+// code encoding is not public, so these are estimates sized against the
+// reference compile log's support memory (12,416 bytes per tile on the
+// attention block: 3,512 of generated code, 4,460 of exchange tables,
+// 4,444 of host-exchange code): a 256-byte supervisor skeleton per tile,
+// 32 bytes per instruction a tile runs (64 for an AMP block loop, whose
+// inner loop is unrolled), 4 per sync, 16 per exchange a tile takes part
+// in, 8 per exchange-table segment, and for host exchange 128 bytes on a
+// tile that holds a piece of a host stream plus 48 per stream.
+var ipuCodeModel = CodeModel{
+	SkeletonBytes:     256,
+	InstructionBytes:  32,
+	AMPBlockBytes:     64,
+	SyncBytes:         4,
+	ExchangeBytes:     16,
+	TableEntryBytes:   8,
+	HostSkeletonBytes: 128,
+	HostStreamBytes:   48,
+}
+
 // t10MatmulFit is the T10 (SOSP 2024) per-tile matmul fit for one element
 // type; see MatmulFit for the formula and what each constant multiplies. The
 // fit was made on Mk2 hardware in cycles; applying it to ipu21 assumes the
@@ -190,6 +210,7 @@ func ipuTile(name, summary, classPrefix string, tiles int, sramBytes, standardBy
 		VertexOverheadCycles:   ipuVertexOverheadCycles,
 		SupportReserveBytes:    ipuSupportReserveBytes,
 		TileColumns:            ipuTileColumns,
+		Code:                   ipuCodeModel,
 	}
 }
 

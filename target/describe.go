@@ -103,6 +103,10 @@ func (t *Target) Describe() string {
 	row("sync", "%d cycles", t.SyncCycles)
 	row("vertex launch", "%d cycles", t.VertexOverheadCycles)
 	row("support reserve", "%s per tile for code, exchange tables and host-exchange code", formatBytes(t.SupportReserveBytes))
+	c := t.Code
+	row("code model", "%d B skeleton; %d B per instruction (%d per AMP block), %d per sync, %d per exchange; %d B per table segment",
+		c.SkeletonBytes, c.InstructionBytes, c.AMPBlockBytes, c.SyncBytes, c.ExchangeBytes, c.TableEntryBytes)
+	row("host-exchange code", "%d B on a tile holding a host stream, %d B more per stream", c.HostSkeletonBytes, c.HostStreamBytes)
 	w.Flush()
 	return b.String()
 }
@@ -139,4 +143,17 @@ func ordinal(n int) string {
 
 func formatHz(hz int64) string {
 	return strconv.FormatFloat(float64(hz)/1e9, 'f', -1, 64) + " GHz"
+}
+
+// ShowTargets is what `ipu-opt --show-targets` prints: the table of all
+// built-in targets when name is empty, else every figure of the named one.
+func ShowTargets(name string) (string, error) {
+	if name == "" {
+		return Table(All()), nil
+	}
+	t, err := Lookup(name)
+	if err != nil {
+		return "", err
+	}
+	return t.Describe(), nil
 }

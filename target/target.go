@@ -71,6 +71,23 @@ type Target struct {
 	// tables, host-exchange code): the planner and the tiled level's
 	// estimates plan data around it, before the code is sized.
 	SupportReserveBytes int64
+
+	// Code sizes each tile's support memory: its generated code, exchange
+	// tables and host-exchange code.
+	Code CodeModel
+}
+
+// CodeModel is the size of the support memory a tile's program needs, by
+// what the program does on that tile. All sizes are bytes.
+type CodeModel struct {
+	SkeletonBytes     int64 // the supervisor's skeleton, on every tile
+	InstructionBytes  int64 // per compute instruction (or splat constant) a tile runs
+	AMPBlockBytes     int64 // per matmul instruction: an AMP block loop, instead of InstructionBytes
+	SyncBytes         int64 // per sync, on every tile
+	ExchangeBytes     int64 // per exchange phase a tile sends or receives in
+	TableEntryBytes   int64 // per exchange segment a tile sends or receives
+	HostSkeletonBytes int64 // once on a tile that holds a piece of a host stream
+	HostStreamBytes   int64 // per host stream a tile holds a piece of
 }
 
 // ElemTypes are the element types the modelled machines compute on (in
@@ -278,6 +295,19 @@ func (t *Target) Validate() error {
 	}
 	if t.TileColumns < 1 || t.Tiles%t.TileColumns != 0 {
 		bad("TileColumns %d does not divide the %d tiles", t.TileColumns, t.Tiles)
+	}
+	for _, c := range []struct {
+		name string
+		v    int64
+	}{
+		{"Code.SkeletonBytes", t.Code.SkeletonBytes}, {"Code.InstructionBytes", t.Code.InstructionBytes},
+		{"Code.AMPBlockBytes", t.Code.AMPBlockBytes}, {"Code.SyncBytes", t.Code.SyncBytes},
+		{"Code.ExchangeBytes", t.Code.ExchangeBytes}, {"Code.TableEntryBytes", t.Code.TableEntryBytes},
+		{"Code.HostSkeletonBytes", t.Code.HostSkeletonBytes}, {"Code.HostStreamBytes", t.Code.HostStreamBytes},
+	} {
+		if c.v < 0 {
+			bad("%s must not be negative, is %d", c.name, c.v)
+		}
 	}
 	errs = append(errs, t.validateMemory()...)
 	errs = append(errs, t.validateRates()...)

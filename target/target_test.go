@@ -112,6 +112,7 @@ func TestValidateRejectsInconsistentDescriptions(t *testing.T) {
 		{"duplicate vector entry", func(t *Target) { t.Vector = append(t.Vector, t.Vector[0]) }, "two entries for f16"},
 		{"vector faster than load/store", func(t *Target) { t.Vector[0].Lanes = 8 }, "more than load/store allows"},
 		{"negative sync", func(t *Target) { t.SyncCycles = -1 }, "SyncCycles must not be negative"},
+		{"negative code size", func(t *Target) { t.Code.TableEntryBytes = -8 }, "Code.TableEntryBytes must not be negative"},
 	}
 	for _, c := range cases {
 		tg := mustLookup(t, "ipu21")
@@ -166,5 +167,20 @@ func TestDescribeAndTable(t *testing.T) {
 	}
 	if ordinal(1) != "1st" || ordinal(12) != "12th" || ordinal(22) != "22nd" || ordinal(113) != "113th" {
 		t.Error("ordinal spells numbers wrongly")
+	}
+}
+
+func TestShowTargets(t *testing.T) {
+	all, err := ShowTargets("")
+	if err != nil || !strings.HasPrefix(all, "NAME") || !strings.Contains(all, "ipu21") {
+		t.Fatalf("table:\n%s", all)
+	}
+	one, err := ShowTargets("ipu21")
+	if err != nil || !strings.HasPrefix(one, "ipu21: ") || !strings.Contains(one, "1472") {
+		t.Fatalf("describe:\n%s", one)
+	}
+	_, err = ShowTargets("x")
+	if err == nil || !strings.Contains(err.Error(), `unknown target "x"`) {
+		t.Fatalf("error %v, want an unknown target", err)
 	}
 }

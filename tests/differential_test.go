@@ -21,6 +21,7 @@ import (
 	"github.com/ipuir/ipuir/runtime/reference"
 	"github.com/ipuir/ipuir/runtime/sim"
 	"github.com/ipuir/ipuir/target"
+	"github.com/ipuir/ipuir/target/irtarget"
 	"github.com/ipuir/ipuir/translate/pkgemit"
 )
 
@@ -98,7 +99,7 @@ func compileProgram(src string, tg *target.Target) (*ipupkg.Package, string, err
 		return nil, "", err
 	}
 	popts := passes.DefaultOptions()
-	popts.Env = target.EnvKey.With(nil, tg)
+	popts.Env = irtarget.EnvKey.With(nil, tg)
 	if err := passes.NewPassManager(ctx, pm, popts).Run(module); err != nil {
 		var d *ir.Diagnostic
 		if !errors.As(err, &d) {

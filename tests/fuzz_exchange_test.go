@@ -1,13 +1,13 @@
 package tests
 
 import (
+	"github.com/ipuir/ipuir/target/irtarget"
 	"os"
 	"testing"
 
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/parser"
 	"github.com/ipuir/ipuir/registry"
-	"github.com/ipuir/ipuir/target"
 )
 
 // FuzzExchangeVerify reads arbitrary text as a module at the exchange level
@@ -36,7 +36,7 @@ func verifyText(t *testing.T, src string) {
 	if err != nil {
 		return
 	}
-	env, err := target.EnvOfModule(m)
+	env, err := irtarget.EnvOfModule(m)
 	if err != nil {
 		return
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/passes"
 	"github.com/ipuir/ipuir/target"
+	"github.com/ipuir/ipuir/target/irtarget"
 	"github.com/ipuir/ipuir/target/storage"
 )
 
@@ -25,13 +26,11 @@ import (
 // takes nothing; its results stay its results, now the buffers and views
 // the host reads the output streams from, in order.
 //
-// Support memory is sized by a code model (assumptions: the target's code
-// encoding is not public): a 256-byte supervisor skeleton per tile, 32
-// bytes per instruction a tile runs (64 for an AMP block loop), 4 per sync,
-// 16 per exchange a tile takes part in; exchange tables hold 8 bytes per
-// segment a tile sends or receives; host-exchange code is 128 bytes on a
-// tile that holds a piece of a host stream, and 48 more per stream (a
-// buffer an output view reads counts as streamed).
+// Support memory is sized by the target's code model (target.CodeModel):
+// a skeleton per tile, a size per instruction a tile runs and per sync and
+// exchange it takes part in, exchange tables by the segments a tile sends
+// or receives, and host-exchange code on the tiles that hold a piece of a
+// host stream (a buffer an output view reads counts as streamed).
 type ConvertExchangeToTileAsm struct {
 	NumBuffers passes.Statistic `statistic:"num-buffers" help:"Number of buffers placed"`
 }
@@ -42,23 +41,11 @@ func (*ConvertExchangeToTileAsm) Summary() string {
 }
 func (*ConvertExchangeToTileAsm) Anchor() string { return ir.ModuleOpName }
 
-// The code model (bytes).
-const (
-	skeletonBytes     = 256
-	instructionBytes  = 32
-	ampBytes          = 64
-	syncBytes         = 4
-	exchangeCodeBytes = 16
-	tableEntryBytes   = 8
-	hostSkeletonBytes = 128
-	hostStreamBytes   = 48
-)
-
 func (p *ConvertExchangeToTileAsm) Run(module *ir.Operation, pc *passes.PassContext) error {
-	tg, ok := target.FromEnv(pc.Env())
+	tg, ok := irtarget.FromEnv(pc.Env())
 	if !ok {
 		var err error
-		if tg, err = target.FromModule(module); err != nil {
+		if tg, err = irtarget.FromModule(module); err != nil {
 			return err
 		}
 	}
@@ -108,13 +95,13 @@ func (s support) bytes(tile int) int64 { return s.code[tile] + s.tables[tile] + 
 func sizeSupport(fn *ir.Operation, tg *target.Target, bufs [][]storage.Buffer, hostValue func(id int) bool) support {
 	s := support{code: make([]int64, tg.Tiles), tables: make([]int64, tg.Tiles), host: make([]int64, tg.Tiles)}
 	for i := range s.code {
-		s.code[i] = skeletonBytes
+		s.code[i] = tg.Code.SkeletonBytes
 	}
 	for _, op := range fn.Region(0).Front().Ops() {
 		switch {
 		case op.Is(exchange.SyncOp):
 			for i := range s.code {
-				s.code[i] += syncBytes
+				s.code[i] += tg.Code.SyncBytes
 			}
 		case op.Is(exchange.PhaseOp):
 			ta := op.Attr(exchange.TransfersAttrName).(*exchange.TransfersAttr)
@@ -122,20 +109,20 @@ func sizeSupport(fn *ir.Operation, tg *target.Target, bufs [][]storage.Buffer, h
 			takes := map[int32]bool{}
 			for _, seg := range sa.Segments {
 				t := ta.List[seg.Transfer]
-				s.tables[t.Src] += tableEntryBytes
+				s.tables[t.Src] += tg.Code.TableEntryBytes
 				takes[t.Src] = true
 				for _, d := range t.Dst {
-					s.tables[d] += tableEntryBytes
+					s.tables[d] += tg.Code.TableEntryBytes
 					takes[d] = true
 				}
 			}
 			for t := range takes {
-				s.code[t] += exchangeCodeBytes
+				s.code[t] += tg.Code.ExchangeBytes
 			}
 		case isInstruction(op, tg) || op.Is(tiled.ConstantOp):
-			cost := int64(instructionBytes)
+			cost := tg.Code.InstructionBytes
 			if op.Is(tiled.MatmulOp) {
-				cost = ampBytes
+				cost = tg.Code.AMPBlockBytes
 			}
 			if d, ok := op.Attr(tiled.ValueAttrName).(*ir.DenseElementsAttr); op.Is(tiled.ConstantOp) && !(ok && d.Splat) {
 				continue // loaded with the program: no code
@@ -148,11 +135,11 @@ func sizeSupport(fn *ir.Operation, tg *target.Target, bufs [][]storage.Buffer, h
 	for tile, list := range bufs {
 		for _, b := range list {
 			if hostValue(b.ID) {
-				s.host[tile] += hostStreamBytes
+				s.host[tile] += tg.Code.HostStreamBytes
 			}
 		}
 		if s.host[tile] > 0 {
-			s.host[tile] += hostSkeletonBytes
+			s.host[tile] += tg.Code.HostSkeletonBytes
 		}
 	}
 	return s

@@ -13,6 +13,7 @@ import (
 	"github.com/ipuir/ipuir/registry"
 	"github.com/ipuir/ipuir/registry/registrytest"
 	"github.com/ipuir/ipuir/target"
+	"github.com/ipuir/ipuir/target/irtarget"
 	"github.com/ipuir/ipuir/target/storage"
 )
 
@@ -156,7 +157,7 @@ func BenchmarkAttentionToTileAsm(b *testing.B) {
 			b.Fatal(err)
 		}
 		opts := passes.DefaultOptions()
-		opts.Env = target.EnvKey.With(nil, tg)
+		opts.Env = irtarget.EnvKey.With(nil, tg)
 		b.StartTimer()
 		if err := passes.NewPassManager(ctx, pm, opts).Run(module); err != nil {
 			b.Fatal(err)

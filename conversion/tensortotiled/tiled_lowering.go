@@ -11,6 +11,7 @@
 package tensortotiled
 
 import (
+	"github.com/ipuir/ipuir/target/irtarget"
 	"slices"
 
 	"github.com/ipuir/ipuir/dialects/tensor"
@@ -108,8 +109,8 @@ func functions(op *ir.Operation) []*ir.Operation {
 // stated (PassContext.Env), or else the one the module's ipu.target
 // attribute names.
 func targetOf(module *ir.Operation, pc *passes.PassContext) (*target.Target, error) {
-	if t, ok := target.FromEnv(pc.Env()); ok {
+	if t, ok := irtarget.FromEnv(pc.Env()); ok {
 		return t, nil
 	}
-	return target.FromModule(module)
+	return irtarget.FromModule(module)
 }

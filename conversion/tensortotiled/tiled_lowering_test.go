@@ -1,6 +1,7 @@
 package tensortotiled_test
 
 import (
+	"github.com/ipuir/ipuir/target/irtarget"
 	"testing"
 
 	"github.com/ipuir/ipuir/conversion/tensortotiled"
@@ -11,7 +12,6 @@ import (
 	"github.com/ipuir/ipuir/passes"
 	"github.com/ipuir/ipuir/registry"
 	"github.com/ipuir/ipuir/registry/registrytest"
-	"github.com/ipuir/ipuir/target"
 )
 
 // parseExample parses one of the checked-in examples with the dialects the
@@ -35,7 +35,7 @@ func lowerToTiled(t testing.TB, ctx *ir.Context, module *ir.Operation) {
 func TestLowerAttentionToTiled(t *testing.T) {
 	ctx, module := parseExample(t, "attention.ipuir")
 	lowerToTiled(t, ctx, module)
-	env, err := target.EnvOfModule(module)
+	env, err := irtarget.EnvOfModule(module)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestJointPlanningPays(t *testing.T) {
 			t.Fatal(err)
 		}
 		opts := passes.DefaultOptions()
-		if opts.Env, err = target.EnvOfModule(module); err != nil {
+		if opts.Env, err = irtarget.EnvOfModule(module); err != nil {
 			t.Fatal(err)
 		}
 		if err := passes.NewPassManager(ctx, pm, opts).Run(module); err != nil {

@@ -1,6 +1,7 @@
 package tiledtoexchange
 
 import (
+	"github.com/ipuir/ipuir/target/irtarget"
 	"slices"
 
 	"github.com/ipuir/ipuir/dialects/exchange"
@@ -45,10 +46,10 @@ func (*ConvertTiledToExchange) Summary() string {
 func (*ConvertTiledToExchange) Anchor() string { return ir.ModuleOpName }
 
 func (p *ConvertTiledToExchange) Run(module *ir.Operation, pc *passes.PassContext) error {
-	tg, ok := target.FromEnv(pc.Env())
+	tg, ok := irtarget.FromEnv(pc.Env())
 	if !ok {
 		var err error
-		if tg, err = target.FromModule(module); err != nil {
+		if tg, err = irtarget.FromModule(module); err != nil {
 			return err
 		}
 	}

@@ -1,6 +1,7 @@
 package tiledtoexchange_test
 
 import (
+	"github.com/ipuir/ipuir/target/irtarget"
 	"testing"
 
 	"github.com/ipuir/ipuir/conversion/tensortotiled"
@@ -9,7 +10,6 @@ import (
 	"github.com/ipuir/ipuir/dialects/tiled"
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/registry/registrytest"
-	"github.com/ipuir/ipuir/target"
 	"github.com/ipuir/ipuir/translate/exchangejson"
 )
 
@@ -17,7 +17,7 @@ func lower(t testing.TB, file, pipeline string) (*ir.Context, *ir.Operation, *ir
 	t.Helper()
 	ctx, module, _ := registrytest.ParseFile(t, "../../examples/"+file)
 	run(t, ctx, module, pipeline)
-	env, err := target.EnvOfModule(module)
+	env, err := irtarget.EnvOfModule(module)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func run(t testing.TB, ctx *ir.Context, module *ir.Operation, pipeline string) {
 // JSON lists the same phases.
 func TestAttentionPhases(t *testing.T) {
 	_, module, env := lower(t, "attention.ipuir", tiledtoexchange.LowerToExchangePipeline)
-	tg, _ := target.FromEnv(env)
+	tg, _ := irtarget.FromEnv(env)
 	if d := ir.VerifyIn(module, env); d != nil {
 		t.Fatal(d)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/ipuir/ipuir/dialects/tiled"
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/target"
+	"github.com/ipuir/ipuir/target/irtarget"
 )
 
 // Name is the dialect's namespace.
@@ -152,10 +153,10 @@ func verifyPhase(op *ir.Operation, env *ir.Env) error {
 // against its sources and its destination value: exchange.phase's rule,
 // which tile-asm's exchange instruction follows too.
 func VerifyPhase(op *ir.Operation, sources []*ir.Value, dest *ir.Value, env *ir.Env) error {
-	tg, ok := target.FromEnv(env)
+	tg, ok := irtarget.FromEnv(env)
 	if !ok {
 		return fmt.Errorf("needs the module's target to check its transfers: the module has no '%s' attribute naming one (known targets: %s)",
-			target.ModuleAttr, strings.Join(target.Names(), ", "))
+			irtarget.ModuleAttr, strings.Join(target.Names(), ", "))
 	}
 	out := dest.Type().(*ir.RankedTensorType)
 	rank := len(out.Dims)

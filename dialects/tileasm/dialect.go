@@ -33,6 +33,7 @@ import (
 	"github.com/ipuir/ipuir/dialects/tiled"
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/target"
+	"github.com/ipuir/ipuir/target/irtarget"
 	"github.com/ipuir/ipuir/target/storage"
 )
 
@@ -253,10 +254,10 @@ func arity(least, most int) func(*ir.Operation) error {
 }
 
 func targetOf(env *ir.Env) (*target.Target, error) {
-	tg, ok := target.FromEnv(env)
+	tg, ok := irtarget.FromEnv(env)
 	if !ok {
 		return nil, fmt.Errorf("needs the module's target: the module has no '%s' attribute naming one (known targets: %s)",
-			target.ModuleAttr, strings.Join(target.Names(), ", "))
+			irtarget.ModuleAttr, strings.Join(target.Names(), ", "))
 	}
 	return tg, nil
 }

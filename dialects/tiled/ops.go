@@ -9,6 +9,7 @@ import (
 	"github.com/ipuir/ipuir/elem/irelem"
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/target"
+	"github.com/ipuir/ipuir/target/irtarget"
 )
 
 // Op names of the dialect.
@@ -173,7 +174,7 @@ func CheckLayout(l *Layout, t *ir.RankedTensorType, tg *target.Target) (*ShardMa
 func layoutOfValue(env *ir.Env, v *ir.Value, what string) (*ShardMap, error) {
 	t := v.Type().(*ir.RankedTensorType)
 	l, _ := LayoutOf(t)
-	tg, _ := target.FromEnv(env)
+	tg, _ := irtarget.FromEnv(env)
 	m, err := CheckLayout(l, t, tg)
 	if err != nil {
 		return nil, fmt.Errorf("%s layout is not valid for %s: %v", what, ir.TypeString(t), err)
@@ -312,10 +313,10 @@ func verifyMatmul(op *ir.Operation, env *ir.Env) error {
 	if err != nil {
 		return err
 	}
-	tg, ok := target.FromEnv(env)
+	tg, ok := irtarget.FromEnv(env)
 	if !ok {
 		return fmt.Errorf("needs the module's target to check its plan: the module has no '%s' attribute naming one (known targets: %s)",
-			target.ModuleAttr, strings.Join(target.Names(), ", "))
+			irtarget.ModuleAttr, strings.Join(target.Names(), ", "))
 	}
 	plan := &op.Attr(PlanAttrName).(*GemmPlanAttr).Plan
 	ls, err := LayoutsForPlan(plan, s, tg)

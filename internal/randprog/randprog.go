@@ -17,7 +17,7 @@ import (
 	"github.com/ipuir/ipuir/parser"
 	"github.com/ipuir/ipuir/passes"
 	"github.com/ipuir/ipuir/registry"
-	"github.com/ipuir/ipuir/target"
+	"github.com/ipuir/ipuir/target/irtarget"
 )
 
 // Tensor writes a tensor-level function on the test16 target from a
@@ -163,7 +163,7 @@ func LowerAll(t testing.TB, pipeline string, seed uint64) int {
 		if err != nil {
 			t.Fatalf("trial %d: the generator wrote invalid IR: %v\n%s", trial, err, src)
 		}
-		env, err := target.EnvOfModule(module)
+		env, err := irtarget.EnvOfModule(module)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,6 +5,7 @@
 package registrytest
 
 import (
+	"github.com/ipuir/ipuir/target/irtarget"
 	"os"
 	"testing"
 
@@ -43,7 +44,7 @@ func ParseFile(t testing.TB, path string) (*ir.Context, *ir.Operation, []byte) {
 // fails the test.
 func Run(t testing.TB, ctx *ir.Context, module *ir.Operation, pipeline string) (*target.Target, error) {
 	t.Helper()
-	tg, err := target.FromModule(module)
+	tg, err := irtarget.FromModule(module)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +60,7 @@ func RunOn(t testing.TB, ctx *ir.Context, module *ir.Operation, tg *target.Targe
 		t.Fatal(err)
 	}
 	opts := passes.DefaultOptions()
-	opts.Env = target.EnvKey.With(nil, tg)
+	opts.Env = irtarget.EnvKey.With(nil, tg)
 	return passes.NewPassManager(ctx, pm, opts).Run(module)
 }
 

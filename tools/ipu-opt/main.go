@@ -14,10 +14,10 @@
 package main
 
 import (
+	"github.com/ipuir/ipuir/target/irtarget"
 	"os"
 
 	"github.com/ipuir/ipuir/registry"
-	"github.com/ipuir/ipuir/target"
 	"github.com/ipuir/ipuir/tools/memoryflag"
 	"github.com/ipuir/ipuir/tools/optmain"
 	"github.com/ipuir/ipuir/tools/targetflag"
@@ -36,7 +36,7 @@ func newTool() *optmain.Tool {
 		Version:    Version,
 		Dialects:   registry.RegisterDialects,
 		Passes:     registry.RegisterPasses,
-		Env:        target.EnvOfModule,
+		Env:        irtarget.EnvOfModule,
 		Extensions: []optmain.Extension{targetflag.New(), memoryflag.New()},
 	}
 	addTestRegistrations(tool)

@@ -10,7 +10,7 @@ import (
 	"github.com/ipuir/ipuir/registry"
 	"github.com/ipuir/ipuir/runtime/npy"
 	"github.com/ipuir/ipuir/runtime/reference"
-	"github.com/ipuir/ipuir/target"
+	"github.com/ipuir/ipuir/target/irtarget"
 	"github.com/ipuir/ipuir/tools/toolkit"
 )
 
@@ -26,7 +26,7 @@ type program struct {
 // the function. Diagnostics are printed to stderr with the source line
 // they point at.
 func load(file, function string, stderr io.Writer) (*program, error) {
-	loader := &toolkit.Loader{Setup: registry.RegisterDialects, Env: target.EnvOfModule}
+	loader := &toolkit.Loader{Setup: registry.RegisterDialects, Env: irtarget.EnvOfModule}
 	lp, err := loader.Load(file, os.Stdin, stderr)
 	if err != nil {
 		return nil, err
@@ -36,7 +36,7 @@ func load(file, function string, stderr io.Writer) (*program, error) {
 
 // loadSource is load for a module's text kept in a package.
 func loadSource(file string, src []byte, function string, stderr io.Writer) (*program, error) {
-	loader := &toolkit.Loader{Setup: registry.RegisterDialects, Env: target.EnvOfModule}
+	loader := &toolkit.Loader{Setup: registry.RegisterDialects, Env: irtarget.EnvOfModule}
 	lp, err := loader.LoadSource(file, src, stderr)
 	if err != nil {
 		return nil, err

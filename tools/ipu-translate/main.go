@@ -29,7 +29,7 @@ import (
 
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/registry"
-	"github.com/ipuir/ipuir/target"
+	"github.com/ipuir/ipuir/target/irtarget"
 	"github.com/ipuir/ipuir/tools/optmain"
 	"github.com/ipuir/ipuir/tools/targetflag"
 	"github.com/ipuir/ipuir/translate/exchangejson"
@@ -46,7 +46,7 @@ func newTool() *optmain.Tool {
 		Version:    Version,
 		Overview:   "translation driver for ipuir: exchange phases to JSON, application packages",
 		Dialects:   registry.RegisterDialects,
-		Env:        target.EnvOfModule,
+		Env:        irtarget.EnvOfModule,
 		Extensions: []optmain.Extension{targetflag.New(), &translations{}},
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/ipuir/ipuir/registry"
 	"github.com/ipuir/ipuir/runtime/atomicfile"
 	"github.com/ipuir/ipuir/target"
+	"github.com/ipuir/ipuir/target/irtarget"
 	"github.com/ipuir/ipuir/tools/toolkit"
 	"github.com/ipuir/ipuir/translate/onnximport"
 	"github.com/ipuir/ipuir/translate/onnximport/onnxpb"
@@ -53,7 +54,7 @@ func importONNX(path string, args []string, weightsAsArgs bool, memoryLimit int6
 		return err
 	}
 	// The module must parse and verify: a failure here is the importer's.
-	loader := &toolkit.Loader{Setup: registry.RegisterDialects, Env: target.EnvOfModule}
+	loader := &toolkit.Loader{Setup: registry.RegisterDialects, Env: irtarget.EnvOfModule}
 	var diag bytes.Buffer
 	if _, err := loader.LoadSource(filepath.Base(path)+" (imported)", text, &diag); err != nil {
 		return fmt.Errorf("the imported module does not verify (an importer bug):\n%s%v", diag.String(), err)

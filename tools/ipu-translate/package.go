@@ -13,6 +13,7 @@ import (
 	"github.com/ipuir/ipuir/runtime/ipupkg"
 	"github.com/ipuir/ipuir/runtime/sim"
 	"github.com/ipuir/ipuir/target"
+	"github.com/ipuir/ipuir/target/irtarget"
 	"github.com/ipuir/ipuir/tools/optmain"
 	"github.com/ipuir/ipuir/translate/pkgemit"
 )
@@ -20,7 +21,7 @@ import (
 // emitPackage writes module's package to out, compiling a tensor-level
 // module to tile-asm first.
 func emitPackage(ctx *ir.Context, module *ir.Operation, in *optmain.Input, out io.Writer) error {
-	tg, ok := target.FromEnv(in.Env)
+	tg, ok := irtarget.FromEnv(in.Env)
 	if !ok {
 		return module.EmitError("--emit-package needs the module's target: an 'ipu.target' attribute or --target (known targets: %v)", target.Names())
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ipuir/ipuir/ir"
-	"github.com/ipuir/ipuir/target"
+	"github.com/ipuir/ipuir/target/irtarget"
 	"github.com/ipuir/ipuir/tools/optmain"
 	"github.com/ipuir/ipuir/tools/toolkit"
 	"github.com/ipuir/ipuir/translate/memoryreport"
@@ -48,7 +48,7 @@ func (e *Extension) Emit(_ *ir.Context, module *ir.Operation, in *optmain.Input,
 	if e.file == "" && !e.summary {
 		return false, nil
 	}
-	tg, ok := target.FromEnv(in.Env)
+	tg, ok := irtarget.FromEnv(in.Env)
 	if !ok {
 		return false, module.EmitError("--memory-report and --memory-summary need the module's target (an 'ipu.target' attribute or --target)")
 	}

@@ -19,7 +19,7 @@ import (
 	"github.com/ipuir/ipuir/passes"
 	"github.com/ipuir/ipuir/printer"
 	"github.com/ipuir/ipuir/registry"
-	"github.com/ipuir/ipuir/target"
+	"github.com/ipuir/ipuir/target/irtarget"
 	"github.com/ipuir/ipuir/tests/testdialect"
 	"github.com/ipuir/ipuir/tests/testpasses"
 	"github.com/ipuir/ipuir/tools/optmain"
@@ -116,7 +116,7 @@ func runFuzzPipeline(src []byte, plain, lowering *passes.OpPassManager) string {
 	if err != nil {
 		return ""
 	}
-	env, err := target.EnvOfModule(module)
+	env, err := irtarget.EnvOfModule(module)
 	if err != nil {
 		return ""
 	}
@@ -129,7 +129,7 @@ func runFuzzPipeline(src []byte, plain, lowering *passes.OpPassManager) string {
 		return ""
 	}
 	pipeline := plain
-	if module.Attr(target.ModuleAttr) != nil {
+	if module.Attr(irtarget.ModuleAttr) != nil {
 		pipeline = lowering
 	}
 	runErr := passes.NewPassManager(ctx, pipeline, passes.Options{DisableThreading: true, VerifyEach: true, Env: env}).Run(module)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/target"
+	"github.com/ipuir/ipuir/target/irtarget"
 	"github.com/ipuir/ipuir/tools/optmain"
 )
 
@@ -50,5 +51,5 @@ func (e *Extension) Process(_ *ir.Context, module *ir.Operation, in *optmain.Inp
 		return nil
 	}
 	in.Changed = true
-	return target.SetOnModule(module, e.name)
+	return irtarget.SetOnModule(module, e.name)
 }

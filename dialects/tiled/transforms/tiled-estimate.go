@@ -7,6 +7,7 @@ import (
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/passes"
 	"github.com/ipuir/ipuir/target"
+	"github.com/ipuir/ipuir/target/irtarget"
 	"github.com/ipuir/ipuir/target/storage"
 )
 
@@ -26,10 +27,10 @@ func (*TiledEstimate) Summary() string {
 func (*TiledEstimate) Anchor() string { return ir.ModuleOpName }
 
 func (p *TiledEstimate) Run(module *ir.Operation, pc *passes.PassContext) error {
-	tg, ok := target.FromEnv(pc.Env())
+	tg, ok := irtarget.FromEnv(pc.Env())
 	if !ok {
 		var err error
-		if tg, err = target.FromModule(module); err != nil {
+		if tg, err = irtarget.FromModule(module); err != nil {
 			return err
 		}
 	}

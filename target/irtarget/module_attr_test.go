@@ -1,4 +1,4 @@
-package target
+package irtarget
 
 import (
 	"strings"
@@ -47,19 +47,6 @@ func TestTargetFromModule(t *testing.T) {
 	loose := ir.NewOperation(ctx, &ir.OperationState{Name: "func.func", NumRegions: 1})
 	_, err = FromModule(loose)
 	wantModuleAttrErr(t, err, "'func.func' is not inside a builtin.module")
-}
-
-func TestShowTargets(t *testing.T) {
-	all, err := ShowTargets("")
-	if err != nil || !strings.HasPrefix(all, "NAME") || !strings.Contains(all, "ipu21") {
-		t.Fatalf("table:\n%s", all)
-	}
-	one, err := ShowTargets("ipu21")
-	if err != nil || !strings.HasPrefix(one, "ipu21: ") || !strings.Contains(one, "1472") {
-		t.Fatalf("describe:\n%s", one)
-	}
-	_, err = ShowTargets("x")
-	wantModuleAttrErr(t, err, `unknown target "x"`)
 }
 
 func wantModuleAttrErr(t *testing.T, err error, substr string) {

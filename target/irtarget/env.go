@@ -1,14 +1,17 @@
-package target
+package irtarget
 
-import "github.com/ipuir/ipuir/ir"
+import (
+	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/target"
+)
 
 // EnvKey is the target's place in an ir.Env: verifiers that check IR
 // against a machine (tiled layouts and plans) read it from there, never
 // from the enclosing module.
-var EnvKey = ir.NewEnvKey[*Target]("target")
+var EnvKey = ir.NewEnvKey[*target.Target]("target")
 
 // FromEnv returns the target env names, if it names one.
-func FromEnv(env *ir.Env) (*Target, bool) { return EnvKey.Get(env) }
+func FromEnv(env *ir.Env) (*target.Target, bool) { return EnvKey.Get(env) }
 
 // EnvOfModule states the facts of a module explicitly for verification
 // and passes: the target its ipu.target attribute names, when it has one.

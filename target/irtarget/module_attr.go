@@ -1,10 +1,11 @@
-package target
+package irtarget
 
 import (
 	"fmt"
 	"strings"
 
 	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/target"
 )
 
 // ModuleAttr is the discardable attribute of a builtin.module that names
@@ -21,7 +22,7 @@ const ModuleAttr = "ipu.target"
 // enclosing op, so that passes anchored on functions find it too. A module
 // without the attribute, an attribute that is not a string and an unknown
 // name are errors located at the module.
-func FromModule(op *ir.Operation) (*Target, error) {
+func FromModule(op *ir.Operation) (*target.Target, error) {
 	module := op
 	for module != nil && !module.Is(ir.Module) {
 		module = module.ParentOp()
@@ -32,13 +33,13 @@ func FromModule(op *ir.Operation) (*Target, error) {
 	a := module.Attr(ModuleAttr)
 	if a == nil {
 		return nil, module.EmitOpError("has no '%s' attribute naming the target (set it in the module's attributes "+
-			"or pass --target=NAME; known targets: %s)", ModuleAttr, strings.Join(Names(), ", "))
+			"or pass --target=NAME; known targets: %s)", ModuleAttr, strings.Join(target.Names(), ", "))
 	}
 	s, ok := a.(*ir.StringAttr)
 	if !ok {
 		return nil, module.EmitOpError("attribute '%s' must be a string naming a target, but is %s", ModuleAttr, ir.AttrString(a))
 	}
-	t, err := Lookup(s.Val)
+	t, err := target.Lookup(s.Val)
 	if err != nil {
 		return nil, module.EmitOpError("attribute '%s': %v", ModuleAttr, err)
 	}
@@ -52,22 +53,9 @@ func SetOnModule(module *ir.Operation, name string) error {
 	if !module.Is(ir.Module) {
 		return module.EmitError("--target applies to a builtin.module, not '%s'", module.Name())
 	}
-	if _, err := Lookup(name); err != nil {
+	if _, err := target.Lookup(name); err != nil {
 		return fmt.Errorf("--target: %w", err)
 	}
 	module.SetAttr(module.Context(), ModuleAttr, module.Context().String(name))
 	return nil
-}
-
-// ShowTargets is what `ipu-opt --show-targets` prints: the table of all
-// built-in targets when name is empty, else every figure of the named one.
-func ShowTargets(name string) (string, error) {
-	if name == "" {
-		return Table(All()), nil
-	}
-	t, err := Lookup(name)
-	if err != nil {
-		return "", err
-	}
-	return t.Describe(), nil
 }
