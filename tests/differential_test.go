@@ -11,14 +11,14 @@ import (
 	"testing"
 
 	"github.com/ipuir/ipuir/conversion/exchangetotileasm"
+	"github.com/ipuir/ipuir/execution/check"
+	"github.com/ipuir/ipuir/execution/reference"
 	"github.com/ipuir/ipuir/internal/randprog"
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/parser"
 	"github.com/ipuir/ipuir/passes"
 	"github.com/ipuir/ipuir/registry"
-	"github.com/ipuir/ipuir/runtime/check"
 	"github.com/ipuir/ipuir/runtime/ipupkg"
-	"github.com/ipuir/ipuir/runtime/reference"
 	"github.com/ipuir/ipuir/runtime/sim"
 	"github.com/ipuir/ipuir/target"
 	"github.com/ipuir/ipuir/target/irtarget"
@@ -40,7 +40,7 @@ func differentialTrials() int {
 // and f32, views, reductions, arguments and constants as results, several
 // results and the same one twice) compiled for test16 to a package, run on
 // the simulated device, and checked value by value against the reference
-// interpreter (runtime/check: every element of every output and
+// interpreter (execution/check: every element of every output and
 // checkpoint, end to end and locally). A program the compiler refuses must
 // be refused with a diagnostic; one it compiles must run and PASS.
 func TestCompilerAgainstReference(t *testing.T) {

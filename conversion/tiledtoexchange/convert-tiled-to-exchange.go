@@ -1,16 +1,16 @@
 package tiledtoexchange
 
 import (
-	"github.com/ipuir/ipuir/target/irtarget"
 	"slices"
 
 	"github.com/ipuir/ipuir/dialects/exchange"
-	"github.com/ipuir/ipuir/dialects/exchange/schedule"
 	"github.com/ipuir/ipuir/dialects/tiled"
 	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/passes"
+	"github.com/ipuir/ipuir/schedule"
 	"github.com/ipuir/ipuir/target"
+	"github.com/ipuir/ipuir/target/irtarget"
 )
 
 // ConvertTiledToExchange turns each tiled op that moves data between tiles

@@ -6,10 +6,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ipuir/ipuir/dialects/exchange/schedule"
 	"github.com/ipuir/ipuir/dialects/tiled"
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/parser"
+	"github.com/ipuir/ipuir/schedule"
 )
 
 // Transfer is one piece of an exchange phase: the elements Box (in the

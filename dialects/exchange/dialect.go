@@ -5,9 +5,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ipuir/ipuir/dialects/exchange/schedule"
 	"github.com/ipuir/ipuir/dialects/tiled"
 	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/schedule"
 	"github.com/ipuir/ipuir/target"
 	"github.com/ipuir/ipuir/target/irtarget"
 )

@@ -20,7 +20,7 @@
 //     executable by the reference interpreter and the numeric package rounds
 //     to exactly those kinds.
 //   - Evaluation lives in the eval subpackage and is reached through
-//     Evaluate. The folder and the reference interpreter (runtime/reference)
+//     Evaluate. The folder and the reference interpreter (execution/reference)
 //     both call Evaluate, so constant folding computes exactly what the
 //     interpreter would: one piece of code serves both.
 //   - Constant folding is bounded: an op whose operands are all constants

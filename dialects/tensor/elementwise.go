@@ -3,8 +3,8 @@ package tensor
 import (
 	"fmt"
 
-	"github.com/ipuir/ipuir/dialects/tensor/eval"
 	"github.com/ipuir/ipuir/elem"
+	"github.com/ipuir/ipuir/eval"
 	"github.com/ipuir/ipuir/ir"
 )
 

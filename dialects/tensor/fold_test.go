@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/ipuir/ipuir/dialects/tensor/eval"
+	"github.com/ipuir/ipuir/eval"
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/numeric"
 )

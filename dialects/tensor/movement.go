@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/ipuir/ipuir/dialects/tensor/eval"
+	"github.com/ipuir/ipuir/eval"
 	"github.com/ipuir/ipuir/ir"
 )
 

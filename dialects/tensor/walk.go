@@ -3,7 +3,7 @@ package tensor
 import (
 	"fmt"
 
-	"github.com/ipuir/ipuir/dialects/tensor/eval"
+	"github.com/ipuir/ipuir/eval"
 	"github.com/ipuir/ipuir/ir"
 )
 

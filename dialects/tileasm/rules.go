@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/ipuir/ipuir/dialects/tileasm/bsp"
+	"github.com/ipuir/ipuir/bsp"
 	"github.com/ipuir/ipuir/dialects/tiled"
-	"github.com/ipuir/ipuir/dialects/tiled/kernel"
-	"github.com/ipuir/ipuir/dialects/tiled/movement"
 	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/kernel"
+	"github.com/ipuir/ipuir/layout/movement"
 	"github.com/ipuir/ipuir/target"
 	"github.com/ipuir/ipuir/target/storage"
 )

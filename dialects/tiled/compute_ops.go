@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/ipuir/ipuir/dialects/tiled/kernel"
-
 	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/kernel"
 )
 
 // Op names of the dialect's compute and data-movement ops other than

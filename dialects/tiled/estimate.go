@@ -4,10 +4,9 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/ipuir/ipuir/dialects/tiled/kernel"
-
 	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/kernel"
 	"github.com/ipuir/ipuir/target"
 )
 

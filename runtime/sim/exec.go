@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/ipuir/ipuir/dialects/tensor/eval"
-	"github.com/ipuir/ipuir/dialects/tiled/kernel"
 	"github.com/ipuir/ipuir/elem"
+	"github.com/ipuir/ipuir/eval"
 	"github.com/ipuir/ipuir/internal/rowmajor"
+	"github.com/ipuir/ipuir/kernel"
 	"github.com/ipuir/ipuir/runtime/device"
 	"github.com/ipuir/ipuir/runtime/ipupkg"
 	"github.com/ipuir/ipuir/target"

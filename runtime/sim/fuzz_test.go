@@ -9,13 +9,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ipuir/ipuir/dialects/tensor/eval"
+	"github.com/ipuir/ipuir/eval"
+	"github.com/ipuir/ipuir/execution/check"
+	"github.com/ipuir/ipuir/execution/reference"
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/parser"
 	"github.com/ipuir/ipuir/registry"
-	"github.com/ipuir/ipuir/runtime/check"
 	"github.com/ipuir/ipuir/runtime/ipupkg"
-	"github.com/ipuir/ipuir/runtime/reference"
 	"github.com/ipuir/ipuir/target"
 )
 
@@ -52,7 +52,7 @@ func reseal(data []byte) []byte {
 // test16): the simulator answers with a fault or an error, or runs, and
 // never panics. A package that carries a source whose function its streams
 // match runs on generated inputs and is checked against the reference
-// (runtime/check): the check must not fail to run, and a PASS must have
+// (execution/check): the check must not fail to run, and a PASS must have
 // compared every element of every output in both checks. The seed package
 // itself must PASS, so the fuzzer starts from a differential test.
 func FuzzSimulate(f *testing.F) {

@@ -3,13 +3,13 @@ package sim
 import (
 	"fmt"
 
-	"github.com/ipuir/ipuir/dialects/tiled/movement"
+	"github.com/ipuir/ipuir/layout/movement"
 	"github.com/ipuir/ipuir/runtime/ipupkg"
 )
 
 // mapping maps an index of a view or a copy's output to the buffer that
 // holds it and the index there: the movement's index map
-// (dialects/tiled/movement) over the operands' buffers.
+// (layout/movement) over the operands' buffers.
 type mapping struct {
 	srcs []int // the operands' buffers
 	rank int   // the operands' largest rank

@@ -34,9 +34,9 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/ipuir/ipuir/dialects/exchange/schedule"
 	"github.com/ipuir/ipuir/runtime/device"
 	"github.com/ipuir/ipuir/runtime/ipupkg"
+	"github.com/ipuir/ipuir/schedule"
 	"github.com/ipuir/ipuir/target"
 )
 
@@ -176,7 +176,7 @@ func (d *Device) Load(p *ipupkg.Package) error {
 }
 
 // checkSchedule verifies a phase's schedule as the compiler's verifier
-// does (dialects/exchange/schedule.Verify), on the fabric the package was
+// does (schedule.Verify), on the fabric the package was
 // scheduled for: the device refuses to run a schedule that would make two
 // words meet on a tile's exchange port.
 func checkSchedule(p *ipupkg.Package, x ipupkg.Exchange) error {

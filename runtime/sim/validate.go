@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/ipuir/ipuir/dialects/tileasm/bsp"
-	"github.com/ipuir/ipuir/dialects/tiled/kernel"
+	"github.com/ipuir/ipuir/bsp"
 	"github.com/ipuir/ipuir/elem"
+	"github.com/ipuir/ipuir/kernel"
 	"github.com/ipuir/ipuir/runtime/ipupkg"
 )
 

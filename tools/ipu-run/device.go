@@ -9,13 +9,13 @@ import (
 	"slices"
 	"text/tabwriter"
 
-	"github.com/ipuir/ipuir/dialects/tensor/eval"
+	"github.com/ipuir/ipuir/eval"
+	"github.com/ipuir/ipuir/execution/check"
+	"github.com/ipuir/ipuir/execution/reference"
 	"github.com/ipuir/ipuir/runtime/atomicfile"
-	"github.com/ipuir/ipuir/runtime/check"
 	"github.com/ipuir/ipuir/runtime/device"
 	"github.com/ipuir/ipuir/runtime/ipupkg"
 	"github.com/ipuir/ipuir/runtime/npy"
-	"github.com/ipuir/ipuir/runtime/reference"
 	"github.com/ipuir/ipuir/runtime/sim"
 	"github.com/ipuir/ipuir/target"
 	"github.com/ipuir/ipuir/tools/toolkit"
@@ -208,7 +208,7 @@ func printCycles(w io.Writer, pkg *ipupkg.Package, c *device.Cycles) {
 }
 
 // checkRun compares what the device delivered and every checkpoint with
-// the reference interpreter (runtime/check): every element, end to end and
+// the reference interpreter (execution/check): every element, end to end and
 // on the device's own inputs, each against its derived bound; it prints
 // numericalTest=PASS|FAIL, and on FAIL why, naming the value, the op and
 // its place, the element and the bound.

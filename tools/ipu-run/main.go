@@ -25,9 +25,9 @@ import (
 	"github.com/dustin/go-humanize"
 	"github.com/spf13/pflag"
 
-	"github.com/ipuir/ipuir/dialects/tensor/eval"
+	"github.com/ipuir/ipuir/eval"
+	"github.com/ipuir/ipuir/execution/reference"
 	"github.com/ipuir/ipuir/internal/cli"
-	"github.com/ipuir/ipuir/runtime/reference"
 	"github.com/ipuir/ipuir/tools/toolkit"
 )
 

@@ -7,11 +7,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ipuir/ipuir/dialects/tensor/eval"
 	"github.com/ipuir/ipuir/elem/irelem"
+	"github.com/ipuir/ipuir/eval"
+	"github.com/ipuir/ipuir/execution/reference"
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/runtime/npy"
-	"github.com/ipuir/ipuir/runtime/reference"
 )
 
 // deliver writes the outputs to the --outputs files, or summarises them on

@@ -5,11 +5,11 @@ import (
 	"io"
 	"os"
 
-	"github.com/ipuir/ipuir/dialects/tensor/eval"
+	"github.com/ipuir/ipuir/eval"
+	"github.com/ipuir/ipuir/execution/reference"
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/registry"
 	"github.com/ipuir/ipuir/runtime/npy"
-	"github.com/ipuir/ipuir/runtime/reference"
 	"github.com/ipuir/ipuir/target/irtarget"
 	"github.com/ipuir/ipuir/tools/toolkit"
 )

@@ -1,8 +1,8 @@
 package main
 
 import (
-	"github.com/ipuir/ipuir/dialects/tensor/eval"
-	"github.com/ipuir/ipuir/runtime/reference"
+	"github.com/ipuir/ipuir/eval"
+	"github.com/ipuir/ipuir/execution/reference"
 )
 
 // referenceMode runs on the host reference interpreter.

@@ -12,11 +12,11 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/ipuir/ipuir/dialects/tensor/eval"
 	"github.com/ipuir/ipuir/elem"
+	"github.com/ipuir/ipuir/eval"
+	"github.com/ipuir/ipuir/execution/reference"
 	"github.com/ipuir/ipuir/parser"
 	"github.com/ipuir/ipuir/registry"
-	"github.com/ipuir/ipuir/runtime/reference"
 	"github.com/ipuir/ipuir/translate/onnximport"
 	pb "github.com/ipuir/ipuir/translate/onnximport/onnxpb"
 )

@@ -10,7 +10,7 @@
 // after every op, so f16 and bf16 results are exact f16 and bf16 numbers.
 // The accumulation rules (f32 accumulation for f16, bf16 and f32 matmuls and
 // sums; fused softmax and layer_norm rounded once) are documented in package
-// dialects/tensor/eval.
+// eval.
 //
 // The values held at once (inputs and live results, 8 bytes an element;
 // each result is dropped after its last use) are counted against

@@ -5,8 +5,8 @@ import (
 	"math"
 
 	"github.com/ipuir/ipuir/dialects/tensor"
-	"github.com/ipuir/ipuir/dialects/tensor/eval"
 	"github.com/ipuir/ipuir/elem"
+	"github.com/ipuir/ipuir/eval"
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/numeric"
 	"github.com/ipuir/ipuir/runtime/npy"

@@ -5,8 +5,8 @@ import (
 
 	funcd "github.com/ipuir/ipuir/dialects/func"
 	"github.com/ipuir/ipuir/dialects/tensor"
-	"github.com/ipuir/ipuir/dialects/tensor/eval"
 	"github.com/ipuir/ipuir/elem"
+	"github.com/ipuir/ipuir/eval"
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/parser"
 )

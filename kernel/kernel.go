@@ -10,8 +10,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ipuir/ipuir/dialects/tensor/eval"
 	"github.com/ipuir/ipuir/elem"
+	"github.com/ipuir/ipuir/eval"
 	"github.com/ipuir/ipuir/target"
 )
 

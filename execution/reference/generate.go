@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/ipuir/ipuir/dialects/tensor"
-	"github.com/ipuir/ipuir/dialects/tensor/eval"
+	"github.com/ipuir/ipuir/eval"
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/numeric"
 )

@@ -36,11 +36,11 @@ import (
 	"sync"
 
 	"github.com/ipuir/ipuir/dialects/tensor"
-	"github.com/ipuir/ipuir/dialects/tensor/eval"
 	"github.com/ipuir/ipuir/elem/irelem"
+	"github.com/ipuir/ipuir/eval"
+	"github.com/ipuir/ipuir/execution/reference"
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/runtime/ipupkg"
-	"github.com/ipuir/ipuir/runtime/reference"
 )
 
 // Options tune a check.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/ipuir/ipuir/dialects/tensor"
-	"github.com/ipuir/ipuir/dialects/tensor/eval"
+	"github.com/ipuir/ipuir/eval"
 	"github.com/ipuir/ipuir/ir"
 )
 

@@ -3,7 +3,7 @@
 //
 // It is the single piece of code behind two users that must agree bit for
 // bit: the tensor dialect's constant folder (dialects/tensor) and the
-// reference interpreter (runtime/reference), which is the numerical oracle
+// reference interpreter (execution/reference), which is the numerical oracle
 // for every later lowering. Keeping the kernels free of the IR (they see
 // shapes, kinds and numbers, never operations or attributes) lets both call
 // them directly, lets the interpreter stay fast, and keeps the arithmetic

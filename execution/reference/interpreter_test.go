@@ -5,10 +5,9 @@ import (
 	"testing"
 
 	funcd "github.com/ipuir/ipuir/dialects/func"
-	"github.com/ipuir/ipuir/elem"
-
 	"github.com/ipuir/ipuir/dialects/tensor"
-	"github.com/ipuir/ipuir/dialects/tensor/eval"
+	"github.com/ipuir/ipuir/elem"
+	"github.com/ipuir/ipuir/eval"
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/numeric"
 )

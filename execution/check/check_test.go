@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/ipuir/ipuir/dialects/tensor"
-	"github.com/ipuir/ipuir/dialects/tensor/eval"
 	"github.com/ipuir/ipuir/elem"
+	"github.com/ipuir/ipuir/eval"
 )
 
 func arr(vals ...float64) *eval.Array {
