@@ -11,6 +11,7 @@ import (
 	"github.com/ipuir/ipuir/dialects/tileasm"
 	"github.com/ipuir/ipuir/dialects/tiled"
 	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/layout"
 	"github.com/ipuir/ipuir/passes"
 	"github.com/ipuir/ipuir/target"
 	"github.com/ipuir/ipuir/target/irtarget"
@@ -269,7 +270,7 @@ func convertFunction(ctx *ir.Context, fn *ir.Operation, tg *target.Target, log *
 			b.Create(&ir.OperationState{Name: tileasm.ExchangeOpName, Loc: op.Loc(), Operands: append(ins, bufferOf[op.Result(0)]), Attrs: attrs})
 		case op.Is(tiled.MatmulOp):
 			plan := op.Attr(tiled.PlanAttrName).(*tiled.GemmPlanAttr).Plan
-			blocks, err := tileasm.AMPBlocks(op.Operand(0), op.Operand(1), plan.Orientation == tiled.Swapped, tg)
+			blocks, err := tileasm.AMPBlocks(op.Operand(0), op.Operand(1), plan.Orientation == layout.Swapped, tg)
 			if err != nil {
 				return 0, op.EmitOpError("its AMP blocks: %v", err)
 			}

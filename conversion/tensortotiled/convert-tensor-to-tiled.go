@@ -6,6 +6,7 @@ import (
 	"github.com/ipuir/ipuir/dialects/tensor"
 	"github.com/ipuir/ipuir/dialects/tiled"
 	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/layout"
 	"github.com/ipuir/ipuir/passes"
 )
 
@@ -193,7 +194,7 @@ func reduceToTiled(op *ir.Operation, operands []*ir.Value, rw *passes.Conversion
 	if !ok || !ok2 {
 		return false
 	}
-	partial, pshape := tiled.PartialLayout(l, in.Dims, axes.Ints)
+	partial, pshape := layout.PartialLayout(l, in.Dims, axes.Ints)
 	fn := "sum"
 	if op.Is(tensor.ReduceMaxOp) {
 		fn = "max"

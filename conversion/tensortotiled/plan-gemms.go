@@ -9,6 +9,7 @@ import (
 	"github.com/ipuir/ipuir/dialects/tiled"
 	"github.com/ipuir/ipuir/dialects/tiled/plan"
 	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/layout"
 	"github.com/ipuir/ipuir/passes"
 	"github.com/ipuir/ipuir/target"
 )
@@ -87,8 +88,8 @@ func (p *PlanGemms) Run(module *ir.Operation, pc *passes.PassContext) error {
 
 // parseConstraints reads the constraints option into pinned constraints by
 // source operation.
-func (p *PlanGemms) parseConstraints(module *ir.Operation) (map[int]*tiled.GemmConstraint, error) {
-	out := map[int]*tiled.GemmConstraint{}
+func (p *PlanGemms) parseConstraints(module *ir.Operation) (map[int]*layout.GemmConstraint, error) {
+	out := map[int]*layout.GemmConstraint{}
 	for _, text := range strings.Split(p.Constraints, ";") {
 		if strings.TrimSpace(text) == "" {
 			continue
@@ -114,7 +115,7 @@ func (p *PlanGemms) parseConstraints(module *ir.Operation) (map[int]*tiled.GemmC
 // root (see layoutRoot) is its Value, roots that are resident (isResident)
 // are marked so, and constraints come from the option (by module-wide
 // index, consuming them) or the op's tiled.constraint attribute.
-func gemmProgram(fn *ir.Operation, pinned map[int]*tiled.GemmConstraint, index *int, tg *target.Target) (plan.Program, []*ir.Operation, error) {
+func gemmProgram(fn *ir.Operation, pinned map[int]*layout.GemmConstraint, index *int, tg *target.Target) (plan.Program, []*ir.Operation, error) {
 	var prog plan.Program
 	var ops []*ir.Operation
 	ids := map[*ir.Value]int{}
@@ -130,7 +131,7 @@ func gemmProgram(fn *ir.Operation, pinned map[int]*tiled.GemmConstraint, index *
 		o := plan.Operand{Resident: isResident(root), Value: id(root), Derive: deriveThrough(chain, tg)}
 		if root.DefiningOp() == nil && !o.Resident {
 			if rt, ok := root.Type().(*ir.RankedTensorType); ok {
-				if l, err := tiled.DefaultLayout(rt.Dims, tg); err == nil {
+				if l, err := layout.DefaultLayout(rt.Dims, tg); err == nil {
 					o.Source = &l // where tiled-assign-layouts puts an argument
 				}
 			}
@@ -210,20 +211,20 @@ func derivationRoot(v *ir.Value) (*ir.Value, []*ir.Operation) {
 
 // deriveThrough maps a layout of a chain's root to the layout its last
 // op leaves (as tiled-assign-layouts derives them); nil for no chain.
-func deriveThrough(chain []*ir.Operation, tg *target.Target) func(*tiled.Layout) (tiled.Layout, bool) {
+func deriveThrough(chain []*ir.Operation, tg *target.Target) func(*layout.Layout) (layout.Layout, bool) {
 	if len(chain) == 0 {
 		return nil
 	}
-	return func(l *tiled.Layout) (tiled.Layout, bool) {
+	return func(l *layout.Layout) (layout.Layout, bool) {
 		cur := *l
 		for _, op := range slices.Backward(chain) {
 			if op.Is(tensor.TransposeOp) {
-				cur = tiled.PermuteLayout(&cur, op.Attr(tensor.PermutationAttr).(*ir.DenseArrayAttr).Ints)
+				cur = layout.PermuteLayout(&cur, op.Attr(tensor.PermutationAttr).(*ir.DenseArrayAttr).Ints)
 				continue
 			}
 			_, out, err := tiled.ReshapeLayouts(&cur, op.Operand(0).Type().(*ir.RankedTensorType), op.Result(0).Type().(*ir.RankedTensorType), tg)
 			if err != nil {
-				return tiled.Layout{}, false
+				return layout.Layout{}, false
 			}
 			cur = out
 		}

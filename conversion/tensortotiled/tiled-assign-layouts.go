@@ -6,6 +6,7 @@ import (
 	"github.com/ipuir/ipuir/dialects/tensor"
 	"github.com/ipuir/ipuir/dialects/tiled"
 	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/layout"
 	"github.com/ipuir/ipuir/passes"
 	"github.com/ipuir/ipuir/target"
 )
@@ -59,7 +60,7 @@ func (p *TiledAssignLayouts) Run(module *ir.Operation, pc *passes.PassContext) e
 	}
 	for _, fn := range functions(module) {
 		a := &layoutAssigner{ctx: pc.Context(), t: tg, fn: fn, layout: map[*ir.Value]*tiled.LayoutAttr{},
-			plans: map[*ir.Operation]*tiled.PlanLayouts{}, need: map[operandKey]*tiled.LayoutAttr{},
+			plans: map[*ir.Operation]*layout.PlanLayouts{}, need: map[operandKey]*tiled.LayoutAttr{},
 			relayouts: map[relayoutKey]*ir.Value{}}
 		if err := a.run(); err != nil {
 			return err
@@ -85,7 +86,7 @@ type layoutAssigner struct {
 	t      *target.Target
 	fn     *ir.Operation
 	layout map[*ir.Value]*tiled.LayoutAttr
-	plans  map[*ir.Operation]*tiled.PlanLayouts
+	plans  map[*ir.Operation]*layout.PlanLayouts
 	// need holds operand layouts an op asks for beyond what its kind
 	// implies (a reshape's or broadcast's input).
 	need         map[operandKey]*tiled.LayoutAttr
@@ -208,7 +209,7 @@ func (a *layoutAssigner) planOf(op *ir.Operation) error {
 	if err != nil {
 		return op.EmitOpError("%v", err)
 	}
-	ls, err := tiled.LayoutsForPlan(&pa.Plan, shape, a.t)
+	ls, err := layout.LayoutsForPlan(&pa.Plan, shape, a.t)
 	if err != nil {
 		return op.EmitOpError("plan %s is not valid: %v", ir.AttrString(pa), err)
 	}
@@ -216,10 +217,12 @@ func (a *layoutAssigner) planOf(op *ir.Operation) error {
 	return nil
 }
 
-func (a *layoutAssigner) attr(l tiled.Layout) *tiled.LayoutAttr { return tiled.NewLayoutAttr(a.ctx, l) }
+func (a *layoutAssigner) attr(l layout.Layout) *tiled.LayoutAttr {
+	return tiled.NewLayoutAttr(a.ctx, l)
+}
 
 // set gives v the layout l after checking that it fits the target.
-func (a *layoutAssigner) set(v *ir.Value, l tiled.Layout, at *ir.Operation) error {
+func (a *layoutAssigner) set(v *ir.Value, l layout.Layout, at *ir.Operation) error {
 	rt := v.Type().(*ir.RankedTensorType)
 	if _, err := tiled.CheckLayout(&l, rt, a.t); err != nil {
 		return at.EmitOpError("no layout fits %s on target %s: %v", ir.TypeString(rt), a.t.Name, err)
@@ -230,7 +233,7 @@ func (a *layoutAssigner) set(v *ir.Value, l tiled.Layout, at *ir.Operation) erro
 
 func (a *layoutAssigner) setDefault(v *ir.Value, at *ir.Operation) error {
 	rt := v.Type().(*ir.RankedTensorType)
-	l, err := tiled.DefaultLayout(rt.Dims, a.t)
+	l, err := layout.DefaultLayout(rt.Dims, a.t)
 	if err != nil {
 		return at.EmitOpError("no layout fits %s on target %s: %v", ir.TypeString(rt), a.t.Name, err)
 	}
@@ -252,7 +255,7 @@ func (a *layoutAssigner) assignArgument(arg *ir.Value) error {
 
 // layoutOf returns v's layout, giving a value that has none yet (a
 // constant or broadcast read before its layout is settled) the default.
-func (a *layoutAssigner) layoutOf(v *ir.Value, at *ir.Operation) (*tiled.Layout, error) {
+func (a *layoutAssigner) layoutOf(v *ir.Value, at *ir.Operation) (*layout.Layout, error) {
 	if l := a.layout[v]; l != nil {
 		return &l.Layout, nil
 	}
@@ -302,7 +305,7 @@ func (a *layoutAssigner) assignForward(op *ir.Operation) (bool, error) {
 		if err != nil {
 			return true, err
 		}
-		return true, a.set(r, tiled.PermuteLayout(in, op.Attr(tensor.PermutationAttr).(*ir.DenseArrayAttr).Ints), op)
+		return true, a.set(r, layout.PermuteLayout(in, op.Attr(tensor.PermutationAttr).(*ir.DenseArrayAttr).Ints), op)
 	case op.Is(tensor.ReshapeOp):
 		in, err := a.layoutOf(op.Operand(0), op)
 		if err != nil {
@@ -320,7 +323,7 @@ func (a *layoutAssigner) assignForward(op *ir.Operation) (bool, error) {
 			return true, err
 		}
 		if axis, lo, hi, ok := sliceRange(op); ok {
-			if l, ok := tiled.SliceLayout(in, op.Operand(0).Type().(*ir.RankedTensorType).Dims, axis, lo, hi); ok {
+			if l, ok := layout.SliceLayout(in, op.Operand(0).Type().(*ir.RankedTensorType).Dims, axis, lo, hi); ok {
 				return true, a.set(r, l, op)
 			}
 		}
@@ -330,7 +333,7 @@ func (a *layoutAssigner) assignForward(op *ir.Operation) (bool, error) {
 		if err != nil {
 			return true, err
 		}
-		_, _, res, err := tiled.ReduceLayouts(in, op.Operand(0).Type().(*ir.RankedTensorType).Dims,
+		_, _, res, err := layout.ReduceLayouts(in, op.Operand(0).Type().(*ir.RankedTensorType).Dims,
 			op.Attr(tensor.AxesAttr).(*ir.DenseArrayAttr).Ints, a.t)
 		if err != nil {
 			return true, op.EmitOpError("cannot be tiled: %v", err)
@@ -367,7 +370,7 @@ func (a *layoutAssigner) assignFromUsers(op *ir.Operation) error {
 		start := int64(0)
 		for i, v := range op.Operands() {
 			n := v.Type().(*ir.RankedTensorType).Dims[axis]
-			if l, ok := tiled.SliceLayout(&a.layout[r].Layout, out.Dims, axis, start, start+n); ok {
+			if l, ok := layout.SliceLayout(&a.layout[r].Layout, out.Dims, axis, start, start+n); ok {
 				a.need[operandKey{op, i}] = a.attr(l)
 			}
 			start += n
@@ -376,7 +379,7 @@ func (a *layoutAssigner) assignFromUsers(op *ir.Operation) error {
 	if op.Is(tensor.BroadcastOp) {
 		out := r.Type().(*ir.RankedTensorType)
 		in := op.Operand(0).Type().(*ir.RankedTensorType)
-		inL, computeL := tiled.BroadcastLayouts(&a.layout[r].Layout, out.Dims, in.Dims,
+		inL, computeL := layout.BroadcastLayouts(&a.layout[r].Layout, out.Dims, in.Dims,
 			op.Attr(tensor.DimensionsAttr).(*ir.DenseArrayAttr).Ints)
 		a.need[operandKey{op, 0}] = a.attr(inL)
 		if !computeL.Equal(&a.layout[r].Layout) {
@@ -390,7 +393,7 @@ func (a *layoutAssigner) assignFromUsers(op *ir.Operation) error {
 // knows it yet.
 func (a *layoutAssigner) wantedBy(op *ir.Operation, i int) *tiled.LayoutAttr {
 	if ls, ok := a.plans[op]; ok && i < 2 {
-		return a.attr([]tiled.Layout{ls.LHS, ls.RHS}[i])
+		return a.attr([]layout.Layout{ls.LHS, ls.RHS}[i])
 	}
 	if isElementwise(op) && op.NumResults() == 1 {
 		if l := a.layout[op.Result(0)]; l != nil && !op.Is(tensor.ConvertOp) {
@@ -409,7 +412,7 @@ func (a *layoutAssigner) required(op *ir.Operation, i int) *tiled.LayoutAttr {
 		return nil
 	}
 	if ls, ok := a.plans[op]; ok && i < 2 {
-		return a.attr([]tiled.Layout{ls.LHS, ls.RHS}[i])
+		return a.attr([]layout.Layout{ls.LHS, ls.RHS}[i])
 	}
 	if isElementwise(op) {
 		return a.layout[op.Result(0)]

@@ -7,6 +7,7 @@ import (
 	"github.com/ipuir/ipuir/dialects/tiled"
 	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/layout"
 	"github.com/ipuir/ipuir/passes"
 	"github.com/ipuir/ipuir/schedule"
 	"github.com/ipuir/ipuir/target"
@@ -151,7 +152,7 @@ func (l *lowering) lowerMatmul(op *ir.Operation) error {
 	if plan.Steps() > 1 {
 		return l.lowerSteps(op, plan, s)
 	}
-	pl, err := tiled.PartialsLayout(plan, s, l.tg)
+	pl, err := layout.PartialsLayout(plan, s, l.tg)
 	if err != nil {
 		return op.EmitOpError("%v", err)
 	}
@@ -162,7 +163,7 @@ func (l *lowering) lowerMatmul(op *ir.Operation) error {
 	b.SetInsertionPoint(op)
 	attrs := []ir.NamedAttr{{Name: tiled.PlanAttrName, Value: op.Attr(tiled.PlanAttrName)}, {Name: tiled.PartialAttrName, Value: l.ctx.Unit()}}
 	partials := b.Create(&ir.OperationState{Name: tiled.MatmulOpName, Loc: op.Loc(), Operands: op.Operands(),
-		ResultTypes: []ir.Type{tiled.WithLayout(l.ctx, &ir.RankedTensorType{Dims: tiled.PartialsShape(plan, s), Elem: f32}, pl)},
+		ResultTypes: []ir.Type{tiled.WithLayout(l.ctx, &ir.RankedTensorType{Dims: layout.PartialsShape(plan, s), Elem: f32}, pl)},
 		Attrs:       attrs})
 	sumType := tiled.WithLayout(l.ctx, &ir.RankedTensorType{Dims: out.Dims, Elem: f32}, *resLayout)
 	combine := b.Create(&ir.OperationState{Name: tiled.CombineOpName, Loc: op.Loc(), Operands: partials.Results(),
@@ -234,7 +235,7 @@ func (l *lowering) buildPhase(b *ir.Builder, at *ir.Operation, sources []*ir.Val
 		return nil, at.EmitOpError("%v", err)
 	}
 	rank := len(out.Dims)
-	needs := tiled.ShardNeeds(resMap)
+	needs := layout.ShardNeeds(resMap)
 	var list []exchange.Transfer
 	for k, src := range sources {
 		st := src.Type().(*ir.RankedTensorType)
@@ -252,30 +253,30 @@ func (l *lowering) buildPhase(b *ir.Builder, at *ir.Operation, sources []*ir.Val
 		}
 		// Needs in the source's index space: the bounding box of what each
 		// result shard reads there.
-		mapped := make([]tiled.Need, 0, len(needs))
+		mapped := make([]layout.Need, 0, len(needs))
 		for _, n := range needs {
-			box := make(tiled.Box, rank)
+			box := make(layout.Box, rank)
 			empty := false
 			for a, s := range n.Box {
 				lo, hi := off[a]+str[a]*s.Lo, off[a]+str[a]*(s.Hi-1)+1
-				box[a] = tiled.Span{Lo: max(lo, 0), Hi: min(hi, st.Dims[a])}
+				box[a] = layout.Span{Lo: max(lo, 0), Hi: min(hi, st.Dims[a])}
 				empty = empty || box[a].Len() == 0
 			}
 			if !empty {
-				mapped = append(mapped, tiled.Need{Tile: n.Tile, Box: box})
+				mapped = append(mapped, layout.Need{Tile: n.Tile, Box: box})
 			}
 		}
-		tiled.VisitPieces(srcMap, mapped, func(pc tiled.Piece) {
+		layout.VisitPieces(srcMap, mapped, func(pc layout.Piece) {
 			if len(pc.Dst) == 0 {
 				return
 			}
 			// Back to the result's index space: the indices j whose source
 			// index off + str·j falls in the piece.
-			box := make(tiled.Box, rank)
+			box := make(layout.Box, rank)
 			for a, s := range pc.Box {
 				lo := ceilDiv(s.Lo-off[a], str[a])
 				hi := floorDiv(s.Hi-1-off[a], str[a]) + 1
-				box[a] = tiled.Span{Lo: max(lo, 0), Hi: min(hi, out.Dims[a])}
+				box[a] = layout.Span{Lo: max(lo, 0), Hi: min(hi, out.Dims[a])}
 			}
 			n := box.Elements()
 			if n == 0 {
@@ -372,7 +373,7 @@ func (l *lowering) lowerCombine(op *ir.Operation) (*ir.Value, error) {
 			kept = append(kept, i)
 		}
 	}
-	gathered := tiled.ExpandLayout(outLayout, len(in.Dims), kept)
+	gathered := layout.ExpandLayout(outLayout, len(in.Dims), kept)
 	gType := tiled.WithLayout(l.ctx, &ir.RankedTensorType{Dims: in.Dims, Elem: in.Elem}, gathered)
 	b := ir.NewBuilder(l.ctx)
 	b.SetInsertionPoint(op)
@@ -384,11 +385,11 @@ func (l *lowering) lowerCombine(op *ir.Operation) (*ir.Value, error) {
 		g = b.Create(&ir.OperationState{Name: tiled.RelayoutOpName, Loc: op.Loc(), Operands: op.Operands(),
 			ResultTypes: []ir.Type{gType}}).Result(0)
 	}
-	partial, pshape := tiled.PartialLayout(&gathered, in.Dims, axes)
+	partial, pshape := layout.PartialLayout(&gathered, in.Dims, axes)
 	reduce := b.Create(&ir.OperationState{Name: tiled.ReduceOpName, Loc: op.Loc(), Operands: []*ir.Value{g},
 		ResultTypes: []ir.Type{tiled.WithLayout(l.ctx, &ir.RankedTensorType{Dims: pshape, Elem: in.Elem}, partial)},
 		Attrs:       []ir.NamedAttr{{Name: tiled.FnAttrName, Value: op.Attr(tiled.FnAttrName)}, {Name: tiled.AxesAttrName, Value: op.Attr(tiled.AxesAttrName)}}})
-	final, ok := tiled.ReshapeLayout(&partial, pshape, out.Dims)
+	final, ok := layout.ReshapeLayout(&partial, pshape, out.Dims)
 	if !ok {
 		return nil, op.EmitOpError("BUG: the gathered partials do not reshape onto the result")
 	}
@@ -430,8 +431,8 @@ func floorDiv(a, b int64) int64 {
 // reduced across inner tiles (a combine) and converted to the result's
 // type. The slices are of whole inner groups; the last may be shorter,
 // and its matmul has layouts of its own.
-func (l *lowering) lowerSteps(op *ir.Operation, plan *tiled.GemmPlan, s tiled.MatmulShape) error {
-	g, err := tiled.AMPGroups(l.tg, s.Elem)
+func (l *lowering) lowerSteps(op *ir.Operation, plan *layout.GemmPlan, s layout.MatmulShape) error {
+	g, err := layout.AMPGroups(l.tg, s.Elem)
 	if err != nil {
 		return op.EmitOpError("%v", err)
 	}
@@ -445,7 +446,7 @@ func (l *lowering) lowerSteps(op *ir.Operation, plan *tiled.GemmPlan, s tiled.Ma
 	rank := len(out.Dims)
 	bld := ir.NewBuilder(l.ctx)
 	bld.SetInsertionPoint(op)
-	slice := func(v *ir.Value, t *ir.RankedTensorType, axis int, k0, k1 int64, layout tiled.Layout) (*ir.Value, error) {
+	slice := func(v *ir.Value, t *ir.RankedTensorType, axis int, k0, k1 int64, layout layout.Layout) (*ir.Value, error) {
 		off, sizes, strides := make([]int64, rank), slices.Clone(t.Dims), make([]int64, rank)
 		for i := range strides {
 			strides[i] = 1
@@ -468,7 +469,7 @@ func (l *lowering) lowerSteps(op *ir.Operation, plan *tiled.GemmPlan, s tiled.Ma
 		ss := s
 		ss.K = k1 - k0
 		ss.ResultElem = elem.F32
-		ls, err := tiled.LayoutsForPlan(&step, ss, l.tg)
+		ls, err := layout.LayoutsForPlan(&step, ss, l.tg)
 		if err != nil {
 			return op.EmitOpError("step over inner elements %d to %d: %v", k0, k1, err)
 		}
@@ -483,11 +484,11 @@ func (l *lowering) lowerSteps(op *ir.Operation, plan *tiled.GemmPlan, s tiled.Ma
 		st := &ir.OperationState{Name: tiled.MatmulOpName, Loc: op.Loc(), Operands: []*ir.Value{sa, sb},
 			Attrs: []ir.NamedAttr{{Name: tiled.PlanAttrName, Value: tiled.NewGemmPlanAttr(l.ctx, step)}}}
 		if step.InnerPartitions > 1 {
-			pl, err := tiled.PartialsLayout(&step, ss, l.tg)
+			pl, err := layout.PartialsLayout(&step, ss, l.tg)
 			if err != nil {
 				return op.EmitOpError("%v", err)
 			}
-			st.ResultTypes = []ir.Type{tiled.WithLayout(l.ctx, &ir.RankedTensorType{Dims: tiled.PartialsShape(&step, ss), Elem: f32}, pl)}
+			st.ResultTypes = []ir.Type{tiled.WithLayout(l.ctx, &ir.RankedTensorType{Dims: layout.PartialsShape(&step, ss), Elem: f32}, pl)}
 			st.Attrs = append(st.Attrs, ir.NamedAttr{Name: tiled.PartialAttrName, Value: l.ctx.Unit()})
 		} else {
 			st.ResultTypes = []ir.Type{tiled.WithLayout(l.ctx, &ir.RankedTensorType{Dims: out.Dims, Elem: f32}, ls.Result)}

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ipuir/ipuir/dialects/tiled"
 	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/layout"
 	"github.com/ipuir/ipuir/parser"
 	"github.com/ipuir/ipuir/schedule"
 )
@@ -22,7 +22,7 @@ type Transfer struct {
 	Src     int32
 	Dst     []int32
 	Words   int64
-	Box     tiled.Box
+	Box     layout.Box
 }
 
 // TransfersAttr is #exchange.transfers<...>: a phase's transfers. Up to
@@ -218,7 +218,7 @@ func parseTransfers(ctx *ir.Context, text string, _ ir.Type) (ir.Attribute, erro
 				return nil, err
 			}
 			if err := sc.Tuples(2, "a box axis is [lo, hi]", func(_ int, v []int64) error {
-				t.Box = append(t.Box, tiled.Span{Lo: v[0], Hi: v[1]})
+				t.Box = append(t.Box, layout.Span{Lo: v[0], Hi: v[1]})
 				return nil
 			}); err != nil {
 				return nil, err
@@ -283,7 +283,7 @@ func parseTransfers(ctx *ir.Context, text string, _ ir.Type) (ir.Attribute, erro
 			t.Words = flat[k]
 			k++
 			for range a.Rank {
-				t.Box = append(t.Box, tiled.Span{Lo: flat[k], Hi: flat[k+1]})
+				t.Box = append(t.Box, layout.Span{Lo: flat[k], Hi: flat[k+1]})
 				k += 2
 			}
 			a.List = append(a.List, t)

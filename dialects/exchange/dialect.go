@@ -7,6 +7,7 @@ import (
 
 	"github.com/ipuir/ipuir/dialects/tiled"
 	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/layout"
 	"github.com/ipuir/ipuir/schedule"
 	"github.com/ipuir/ipuir/target"
 	"github.com/ipuir/ipuir/target/irtarget"
@@ -176,7 +177,7 @@ func VerifyPhase(op *ir.Operation, sources []*ir.Value, dest *ir.Value, env *ir.
 	if err != nil {
 		return fmt.Errorf("result layout is not valid: %v", err)
 	}
-	srcMaps := make([]*tiled.ShardMap, len(sources))
+	srcMaps := make([]*layout.ShardMap, len(sources))
 	for k := range srcMaps {
 		in := sources[k].Type().(*ir.RankedTensorType)
 		if in.Elem != out.Elem || len(in.Dims) != rank {
@@ -187,8 +188,8 @@ func VerifyPhase(op *ir.Operation, sources []*ir.Value, dest *ir.Value, env *ir.
 		}
 	}
 	ta := op.Attr(TransfersAttrName).(*TransfersAttr)
-	boxes := map[int64]tiled.Box{} // result shard boxes by tile
-	resultBox := func(tile int32) (tiled.Box, bool) {
+	boxes := map[int64]layout.Box{} // result shard boxes by tile
+	resultBox := func(tile int32) (layout.Box, bool) {
 		if b, ok := boxes[int64(tile)]; ok {
 			return b, true
 		}
@@ -210,9 +211,9 @@ func VerifyPhase(op *ir.Operation, sources []*ir.Value, dest *ir.Value, env *ir.
 			return fmt.Errorf("transfer %d sends %d words, but its box %s holds %d elements (%d words)", i, t.Words, t.Box, n, words)
 		}
 		offsets, strides := SourceMap(op, int(t.Operand), rank)
-		src := make(tiled.Box, rank)
+		src := make(layout.Box, rank)
 		for a, s := range t.Box {
-			src[a] = tiled.Span{Lo: offsets[a] + strides[a]*s.Lo, Hi: offsets[a] + strides[a]*(s.Hi-1) + 1}
+			src[a] = layout.Span{Lo: offsets[a] + strides[a]*s.Lo, Hi: offsets[a] + strides[a]*(s.Hi-1) + 1}
 		}
 		if b, ok := srcMaps[t.Operand].BoxOnTile(int64(t.Src)); !ok || !b.Contains(src) {
 			err := srcMaps[t.Operand].CheckCovers(int64(t.Src), src)
@@ -236,7 +237,7 @@ func VerifyPhase(op *ir.Operation, sources []*ir.Value, dest *ir.Value, env *ir.
 	return nil
 }
 
-func mustLayout(t *ir.RankedTensorType) *tiled.Layout {
+func mustLayout(t *ir.RankedTensorType) *layout.Layout {
 	l, _ := tiled.LayoutOf(t)
 	return l
 }

@@ -32,6 +32,7 @@ import (
 	"github.com/ipuir/ipuir/dialects/exchange"
 	"github.com/ipuir/ipuir/dialects/tiled"
 	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/layout"
 	"github.com/ipuir/ipuir/target"
 	"github.com/ipuir/ipuir/target/irtarget"
 	"github.com/ipuir/ipuir/target/storage"
@@ -274,7 +275,7 @@ func Live(op *ir.Operation) (int, int) {
 
 // ShardBytes returns a buffer's bytes on each tile holding a shard (a
 // splat constant's is one element).
-func ShardBytes(op *ir.Operation, tg *target.Target) (*tiled.ShardMap, func(tile int64) int64, error) {
+func ShardBytes(op *ir.Operation, tg *target.Target) (*layout.ShardMap, func(tile int64) int64, error) {
 	rt := op.Result(0).Type().(*ir.RankedTensorType)
 	l, _ := tiled.LayoutOf(rt)
 	m, err := tiled.CheckLayout(l, rt, tg)

@@ -10,6 +10,7 @@ import (
 	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/kernel"
+	"github.com/ipuir/ipuir/layout"
 	"github.com/ipuir/ipuir/layout/movement"
 	"github.com/ipuir/ipuir/target"
 	"github.com/ipuir/ipuir/target/storage"
@@ -56,7 +57,7 @@ func AMPBlocks(lhs, rhs *ir.Value, swapped bool, tg *target.Target) ([]int64, er
 	if err != nil {
 		return nil, err
 	}
-	g, err := tiled.AMPGroups(tg, elemOf(lhs))
+	g, err := layout.AMPGroups(tg, elemOf(lhs))
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +92,7 @@ func verifyAmp(op *ir.Operation, env *ir.Env) error {
 	}
 	plan := op.Attr(tiled.PlanAttrName).(*tiled.GemmPlanAttr).Plan
 	right := 1
-	if plan.Orientation == tiled.Swapped {
+	if plan.Orientation == layout.Swapped {
 		right = 0
 	}
 	l, ok := tiled.LayoutOf(op.Operand(right).Type().(*ir.RankedTensorType))
@@ -102,7 +103,7 @@ func verifyAmp(op *ir.Operation, env *ir.Env) error {
 	if err != nil {
 		return err
 	}
-	want, err := AMPBlocks(lhs, rhs, plan.Orientation == tiled.Swapped, tg)
+	want, err := AMPBlocks(lhs, rhs, plan.Orientation == layout.Swapped, tg)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/layout"
 	"github.com/ipuir/ipuir/target"
 )
 
@@ -103,7 +104,7 @@ func TestParseGemmConstraintOption(t *testing.T) {
 	if got := c.DebugString(); got != want {
 		t.Errorf("got %s, want %s", got, want)
 	}
-	p := GemmPlan{Orientation: Swapped, RowPartitions: 16, WeightMemoryClass: "Ipu21Standard", ColumnPartitions: 3}
+	p := layout.GemmPlan{Orientation: layout.Swapped, RowPartitions: 16, WeightMemoryClass: "Ipu21Standard", ColumnPartitions: 3}
 	if !c.Matches(&p) {
 		t.Error("a plan agreeing on the pinned fields does not match")
 	}
@@ -174,7 +175,7 @@ func FuzzLayoutAttr(f *testing.F) {
 		}
 		if la, ok := a.(*LayoutAttr); ok {
 			for _, s := range shapes {
-				if m, err := NewShardMap(&la.Layout, s, 0); err == nil {
+				if m, err := layout.NewShardMap(&la.Layout, s, 0); err == nil {
 					m.MaxShardShape()
 					m.MaxLogicalShardShape()
 					// The derivations the lowering applies to layouts it is given.
@@ -183,15 +184,15 @@ func FuzzLayoutAttr(f *testing.F) {
 					for i := range perm {
 						perm[i] = int64(len(s) - 1 - i)
 					}
-					PermuteLayout(l, perm)
-					PartialLayout(l, s, []int64{int64(len(s) - 1)})
-					ProjectLayout(l, s, []int{0}, s[:1])
+					layout.PermuteLayout(l, perm)
+					layout.PartialLayout(l, s, []int64{int64(len(s) - 1)})
+					layout.ProjectLayout(l, s, []int{0}, s[:1])
 					if n := ir.NumElements(s); n > 0 {
-						ReshapeLayout(l, s, []int64{n})
+						layout.ReshapeLayout(l, s, []int64{n})
 					}
-					SliceLayout(l, s, 0, 0, max(1, s[0]/2))
+					layout.SliceLayout(l, s, 0, 0, max(1, s[0]/2))
 					if m.NumShards() <= 64 {
-						ExchangeTraffic(m, ShardNeeds(m), 2, tg)
+						layout.ExchangeTraffic(m, layout.ShardNeeds(m), 2, tg)
 					}
 					for _, tile := range m.Tiles() {
 						shard, _ := m.OnTile(tile)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/kernel"
+	"github.com/ipuir/ipuir/layout"
 )
 
 // Op names of the dialect's compute and data-movement ops other than
@@ -264,7 +265,7 @@ func verifyElementwise(op *ir.Operation, env *ir.Env) error {
 // checkReads checks, for every tile holding a shard of the result, that
 // the input shard on the same tile holds what read returns for the
 // result's box: the shard-view containment rule of a local op.
-func checkReads(env *ir.Env, op *ir.Operation, read func(result Box) Box) error {
+func checkReads(env *ir.Env, op *ir.Operation, read func(result layout.Box) layout.Box) error {
 	in, err := layoutOfValue(env, op.Operand(0), "input")
 	if err != nil {
 		return err
@@ -299,10 +300,10 @@ func verifyBroadcast(op *ir.Operation, env *ir.Env) error {
 			return fmt.Errorf("input axis %d of size %d cannot broadcast to result axis %d of size %d", i, in.Dims[i], d, out.Dims[d])
 		}
 	}
-	return checkReads(env, op, func(r Box) Box {
-		b := make(Box, len(dims))
+	return checkReads(env, op, func(r layout.Box) layout.Box {
+		b := make(layout.Box, len(dims))
 		for i, d := range dims {
-			b[i] = Span{0, 1}
+			b[i] = layout.Span{Lo: 0, Hi: 1}
 			if in.Dims[i] == out.Dims[d] {
 				b[i] = r[d]
 			}
@@ -332,15 +333,8 @@ func verifyReduce(op *ir.Operation, env *ir.Env) error {
 		return err
 	}
 	want := slices.Clone(in.Dims)
-	parts := map[int64]*axisSplit{}
 	for _, a := range axes {
-		want[a] = 1
-		for k := range im.splits {
-			if s := &im.splits[k]; s.axis == int(a) && s.tiling.Partitions > 1 {
-				want[a] = s.tiling.Partitions
-				parts[a] = s
-			}
-		}
+		want[a] = im.Partitions(int(a))
 	}
 	if in.Elem != out.Elem || !slices.Equal(out.Dims, want) {
 		return fmt.Errorf("result %s must be %s: one entry per partition of each reduced axis",
@@ -357,9 +351,9 @@ func verifyReduce(op *ir.Operation, env *ir.Env) error {
 			if r[a].Len() > 1 {
 				return fmt.Errorf("tile %d holds %d entries along reduced axis %d; a tile reduces one partition", tile, r[a].Len(), a)
 			}
-			need[a] = Span{0, in.Dims[a]}
-			if s, ok := parts[a]; ok && r[a].Len() == 1 {
-				need[a] = s.span(r[a].Lo)
+			need[a] = layout.Span{Lo: 0, Hi: in.Dims[a]}
+			if r[a].Len() == 1 {
+				need[a] = im.PartitionSpan(int(a), r[a].Lo)
 			}
 		}
 		have, ok := im.BoxOnTile(tile)
@@ -419,8 +413,8 @@ func verifyTranspose(op *ir.Operation, env *ir.Env) error {
 	if in.Elem != out.Elem || len(out.Dims) != len(in.Dims) {
 		return fmt.Errorf("result must have the input's element type and rank")
 	}
-	return checkReads(env, op, func(r Box) Box {
-		b := make(Box, len(perm))
+	return checkReads(env, op, func(r layout.Box) layout.Box {
+		b := make(layout.Box, len(perm))
 		for j, p := range perm {
 			b[p] = r[j]
 		}
@@ -441,7 +435,7 @@ func verifyReshape(op *ir.Operation, env *ir.Env) error {
 	}
 	li, _ := LayoutOf(in)
 	lo, _ := LayoutOf(out)
-	want, ok := ReshapeLayout(li, in.Dims, out.Dims)
+	want, ok := layout.ReshapeLayout(li, in.Dims, out.Dims)
 	if !ok {
 		return fmt.Errorf("the input's shards are not contiguous chunks of the reshaped axes, so the reshape would move data: relayout the input first")
 	}

@@ -2,6 +2,7 @@ package tiled
 
 import (
 	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/layout"
 )
 
 // Name is the dialect's namespace.
@@ -126,7 +127,7 @@ func (*LayoutAttr) AliasName() (string, bool) { return "layout", true }
 func (*GemmPlanAttr) AliasName() (string, bool) { return "gemm_plan", true }
 
 // LayoutOf returns the layout encoding of a tensor type, if it has one.
-func LayoutOf(t ir.Type) (*Layout, bool) {
+func LayoutOf(t ir.Type) (*layout.Layout, bool) {
 	rt, ok := t.(*ir.RankedTensorType)
 	if !ok {
 		return nil, false
@@ -139,6 +140,6 @@ func LayoutOf(t ir.Type) (*Layout, bool) {
 }
 
 // WithLayout returns t (a ranked tensor type) with l as its encoding.
-func WithLayout(ctx *ir.Context, t *ir.RankedTensorType, l Layout) *ir.RankedTensorType {
+func WithLayout(ctx *ir.Context, t *ir.RankedTensorType, l layout.Layout) *ir.RankedTensorType {
 	return ctx.TensorWithEncoding(t.Dims, t.Elem, NewLayoutAttr(ctx, l))
 }

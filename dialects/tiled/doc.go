@@ -1,8 +1,8 @@
 // Package tiled is the tiled-layout dialect: how a tensor is cut into shards
 // over an IPU's tiles, and how each matmul is partitioned over them.
 //
-// It is step 2 of DESIGN.md's lowering pipeline. Every tensor value gets a
-// layout (#tiled.layout): an order (row major; block major of
+// It is step 2 of the lowering (docs/architecture.md). Every tensor value
+// gets a layout (#tiled.layout): an order (row major; block major of
 // transposed-matrix blocks; AMP left or right operand order), a tiling (tile
 // count, replicas, and per partitioned axis: partitions, padding groups,
 // block size, padding multiple, shard padding multiple, padding kind, tile
@@ -12,13 +12,10 @@
 // the planner in dialects/tiled/plan, and users may pin any subset of a
 // plan's fields with #tiled.gemm_constraint.
 //
-// The package is shaped around one rule: shard arithmetic lives in exactly
-// one place (shard.go), and every consumer — the verifiers, the planner's
-// memory and exchange estimates, the lowering and later stages — asks it.
-// The layout's fields and the verifier messages mirror the reference
-// compile log's Layout, AxisTiling and ShardExtent structures, because those
-// are what users of such a compiler know; Layout.DebugString renders a
-// layout exactly as the log does.
+// The layouts, plans and their arithmetic are package layout's, which
+// knows no IR; this package makes them attributes, types' encodings and
+// ops, and verifies ops with that arithmetic, so that the shard maths
+// lives in one place that the device shares.
 //
 // Attribute bodies are parsed with participle (syntax.go): one small
 // key = value grammar shared by every attribute of the dialect, then a

@@ -7,6 +7,7 @@ import (
 	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/kernel"
+	"github.com/ipuir/ipuir/layout"
 	"github.com/ipuir/ipuir/target"
 )
 
@@ -57,14 +58,14 @@ func EstimateOp(op *ir.Operation, tg *target.Target) (Estimate, error) {
 	case RelayoutOp:
 		err = estimateRelayout(&e, op, tg)
 	case ElementwiseOp:
-		var m *ShardMap
+		var m *layout.ShardMap
 		var et elem.Type
 		if m, et, err = shardMapOf(op.Result(0), tg); err == nil {
 			fn, _ := kernel.FnNamed(op.Attr(FnAttrName).(*ir.StringAttr).Val)
 			e.ComputeCycles, err = fn.Cycles(tg, m.MaxShardElements(), et)
 		}
 	case BroadcastOp:
-		var m *ShardMap
+		var m *layout.ShardMap
 		var et elem.Type
 		if m, et, err = shardMapOf(op.Result(0), tg); err == nil && !BroadcastIsView(op) {
 			e.ComputeCycles, err = tg.ElementwiseCycles(m.MaxShardElements(), et, target.Simple)
@@ -76,7 +77,7 @@ func EstimateOp(op *ir.Operation, tg *target.Target) (Estimate, error) {
 	case SliceOp, ConcatOp:
 		err = estimateGather(&e, op, tg)
 	case TransposeOp, ReshapeOp:
-		var m *ShardMap
+		var m *layout.ShardMap
 		var et elem.Type
 		if m, et, err = shardMapOf(op.Operand(0), tg); err == nil && !reinterprets(op, m) {
 			e.ComputeCycles, err = tg.ElementwiseCycles(m.MaxShardElements(), et, target.Simple)
@@ -107,8 +108,8 @@ func Aliases(op *ir.Operation, tg *target.Target) bool {
 // reinterprets reports whether a transpose or reshape leaves every shard's
 // memory as it is: row-major shards, and for a transpose only axes whose
 // shards hold one element move.
-func reinterprets(op *ir.Operation, in *ShardMap) bool {
-	if in.Layout.Order.Kind != RowMajor {
+func reinterprets(op *ir.Operation, in *layout.ShardMap) bool {
+	if in.Layout.Order.Kind != layout.RowMajor {
 		return false
 	}
 	if !op.Is(TransposeOp) {
@@ -124,7 +125,7 @@ func reinterprets(op *ir.Operation, in *ShardMap) bool {
 	return slices.IsSorted(moved)
 }
 
-func shardMapOf(v *ir.Value, tg *target.Target) (*ShardMap, elem.Type, error) {
+func shardMapOf(v *ir.Value, tg *target.Target) (*layout.ShardMap, elem.Type, error) {
 	t, ok := v.Type().(*ir.RankedTensorType)
 	if !ok {
 		return nil, elem.Invalid, fmt.Errorf("%s is not a ranked tensor", ir.TypeString(v.Type()))
@@ -180,7 +181,7 @@ func addShardBytes(e *Estimate, v *ir.Value, tg *target.Target) error {
 }
 
 // addPhase adds one exchange phase (and the sync before it) moving tr.
-func addPhase(e *Estimate, tr *Traffic, tg *target.Target) error {
+func addPhase(e *Estimate, tr *layout.Traffic, tg *target.Target) error {
 	w := tr.MaxWords()
 	if w == 0 {
 		return nil
@@ -198,8 +199,8 @@ func addPhase(e *Estimate, tr *Traffic, tg *target.Target) error {
 
 // RelayoutTraffic is the exchange that moves a tensor from layout src to
 // layout dst.
-func RelayoutTraffic(src, dst *ShardMap, et elem.Type, tg *target.Target) Traffic {
-	return ExchangeTraffic(src, ShardNeeds(dst), int64(et.Bytes()), tg)
+func RelayoutTraffic(src, dst *layout.ShardMap, et elem.Type, tg *target.Target) layout.Traffic {
+	return layout.ExchangeTraffic(src, layout.ShardNeeds(dst), int64(et.Bytes()), tg)
 }
 
 func estimateRelayout(e *Estimate, op *ir.Operation, tg *target.Target) error {
@@ -246,21 +247,21 @@ func estimateReduce(e *Estimate, op *ir.Operation, tg *target.Target) error {
 
 // CombineNeeds is what each tile of a combine's result needs of its
 // partials: its shard's elements, with every combined axis whole.
-func CombineNeeds(in, out *ShardMap, axes []int64) []Need {
-	var needs []Need
+func CombineNeeds(in, out *layout.ShardMap, axes []int64) []layout.Need {
+	var needs []layout.Need
 	for _, tile := range out.Tiles() {
 		r, _ := out.BoxOnTile(tile)
-		b := make(Box, len(in.Shape))
+		b := make(layout.Box, len(in.Shape))
 		j := 0
 		for i, n := range in.Shape {
 			if slices.Contains(axes, int64(i)) {
-				b[i] = Span{0, n}
+				b[i] = layout.Span{Lo: 0, Hi: n}
 				continue
 			}
 			b[i] = r[j]
 			j++
 		}
-		needs = append(needs, Need{Tile: tile, Box: b})
+		needs = append(needs, layout.Need{Tile: tile, Box: b})
 	}
 	return needs
 }
@@ -275,7 +276,7 @@ func estimateCombine(e *Estimate, op *ir.Operation, tg *target.Target) error {
 		return err
 	}
 	axes := intsOf(op, AxesAttrName)
-	tr := ExchangeTraffic(in, CombineNeeds(in, out, axes), int64(et.Bytes()), tg)
+	tr := layout.ExchangeTraffic(in, CombineNeeds(in, out, axes), int64(et.Bytes()), tg)
 	if err := addPhase(e, &tr, tg); err != nil {
 		return err
 	}
@@ -302,35 +303,35 @@ func estimateGather(e *Estimate, op *ir.Operation, tg *target.Target) error {
 	if ReinterpretsSlices(op) {
 		return nil
 	}
-	needs := ShardNeeds(out)
-	var total Traffic
+	needs := layout.ShardNeeds(out)
+	var total layout.Traffic
 	start := int64(0) // a concat input's first index along the axis
 	for i := 0; i < op.NumOperands(); i++ {
 		in, _, err := shardMapOf(op.Operand(i), tg)
 		if err != nil {
 			return err
 		}
-		mapped := make([]Need, 0, len(needs))
+		mapped := make([]layout.Need, 0, len(needs))
 		for _, n := range needs {
 			b := slices.Clone(n.Box)
 			if op.Is(SliceOp) {
 				off, strides := intsOf(op, OffsetsAttrName), intsOf(op, StridesAttrName)
 				for a, s := range b {
 					if s.Len() > 0 {
-						b[a] = Span{off[a] + s.Lo*strides[a], off[a] + (s.Hi-1)*strides[a] + 1}
+						b[a] = layout.Span{Lo: off[a] + s.Lo*strides[a], Hi: off[a] + (s.Hi-1)*strides[a] + 1}
 					}
 				}
 			} else {
 				axis := op.Attr(AxisAttrName).(*ir.IntegerAttr).Int
-				s := b[axis].Intersect(Span{start, start + in.Shape[axis]})
-				b[axis] = Span{s.Lo - start, s.Hi - start}
+				s := b[axis].Intersect(layout.Span{Lo: start, Hi: start + in.Shape[axis]})
+				b[axis] = layout.Span{Lo: s.Lo - start, Hi: s.Hi - start}
 			}
-			mapped = append(mapped, Need{Tile: n.Tile, Box: b})
+			mapped = append(mapped, layout.Need{Tile: n.Tile, Box: b})
 		}
 		if op.Is(ConcatOp) {
 			start += in.Shape[op.Attr(AxisAttrName).(*ir.IntegerAttr).Int]
 		}
-		tr := ExchangeTraffic(in, mapped, int64(et.Bytes()), tg)
+		tr := layout.ExchangeTraffic(in, mapped, int64(et.Bytes()), tg)
 		total.Add(&tr)
 	}
 	if total.LocalElements > 0 { // elements a tile holds are copied into the result's buffer
@@ -390,7 +391,7 @@ func ReinterpretsSlices(op *ir.Operation) bool {
 		if !ok {
 			return false
 		}
-		want, ok := SliceLayout(wl, wt.Dims, axis, ranges[i][0], ranges[i][1])
+		want, ok := layout.SliceLayout(wl, wt.Dims, axis, ranges[i][0], ranges[i][1])
 		if !ok || !want.Equal(pl) {
 			return false
 		}

@@ -2,6 +2,7 @@ package tiled
 
 import (
 	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/layout"
 )
 
 // Estimate is what an op of the tiled program is expected to cost on its
@@ -39,10 +40,10 @@ func (e *Estimate) fields() []*int64 {
 
 // String is the attribute body.
 func (e *Estimate) String() string {
-	w := &fieldWriter{}
+	w := &layout.FieldWriter{}
 	for i, v := range e.fields() {
 		if *v != 0 || estimateFields[i] != "exchange_sent_words" {
-			w.int(estimateFields[i], *v)
+			w.Int(estimateFields[i], *v)
 		}
 	}
 	return w.String()

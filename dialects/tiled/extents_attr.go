@@ -4,18 +4,20 @@ import (
 	"strconv"
 
 	"github.com/alecthomas/participle/v2/lexer"
+
 	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/layout"
 )
 
 // ExtentsAttr is #tiled.extents<[start, logical_end, physical_end], ...>:
 // one triple per tensor axis, front to back, in the tensor's positions (the
 // padded positions of shard.go). It gives a view its region, e.g.
 // #tiled.extents<[0, 1, 1], [736, 736, 743], [0, 16, 16]>.
-type ExtentsAttr struct{ Extents []Extent }
+type ExtentsAttr struct{ Extents []layout.Extent }
 
 // NewExtentsAttr uniques the extents as an attribute.
-func NewExtentsAttr(ctx *ir.Context, ext []Extent) *ExtentsAttr {
-	return ir.UniqueAttr(ctx, &ExtentsAttr{Extents: append([]Extent(nil), ext...)})
+func NewExtentsAttr(ctx *ir.Context, ext []layout.Extent) *ExtentsAttr {
+	return ir.UniqueAttr(ctx, &ExtentsAttr{Extents: append([]layout.Extent(nil), ext...)})
 }
 
 func (a *ExtentsAttr) Print(p *ir.AsmPrinter) {
@@ -39,11 +41,11 @@ func (a *ExtentsAttr) Shape() []int64 {
 	return shape
 }
 
-func extentsFromSyntax(args *syntaxArgs) ([]Extent, error) {
+func extentsFromSyntax(args *syntaxArgs) ([]layout.Extent, error) {
 	if args == nil {
 		return nil, errAt(lexer.Position{}, "#tiled.extents: expected <[start, logical_end, physical_end], ...>")
 	}
-	var out []Extent
+	var out []layout.Extent
 	for i, it := range args.Items {
 		v := it.Value
 		if it.Key != "" || v.List == nil || len(v.List.Elems) != 3 {
@@ -59,7 +61,7 @@ func extentsFromSyntax(args *syntaxArgs) ([]Extent, error) {
 				return nil, err
 			}
 		}
-		ext := Extent{n[0], n[1], n[2]}
+		ext := layout.Extent{Start: n[0], LogicalEnd: n[1], PhysicalEnd: n[2]}
 		if !ext.WellFormed() {
 			return nil, errAt(v.Pos, "#tiled.extents: axis %d: need 0 ≤ start ≤ logical_end ≤ physical_end, got [%d, %d, %d]", i, n[0], n[1], n[2])
 		}

@@ -2,10 +2,11 @@ package tiled
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/alecthomas/participle/v2/lexer"
+
 	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/layout"
 )
 
 // LayoutAttr is #tiled.layout<...>: a Layout as an attribute, usually the
@@ -24,12 +25,12 @@ import (
 // padding_groups 1, block_size 1, padding_multiple 1,
 // shard_padding_multiple 1, padding zero (or undefined), tile_stride
 // derived.
-type LayoutAttr struct{ Layout Layout }
+type LayoutAttr struct{ Layout layout.Layout }
 
 // NewLayoutAttr uniques l as an attribute. The attribute keeps l; callers
 // must not change l's axes afterwards.
-func NewLayoutAttr(ctx *ir.Context, l Layout) *LayoutAttr {
-	l.Tiling.Axes = append([]AxisTiling(nil), l.Tiling.Axes...)
+func NewLayoutAttr(ctx *ir.Context, l layout.Layout) *LayoutAttr {
+	l.Tiling.Axes = append([]layout.AxisTiling(nil), l.Tiling.Axes...)
 	return ir.UniqueAttr(ctx, &LayoutAttr{Layout: l})
 }
 
@@ -40,89 +41,6 @@ func (a *LayoutAttr) Print(p *ir.AsmPrinter) {
 	p.WriteString(">")
 }
 
-// String is the attribute body without `#tiled.layout<` and `>`.
-func (l *Layout) String() string {
-	w := &fieldWriter{}
-	w.raw("order", l.Order.String())
-	w.int("tile_count", l.Tiling.TileCount)
-	if l.Tiling.Replicas != defaultReplicas {
-		w.int("replicas", l.Tiling.Replicas)
-	}
-	if l.Tiling.ReplicaStride != 0 {
-		w.int("replica_stride", l.Tiling.ReplicaStride)
-	}
-	if l.Tiling.TileOffset != 0 {
-		w.int("tile_offset", l.Tiling.TileOffset)
-	}
-	axes := []byte{'['}
-	for i, ax := range l.Tiling.Axes {
-		if i > 0 {
-			axes = append(axes, ", "...)
-		}
-		axes = append(append(append(axes, '{'), ax.String()...), '}')
-	}
-	w.raw("axes", string(append(axes, ']')))
-	w.raw("memory_class", l.MemoryClass)
-	return w.String()
-}
-
-// String writes the order as the layout syntax does.
-func (o Order) String() string {
-	switch o.Kind {
-	case RowMajor:
-		return "row_major"
-	case BlockMajor:
-		return fmt.Sprintf("block_major<row_block = %d, column_block = %d>", o.RowBlock, o.ColumnBlock)
-	case AmpLeft:
-		return "amp<left>"
-	case AmpRight:
-		return "amp<right>"
-	}
-	return "invalid"
-}
-
-// String writes the axis record's fields (without braces).
-func (a AxisTiling) String() string {
-	w := &fieldWriter{}
-	w.raw("axis", "-"+strconv.Itoa(a.FromEnd))
-	w.int("partitions", a.Partitions)
-	if a.PaddingGroups != defaultPaddingGroups {
-		w.int("padding_groups", a.PaddingGroups)
-	}
-	if a.BlockSize != defaultBlockSize {
-		w.int("block_size", a.BlockSize)
-	}
-	if a.PaddingMultiple != defaultPaddingMultiple {
-		w.int("padding_multiple", a.PaddingMultiple)
-	}
-	if a.ShardPaddingMultiple != defaultShardPaddingMultiple {
-		w.int("shard_padding_multiple", a.ShardPaddingMultiple)
-	}
-	if a.Padding == PaddingUndefined {
-		w.raw("padding", "undefined")
-	}
-	if a.TileStride != 0 {
-		w.int("tile_stride", a.TileStride)
-	}
-	return w.String()
-}
-
-// fieldWriter joins `name = value` pairs with commas.
-type fieldWriter struct{ buf []byte }
-
-func (w *fieldWriter) raw(name, value string) {
-	if len(w.buf) > 0 {
-		w.buf = append(w.buf, ", "...)
-	}
-	w.buf = append(w.buf, name...)
-	w.buf = append(w.buf, " = "...)
-	w.buf = append(w.buf, value...)
-}
-
-func (w *fieldWriter) int(name string, v int64) { w.raw(name, strconv.FormatInt(v, 10)) }
-
-func (w *fieldWriter) String() string { return string(w.buf) }
-
 var layoutFields = []string{"order", "tile_count", "replicas", "replica_stride", "tile_offset", "axes", "memory_class"}
 var axisFields = []string{"axis", "partitions", "padding_groups", "block_size", "padding_multiple",
 	"shard_padding_multiple", "padding", "tile_stride"}
@@ -130,8 +48,8 @@ var axisFields = []string{"axis", "partitions", "padding_groups", "block_size", 
 // layoutFromSyntax builds a Layout from a parsed `layout<...>` body. It
 // checks the syntax and the ranges of single fields; whether the layout fits
 // a tensor and a target is the verifier's business (NewShardMap, Check).
-func layoutFromSyntax(args *syntaxArgs) (Layout, error) {
-	var l Layout
+func layoutFromSyntax(args *syntaxArgs) (layout.Layout, error) {
+	var l layout.Layout
 	f, err := newFieldSet("#tiled.layout", lexer.Position{}, args)
 	if err != nil {
 		return l, err
@@ -146,7 +64,7 @@ func layoutFromSyntax(args *syntaxArgs) (Layout, error) {
 	if l.Tiling.TileCount, err = f.positive("tile_count", 0, true); err != nil {
 		return l, err
 	}
-	if l.Tiling.Replicas, err = f.positive("replicas", defaultReplicas, false); err != nil {
+	if l.Tiling.Replicas, err = f.positive("replicas", layout.DefaultReplicas, false); err != nil {
 		return l, err
 	}
 	if f.has("replica_stride") {
@@ -173,7 +91,7 @@ func layoutFromSyntax(args *syntaxArgs) (Layout, error) {
 		}
 		// Axes are -1 to -64, so this also bounds the list at 64.
 		if j := tiledAt[ax.FromEnd]; j > 0 {
-			return l, errAt(e.Pos, "%s: axis %s is tiled twice (axes[%d] tiles it too)", what, axisName(ax.FromEnd), j-1)
+			return l, errAt(e.Pos, "%s: axis %s is tiled twice (axes[%d] tiles it too)", what, layout.AxisName(ax.FromEnd), j-1)
 		}
 		tiledAt[ax.FromEnd] = i + 1
 		l.Tiling.Axes = append(l.Tiling.Axes, ax)
@@ -184,81 +102,81 @@ func layoutFromSyntax(args *syntaxArgs) (Layout, error) {
 	return l, f.done(layoutFields...)
 }
 
-func orderFromSyntax(v *syntaxValue) (Order, error) {
+func orderFromSyntax(v *syntaxValue) (layout.Order, error) {
 	if v.Word == nil {
-		return Order{}, errAt(v.Pos, "#tiled.layout: field 'order' must be row_major, block_major<...>, amp<left> or amp<right>, got %s", describeValue(v))
+		return layout.Order{}, errAt(v.Pos, "#tiled.layout: field 'order' must be row_major, block_major<...>, amp<left> or amp<right>, got %s", describeValue(v))
 	}
 	w := v.Word
 	switch w.Name {
 	case "row_major":
 		if w.Args != nil {
-			return Order{}, errAt(v.Pos, "#tiled.layout: row_major takes no arguments")
+			return layout.Order{}, errAt(v.Pos, "#tiled.layout: row_major takes no arguments")
 		}
-		return Order{Kind: RowMajor}, nil
+		return layout.Order{Kind: layout.RowMajor}, nil
 	case "block_major":
 		f, err := newFieldSet("#tiled.layout: block_major", v.Pos, w.Args)
 		if err != nil {
-			return Order{}, err
+			return layout.Order{}, err
 		}
-		o := Order{Kind: BlockMajor}
+		o := layout.Order{Kind: layout.BlockMajor}
 		if o.RowBlock, err = f.positive("row_block", 0, true); err != nil {
-			return Order{}, err
+			return layout.Order{}, err
 		}
 		if o.ColumnBlock, err = f.positive("column_block", 0, true); err != nil {
-			return Order{}, err
+			return layout.Order{}, err
 		}
 		return o, f.done("row_block", "column_block")
 	case "amp":
 		if w.Args == nil || len(w.Args.Items) != 1 || w.Args.Items[0].Key != "" || w.Args.Items[0].Value.Word == nil {
-			return Order{}, errAt(v.Pos, "#tiled.layout: amp order must be amp<left> or amp<right>")
+			return layout.Order{}, errAt(v.Pos, "#tiled.layout: amp order must be amp<left> or amp<right>")
 		}
 		switch w.Args.Items[0].Value.Word.Name {
 		case "left":
-			return Order{Kind: AmpLeft}, nil
+			return layout.Order{Kind: layout.AmpLeft}, nil
 		case "right":
-			return Order{Kind: AmpRight}, nil
+			return layout.Order{Kind: layout.AmpRight}, nil
 		}
-		return Order{}, errAt(v.Pos, "#tiled.layout: amp order must be amp<left> or amp<right>, got amp<%s>", w.Args.Items[0].Value.Word.Name)
+		return layout.Order{}, errAt(v.Pos, "#tiled.layout: amp order must be amp<left> or amp<right>, got amp<%s>", w.Args.Items[0].Value.Word.Name)
 	}
-	return Order{}, errAt(v.Pos, "#tiled.layout: unknown order '%s' (row_major, block_major<...>, amp<left>, amp<right>)", w.Name)
+	return layout.Order{}, errAt(v.Pos, "#tiled.layout: unknown order '%s' (row_major, block_major<...>, amp<left>, amp<right>)", w.Name)
 }
 
-func axisFromSyntax(what string, v *syntaxValue) (AxisTiling, error) {
+func axisFromSyntax(what string, v *syntaxValue) (layout.AxisTiling, error) {
 	if v.Record == nil {
-		return AxisTiling{}, errAt(v.Pos, "%s: expected a {...} record, got %s", what, describeValue(v))
+		return layout.AxisTiling{}, errAt(v.Pos, "%s: expected a {...} record, got %s", what, describeValue(v))
 	}
 	f, err := newFieldSet(what, v.Pos, v.Record)
 	if err != nil {
-		return AxisTiling{}, err
+		return layout.AxisTiling{}, err
 	}
 	axis, err := f.int("axis", 0, true)
 	if err != nil {
-		return AxisTiling{}, err
+		return layout.AxisTiling{}, err
 	}
 	if axis >= 0 || axis < -64 {
-		return AxisTiling{}, errAt(f.items["axis"].Value.Pos, "%s: axis is counted from the end and written -1 (last) to -64, got %d", what, axis)
+		return layout.AxisTiling{}, errAt(f.items["axis"].Value.Pos, "%s: axis is counted from the end and written -1 (last) to -64, got %d", what, axis)
 	}
-	a := NewAxis(int(-axis), 0)
+	a := layout.NewAxis(int(-axis), 0)
 	for _, p := range []struct {
 		name string
 		dst  *int64
 		def  int64
-	}{{"partitions", &a.Partitions, 0}, {"padding_groups", &a.PaddingGroups, defaultPaddingGroups},
-		{"block_size", &a.BlockSize, defaultBlockSize}, {"padding_multiple", &a.PaddingMultiple, defaultPaddingMultiple},
-		{"shard_padding_multiple", &a.ShardPaddingMultiple, defaultShardPaddingMultiple}} {
+	}{{"partitions", &a.Partitions, 0}, {"padding_groups", &a.PaddingGroups, layout.DefaultPaddingGroups},
+		{"block_size", &a.BlockSize, layout.DefaultBlockSize}, {"padding_multiple", &a.PaddingMultiple, layout.DefaultPaddingMultiple},
+		{"shard_padding_multiple", &a.ShardPaddingMultiple, layout.DefaultShardPaddingMultiple}} {
 		if *p.dst, err = f.positive(p.name, p.def, p.name == "partitions"); err != nil {
-			return AxisTiling{}, err
+			return layout.AxisTiling{}, err
 		}
 	}
 	switch pad, err := f.word("padding", false, "zero", "undefined"); {
 	case err != nil:
-		return AxisTiling{}, err
+		return layout.AxisTiling{}, err
 	case pad == "undefined":
-		a.Padding = PaddingUndefined
+		a.Padding = layout.PaddingUndefined
 	}
 	if f.has("tile_stride") {
 		if a.TileStride, err = f.positive("tile_stride", 0, false); err != nil {
-			return AxisTiling{}, err
+			return layout.AxisTiling{}, err
 		}
 	}
 	return a, f.done(axisFields...)

@@ -8,6 +8,7 @@ import (
 	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/elem/irelem"
 	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/layout"
 	"github.com/ipuir/ipuir/target"
 	"github.com/ipuir/ipuir/target/irtarget"
 )
@@ -138,40 +139,28 @@ func ElemTypeOf(t ir.Type) (elem.Type, error) {
 	return elem.Invalid, fmt.Errorf("element type %s has no tile representation", ir.TypeString(ir.ElementTypeOrSelf(t)))
 }
 
-// CheckLayout checks that l is well formed for a tensor of type t and, when
-// tg is not nil, fits the target: the tile count within the target's, the
-// memory class one the target has, and the largest shard within that
-// class's capacity on its tile.
-func CheckLayout(l *Layout, t *ir.RankedTensorType, tg *target.Target) (*ShardMap, error) {
-	maxTiles := int64(0)
-	if tg != nil {
-		maxTiles = int64(tg.Tiles)
-	}
-	m, err := NewShardMap(l, t.Dims, maxTiles)
-	if err != nil || tg == nil {
-		return m, err
-	}
-	class, err := tg.ClassByName(l.MemoryClass)
-	if err != nil {
-		return nil, layoutErr("memory_class: %v", err)
-	}
+// CheckLayout is layout.Check for a value of type t.
+func CheckLayout(l *layout.Layout, t *ir.RankedTensorType, tg *target.Target) (*layout.ShardMap, error) {
 	et, err := ElemTypeOf(t.Elem)
-	if err != nil {
+	if err != nil && tg != nil {
 		return nil, err
 	}
-	bytes, err := tg.BytesFor(m.MaxShardElements(), et)
+	return layout.Check(l, t.Dims, et, tg)
+}
+
+// ReshapeLayouts is layout.ReshapeLayouts for a reshape from type in to
+// type out.
+func ReshapeLayouts(l *layout.Layout, in, out *ir.RankedTensorType, tg *target.Target) (layout.Layout, layout.Layout, error) {
+	et, err := ElemTypeOf(in.Elem)
 	if err != nil {
-		return nil, err
+		return layout.Layout{}, layout.Layout{}, err
 	}
-	if err := tg.Fits(map[target.MemoryKind]int64{class.Kind: bytes}); err != nil {
-		return nil, layoutErr("the largest shard (%v of %v) does not fit its tile: %v", m.MaxShardShape(), et, err)
-	}
-	return m, nil
+	return layout.ReshapeLayouts(l, in.Dims, out.Dims, et, tg)
 }
 
 // layoutOfValue checks the layout of an operand's type and returns its map.
 // Checks that need a machine run when env names a target.
-func layoutOfValue(env *ir.Env, v *ir.Value, what string) (*ShardMap, error) {
+func layoutOfValue(env *ir.Env, v *ir.Value, what string) (*layout.ShardMap, error) {
 	t := v.Type().(*ir.RankedTensorType)
 	l, _ := LayoutOf(t)
 	tg, _ := irtarget.FromEnv(env)
@@ -253,40 +242,40 @@ func verifyView(op *ir.Operation, env *ir.Env) error {
 
 // MatmulShapeOf reads a matmul's problem from its operand and result types:
 // rank 2, or rank 3 with one batch axis.
-func MatmulShapeOf(lhs, rhs, result ir.Type) (MatmulShape, error) {
+func MatmulShapeOf(lhs, rhs, result ir.Type) (layout.MatmulShape, error) {
 	a, okA := lhs.(*ir.RankedTensorType)
 	b, okB := rhs.(*ir.RankedTensorType)
 	c, okC := result.(*ir.RankedTensorType)
 	if !okA || !okB || !okC {
-		return MatmulShape{}, fmt.Errorf("operands and result must be ranked tensors")
+		return layout.MatmulShape{}, fmt.Errorf("operands and result must be ranked tensors")
 	}
 	r := len(a.Dims)
 	if (r != 2 && r != 3) || len(b.Dims) != r || len(c.Dims) != r {
-		return MatmulShape{}, fmt.Errorf("operands and result must all have rank 2, or rank 3 with one batch axis; got ranks %d, %d and %d",
+		return layout.MatmulShape{}, fmt.Errorf("operands and result must all have rank 2, or rank 3 with one batch axis; got ranks %d, %d and %d",
 			len(a.Dims), len(b.Dims), len(c.Dims))
 	}
-	s := MatmulShape{Batched: r == 3, Batch: 1, M: a.Dims[r-2], K: a.Dims[r-1], N: b.Dims[r-1]}
+	s := layout.MatmulShape{Batched: r == 3, Batch: 1, M: a.Dims[r-2], K: a.Dims[r-1], N: b.Dims[r-1]}
 	if r == 3 {
 		s.Batch = a.Dims[0]
 		if b.Dims[0] != s.Batch || c.Dims[0] != s.Batch {
-			return MatmulShape{}, fmt.Errorf("batch sizes differ: %d, %d and %d", a.Dims[0], b.Dims[0], c.Dims[0])
+			return layout.MatmulShape{}, fmt.Errorf("batch sizes differ: %d, %d and %d", a.Dims[0], b.Dims[0], c.Dims[0])
 		}
 	}
 	if b.Dims[r-2] != s.K {
-		return MatmulShape{}, fmt.Errorf("contracting dimensions differ: lhs has %d columns, rhs has %d rows", s.K, b.Dims[r-2])
+		return layout.MatmulShape{}, fmt.Errorf("contracting dimensions differ: lhs has %d columns, rhs has %d rows", s.K, b.Dims[r-2])
 	}
 	if c.Dims[r-2] != s.M || c.Dims[r-1] != s.N {
-		return MatmulShape{}, fmt.Errorf("result must be %dx%d, got %dx%d", s.M, s.N, c.Dims[r-2], c.Dims[r-1])
+		return layout.MatmulShape{}, fmt.Errorf("result must be %dx%d, got %dx%d", s.M, s.N, c.Dims[r-2], c.Dims[r-1])
 	}
 	if a.Elem != b.Elem {
-		return MatmulShape{}, fmt.Errorf("operands have different element types: %s and %s", ir.TypeString(a.Elem), ir.TypeString(b.Elem))
+		return layout.MatmulShape{}, fmt.Errorf("operands have different element types: %s and %s", ir.TypeString(a.Elem), ir.TypeString(b.Elem))
 	}
 	var err error
 	if s.Elem, err = ElemTypeOf(a.Elem); err != nil {
-		return MatmulShape{}, err
+		return layout.MatmulShape{}, err
 	}
 	if s.ResultElem, err = ElemTypeOf(c.Elem); err != nil {
-		return MatmulShape{}, err
+		return layout.MatmulShape{}, err
 	}
 	return s, nil
 }
@@ -294,13 +283,13 @@ func MatmulShapeOf(lhs, rhs, result ir.Type) (MatmulShape, error) {
 // MatmulShapeOfOp reads a tiled.matmul's problem; the partial sums of a
 // `partial` matmul carry the inner partitions first and are f32, so its
 // shape is read from C's.
-func MatmulShapeOfOp(op *ir.Operation) (MatmulShape, error) {
+func MatmulShapeOfOp(op *ir.Operation) (layout.MatmulShape, error) {
 	resultType := op.Result(0).Type()
 	if op.Attr(PartialAttrName) != nil {
 		rt, ok := resultType.(*ir.RankedTensorType)
 		lhs, ok2 := op.Operand(0).Type().(*ir.RankedTensorType)
 		if !ok || !ok2 || len(rt.Dims) < 3 {
-			return MatmulShape{}, fmt.Errorf("the partial sums of a matmul are a tensor of rank 3 or 4 (inner partitions first)")
+			return layout.MatmulShape{}, fmt.Errorf("the partial sums of a matmul are a tensor of rank 3 or 4 (inner partitions first)")
 		}
 		resultType = &ir.RankedTensorType{Dims: rt.Dims[1:], Elem: lhs.Elem}
 	}
@@ -319,7 +308,7 @@ func verifyMatmul(op *ir.Operation, env *ir.Env) error {
 			irtarget.ModuleAttr, strings.Join(target.Names(), ", "))
 	}
 	plan := &op.Attr(PlanAttrName).(*GemmPlanAttr).Plan
-	ls, err := LayoutsForPlan(plan, s, tg)
+	ls, err := layout.LayoutsForPlan(plan, s, tg)
 	if err != nil {
 		return fmt.Errorf("plan is not valid: %v", err)
 	}
@@ -330,10 +319,10 @@ func verifyMatmul(op *ir.Operation, env *ir.Env) error {
 		}
 		rt := op.Result(0).Type().(*ir.RankedTensorType)
 		f32 := op.Context().F32()
-		if want := PartialsShape(plan, s); !slices.Equal(rt.Dims, want) || rt.Elem != f32 {
+		if want := layout.PartialsShape(plan, s); !slices.Equal(rt.Dims, want) || rt.Elem != f32 {
 			return fmt.Errorf("partial sums must be %s", ir.TypeString(&ir.RankedTensorType{Dims: want, Elem: f32}))
 		}
-		pl, err := PartialsLayout(plan, s, tg)
+		pl, err := layout.PartialsLayout(plan, s, tg)
 		if err != nil {
 			return err
 		}
@@ -342,14 +331,14 @@ func verifyMatmul(op *ir.Operation, env *ir.Env) error {
 	for _, c := range []struct {
 		what string
 		v    *ir.Value
-		want *Layout
+		want *layout.Layout
 	}{{"lhs", op.Operand(0), &ls.LHS}, {"rhs", op.Operand(1), &ls.RHS}, {"result", op.Result(0), result}} {
 		got, _ := LayoutOf(c.v.Type())
 		if !got.Equal(c.want) {
 			return fmt.Errorf("%s layout #tiled.layout<%s> is not the one the plan gives it: #tiled.layout<%s>", c.what, got, c.want)
 		}
 	}
-	if _, err := VerifyPlan(plan, s, tg); err != nil {
+	if _, err := layout.VerifyPlan(plan, s, tg); err != nil {
 		return fmt.Errorf("plan is not feasible: %v", err)
 	}
 	return nil

@@ -4,7 +4,9 @@ import (
 	"slices"
 
 	"github.com/alecthomas/participle/v2/lexer"
+
 	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/layout"
 )
 
 // Summary is the estimate of a whole tiled program: the sum of its ops'
@@ -37,9 +39,9 @@ func (s *Summary) fields() []*int64 {
 
 // String is the attribute body.
 func (s *Summary) String() string {
-	w := &fieldWriter{}
+	w := &layout.FieldWriter{}
 	for i, v := range s.fields() {
-		w.int(summaryFields[i], *v)
+		w.Int(summaryFields[i], *v)
 	}
 	return w.String()
 }

@@ -2,6 +2,7 @@ package tiled
 
 import (
 	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/layout"
 )
 
 // Custom directives of the dialect's assembly formats:
@@ -81,7 +82,7 @@ func parseExtents(p ir.OpAsmParser, _ *ir.OperationState, args []*ir.DirectiveAr
 	if err := p.ParsePunct("["); err != nil {
 		return err
 	}
-	var ext []Extent
+	var ext []layout.Extent
 	for !p.ParseOptionalPunct("]") {
 		if len(ext) > 0 {
 			if err := p.ParsePunct(","); err != nil {
@@ -107,7 +108,7 @@ func parseExtents(p ir.OpAsmParser, _ *ir.OperationState, args []*ir.DirectiveAr
 		if err := p.ParsePunct("]"); err != nil {
 			return err
 		}
-		e := Extent{n[0], n[1], n[2]}
+		e := layout.Extent{Start: n[0], LogicalEnd: n[1], PhysicalEnd: n[2]}
 		if !e.WellFormed() {
 			return p.Errorf("extent of axis %d must satisfy 0 ≤ start ≤ logical_end ≤ physical_end, got [%d, %d, %d]", len(ext), n[0], n[1], n[2])
 		}

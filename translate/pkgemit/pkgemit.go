@@ -19,6 +19,7 @@ import (
 	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/elem/irelem"
 	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/layout"
 	"github.com/ipuir/ipuir/runtime/ipupkg"
 	"github.com/ipuir/ipuir/target"
 )
@@ -173,7 +174,7 @@ func (b *builder) classIndex(name string) (int, error) {
 
 // common fills what buffers and views share: element type, shape, class,
 // layout.
-func (b *builder) common(op *ir.Operation, name string) (ipupkg.Buffer, *tiled.ShardMap, error) {
+func (b *builder) common(op *ir.Operation, name string) (ipupkg.Buffer, *layout.ShardMap, error) {
 	rt := op.Result(0).Type().(*ir.RankedTensorType)
 	l, _ := tiled.LayoutOf(rt)
 	m, err := tiled.CheckLayout(l, rt, b.tg)
@@ -192,7 +193,7 @@ func (b *builder) common(op *ir.Operation, name string) (ipupkg.Buffer, *tiled.S
 	return out, m, nil
 }
 
-func layoutOf(l *tiled.Layout) ipupkg.Layout {
+func layoutOf(l *layout.Layout) ipupkg.Layout {
 	out := ipupkg.Layout{Order: uint8(l.Order.Kind), RowBlock: l.Order.RowBlock, ColumnBlock: l.Order.ColumnBlock,
 		TileCount: l.Tiling.TileCount, TileOffset: l.Tiling.TileOffset, Replicas: l.Tiling.Replicas, ReplicaStride: l.Tiling.ReplicaStride}
 	for _, a := range l.Tiling.Axes {
@@ -347,7 +348,7 @@ func paramOf(op *ir.Operation, a ir.NamedAttr) (ipupkg.Param, error) {
 	case *tiled.GemmPlanAttr:
 		p := v.Plan
 		orientation := int64(ipupkg.PlanNormal)
-		if p.Orientation == tiled.Swapped {
+		if p.Orientation == layout.Swapped {
 			orientation = ipupkg.PlanSwapped
 		}
 		return ipupkg.Param{Key: a.Name, Ints: []int64{orientation, p.BatchPartitions, p.RowPartitions,

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"text/tabwriter"
 
-	"github.com/ipuir/ipuir/dialects/tiled"
 	"github.com/ipuir/ipuir/elem"
+	"github.com/ipuir/ipuir/layout"
 	"github.com/ipuir/ipuir/target"
 )
 
@@ -34,16 +34,16 @@ const (
 
 func attentionProgram() Program {
 	f16 := elem.F16
-	proj := tiled.MatmulShape{Batch: 1, M: 729, K: 1152, N: 1152, Elem: f16, ResultElem: f16}
+	proj := layout.MatmulShape{Batch: 1, M: 729, K: 1152, N: 1152, Elem: f16, ResultElem: f16}
 	weight := Operand{Resident: true, Value: -1}
 	x := Operand{Value: valX}
 	return Program{Matmuls: []Matmul{
 		{Name: "%q", Shape: proj, LHS: x, RHS: weight, Result: valQ},
 		{Name: "%k", Shape: proj, LHS: x, RHS: weight, Result: valK},
 		{Name: "%v", Shape: proj, LHS: x, RHS: weight, Result: valV},
-		{Name: "%scores", Shape: tiled.MatmulShape{Batched: true, Batch: 16, M: 729, K: 72, N: 729, Elem: f16, ResultElem: f16},
+		{Name: "%scores", Shape: layout.MatmulShape{Batched: true, Batch: 16, M: 729, K: 72, N: 729, Elem: f16, ResultElem: f16},
 			LHS: Operand{Value: valQHeads}, RHS: Operand{Value: valKHeads}, Result: valScores},
-		{Name: "%context", Shape: tiled.MatmulShape{Batched: true, Batch: 16, M: 729, K: 729, N: 72, Elem: f16, ResultElem: f16},
+		{Name: "%context", Shape: layout.MatmulShape{Batched: true, Batch: 16, M: 729, K: 729, N: 72, Elem: f16, ResultElem: f16},
 			LHS: Operand{Value: valScores}, RHS: Operand{Value: valVHeads}, Result: valContext},
 		{Name: "%out", Shape: proj, LHS: Operand{Value: valMerged}, RHS: weight, Result: valOut},
 	}}
@@ -98,7 +98,7 @@ func TestAttentionPlans(t *testing.T) {
 	var total int64
 	for i, c := range choices {
 		m := prog.Matmuls[i]
-		chk, err := tiled.VerifyPlan(&c.Plan, m.Shape, tg)
+		chk, err := layout.VerifyPlan(&c.Plan, m.Shape, tg)
 		if err != nil {
 			t.Errorf("%s: chosen plan does not verify: %v", c.Name, err)
 		} else if pr, _ := newProblem(tg, m.Shape); pr.reductionInPlace(&c.Plan) != chk.ReductionInPlace(&c.Plan) {

@@ -3,7 +3,7 @@ package plan
 import (
 	"slices"
 
-	"github.com/ipuir/ipuir/dialects/tiled"
+	"github.com/ipuir/ipuir/layout"
 	"github.com/ipuir/ipuir/target"
 )
 
@@ -47,7 +47,7 @@ func withExtra(set []int64, extra []int64, limit int64) []int64 {
 
 // pinnedOr returns {pinned value} when the constraint pins the field, else
 // the given set.
-func pinnedOr(c *tiled.GemmConstraint, field string, set []int64) []int64 {
+func pinnedOr(c *layout.GemmConstraint, field string, set []int64) []int64 {
 	if c != nil {
 		if v, ok := c.PinnedInt(field); ok {
 			return []int64{v}
@@ -59,18 +59,18 @@ func pinnedOr(c *tiled.GemmConstraint, field string, set []int64) []int64 {
 // weightChoice is one placement of the AMP's right operand.
 type weightChoice struct {
 	class   string
-	staging tiled.WeightStaging
+	staging layout.WeightStaging
 }
 
-func weightChoices(t *target.Target, c *tiled.GemmConstraint) []weightChoice {
+func weightChoices(t *target.Target, c *layout.GemmConstraint) []weightChoice {
 	var out []weightChoice
 	interleaved, errI := t.Class(target.Interleaved)
 	standard, errS := t.Class(target.Standard)
 	if errI == nil {
-		out = append(out, weightChoice{interleaved.Name, tiled.Direct})
+		out = append(out, weightChoice{interleaved.Name, layout.Direct})
 	}
 	if errS == nil {
-		out = append(out, weightChoice{standard.Name, tiled.Direct}, weightChoice{standard.Name, tiled.Staged})
+		out = append(out, weightChoice{standard.Name, layout.Direct}, weightChoice{standard.Name, layout.Staged})
 	}
 	if c == nil {
 		return out
@@ -85,7 +85,7 @@ func weightChoices(t *target.Target, c *tiled.GemmConstraint) []weightChoice {
 	if len(kept) == 0 {
 		// A pinned combination outside the usual three (say interleaved and
 		// staged): cost it as pinned.
-		w := weightChoice{class: standard.Name, staging: tiled.Direct}
+		w := weightChoice{class: standard.Name, staging: layout.Direct}
 		if c.IsPinned("weight_memory_class") {
 			w.class = c.Values.WeightMemoryClass
 		}
@@ -101,7 +101,7 @@ func weightChoices(t *target.Target, c *tiled.GemmConstraint) []weightChoice {
 // pairs for a cell with kp inner partitions: one owner (1, 1), and for each
 // distinct ⌊kp/rr⌋ the split rr × ⌊kp/rr⌋, clamped to what the rows and
 // column blocks of a cell allow.
-func resultPieces(kp, cellRows, cellColBlocks int64, c *tiled.GemmConstraint) [][2]int64 {
+func resultPieces(kp, cellRows, cellColBlocks int64, c *layout.GemmConstraint) [][2]int64 {
 	if kp == 1 {
 		return [][2]int64{{pinnedOr(c, "result_row_partitions", []int64{1})[0], pinnedOr(c, "result_column_partitions", []int64{1})[0]}}
 	}
@@ -144,7 +144,7 @@ func resultPieces(kp, cellRows, cellColBlocks int64, c *tiled.GemmConstraint) []
 
 // partitionsOf collects the partition counts of available layouts, which
 // candidate sets include so that a plan can match an operand's layout.
-func partitionsOf(layouts ...[]*tiled.Layout) []int64 {
+func partitionsOf(layouts ...[]*layout.Layout) []int64 {
 	var out []int64
 	for _, ls := range layouts {
 		for _, l := range ls {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ipuir/ipuir/dialects/tiled"
 	"github.com/ipuir/ipuir/elem"
+	"github.com/ipuir/ipuir/layout"
 	"github.com/ipuir/ipuir/target"
 )
 
@@ -50,8 +51,8 @@ import (
 // known of the operands.
 type problem struct {
 	t        *target.Target
-	s        tiled.MatmulShape
-	g        tiled.Groups
+	s        layout.MatmulShape
+	g        layout.Groups
 	bpe      int64
 	fit      target.MatmulFit
 	capacity map[target.MemoryKind]int64
@@ -59,11 +60,11 @@ type problem struct {
 	lhs, rhs operandState
 	// layouts caches grid layouts by grid (see selector.gridLayouts); the
 	// lookahead shares one cache among the plannings of a consumer.
-	layouts map[tiled.GemmPlan]*tiled.PlanLayouts
+	layouts map[layout.GemmPlan]*layout.PlanLayouts
 	// inPlace caches reductionInPlace by plan (with the fields it does not
 	// depend on cleared); shared like layouts.
-	inPlace map[tiled.GemmPlan]bool
-	buffers []tiled.Buffer // reused by estimate
+	inPlace map[layout.GemmPlan]bool
+	buffers []layout.Buffer // reused by estimate
 	// inputWords, when not negative, replaces the operand exchange's
 	// analytic words by the exact ones of a finalist (select.go: rescore).
 	inputWords int64
@@ -79,11 +80,11 @@ type operandState struct {
 	// free marks an operand another matmul exchanges for this one (sibling
 	// scoring: see select.go).
 	free      bool
-	available []*tiled.Layout
+	available []*layout.Layout
 }
 
-func newProblem(t *target.Target, s tiled.MatmulShape) (*problem, error) {
-	g, err := tiled.AMPGroups(t, s.Elem)
+func newProblem(t *target.Target, s layout.MatmulShape) (*problem, error) {
+	g, err := layout.AMPGroups(t, s.Elem)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +111,7 @@ type tileShape struct {
 	pieceRowsData, pieceColsData         int64
 }
 
-func (pr *problem) shape(p *tiled.GemmPlan) tileShape {
+func (pr *problem) shape(p *layout.GemmPlan) tileShape {
 	rows, cols, inner := pr.s.AMP(p.Orientation)
 	g := pr.g
 	kBlocks := ceilDiv(inner, g.Inner)
@@ -137,7 +138,7 @@ func (pr *problem) shape(p *tiled.GemmPlan) tileShape {
 }
 
 // valid is validate without the message, for the enumeration's hot loop.
-func (pr *problem) valid(p *tiled.GemmPlan) bool {
+func (pr *problem) valid(p *layout.GemmPlan) bool {
 	rows, cols, inner := pr.s.AMP(p.Orientation)
 	g := pr.g
 	_, known := pr.classes[p.WeightMemoryClass]
@@ -152,7 +153,7 @@ func (pr *problem) valid(p *tiled.GemmPlan) bool {
 
 // validate checks what the cost model relies on; the planner only proposes
 // plans that pass, but pinned fields may not.
-func (pr *problem) validate(p *tiled.GemmPlan) error {
+func (pr *problem) validate(p *layout.GemmPlan) error {
 	rows, cols, inner := pr.s.AMP(p.Orientation)
 	switch {
 	case p.BatchPartitions < 1 || p.RowPartitions < 1 || p.ColumnPartitions < 1 || p.InnerPartitions < 1 ||
@@ -197,12 +198,12 @@ func (pr *problem) validate(p *tiled.GemmPlan) error {
 // replicated over column partitions, the right over row partitions), the
 // work shared by the tiles that hold it. layouts is nil unless an operand
 // has available layouts, in which case it is the plan's layouts.
-func (pr *problem) inputExchange(p *tiled.GemmPlan, sh tileShape, layouts *tiled.PlanLayouts) (words, copyCycles int64) {
+func (pr *problem) inputExchange(p *layout.GemmPlan, sh tileShape, layouts *layout.PlanLayouts) (words, copyCycles int64) {
 	leftElems := sh.batch * sh.rowsData * sh.innerData
 	rightElems := sh.batch * sh.innerData * sh.colsData
 	lhsElems, rhsElems := leftElems, rightElems
 	lhsRep, rhsRep := p.ColumnPartitions, p.RowPartitions
-	if p.Orientation == tiled.Swapped {
+	if p.Orientation == layout.Swapped {
 		lhsElems, rhsElems = rightElems, leftElems
 		lhsRep, rhsRep = rhsRep, lhsRep
 	}
@@ -213,10 +214,10 @@ func (pr *problem) inputExchange(p *tiled.GemmPlan, sh tileShape, layouts *tiled
 		elems int64
 		rep   int64
 		shape []int64
-		want  func() *tiled.Layout
+		want  func() *layout.Layout
 	}{
-		{&pr.lhs, lhsElems, lhsRep, a, func() *tiled.Layout { return &layouts.LHS }},
-		{&pr.rhs, rhsElems, rhsRep, b, func() *tiled.Layout { return &layouts.RHS }},
+		{&pr.lhs, lhsElems, lhsRep, a, func() *layout.Layout { return &layouts.LHS }},
+		{&pr.rhs, rhsElems, rhsRep, b, func() *layout.Layout { return &layouts.RHS }},
 	} {
 		if o.st.resident || o.st.free {
 			continue
@@ -264,12 +265,12 @@ func (pr *problem) inputExchange(p *tiled.GemmPlan, sh tileShape, layouts *tiled
 // rows × inner × batch and replicated over columns, the right inner ×
 // columns × batch and replicated over rows). Costing needs p's layouts
 // only then, which saves building them for most grids.
-func (pr *problem) mayShareDistribution(p *tiled.GemmPlan) bool {
+func (pr *problem) mayShareDistribution(p *layout.GemmPlan) bool {
 	b := p.BatchPartitions
 	left := [2]int64{satMul(satMul(p.RowPartitions, p.InnerPartitions), b), p.ColumnPartitions}
 	right := [2]int64{satMul(satMul(p.InnerPartitions, p.ColumnPartitions), b), p.RowPartitions}
 	lhs, rhs := left, right
-	if p.Orientation == tiled.Swapped {
+	if p.Orientation == layout.Swapped {
 		lhs, rhs = right, left
 	}
 	for _, o := range []struct {
@@ -303,7 +304,7 @@ func (pr *problem) needLayouts() bool {
 // place costs max(block-P, (kp-1)·P) ≥ block·(kp-1)/kp whatever P, one not
 // in place at least block, and Pairwise's halvings move at least as much
 // over more phases.
-func (pr *problem) lowerBound(p *tiled.GemmPlan, layouts *tiled.PlanLayouts) int64 {
+func (pr *problem) lowerBound(p *layout.GemmPlan, layouts *layout.PlanLayouts) int64 {
 	sh := pr.shape(p)
 	compute, _ := pr.t.BatchMatmulCycles(int(sh.batch), int(sh.rows), int(sh.inner), int(sh.cols), pr.s.Elem)
 	if steps := p.Steps(); steps > 1 {
@@ -322,21 +323,21 @@ func (pr *problem) lowerBound(p *tiled.GemmPlan, layouts *tiled.PlanLayouts) int
 // of its own partial block (tiled.PlanCheck.ReductionInPlace). Only plans
 // with as many result pieces as inner partitions can be: otherwise some
 // inner tile owns no piece and sends its whole block.
-func (pr *problem) reductionInPlace(p *tiled.GemmPlan) bool {
+func (pr *problem) reductionInPlace(p *layout.GemmPlan) bool {
 	if p.InnerPartitions <= 1 || p.ResultRowPartitions*p.ResultColumnPartitions != p.InnerPartitions {
 		return false
 	}
 	key := *p
-	key.WeightMemoryClass, key.LocalWeightStaging, key.ReductionStaging = "", tiled.Direct, tiled.Complete
+	key.WeightMemoryClass, key.LocalWeightStaging, key.ReductionStaging = "", layout.Direct, layout.Complete
 	if v, ok := pr.inPlace[key]; ok {
 		return v
 	}
 	v := false
-	if ls, err := tiled.LayoutsForPlan(p, pr.s, pr.t); err == nil {
-		v = tiled.ReductionInPlaceFor(p, ls, pr.t)
+	if ls, err := layout.LayoutsForPlan(p, pr.s, pr.t); err == nil {
+		v = layout.ReductionInPlaceFor(p, ls, pr.t)
 	}
 	if pr.inPlace == nil {
-		pr.inPlace = map[tiled.GemmPlan]bool{}
+		pr.inPlace = map[layout.GemmPlan]bool{}
 	}
 	pr.inPlace[key] = v
 	return v
@@ -348,7 +349,7 @@ func (pr *problem) homeElements() (int64, int64) {
 	if pr.home[0] == 0 {
 		a, b, _ := pr.s.Shapes()
 		tiles := int64(pr.t.Tiles)
-		pr.home = [2]int64{tiled.DefaultShardElements(a, tiles), tiled.DefaultShardElements(b, tiles)}
+		pr.home = [2]int64{layout.DefaultShardElements(a, tiles), layout.DefaultShardElements(b, tiles)}
 	}
 	return pr.home[0], pr.home[1]
 }
@@ -358,7 +359,7 @@ func (pr *problem) homeElements() (int64, int64) {
 // paired where the target shares buses between tile pairs); a home tile
 // sends its part of the step's slice of each operand to every grid tile
 // that needs it (once with multicast, else once per replica).
-func (pr *problem) stepWords(p *tiled.GemmPlan, sh tileShape) int64 {
+func (pr *problem) stepWords(p *layout.GemmPlan, sh tileShape) int64 {
 	word := int64(pr.t.ExchangeWordBytes)
 	left := ceilDiv(sh.batch*sh.rowsData*sh.innerData*pr.bpe, word)
 	if pr.t.ExchangeBusPairs && p.ColumnPartitions%2 == 0 {
@@ -375,7 +376,7 @@ func (pr *problem) stepWords(p *tiled.GemmPlan, sh tileShape) int64 {
 		// The left operand's slices go to every column tile, the right's to
 		// every row tile (AMP terms; swapped plans exchange the roles).
 		lr, rr := p.ColumnPartitions, p.RowPartitions
-		if p.Orientation == tiled.Swapped {
+		if p.Orientation == layout.Swapped {
 			lr, rr = rr, lr
 		}
 		left, right = satMul(left, lr), satMul(right, rr)
@@ -396,7 +397,7 @@ func (pr *problem) phase(words int64) int64 {
 
 // estimate costs a valid plan. It returns the estimate and whether the
 // plan's buffers fit the tile's memory classes.
-func (pr *problem) estimate(p *tiled.GemmPlan, layouts *tiled.PlanLayouts) (tiled.Estimate, bool) {
+func (pr *problem) estimate(p *layout.GemmPlan, layouts *layout.PlanLayouts) (tiled.Estimate, bool) {
 	t := pr.t
 	sh := pr.shape(p)
 	var e tiled.Estimate
@@ -419,7 +420,7 @@ func (pr *problem) estimate(p *tiled.GemmPlan, layouts *tiled.PlanLayouts) (tile
 	e.ComputeCycles, _ = t.BatchMatmulCycles(int(sh.batch), int(sh.rows), int(sh.inner), int(sh.cols), pr.s.Elem)
 	weights := pr.classes[p.WeightMemoryClass]
 	switch {
-	case p.LocalWeightStaging == tiled.Staged:
+	case p.LocalWeightStaging == layout.Staged:
 		bytes := sh.batch * sh.inner * sh.cols * pr.bpe
 		e.ComputeCycles += ceilDiv(2*bytes, int64(t.LoadStoreBytesPerCycle))
 	case !weights.Loads128:
@@ -436,7 +437,7 @@ func (pr *problem) estimate(p *tiled.GemmPlan, layouts *tiled.PlanLayouts) (tile
 	if kp := p.InnerPartitions; kp > 1 {
 		block := sh.batch * sh.rowsData * sh.colsData
 		piece := sh.batch * sh.pieceRowsData * sh.pieceColsData
-		if p.ReductionStaging == tiled.Complete {
+		if p.ReductionStaging == layout.Complete {
 			if pr.reductionInPlace(p) {
 				phases = append(phases, max(block-piece, (kp-1)*piece))
 			} else {
@@ -467,12 +468,12 @@ func (pr *problem) estimate(p *tiled.GemmPlan, layouts *tiled.PlanLayouts) (tile
 	}
 	e.Cycles = e.ComputeCycles + e.ExchangeCycles + e.ReductionCycles + e.SyncCycles
 
-	dims := tiled.TileDims{Batch: sh.batch, Rows: sh.rowsStored, Inner: sh.inner, Cols: sh.cols,
+	dims := layout.TileDims{Batch: sh.batch, Rows: sh.rowsStored, Inner: sh.inner, Cols: sh.cols,
 		PieceRows: sh.pieceRows, PieceCols: sh.pieceCols, ResultRows: sh.pieceRows, ResultCols: sh.pieceCols}
 	if steps > 1 {
 		dims.HomeLHS, dims.HomeRHS = pr.homeElements()
 	}
-	pr.buffers = tiled.PlanBuffers(pr.buffers[:0], p, dims, pr.s, pr.g, weights.Kind)
+	pr.buffers = layout.PlanBuffers(pr.buffers[:0], p, dims, pr.s, pr.g, weights.Kind)
 	for _, b := range pr.buffers {
 		switch b.Kind {
 		case target.Standard:
@@ -561,7 +562,7 @@ func ceilLog2(x int64) int64 {
 // in the plan's layouts: the compute, the reduction of partial sums and
 // its exchange. Moving the operands there is the cost of the relayouts
 // before the matmul, which are ops of their own in the tiled program.
-func Estimate(p *tiled.GemmPlan, s tiled.MatmulShape, t *target.Target) (tiled.Estimate, error) {
+func Estimate(p *layout.GemmPlan, s layout.MatmulShape, t *target.Target) (tiled.Estimate, error) {
 	pr, err := newProblem(t, s)
 	if err != nil {
 		return tiled.Estimate{}, err

@@ -9,13 +9,14 @@ import (
 
 	"github.com/ipuir/ipuir/dialects/tiled"
 	"github.com/ipuir/ipuir/elem"
+	"github.com/ipuir/ipuir/layout"
 )
 
-var projection = tiled.MatmulShape{Batch: 1, M: 729, K: 1152, N: 1152, Elem: elem.F16, ResultElem: elem.F16}
+var projection = layout.MatmulShape{Batch: 1, M: 729, K: 1152, N: 1152, Elem: elem.F16, ResultElem: elem.F16}
 
 func single(m Matmul) Program { return Program{Matmuls: []Matmul{m}} }
 
-func constraint(t *testing.T, text string) *tiled.GemmConstraint {
+func constraint(t *testing.T, text string) *layout.GemmConstraint {
 	t.Helper()
 	c, err := tiled.ParseGemmConstraint(text)
 	if err != nil {
@@ -86,10 +87,10 @@ func TestPartialConstraint(t *testing.T) {
 
 // Impossible pins are reported with the reason, never silently dropped.
 func TestInfeasibleConstraints(t *testing.T) {
-	small := tiled.MatmulShape{Batch: 1, M: 96, K: 256, N: 256, Elem: elem.F16, ResultElem: elem.F16}
+	small := layout.MatmulShape{Batch: 1, M: 96, K: 256, N: 256, Elem: elem.F16, ResultElem: elem.F16}
 	cases := []struct {
 		target, text string
-		shape        tiled.MatmulShape
+		shape        layout.MatmulShape
 		want         []string
 	}{
 		// Output columns in blocks of 8: the AMP writes 16 columns at a
@@ -137,7 +138,7 @@ func TestInfeasibleConstraints(t *testing.T) {
 func TestChoicesVerify(t *testing.T) {
 	for _, name := range []string{"ipu21", "test16"} {
 		tg := mustTarget(t, name)
-		for _, s := range []tiled.MatmulShape{
+		for _, s := range []layout.MatmulShape{
 			{Batch: 1, M: 1, K: 1, N: 1, Elem: elem.F16, ResultElem: elem.F16},
 			{Batch: 1, M: 37, K: 300, N: 5, Elem: elem.F32, ResultElem: elem.F32},
 			{Batched: true, Batch: 3, M: 50, K: 17, N: 90, Elem: elem.F16, ResultElem: elem.F16},
@@ -149,7 +150,7 @@ func TestChoicesVerify(t *testing.T) {
 				continue
 			}
 			c := choices[0]
-			if _, err := tiled.VerifyPlan(&c.Plan, s, tg); err != nil {
+			if _, err := layout.VerifyPlan(&c.Plan, s, tg); err != nil {
 				t.Errorf("%s %+v: chosen plan fails verification: %v", name, s, err)
 			}
 			lb, _ := tg.ComputeLowerBoundCycles(s.MACs(), s.Elem)
@@ -170,16 +171,16 @@ func TestCostsMoveTheRightWay(t *testing.T) {
 	tg := mustTarget(t, "ipu21")
 	rng := rand.New(rand.NewPCG(1, 2))
 	for trial := 0; trial < 300; trial++ {
-		s := tiled.MatmulShape{Batch: 1, M: 1 + rng.Int64N(800), K: 1 + rng.Int64N(1200), N: 1 + rng.Int64N(1200),
+		s := layout.MatmulShape{Batch: 1, M: 1 + rng.Int64N(800), K: 1 + rng.Int64N(1200), N: 1 + rng.Int64N(1200),
 			Elem: elem.F16, ResultElem: elem.F16}
 		pr, err := newProblem(tg, s)
 		if err != nil {
 			t.Fatal(err)
 		}
-		base := tiled.GemmPlan{Orientation: tiled.Orientation(rng.IntN(2)), BatchPartitions: 1,
+		base := layout.GemmPlan{Orientation: layout.Orientation(rng.IntN(2)), BatchPartitions: 1,
 			RowPartitions: 1 + rng.Int64N(4), ColumnPartitions: 1 + rng.Int64N(4), InnerPartitions: 1 + rng.Int64N(4),
 			ResultRowPartitions: 1, ResultColumnPartitions: 1, OutputColumnBlock: 16,
-			WeightMemoryClass: "Ipu21Interleaved", ReductionStaging: tiled.Complete, LocalWeightStaging: tiled.Direct}
+			WeightMemoryClass: "Ipu21Interleaved", ReductionStaging: layout.Complete, LocalWeightStaging: layout.Direct}
 		if pr.validate(&base) != nil {
 			continue
 		}
@@ -221,7 +222,7 @@ func TestCostsMoveTheRightWay(t *testing.T) {
 	}
 }
 
-func inputWords(pr *problem, p *tiled.GemmPlan) int64 {
+func inputWords(pr *problem, p *layout.GemmPlan) int64 {
 	w, _ := pr.inputExchange(p, pr.shape(p), nil)
 	return w
 }
@@ -230,11 +231,11 @@ func inputWords(pr *problem, p *tiled.GemmPlan) int64 {
 // operands already distributed as wanted cost none.
 func TestOperandExchange(t *testing.T) {
 	tg := mustTarget(t, "ipu21")
-	p := tiled.GemmPlan{Orientation: tiled.Normal, BatchPartitions: 1, RowPartitions: 4, ColumnPartitions: 18,
+	p := layout.GemmPlan{Orientation: layout.Normal, BatchPartitions: 1, RowPartitions: 4, ColumnPartitions: 18,
 		InnerPartitions: 4, ResultRowPartitions: 4, ResultColumnPartitions: 1, OutputColumnBlock: 64,
-		WeightMemoryClass: "Ipu21Interleaved", ReductionStaging: tiled.Complete, LocalWeightStaging: tiled.Direct}
+		WeightMemoryClass: "Ipu21Interleaved", ReductionStaging: layout.Complete, LocalWeightStaging: layout.Direct}
 	pr, _ := newProblem(tg, projection)
-	ls, err := tiled.LayoutsForPlan(&p, projection, tg)
+	ls, err := layout.LayoutsForPlan(&p, projection, tg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,13 +249,13 @@ func TestOperandExchange(t *testing.T) {
 	if got, want := words(), int64(192*288*2/4); got != want {
 		t.Errorf("resident weights: %d words, want %d", got, want)
 	}
-	pr.lhs.available = []*tiled.Layout{&ls.LHS}
+	pr.lhs.available = []*layout.Layout{&ls.LHS}
 	if got := words(); got != 0 {
 		t.Errorf("x already in place: %d words", got)
 	}
 	other := ls.LHS
 	other.Tiling.Replicas = 1
-	pr.lhs.available = []*tiled.Layout{&other}
+	pr.lhs.available = []*layout.Layout{&other}
 	if got := words(); got == 0 {
 		t.Error("x distributed differently cost nothing")
 	}
@@ -306,7 +307,7 @@ func TestValidAgreesWithValidate(t *testing.T) {
 	tg := mustTarget(t, "ipu21")
 	rng := rand.New(rand.NewPCG(3, 4))
 	for trial := 0; trial < 5000; trial++ {
-		s := tiled.MatmulShape{Batched: rng.IntN(2) == 0, M: 1 + rng.Int64N(300), K: 1 + rng.Int64N(300), N: 1 + rng.Int64N(300),
+		s := layout.MatmulShape{Batched: rng.IntN(2) == 0, M: 1 + rng.Int64N(300), K: 1 + rng.Int64N(300), N: 1 + rng.Int64N(300),
 			Elem: elem.F16, ResultElem: elem.F16}
 		s.Batch = 1
 		if s.Batched {
@@ -314,7 +315,7 @@ func TestValidAgreesWithValidate(t *testing.T) {
 		}
 		pr, _ := newProblem(tg, s)
 		pick := func(n int64) int64 { return rng.Int64N(n) } // 0 included: invalid counts too
-		p := tiled.GemmPlan{Orientation: tiled.Orientation(rng.IntN(2)), BatchPartitions: pick(25), RowPartitions: pick(40),
+		p := layout.GemmPlan{Orientation: layout.Orientation(rng.IntN(2)), BatchPartitions: pick(25), RowPartitions: pick(40),
 			ColumnPartitions: pick(40), InnerPartitions: pick(40), ResultRowPartitions: pick(5), ResultColumnPartitions: pick(5),
 			OutputColumnBlock: 16 * (1 + pick(3)), WeightMemoryClass: []string{"Ipu21Interleaved", "Ipu21Standard", "Elsewhere"}[rng.IntN(3)]}
 		if got, want := pr.valid(&p), pr.validate(&p) == nil; got != want {

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 
 	"github.com/ipuir/ipuir/dialects/tiled"
+	"github.com/ipuir/ipuir/layout"
 )
 
 // Operand says where a matmul operand comes from.
@@ -23,22 +24,22 @@ type Operand struct {
 	// that the planner prices the relayout from where a producer leaves
 	// the data. Nil when the operand is Value itself; false when no layout
 	// follows.
-	Derive func(*tiled.Layout) (tiled.Layout, bool)
+	Derive func(*layout.Layout) (layout.Layout, bool)
 	// Source is the layout Value is in when no matmul produces it (a
 	// function argument, in its default layout); nil when unknown.
-	Source *tiled.Layout
+	Source *layout.Layout
 }
 
 // Matmul is one matmul of a program.
 type Matmul struct {
 	// Name identifies the matmul in log lines (the IR's SSA name).
 	Name     string
-	Shape    tiled.MatmulShape
+	Shape    layout.MatmulShape
 	LHS, RHS Operand
 	// Result is the Value of the result.
 	Result int
 	// Constraint pins fields of the plan; nil for none.
-	Constraint *tiled.GemmConstraint
+	Constraint *layout.GemmConstraint
 	// NCuts are positions along n that must fall on partition boundaries
 	// of B and of the result (tiled.NCutsAlign): a matmul planned jointly
 	// as one wider one, whose parts then sit on their own ranges of tiles.
@@ -67,9 +68,9 @@ const DefaultFinalists = 4
 // Choice is the plan chosen for one matmul.
 type Choice struct {
 	Name     string
-	Plan     tiled.GemmPlan
+	Plan     layout.GemmPlan
 	Estimate tiled.Estimate
-	Layouts  *tiled.PlanLayouts
+	Layouts  *layout.PlanLayouts
 	// Candidates counts the plans costed, Pruned those cut by a lower bound
 	// before costing, Rejected the finalists the verifier refused.
 	Candidates, Pruned, Rejected int

@@ -4,8 +4,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/ipuir/ipuir/dialects/tiled"
 	"github.com/ipuir/ipuir/elem"
+	"github.com/ipuir/ipuir/layout"
 )
 
 // A Complete reduction whose pieces stay on the tiles that computed them
@@ -17,9 +17,9 @@ func TestInPlaceReductionMovesFewerWords(t *testing.T) {
 	tg := mustTarget(t, "ipu21")
 	pr, _ := newProblem(tg, projection)
 	pr.lhs.resident, pr.rhs.resident = true, true // isolate the reduction
-	p := tiled.GemmPlan{Orientation: tiled.Swapped, BatchPartitions: 1, RowPartitions: 4, ColumnPartitions: 46,
+	p := layout.GemmPlan{Orientation: layout.Swapped, BatchPartitions: 1, RowPartitions: 4, ColumnPartitions: 46,
 		InnerPartitions: 8, ResultRowPartitions: 8, ResultColumnPartitions: 1, OutputColumnBlock: 16,
-		WeightMemoryClass: "Ipu21Interleaved", ReductionStaging: tiled.Complete, LocalWeightStaging: tiled.Direct}
+		WeightMemoryClass: "Ipu21Interleaved", ReductionStaging: layout.Complete, LocalWeightStaging: layout.Direct}
 	if !pr.reductionInPlace(&p) {
 		t.Fatalf("%s does not reduce in place", p.String())
 	}
@@ -28,10 +28,10 @@ func TestInPlaceReductionMovesFewerWords(t *testing.T) {
 		t.Errorf("in-place reduction moves %d words, want %d", e.ExchangeWords, want)
 	}
 	// The same sizes with pieces that straddle cells (729 rows) cannot.
-	pr2, _ := newProblem(tg, tiled.MatmulShape{Batch: 1, M: 729, K: 1152, N: 1152, Elem: elem.F16, ResultElem: elem.F16})
+	pr2, _ := newProblem(tg, layout.MatmulShape{Batch: 1, M: 729, K: 1152, N: 1152, Elem: elem.F16, ResultElem: elem.F16})
 	pr2.lhs.resident, pr2.rhs.resident = true, true
 	q := p
-	q.Orientation, q.ColumnPartitions = tiled.Normal, 18
+	q.Orientation, q.ColumnPartitions = layout.Normal, 18
 	if pr2.reductionInPlace(&q) {
 		t.Fatalf("%s reduces in place though its pieces straddle cells", q.String())
 	}
@@ -49,7 +49,7 @@ func TestLowerBoundBoundsEstimates(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	checked := 0
 	for trial := 0; trial < 400; trial++ {
-		s := tiled.MatmulShape{Batch: 1, M: 1 + rng.Int64N(1200), K: 16 + rng.Int64N(1200), N: 1 + rng.Int64N(1200),
+		s := layout.MatmulShape{Batch: 1, M: 1 + rng.Int64N(1200), K: 16 + rng.Int64N(1200), N: 1 + rng.Int64N(1200),
 			Elem: elem.F16, ResultElem: elem.F16}
 		pr, err := newProblem(tg, s)
 		if err != nil {
@@ -58,10 +58,10 @@ func TestLowerBoundBoundsEstimates(t *testing.T) {
 		pr.rhs.resident = rng.IntN(2) == 0
 		k := 1 + rng.Int64N(12)
 		rr := 1 + rng.Int64N(k)
-		p := tiled.GemmPlan{Orientation: tiled.Orientation(rng.IntN(2)), BatchPartitions: 1,
+		p := layout.GemmPlan{Orientation: layout.Orientation(rng.IntN(2)), BatchPartitions: 1,
 			RowPartitions: 1 + rng.Int64N(8), ColumnPartitions: 1 + rng.Int64N(8), InnerPartitions: k,
 			ResultRowPartitions: rr, ResultColumnPartitions: max(1, k/rr), OutputColumnBlock: 16 << rng.IntN(3),
-			WeightMemoryClass: "Ipu21Interleaved", ReductionStaging: tiled.ReductionStaging(rng.IntN(2)), LocalWeightStaging: tiled.Direct,
+			WeightMemoryClass: "Ipu21Interleaved", ReductionStaging: layout.ReductionStaging(rng.IntN(2)), LocalWeightStaging: layout.Direct,
 			InnerSteps: 1 + rng.Int64N(3)}
 		if !pr.valid(&p) {
 			continue

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ipuir/ipuir/dialects/tiled"
+	"github.com/ipuir/ipuir/layout"
 	"github.com/ipuir/ipuir/target"
 )
 
@@ -76,8 +77,8 @@ func residentReserve(prog Program, choices []Choice, t *target.Target) []map[tar
 			if !o.Resident || o.Value < 0 {
 				continue
 			}
-			l := []*tiled.Layout{&choices[j].Layouts.LHS, &choices[j].Layouts.RHS}[k]
-			sm, err := tiled.NewShardMap(l, [][]int64{a, b}[k], int64(t.Tiles))
+			l := []*layout.Layout{&choices[j].Layouts.LHS, &choices[j].Layouts.RHS}[k]
+			sm, err := layout.NewShardMap(l, [][]int64{a, b}[k], int64(t.Tiles))
 			class, cerr := t.ClassByName(l.MemoryClass)
 			if err != nil || cerr != nil {
 				continue
@@ -113,7 +114,7 @@ func residentReserve(prog Program, choices []Choice, t *target.Target) []map[tar
 // bytes per memory kind of its tiles held by others (nil: none).
 func planRound(prog Program, t *target.Target, opts Options, reserve []map[target.MemoryKind]int64) ([]Choice, error) {
 	log := opts.Logger
-	available := map[int][]*tiled.Layout{}
+	available := map[int][]*layout.Layout{}
 	caches := make([]*planCache, len(prog.Matmuls))
 	for i := range caches {
 		caches[i] = newPlanCache()
@@ -147,7 +148,7 @@ func planRound(prog Program, t *target.Target, opts Options, reserve []map[targe
 			whole := *m
 			whole.NCuts = nil
 			sel = &selector{pr: pr, m: &whole, index: i, opts: opts, log: log, siblings: sel.siblings, shared: sel.shared}
-			pr.inPlace, pr.layouts = map[tiled.GemmPlan]bool{}, caches[i].layouts
+			pr.inPlace, pr.layouts = map[layout.GemmPlan]bool{}, caches[i].layouts
 			caches[i].attach(pr)
 			err = sel.finalists()
 		}
@@ -202,17 +203,17 @@ func consumerOf(prog Program, i int) int {
 // distributed alike leave the consumer the same choice, so each
 // distribution is tried once. It returns the finalist's index in feasible
 // and the joint cost.
-func lookahead(prog Program, i, j int, feasible []verified, available map[int][]*tiled.Layout,
+func lookahead(prog Program, i, j int, feasible []verified, available map[int][]*layout.Layout,
 	cache *planCache, t *target.Target, opts Options) (int, int64) {
 	pick, best := 0, int64(-1)
-	var tried []*tiled.Layout
+	var tried []*layout.Layout
 	for k, v := range feasible {
 		res := &v.check.Layouts.Result
 		if slices.ContainsFunc(tried, res.SameDistribution) {
 			continue
 		}
 		tried = append(tried, res)
-		av := map[int][]*tiled.Layout{}
+		av := map[int][]*layout.Layout{}
 		for key, ls := range available {
 			av[key] = slices.Clone(ls)
 		}
@@ -229,7 +230,7 @@ func lookahead(prog Program, i, j int, feasible []verified, available map[int][]
 }
 
 // bestCost plans m quietly and returns the cost of its best feasible plan.
-func bestCost(m Matmul, available map[int][]*tiled.Layout, cache *planCache,
+func bestCost(m Matmul, available map[int][]*layout.Layout, cache *planCache,
 	t *target.Target, opts Options) (int64, bool) {
 	pr, err := newProblem(t, m.Shape)
 	if err != nil {
@@ -249,18 +250,18 @@ func bestCost(m Matmul, available map[int][]*tiled.Layout, cache *planCache,
 	return feasible[0].f.est.Cycles, true
 }
 
-func availableFor(av map[int][]*tiled.Layout, o Operand) []*tiled.Layout {
+func availableFor(av map[int][]*layout.Layout, o Operand) []*layout.Layout {
 	if o.Resident || o.Value < 0 {
 		return nil
 	}
 	src := av[o.Value]
 	if len(src) == 0 && o.Source != nil {
-		src = []*tiled.Layout{o.Source}
+		src = []*layout.Layout{o.Source}
 	}
 	if o.Derive == nil {
 		return src
 	}
-	var out []*tiled.Layout
+	var out []*layout.Layout
 	for _, l := range src {
 		if d, ok := o.Derive(l); ok {
 			out = append(out, &d)
@@ -269,7 +270,7 @@ func availableFor(av map[int][]*tiled.Layout, o Operand) []*tiled.Layout {
 	return out
 }
 
-func record(av map[int][]*tiled.Layout, value int, l *tiled.Layout) {
+func record(av map[int][]*layout.Layout, value int, l *layout.Layout) {
 	if value < 0 {
 		return
 	}
@@ -285,12 +286,12 @@ func record(av map[int][]*tiled.Layout, value int, l *tiled.Layout) {
 // plan alone (grid layouts, whether its reduction is in place), shared by
 // its own planning and every lookahead that plans it again.
 type planCache struct {
-	layouts map[tiled.GemmPlan]*tiled.PlanLayouts
-	inPlace map[tiled.GemmPlan]bool
+	layouts map[layout.GemmPlan]*layout.PlanLayouts
+	inPlace map[layout.GemmPlan]bool
 }
 
 func newPlanCache() *planCache {
-	return &planCache{layouts: map[tiled.GemmPlan]*tiled.PlanLayouts{}, inPlace: map[tiled.GemmPlan]bool{}}
+	return &planCache{layouts: map[layout.GemmPlan]*layout.PlanLayouts{}, inPlace: map[layout.GemmPlan]bool{}}
 }
 
 func (c *planCache) attach(pr *problem) { pr.layouts, pr.inPlace = c.layouts, c.inPlace }
@@ -322,7 +323,7 @@ func siblings(prog Program, i int) siblingSet {
 	return siblingSet{}
 }
 
-func sameConstraint(a, b *tiled.GemmConstraint) bool {
+func sameConstraint(a, b *layout.GemmConstraint) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
@@ -331,7 +332,7 @@ func sameConstraint(a, b *tiled.GemmConstraint) bool {
 
 // finalist is a costed candidate.
 type finalist struct {
-	plan  tiled.GemmPlan
+	plan  layout.GemmPlan
 	est   tiled.Estimate
 	score int64
 }
@@ -360,7 +361,7 @@ type selector struct {
 // score costs p; with siblings, adds their cost with the shared operand in
 // place. ok is false when p does not fit tile memory. layouts are p's
 // operand layouts when an operand has available ones (see gridLayouts).
-func (s *selector) score(p *tiled.GemmPlan, layouts *tiled.PlanLayouts) (finalist, bool) {
+func (s *selector) score(p *layout.GemmPlan, layouts *layout.PlanLayouts) (finalist, bool) {
 	est, fits := s.pr.estimate(p, layouts)
 	if !fits {
 		s.unfit++
@@ -400,26 +401,26 @@ func (s *selector) rescore() {
 		if f.plan.Steps() > 1 {
 			continue
 		}
-		ls, err := tiled.LayoutsForPlan(&f.plan, pr.s, pr.t)
+		ls, err := layout.LayoutsForPlan(&f.plan, pr.s, pr.t)
 		if err != nil {
 			continue
 		}
-		var total tiled.Traffic
+		var total layout.Traffic
 		exact := false
 		for _, o := range []struct {
 			st    *operandState
 			shape []int64
-			want  *tiled.Layout
+			want  *layout.Layout
 		}{{&pr.lhs, a, &ls.LHS}, {&pr.rhs, b, &ls.RHS}} {
 			if o.st.resident || o.st.free || len(o.st.available) == 0 || slices.ContainsFunc(o.st.available, o.want.SameDistribution) {
 				continue
 			}
-			src, err1 := tiled.NewShardMap(o.st.available[0], o.shape, tiles)
-			dst, err2 := tiled.NewShardMap(o.want, o.shape, tiles)
+			src, err1 := layout.NewShardMap(o.st.available[0], o.shape, tiles)
+			dst, err2 := layout.NewShardMap(o.want, o.shape, tiles)
 			if err1 != nil || err2 != nil {
 				continue
 			}
-			tr := tiled.ExchangeTraffic(src, tiled.ShardNeeds(dst), pr.bpe, pr.t)
+			tr := layout.ExchangeTraffic(src, layout.ShardNeeds(dst), pr.bpe, pr.t)
 			total.Add(&tr)
 			exact = true
 		}
@@ -439,21 +440,21 @@ func (s *selector) rescore() {
 // (an operand has available layouts to compare with), else nil. Operand
 // layouts do not depend on a plan's result pieces, memory classes or
 // stagings, so one computation serves every variant of the grid.
-func (s *selector) gridLayouts(p *tiled.GemmPlan) (*tiled.PlanLayouts, error) {
+func (s *selector) gridLayouts(p *layout.GemmPlan) (*layout.PlanLayouts, error) {
 	if !s.pr.needLayouts() || !s.pr.mayShareDistribution(p) {
 		return nil, nil
 	}
 	if l, ok := s.pr.layouts[*p]; ok {
 		return l, nil
 	}
-	l, err := tiled.LayoutsForPlan(p, s.pr.s, s.pr.t)
+	l, err := layout.LayoutsForPlan(p, s.pr.s, s.pr.t)
 	if err == nil && s.pr.layouts != nil {
 		s.pr.layouts[*p] = l
 	}
 	return l, err
 }
 
-func (s *selector) bound(p *tiled.GemmPlan, layouts *tiled.PlanLayouts) int64 {
+func (s *selector) bound(p *layout.GemmPlan, layouts *layout.PlanLayouts) int64 {
 	lb := s.pr.lowerBound(p, layouts)
 	if s.shared != nil && s.siblings > 0 {
 		s.shared.free = true
@@ -502,17 +503,17 @@ func (s *selector) enumerate() {
 	t := pr.t
 	tiles := int64(t.Tiles)
 	extra := partitionsOf(pr.lhs.available, pr.rhs.available)
-	orientations := []tiled.Orientation{tiled.Normal, tiled.Swapped}
+	orientations := []layout.Orientation{layout.Normal, layout.Swapped}
 	if c != nil && c.IsPinned("orientation") {
-		orientations = []tiled.Orientation{c.Values.Orientation}
+		orientations = []layout.Orientation{c.Values.Orientation}
 	}
 	blocks := []int64{pr.g.Column, 2 * pr.g.Column, 4 * pr.g.Column}
 	blocks = pinnedOr(c, "output_column_block", blocks)
 	batches := pinnedOr(c, "batch_partitions", withExtra(representatives(pr.s.Batch, tiles), extra, pr.s.Batch))
 	weights := weightChoices(t, c)
-	stagings := []tiled.ReductionStaging{tiled.Complete, tiled.Pairwise}
+	stagings := []layout.ReductionStaging{layout.Complete, layout.Pairwise}
 	if c != nil && c.IsPinned("reduction_staging") {
-		stagings = []tiled.ReductionStaging{c.Values.ReductionStaging}
+		stagings = []layout.ReductionStaging{c.Values.ReductionStaging}
 	}
 	pinnedRows, rowsPinned := int64(0), false
 	if c != nil {
@@ -562,11 +563,11 @@ func (s *selector) enumerate() {
 
 // cell costs the variants of one grid: result pieces, weight placement,
 // reduction staging.
-func (s *selector) cell(o tiled.Orientation, ocb, bp, r, cp, kp int64, weights []weightChoice, stagings []tiled.ReductionStaging) {
+func (s *selector) cell(o layout.Orientation, ocb, bp, r, cp, kp int64, weights []weightChoice, stagings []layout.ReductionStaging) {
 	pr, c := s.pr, s.m.Constraint
-	base := tiled.GemmPlan{Orientation: o, BatchPartitions: bp, RowPartitions: r, ColumnPartitions: cp,
+	base := layout.GemmPlan{Orientation: o, BatchPartitions: bp, RowPartitions: r, ColumnPartitions: cp,
 		InnerPartitions: kp, InnerSteps: 1, ResultRowPartitions: 1, ResultColumnPartitions: 1, OutputColumnBlock: ocb,
-		WeightMemoryClass: weights[0].class, ReductionStaging: tiled.Complete, LocalWeightStaging: weights[0].staging}
+		WeightMemoryClass: weights[0].class, ReductionStaging: layout.Complete, LocalWeightStaging: weights[0].staging}
 	if c != nil {
 		if v, ok := c.PinnedInt("inner_steps"); ok {
 			base.InnerSteps = v
@@ -578,7 +579,7 @@ func (s *selector) cell(o tiled.Orientation, ocb, bp, r, cp, kp int64, weights [
 		}
 		return
 	}
-	if !tiled.NCutsAlign(&base, pr.s, pr.g, s.m.NCuts) {
+	if !layout.NCutsAlign(&base, pr.s, pr.g, s.m.NCuts) {
 		return
 	}
 	if !s.gridMayFit(&base) && !s.stepsToFit(&base, c) {
@@ -607,7 +608,7 @@ func (s *selector) cell(o tiled.Orientation, ocb, bp, r, cp, kp int64, weights [
 				p.ResultRowPartitions, p.ResultColumnPartitions = pieces[0], pieces[1]
 				p.WeightMemoryClass, p.LocalWeightStaging = w.class, w.staging
 				p.ReductionStaging = rs
-				if (c != nil && !c.Matches(&p)) || !tiled.NCutsAlign(&p, pr.s, pr.g, s.m.NCuts) {
+				if (c != nil && !c.Matches(&p)) || !layout.NCutsAlign(&p, pr.s, pr.g, s.m.NCuts) {
 					continue
 				}
 				if !pr.valid(&p) {
@@ -630,7 +631,7 @@ func (s *selector) cell(o tiled.Orientation, ocb, bp, r, cp, kp int64, weights [
 // fewer syncs and per-call overheads for the same work). It reports
 // whether some number of steps does; the steps tried are 2, 3, 4, 6, 8,
 // 12, ... (about ×1.5 each), so a grid costs O(log) tries.
-func (s *selector) stepsToFit(p *tiled.GemmPlan, c *tiled.GemmConstraint) bool {
+func (s *selector) stepsToFit(p *layout.GemmPlan, c *layout.GemmConstraint) bool {
 	if c != nil && c.IsPinned("inner_steps") {
 		return false
 	}
@@ -652,7 +653,7 @@ func (s *selector) stepsToFit(p *tiled.GemmPlan, c *tiled.GemmConstraint) bool {
 // the tile's memory, the weights in the larger class. A grid that cannot
 // counts as one unfit candidate, with those buffers as its need; its
 // variants are not costed.
-func (s *selector) gridMayFit(p *tiled.GemmPlan) bool {
+func (s *selector) gridMayFit(p *layout.GemmPlan) bool {
 	pr := s.pr
 	sh := pr.shape(p)
 	left := sh.batch * sh.rowsStored * sh.inner * pr.bpe
@@ -687,7 +688,7 @@ func (s *selector) gridMayFit(p *tiled.GemmPlan) bool {
 type verified struct {
 	index int // its place among the finalists
 	f     finalist
-	check *tiled.PlanCheck
+	check *layout.PlanCheck
 }
 
 // finalists enumerates and logs the constraint and the retained finalists.
@@ -730,7 +731,7 @@ func (s *selector) verify() ([]verified, error) {
 	var ok []verified
 	var reasons []string
 	for i, f := range s.best {
-		chk, err := tiled.VerifyPlan(&f.plan, s.pr.s, s.pr.t)
+		chk, err := layout.VerifyPlan(&f.plan, s.pr.s, s.pr.t)
 		if err != nil {
 			s.log.Info("rejected infeasible operator-plan finalist", "operation", s.m.Name, "finalist", i, "error", err.Error())
 			reasons = append(reasons, fmt.Sprintf("finalist %d (%s): %v", i, f.plan.String(), err))

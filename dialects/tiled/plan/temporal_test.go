@@ -4,15 +4,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ipuir/ipuir/dialects/tiled"
 	"github.com/ipuir/ipuir/elem"
+	"github.com/ipuir/ipuir/layout"
 )
 
-func square(n int64) tiled.MatmulShape {
-	return tiled.MatmulShape{Batch: 1, M: n, K: n, N: n, Elem: elem.F16, ResultElem: elem.F16}
+func square(n int64) layout.MatmulShape {
+	return layout.MatmulShape{Batch: 1, M: n, K: n, N: n, Elem: elem.F16, ResultElem: elem.F16}
 }
 
-func planOne(t testing.TB, s tiled.MatmulShape) (Choice, error) {
+func planOne(t testing.TB, s layout.MatmulShape) (Choice, error) {
 	t.Helper()
 	choices, err := PlanProgram(single(Matmul{Name: "%m", Shape: s, LHS: Operand{Value: 0}, RHS: Operand{Value: 1}, Result: 2}),
 		mustTarget(t, "ipu21"), Options{})
@@ -39,7 +39,7 @@ func TestLargeMatmulsPlanInSteps(t *testing.T) {
 		if c.Plan.Steps() < 2 {
 			t.Errorf("%d³: plan %s has no inner steps", n, &c.Plan)
 		}
-		chk, err := tiled.VerifyPlan(&c.Plan, s, tg)
+		chk, err := layout.VerifyPlan(&c.Plan, s, tg)
 		if err != nil {
 			t.Errorf("%d³: chosen plan fails verification: %v", n, err)
 			continue
@@ -58,8 +58,8 @@ func TestLargeMatmulsPlanInSteps(t *testing.T) {
 	}
 }
 
-func mustDefault(t *testing.T, shape []int64) *tiled.Layout {
-	l, err := tiled.DefaultLayout(shape, mustTarget(t, "ipu21"))
+func mustDefault(t *testing.T, shape []int64) *layout.Layout {
+	l, err := layout.DefaultLayout(shape, mustTarget(t, "ipu21"))
 	if err != nil {
 		t.Fatal(err)
 	}

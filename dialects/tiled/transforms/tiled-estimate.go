@@ -5,6 +5,7 @@ import (
 	"github.com/ipuir/ipuir/dialects/tiled/plan"
 	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/layout"
 	"github.com/ipuir/ipuir/passes"
 	"github.com/ipuir/ipuir/target"
 	"github.com/ipuir/ipuir/target/irtarget"
@@ -45,7 +46,7 @@ func (p *TiledEstimate) Run(module *ir.Operation, pc *passes.PassContext) error 
 		var e tiled.Estimate
 		var err error
 		if op.Is(tiled.MatmulOp) {
-			var s tiled.MatmulShape
+			var s layout.MatmulShape
 			s, err = tiled.MatmulShapeOfOp(op)
 			if err == nil {
 				e, err = plan.Estimate(&op.Attr(tiled.PlanAttrName).(*tiled.GemmPlanAttr).Plan, s, tg)

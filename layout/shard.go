@@ -1,8 +1,11 @@
-package tiled
+package layout
 
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/ipuir/ipuir/elem"
+	"github.com/ipuir/ipuir/target"
 )
 
 // This file is the one place that turns a layout and a tensor shape into
@@ -101,17 +104,17 @@ func layoutErr(format string, args ...any) *LayoutError {
 	return &LayoutError{Msg: fmt.Sprintf(format, args...)}
 }
 
-// axisName writes an axis as layouts do: -1 is the last.
-func axisName(fromEnd int) string { return "-" + strconv.Itoa(fromEnd) }
+// AxisName writes an axis as layouts do: -1 is the last.
+func AxisName(fromEnd int) string { return "-" + strconv.Itoa(fromEnd) }
 
 func newAxisSplit(shape []int64, a AxisTiling) (axisSplit, error) {
 	rank := len(shape)
 	if a.FromEnd < 1 || a.FromEnd > rank {
-		return axisSplit{}, layoutErr("axis %s does not exist in a rank-%d tensor", axisName(a.FromEnd), rank)
+		return axisSplit{}, layoutErr("axis %s does not exist in a rank-%d tensor", AxisName(a.FromEnd), rank)
 	}
 	axis := rank - a.FromEnd
 	n := shape[axis]
-	name := axisName(a.FromEnd)
+	name := AxisName(a.FromEnd)
 	switch {
 	case n < 0:
 		return axisSplit{}, layoutErr("axis %s has a dynamic size; only static shapes can be tiled", name)
@@ -240,7 +243,7 @@ func NewShardMap(l *Layout, shape []int64, maxTiles int64) (*ShardMap, error) {
 			return nil, err
 		}
 		if seen[a.FromEnd] {
-			return nil, layoutErr("axis %s is tiled twice", axisName(a.FromEnd))
+			return nil, layoutErr("axis %s is tiled twice", AxisName(a.FromEnd))
 		}
 		seen[a.FromEnd] = true
 		m.splits = append(m.splits, s)
@@ -304,7 +307,7 @@ func (m *ShardMap) checkBlockOrder() error {
 		for _, size := range sizes {
 			if size%c.block != 0 {
 				return layoutErr("block-major %s %d does not divide the physical shard size %d of axis %s",
-					c.field, c.block, size, axisName(c.fromEnd))
+					c.field, c.block, size, AxisName(c.fromEnd))
 			}
 		}
 	}
@@ -489,4 +492,31 @@ func ceilDiv(a, b int64) int64 {
 		return 0
 	}
 	return (a-1)/b + 1
+}
+
+// Check checks that l is well formed for a tensor of the given shape and,
+// when tg is not nil, fits the target: the tile count within the target's,
+// the memory class one the target has, and the largest shard of elements
+// of type et within that class's capacity on its tile.
+func Check(l *Layout, shape []int64, et elem.Type, tg *target.Target) (*ShardMap, error) {
+	maxTiles := int64(0)
+	if tg != nil {
+		maxTiles = int64(tg.Tiles)
+	}
+	m, err := NewShardMap(l, shape, maxTiles)
+	if err != nil || tg == nil {
+		return m, err
+	}
+	class, err := tg.ClassByName(l.MemoryClass)
+	if err != nil {
+		return nil, layoutErr("memory_class: %v", err)
+	}
+	bytes, err := tg.BytesFor(m.MaxShardElements(), et)
+	if err != nil {
+		return nil, err
+	}
+	if err := tg.Fits(map[target.MemoryKind]int64{class.Kind: bytes}); err != nil {
+		return nil, layoutErr("the largest shard (%v of %v) does not fit its tile: %v", m.MaxShardShape(), et, err)
+	}
+	return m, nil
 }

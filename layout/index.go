@@ -1,4 +1,4 @@
-package tiled
+package layout
 
 import "strconv"
 
@@ -175,4 +175,26 @@ func (s *axisSplit) partitionsOverlapping(sp Span) (int64, int64) {
 		}
 	}
 	return first, lo
+}
+
+// Partitions is how many partitions cut the tensor's axis (counted from
+// the front): 1 for an axis the layout does not cut.
+func (m *ShardMap) Partitions(axis int) int64 {
+	for k := range m.splits {
+		if s := &m.splits[k]; s.axis == axis && s.tiling.Partitions > 1 {
+			return s.tiling.Partitions
+		}
+	}
+	return 1
+}
+
+// PartitionSpan is partition p's data along a cut axis in index space; the
+// whole axis for an axis the layout does not cut.
+func (m *ShardMap) PartitionSpan(axis int, p int64) Span {
+	for k := range m.splits {
+		if s := &m.splits[k]; s.axis == axis && s.tiling.Partitions > 1 {
+			return s.span(p)
+		}
+	}
+	return Span{0, m.Shape[axis]}
 }

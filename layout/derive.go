@@ -1,9 +1,9 @@
-package tiled
+package layout
 
 import (
 	"slices"
 
-	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/target"
 )
 
@@ -319,10 +319,9 @@ func ReshapeLayout(l *Layout, shape, outShape []int64) (Layout, bool) {
 // (ReshapeLayout); else the layout that reinterprets into the result
 // shape's default layout; else l with every regrouped axis made whole. The
 // caller relays the input out when the first differs from l.
-func ReshapeLayouts(l *Layout, inType, outType *ir.RankedTensorType, tg *target.Target) (Layout, Layout, error) {
-	in, out := inType.Dims, outType.Dims
+func ReshapeLayouts(l *Layout, in, out []int64, et elem.Type, tg *target.Target) (Layout, Layout, error) {
 	fits := func(x Layout, shape []int64) bool {
-		_, err := CheckLayout(&x, &ir.RankedTensorType{Dims: shape, Elem: inType.Elem}, tg)
+		_, err := Check(&x, shape, et, tg)
 		return err == nil
 	}
 	if r, ok := ReshapeLayout(l, in, out); ok && fits(r, out) {

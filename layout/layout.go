@@ -1,4 +1,4 @@
-package tiled
+package layout
 
 import "slices"
 
@@ -94,13 +94,13 @@ type Layout struct {
 	MemoryClass string
 }
 
-// Default field values; the printer elides them.
+// Default field values; the tiled dialect's printer elides them.
 const (
-	defaultPaddingGroups        = 1
-	defaultBlockSize            = 1
-	defaultPaddingMultiple      = 1
-	defaultShardPaddingMultiple = 1
-	defaultReplicas             = 1
+	DefaultPaddingGroups        = 1
+	DefaultBlockSize            = 1
+	DefaultPaddingMultiple      = 1
+	DefaultShardPaddingMultiple = 1
+	DefaultReplicas             = 1
 )
 
 // NewAxis returns an axis tiling with every optional field at its default.
@@ -108,10 +108,10 @@ func NewAxis(fromEnd int, partitions int64) AxisTiling {
 	return AxisTiling{
 		FromEnd:              fromEnd,
 		Partitions:           partitions,
-		PaddingGroups:        defaultPaddingGroups,
-		BlockSize:            defaultBlockSize,
-		PaddingMultiple:      defaultPaddingMultiple,
-		ShardPaddingMultiple: defaultShardPaddingMultiple,
+		PaddingGroups:        DefaultPaddingGroups,
+		BlockSize:            DefaultBlockSize,
+		PaddingMultiple:      DefaultPaddingMultiple,
+		ShardPaddingMultiple: DefaultShardPaddingMultiple,
 		Padding:              PaddingZero,
 	}
 }

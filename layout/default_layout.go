@@ -1,4 +1,4 @@
-package tiled
+package layout
 
 import "github.com/ipuir/ipuir/target"
 

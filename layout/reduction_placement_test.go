@@ -1,4 +1,4 @@
-package tiled
+package layout
 
 import (
 	"math/rand/v2"
