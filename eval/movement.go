@@ -2,25 +2,16 @@ package eval
 
 import (
 	"fmt"
+
+	"github.com/ipuir/ipuir/layout/movement"
 )
 
+// The movements' rules and index maps are layout/movement's, one per kind,
+// which the tile-asm verifier and the simulated device use too; here they
+// run as strided gathers over float64 data.
+
 // CheckPermutation validates perm as a permutation of 0..rank-1.
-func CheckPermutation(perm []int, rank int) error {
-	if len(perm) != rank {
-		return fmt.Errorf("permutation %s has %d entries, expected %d (the operand's rank)", FormatInts(perm), len(perm), rank)
-	}
-	seen := make([]bool, rank)
-	for _, p := range perm {
-		if p < 0 || p >= rank {
-			return fmt.Errorf("permutation %s is not a permutation of 0..%d: %d is out of range", FormatInts(perm), rank-1, p)
-		}
-		if seen[p] {
-			return fmt.Errorf("permutation %s is not a permutation of 0..%d: %d repeats", FormatInts(perm), rank-1, p)
-		}
-		seen[p] = true
-	}
-	return nil
-}
+func CheckPermutation(perm []int, rank int) error { return movement.CheckPermutation(perm, rank) }
 
 // PermutedShape is shape[perm[0]], shape[perm[1]], ...
 func PermutedShape(shape, perm []int) []int {
@@ -40,15 +31,35 @@ func Transpose(a *Array, perm []int) (*Array, error) {
 	if err := CheckPermutation(perm, a.Rank()); err != nil {
 		return nil, err
 	}
-	out := &Array{Shape: PermutedShape(a.Shape, perm), Kind: a.Kind, Data: make([]float64, len(a.Data))}
-	in := strides(a.Shape)
-	// src[i] is how far the input offset moves per step along result axis i.
-	src := make([]int, len(perm))
-	for i, p := range perm {
-		src[i] = in[p]
+	return moved(a, PermutedShape(a.Shape, perm), "transpose", movement.Params{Permutation: int64s(perm)})
+}
+
+// moved runs a checked affine movement of a into a result of shape out, as
+// the movement's map describes it.
+func moved(a *Array, out []int, kind string, p movement.Params) (*Array, error) {
+	m, err := movement.NewMap(kind, p, int64s(out), [][]int64{int64s(a.Shape)})
+	if err != nil {
+		return nil, err
 	}
-	gather(out.Data, a.Data, out.Shape, src, 0)
-	return out, nil
+	offset, steps, _ := m.Strided()
+	res, err := New(out, a.Kind)
+	if err != nil {
+		return nil, err
+	}
+	step := make([]int, len(steps))
+	for i, s := range steps {
+		step[i] = int(s)
+	}
+	gather(res.Data, a.Data, res.Shape, step, int(offset))
+	return res, nil
+}
+
+func int64s(xs []int) []int64 {
+	out := make([]int64, len(xs))
+	for i, x := range xs {
+		out[i] = int64(x)
+	}
+	return out
 }
 
 // gather fills dst (row major over shape) with src[offset + Σ idx[i]·step[i]].
@@ -102,23 +113,7 @@ func Reshape(a *Array, shape []int) (*Array, error) {
 // out, where operand axis i becomes result axis dims[i]: dims strictly
 // increasing, and each operand dimension 1 or equal to its result
 // dimension.
-func CheckBroadcast(in, out, dims []int) error {
-	if len(dims) != len(in) {
-		return fmt.Errorf("broadcast dimensions %s have %d entries, expected %d (the operand's rank)", FormatInts(dims), len(dims), len(in))
-	}
-	for i, d := range dims {
-		if d < 0 || d >= len(out) {
-			return fmt.Errorf("broadcast dimension %d is out of range for result rank %d", d, len(out))
-		}
-		if i > 0 && d <= dims[i-1] {
-			return fmt.Errorf("broadcast dimensions %s must be strictly increasing", FormatInts(dims))
-		}
-		if in[i] != 1 && in[i] != out[d] {
-			return fmt.Errorf("operand dimension %d (size %d) cannot be broadcast to result dimension %d (size %d)", i, in[i], d, out[d])
-		}
-	}
-	return nil
-}
+func CheckBroadcast(in, out, dims []int) error { return movement.CheckBroadcast(in, out, dims) }
 
 // Broadcast copies a into shape out: operand axis i maps to result axis
 // dims[i]; result axes not in dims, and operand axes of size 1, repeat.
@@ -129,41 +124,14 @@ func Broadcast(a *Array, out []int, dims []int) (*Array, error) {
 	if err := CheckBroadcast(a.Shape, out, dims); err != nil {
 		return nil, err
 	}
-	res, err := New(out, a.Kind)
-	if err != nil {
-		return nil, err
-	}
-	in := strides(a.Shape)
-	step := make([]int, len(out))
-	for i, d := range dims {
-		if a.Shape[i] != 1 {
-			step[d] = in[i]
-		}
-	}
-	gather(res.Data, a.Data, res.Shape, step, 0)
-	return res, nil
+	return moved(a, out, "broadcast", movement.Params{Dimensions: int64s(dims)})
 }
 
 // CheckSlice validates a strided slice of shape: per axis, offset ≥ 0,
 // size ≥ 0, stride ≥ 1 and the last element offset+(size-1)·stride inside
 // the axis. The result shape is sizes.
 func CheckSlice(shape, offsets, sizes, slStrides []int) error {
-	r := len(shape)
-	if len(offsets) != r || len(sizes) != r || len(slStrides) != r {
-		return fmt.Errorf("offsets, sizes and strides need %d entries each (the operand's rank), got %d, %d and %d",
-			r, len(offsets), len(sizes), len(slStrides))
-	}
-	for i := range shape {
-		o, s, st := offsets[i], sizes[i], slStrides[i]
-		if o < 0 || s < 0 || st < 1 {
-			return fmt.Errorf("axis %d: offset %d and size %d must be non-negative and stride %d positive", i, o, s, st)
-		}
-		if s > 0 && (o >= shape[i] || (s-1) > (shape[i]-1-o)/st) {
-			return fmt.Errorf("axis %d: slice of %d elements from offset %d with stride %d runs past the dimension size %d",
-				i, s, o, st, shape[i])
-		}
-	}
-	return nil
+	return movement.CheckSlice(shape, offsets, sizes, slStrides)
 }
 
 // Slice returns the elements offsets[i] + j·strides[i], j < sizes[i], of
@@ -175,19 +143,7 @@ func Slice(a *Array, offsets, sizes, slStrides []int) (*Array, error) {
 	if err := CheckSlice(a.Shape, offsets, sizes, slStrides); err != nil {
 		return nil, err
 	}
-	res, err := New(sizes, a.Kind)
-	if err != nil {
-		return nil, err
-	}
-	in := strides(a.Shape)
-	step := make([]int, a.Rank())
-	offset := 0
-	for i := range step {
-		step[i] = in[i] * slStrides[i]
-		offset += in[i] * offsets[i]
-	}
-	gather(res.Data, a.Data, res.Shape, step, offset)
-	return res, nil
+	return moved(a, sizes, "slice", movement.Params{Offsets: int64s(offsets), Sizes: int64s(sizes), Strides: int64s(slStrides)})
 }
 
 // Concat joins arrays of one kind along axis; their other dimensions must

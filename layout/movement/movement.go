@@ -12,6 +12,7 @@ package movement
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ipuir/ipuir/internal/rowmajor"
@@ -96,29 +97,43 @@ func Check(name string, p *Params, out []int64, ins [][]int64) error {
 
 func checkRelayout(_ *Params, out []int64, ins [][]int64) error {
 	if !slices.Equal(ins[0], out) {
-		return fmt.Errorf("the operand's shape %v is not the result's %v", ins[0], out)
+		return fmt.Errorf("the operand's shape %s is not the result's %s", FormatInts(ins[0]), FormatInts(out))
 	}
 	return nil
 }
 
 func checkReshape(_ *Params, out []int64, ins [][]int64) error {
 	if rowmajor.Elements(ins[0]) != rowmajor.Elements(out) {
-		return fmt.Errorf("%v and %v hold different numbers of elements", ins[0], out)
+		return fmt.Errorf("%s and %s hold different numbers of elements", FormatInts(ins[0]), FormatInts(out))
+	}
+	return nil
+}
+
+// CheckPermutation is transpose's rule on its own: perm is a permutation
+// of 0..rank-1. The tensor dialect checks it before the result type exists.
+func CheckPermutation[T ~int | ~int64](perm []T, rank int) error {
+	if len(perm) != rank {
+		return fmt.Errorf("permutation %s has %d entries, expected %d (the operand's rank)", FormatInts(perm), len(perm), rank)
+	}
+	seen := make([]bool, rank)
+	for _, q := range perm {
+		if q < 0 || int64(q) >= int64(rank) {
+			return fmt.Errorf("permutation %s is not a permutation of 0..%d: %d is out of range", FormatInts(perm), rank-1, q)
+		}
+		if seen[q] {
+			return fmt.Errorf("permutation %s is not a permutation of 0..%d: %d repeats", FormatInts(perm), rank-1, q)
+		}
+		seen[q] = true
 	}
 	return nil
 }
 
 func checkTranspose(p *Params, out []int64, ins [][]int64) error {
-	r := len(out)
-	if len(ins[0]) != r || len(p.Permutation) != r {
-		return fmt.Errorf("a permutation of %d entries for ranks %d and %d", len(p.Permutation), len(ins[0]), r)
+	if err := CheckPermutation(p.Permutation, len(ins[0])); err != nil {
+		return err
 	}
-	seen := make([]bool, r)
-	for _, q := range p.Permutation {
-		if q < 0 || q >= int64(r) || seen[q] {
-			return fmt.Errorf("%v is not a permutation of 0 to %d", p.Permutation, r-1)
-		}
-		seen[q] = true
+	if len(out) != len(ins[0]) {
+		return fmt.Errorf("a rank-%d result of a rank-%d operand", len(out), len(ins[0]))
 	}
 	for i, q := range p.Permutation {
 		if out[i] != ins[0][q] {
@@ -128,46 +143,63 @@ func checkTranspose(p *Params, out []int64, ins [][]int64) error {
 	return nil
 }
 
-func checkSlice(p *Params, out []int64, ins [][]int64) error {
-	in := ins[0]
+// CheckSlice is slice's rule on its own: per axis of an operand of shape
+// in, offset ≥ 0, size ≥ 0, stride ≥ 1, and the last element
+// offset+(size-1)·stride inside the axis. The result's shape is sizes.
+func CheckSlice[T ~int | ~int64](in, offsets, sizes, strides []T) error {
 	r := len(in)
-	if len(out) != r || len(p.Offsets) != r {
-		return fmt.Errorf("offsets of %d entries for ranks %d and %d", len(p.Offsets), r, len(out))
+	if len(offsets) != r || len(sizes) != r || len(strides) != r {
+		return fmt.Errorf("offsets, sizes and strides need %d entries each (the operand's rank), got %d, %d and %d",
+			r, len(offsets), len(sizes), len(strides))
 	}
-	if p.Strides != nil && len(p.Strides) != r {
-		return fmt.Errorf("strides of %d entries for rank %d", len(p.Strides), r)
-	}
-	if p.Sizes != nil && !slices.Equal(p.Sizes, out) {
-		return fmt.Errorf("sizes %v are not the result's shape %v", p.Sizes, out)
-	}
-	for i := range r {
-		o, st := p.Offsets[i], int64(1)
-		if p.Strides != nil {
-			st = p.Strides[i]
+	for i := range in {
+		o, n, st := offsets[i], sizes[i], strides[i]
+		if o < 0 || n < 0 || st < 1 {
+			return fmt.Errorf("axis %d: offset %d and size %d must be non-negative and stride %d positive", i, o, n, st)
 		}
-		if o < 0 || st < 1 {
-			return fmt.Errorf("axis %d: offset %d must be non-negative and stride %d positive", i, o, st)
-		}
-		if out[i] > 0 && (o >= in[i] || out[i]-1 > (in[i]-1-o)/st) {
-			return fmt.Errorf("axis %d: %d elements from offset %d with stride %d run past the operand's %d", i, out[i], o, st, in[i])
+		if n > 0 && (o >= in[i] || (n-1) > (in[i]-1-o)/st) {
+			return fmt.Errorf("axis %d: slice of %d elements from offset %d with stride %d runs past the dimension size %d",
+				i, n, o, st, in[i])
 		}
 	}
 	return nil
 }
 
+func checkSlice(p *Params, out []int64, ins [][]int64) error {
+	if p.Sizes != nil && !slices.Equal(p.Sizes, out) {
+		return fmt.Errorf("sizes %s are not the result's shape %s", FormatInts(p.Sizes), FormatInts(out))
+	}
+	return CheckSlice(ins[0], p.Offsets, out, p.stridesOrOnes(len(ins[0])))
+}
+
+// stridesOrOnes is a slice's strides, all 1 where none were given.
+func (p *Params) stridesOrOnes(rank int) []int64 {
+	if p.Strides != nil {
+		return p.Strides
+	}
+	ones := make([]int64, rank)
+	for i := range ones {
+		ones[i] = 1
+	}
+	return ones
+}
+
 func checkConcat(p *Params, out []int64, ins [][]int64) error {
 	r := len(out)
-	if !p.HasAxis || p.Axis < 0 || p.Axis >= int64(r) {
-		return fmt.Errorf("axis %d of a rank-%d result", p.Axis, r)
+	if !p.HasAxis {
+		return fmt.Errorf("no axis given")
+	}
+	if p.Axis < 0 || p.Axis >= int64(r) {
+		return fmt.Errorf("axis %d is out of range for a rank-%d result", p.Axis, r)
 	}
 	sum := int64(0)
 	for k, in := range ins {
 		if len(in) != r {
-			return fmt.Errorf("operand %d has rank %d, the result %d", k, len(in), r)
+			return fmt.Errorf("operand #%d has rank %d, the result %d", k, len(in), r)
 		}
 		for i := range r {
 			if int64(i) != p.Axis && in[i] != out[i] {
-				return fmt.Errorf("operand %d has %d elements on axis %d, the result %d", k, in[i], i, out[i])
+				return fmt.Errorf("operand #%d has %d elements on axis %d, the result %d", k, in[i], i, out[i])
 			}
 		}
 		sum += in[p.Axis]
@@ -178,31 +210,61 @@ func checkConcat(p *Params, out []int64, ins [][]int64) error {
 	return nil
 }
 
-func checkBroadcast(p *Params, out []int64, ins [][]int64) error {
-	in := ins[0]
-	if len(p.Dimensions) != len(in) {
-		return fmt.Errorf("dimensions %v need one entry per operand axis (%d)", p.Dimensions, len(in))
+// CheckBroadcast is broadcast's rule: operand axis i of shape in becomes
+// result axis dims[i] of shape out, dims strictly increasing, and each
+// operand dimension is 1 or its result dimension.
+func CheckBroadcast[T ~int | ~int64](in, out, dims []T) error {
+	if len(dims) != len(in) {
+		return fmt.Errorf("broadcast dimensions %s have %d entries, expected %d (the operand's rank)", FormatInts(dims), len(dims), len(in))
 	}
-	for k, d := range p.Dimensions {
-		if d < 0 || d >= int64(len(out)) || (k > 0 && d <= p.Dimensions[k-1]) {
-			return fmt.Errorf("dimensions %v are not increasing axes of a rank-%d result", p.Dimensions, len(out))
+	for i, d := range dims {
+		if d < 0 || int64(d) >= int64(len(out)) {
+			return fmt.Errorf("broadcast dimension %d is out of range for result rank %d", d, len(out))
 		}
-		if in[k] != 1 && in[k] != out[d] {
-			return fmt.Errorf("operand axis %d (%d elements) cannot broadcast to result axis %d (%d)", k, in[k], d, out[d])
+		if i > 0 && d <= dims[i-1] {
+			return fmt.Errorf("broadcast dimensions %s must be strictly increasing", FormatInts(dims))
+		}
+		if in[i] != 1 && in[i] != out[d] {
+			return fmt.Errorf("operand dimension %d (size %d) cannot be broadcast to result dimension %d (size %d)", i, in[i], d, out[d])
 		}
 	}
 	return nil
 }
 
+func checkBroadcast(p *Params, out []int64, ins [][]int64) error {
+	return CheckBroadcast(ins[0], out, p.Dimensions)
+}
+
+// FormatInts writes a list as the diagnostics do: [1, 0, 2].
+func FormatInts[T ~int | ~int64](xs []T) string {
+	b := []byte{'['}
+	for i, x := range xs {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = strconv.AppendInt(b, int64(x), 10)
+	}
+	return string(append(b, ']'))
+}
+
 // Map maps the result's indices of one checked movement to its operands'.
+//
+// Relayout, transpose, slice and broadcast are affine: operand axis k's
+// index is base[k] plus, for each result axis i that reads it (from[i] ==
+// k), scale[i]·idx[i]. Reshape maps through the row-major linear index and
+// concat picks the operand along its axis.
 type Map struct {
 	kind string
 	// Rank is the operands' largest rank: the scratch At needs.
-	Rank    int
-	out     []int64
-	ins     [][]int64
-	p       Params
-	strides []int64
+	Rank int
+	out  []int64
+	ins  [][]int64
+	p    Params
+	// The affine kinds' map.
+	affine bool
+	from   []int
+	scale  []int64
+	base   []int64
 }
 
 // NewMap checks the movement and returns its map.
@@ -210,24 +272,80 @@ func NewMap(name string, p Params, out []int64, ins [][]int64) (*Map, error) {
 	if err := Check(name, &p, out, ins); err != nil {
 		return nil, err
 	}
-	m := &Map{kind: name, out: out, ins: ins, p: p, strides: p.Strides}
+	m := &Map{kind: name, out: out, ins: ins, p: p}
 	for _, in := range ins {
 		m.Rank = max(m.Rank, len(in))
 	}
-	if name == "slice" && m.strides == nil {
-		m.strides = make([]int64, len(out))
-		for i := range m.strides {
-			m.strides[i] = 1
+	switch name {
+	case "relayout", "transpose", "slice", "broadcast":
+		m.affine = true
+		m.from, m.scale, m.base = make([]int, len(out)), make([]int64, len(out)), make([]int64, len(ins[0]))
+		for i := range out {
+			m.from[i], m.scale[i] = i, 1
+		}
+	}
+	switch name {
+	case "transpose":
+		for i, q := range p.Permutation {
+			m.from[i] = int(q)
+		}
+	case "slice":
+		copy(m.scale, p.stridesOrOnes(len(out)))
+		copy(m.base, p.Offsets)
+	case "broadcast":
+		for i := range m.from {
+			m.from[i] = -1
+		}
+		for k, d := range p.Dimensions {
+			if ins[0][k] != 1 {
+				m.from[d] = k
+			}
 		}
 	}
 	return m, nil
 }
 
+// Strided returns, for an affine movement, the operand's row-major offset
+// of result index 0 and how far it moves per step along each result axis:
+// what a strided gather over the operand's data needs. ok is false for
+// reshape and concat.
+func (m *Map) Strided() (offset int64, steps []int64, ok bool) {
+	if !m.affine {
+		return 0, nil, false
+	}
+	in := m.ins[0]
+	strides := make([]int64, len(in))
+	n := int64(1)
+	for k := len(in) - 1; k >= 0; k-- {
+		strides[k] = n
+		n *= in[k]
+	}
+	for k, b := range m.base {
+		offset += b * strides[k]
+	}
+	steps = make([]int64, len(m.out))
+	for i, k := range m.from {
+		if k >= 0 {
+			steps[i] = m.scale[i] * strides[k]
+		}
+	}
+	return offset, steps, true
+}
+
 // At maps result index idx to the operand that holds it and its index
 // there, written into src (at least Rank entries, returned resliced).
 func (m *Map) At(idx, src []int64) (int, []int64) {
-	switch m.kind {
-	case "reshape":
+	if m.affine {
+		s := src[:len(m.base)]
+		copy(s, m.base)
+		for i, k := range m.from {
+			if k >= 0 {
+				s[k] += m.scale[i] * idx[i]
+			}
+		}
+		return 0, s
+	}
+	if m.kind == "reshape" {
 		lin := int64(0)
 		for i, d := range m.out {
 			lin = lin*d + idx[i]
@@ -241,39 +359,16 @@ func (m *Map) At(idx, src []int64) (int, []int64) {
 			}
 		}
 		return 0, s
-	case "transpose":
-		s := src[:len(idx)]
-		for i, q := range m.p.Permutation {
-			s[q] = idx[i]
-		}
-		return 0, s
-	case "slice":
-		s := src[:len(idx)]
-		for i := range idx {
-			s[i] = m.p.Offsets[i] + m.strides[i]*idx[i]
-		}
-		return 0, s
-	case "concat":
-		s := src[:len(idx)]
-		copy(s, idx)
-		axis := m.p.Axis
-		for k, in := range m.ins {
-			if s[axis] < in[axis] || k == len(m.ins)-1 {
-				return k, s
-			}
-			s[axis] -= in[axis]
-		}
-	case "broadcast":
-		s := src[:len(m.p.Dimensions)]
-		for k, d := range m.p.Dimensions {
-			s[k] = idx[d]
-			if m.ins[0][k] == 1 {
-				s[k] = 0
-			}
-		}
-		return 0, s
 	}
-	// relayout
-	copy(src, idx)
-	return 0, src[:len(idx)]
+	// concat
+	s := src[:len(idx)]
+	copy(s, idx)
+	axis := m.p.Axis
+	for k, in := range m.ins {
+		if s[axis] < in[axis] || k == len(m.ins)-1 {
+			return k, s
+		}
+		s[axis] -= in[axis]
+	}
+	return len(m.ins) - 1, s
 }

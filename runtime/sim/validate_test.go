@@ -66,7 +66,7 @@ func TestLoadRefusesWhatItCannotRun(t *testing.T) {
 			v.ViewParams = []ipupkg.Param{{Key: "permutation", Ints: []int64{0, 0}}}
 			v.Pieces = []ipupkg.Piece{{Tile: 0, Box: v.Pieces[0].Box}}
 			p.Buffers = append(p.Buffers, v)
-		}, "view 5 (zt): transpose: [0 0] is not a permutation of 0 to 1"},
+		}, "view 5 (zt): transpose: permutation [0, 0] is not a permutation of 0..1: 0 repeats"},
 	} {
 		q := reduceGather(t)
 		tc.break_(q)
