@@ -87,6 +87,9 @@ func (e *AffineExpr) Equal(o *AffineExpr) bool {
 	return e.LHS.Equal(o.LHS) && e.RHS.Equal(o.RHS)
 }
 
+// floorDiv and ceilDiv are numeric.FloorDiv and numeric.CeilDiv, which the
+// core cannot import (it imports nothing of the project); a test in
+// package tests checks that they agree.
 func floorDiv(a, b int64) int64 {
 	q := a / b
 	if (a%b != 0) && ((a < 0) != (b < 0)) {

@@ -1,6 +1,9 @@
 package layout
 
-import "github.com/ipuir/ipuir/target"
+import (
+	"github.com/ipuir/ipuir/numeric"
+	"github.com/ipuir/ipuir/target"
+)
 
 // DefaultLayout is the layout of a tensor no plan asks anything of
 // (elementwise intermediates, reshaped and transposed values, host inputs):
@@ -42,7 +45,7 @@ func defaultPartitions(shape []int64, tiles int64) []int64 {
 func DefaultShardElements(shape []int64, tiles int64) int64 {
 	n := int64(1)
 	for axis, p := range defaultPartitions(shape, tiles) {
-		n = satMul(n, ceilDiv(shape[axis], p))
+		n = satMul(n, numeric.CeilDiv(shape[axis], p))
 	}
 	return n
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/ipuir/ipuir/elem"
+	"github.com/ipuir/ipuir/numeric"
 	"github.com/ipuir/ipuir/target"
 )
 
@@ -79,7 +80,7 @@ func (s MatmulShape) StepShape(p *GemmPlan, g Groups) MatmulShape {
 	if p.Steps() == 1 {
 		return s
 	}
-	per := ceilDiv(ceilDiv(s.K, g.Inner), p.Steps())
+	per := numeric.CeilDiv(numeric.CeilDiv(s.K, g.Inner), p.Steps())
 	s.K = min(s.K, per*g.Inner)
 	return s
 }
@@ -122,7 +123,7 @@ func (p *GemmPlan) check(s MatmulShape, t *target.Target, g Groups) error {
 		return fmt.Errorf("batch_partitions is %d but the matmul has no batch axis", p.BatchPartitions)
 	}
 	rows, cols, inner := s.AMP(p.Orientation)
-	colBlocks := ceilDiv(cols, p.OutputColumnBlock)
+	colBlocks := numeric.CeilDiv(cols, p.OutputColumnBlock)
 	for _, c := range []struct {
 		what         string
 		parts, limit int64
@@ -130,12 +131,12 @@ func (p *GemmPlan) check(s MatmulShape, t *target.Target, g Groups) error {
 		unitSize     int64
 	}{
 		{"batch_partitions", p.BatchPartitions, s.Batch, "batch entries", 0},
-		{"row_partitions", p.RowPartitions, ceilDiv(rows, g.Inner), "row blocks of", g.Inner},
+		{"row_partitions", p.RowPartitions, numeric.CeilDiv(rows, g.Inner), "row blocks of", g.Inner},
 		{"row_partitions × result_row_partitions", satMul(p.RowPartitions, p.ResultRowPartitions), rows, "AMP rows", 0},
 		{"column_partitions × result_column_partitions", satMul(p.ColumnPartitions, p.ResultColumnPartitions), colBlocks,
 			"column blocks of", p.OutputColumnBlock},
-		{"inner_partitions", p.InnerPartitions, ceilDiv(inner, g.Inner), "inner groups of", g.Inner},
-		{"inner_partitions × inner_steps", satMul(p.InnerPartitions, p.Steps()), ceilDiv(inner, g.Inner), "inner groups of", g.Inner},
+		{"inner_partitions", p.InnerPartitions, numeric.CeilDiv(inner, g.Inner), "inner groups of", g.Inner},
+		{"inner_partitions × inner_steps", satMul(p.InnerPartitions, p.Steps()), numeric.CeilDiv(inner, g.Inner), "inner groups of", g.Inner},
 	} {
 		if c.parts > c.limit {
 			unit := c.unit

@@ -3,6 +3,7 @@ package layout
 import (
 	"fmt"
 
+	"github.com/ipuir/ipuir/numeric"
 	"github.com/ipuir/ipuir/target"
 )
 
@@ -58,7 +59,7 @@ func PlanBuffers(bufs []Buffer, p *GemmPlan, d TileDims, s MatmulShape, g Groups
 		piece := d.Batch * d.PieceRows * d.PieceCols
 		recv := p.InnerPartitions * piece
 		if p.ReductionStaging == Pairwise {
-			recv = max(ceilDiv(block, 2), piece)
+			recv = max(numeric.CeilDiv(block, 2), piece)
 		}
 		bufs = append(bufs,
 			Buffer{"partial sums", target.Standard, block * partialBytes},
@@ -129,7 +130,7 @@ func VerifyPlan(p *GemmPlan, s MatmulShape, t *target.Target) (*PlanCheck, error
 		if err != nil {
 			return nil, err
 		}
-		c.BytesPerKind[b.Kind] += ceilDiv(b.Bytes, class.Alignment) * class.Alignment
+		c.BytesPerKind[b.Kind] += numeric.CeilDiv(b.Bytes, class.Alignment) * class.Alignment
 	}
 	if err := t.Fits(c.BytesPerKind); err != nil {
 		return nil, fmt.Errorf("plan does not fit tile memory: %v", err)

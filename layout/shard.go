@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/ipuir/ipuir/elem"
+	"github.com/ipuir/ipuir/numeric"
 	"github.com/ipuir/ipuir/target"
 )
 
@@ -143,7 +144,7 @@ func newAxisSplit(shape []int64, a AxisTiling) (axisSplit, error) {
 		return axisSplit{}, layoutErr("axis %s of size %d cannot be cut into %d equal padding groups", name, n, a.PaddingGroups)
 	}
 	s := axisSplit{tiling: a, axis: axis, length: n, groupLen: n / a.PaddingGroups, partsPerGroup: a.Partitions / a.PaddingGroups}
-	s.paddedGroupLen = ceilDiv(s.groupLen, a.PaddingMultiple) * a.PaddingMultiple
+	s.paddedGroupLen = numeric.CeilDiv(s.groupLen, a.PaddingMultiple) * a.PaddingMultiple
 	s.blocksPerGroup = s.paddedGroupLen / a.BlockSize
 	if s.partsPerGroup > s.blocksPerGroup {
 		return axisSplit{}, layoutErr("axis %s: %d partitions per padding group but the group of %d elements has only %d blocks of %d, so some shards would be empty",
@@ -163,7 +164,7 @@ func (s *axisSplit) extent(p int64) Extent {
 	}
 	localStart := firstBlock * s.tiling.BlockSize
 	localEnd := localStart + blocks*s.tiling.BlockSize
-	physical := ceilDiv(blocks*s.tiling.BlockSize, s.tiling.ShardPaddingMultiple) * s.tiling.ShardPaddingMultiple
+	physical := numeric.CeilDiv(blocks*s.tiling.BlockSize, s.tiling.ShardPaddingMultiple) * s.tiling.ShardPaddingMultiple
 	base := g * s.paddedGroupLen
 	logical := min(localEnd, s.groupLen)
 	if logical < localStart {
@@ -188,7 +189,7 @@ func (s *axisSplit) assignedLen(p int64) int64 {
 func (s *axisSplit) physicalSizes() []int64 {
 	round := func(blocks int64) int64 {
 		spm := s.tiling.ShardPaddingMultiple
-		return ceilDiv(blocks*s.tiling.BlockSize, spm) * spm
+		return numeric.CeilDiv(blocks*s.tiling.BlockSize, spm) * spm
 	}
 	if s.extra > 0 {
 		return []int64{round(s.quotient + 1), round(s.quotient)}
@@ -431,7 +432,7 @@ func (m *ShardMap) AccessView(coords []int64, groups map[int]int64) []Extent {
 		s := &m.splits[i]
 		if g, ok := groups[s.tiling.FromEnd]; ok {
 			e := &ext[s.axis]
-			e.PhysicalEnd = e.Start + ceilDiv(s.assignedLen(coords[i]), g)*g
+			e.PhysicalEnd = e.Start + numeric.CeilDiv(s.assignedLen(coords[i]), g)*g
 		}
 	}
 	return ext
@@ -485,13 +486,6 @@ func (m *ShardMap) MaxLogicalShardShape() []int64 {
 		shape[s.axis] = largest
 	}
 	return shape
-}
-
-func ceilDiv(a, b int64) int64 {
-	if a <= 0 {
-		return 0
-	}
-	return (a-1)/b + 1
 }
 
 // Check checks that l is well formed for a tensor of the given shape and,

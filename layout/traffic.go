@@ -3,6 +3,7 @@ package layout
 import (
 	"encoding/binary"
 
+	"github.com/ipuir/ipuir/numeric"
 	"github.com/ipuir/ipuir/target"
 )
 
@@ -58,7 +59,7 @@ func ExchangeTraffic(src *ShardMap, needs []Need, elemBytes int64, tg *target.Ta
 	}
 	stamp := 0
 	VisitPieces(src, needs, func(p Piece) {
-		words := ceilDiv(satMul(p.Box.Elements(), elemBytes), wordBytes)
+		words := numeric.CeilDiv(satMul(p.Box.Elements(), elemBytes), wordBytes)
 		tr.LocalElements += int64(p.Local) * p.Box.Elements()
 		stamp++
 		for _, t := range p.Dst {
@@ -106,7 +107,7 @@ func (t *Traffic) setMax() {
 			continue
 		}
 		b := t.Received[i+1] - t.Paired[i+1]
-		t.MaxReceived = max(t.MaxReceived, a, b, ceilDiv(a+b+t.Paired[i], 2))
+		t.MaxReceived = max(t.MaxReceived, a, b, numeric.CeilDiv(a+b+t.Paired[i], 2))
 	}
 }
 

@@ -1,6 +1,10 @@
 package schedule
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/ipuir/ipuir/numeric"
+)
 
 // Fabric is what scheduling needs to know of a target's exchange.
 //
@@ -121,10 +125,8 @@ func LowerBound(transfers []Transfer, f Fabric) int64 {
 	for d := range f.Tiles {
 		lb = max(lb, alone[d])
 		if d&1 == 0 && f.partner(int32(d)) >= 0 {
-			lb = max(lb, ceilDiv(alone[d]+alone[d+1]+both[d], 2))
+			lb = max(lb, numeric.CeilDiv(alone[d]+alone[d+1]+both[d], 2))
 		}
 	}
 	return lb
 }
-
-func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }

@@ -39,6 +39,8 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
+
+	"github.com/ipuir/ipuir/numeric"
 )
 
 // Transfer is one piece of data a tile sends to one or more tiles.
@@ -294,7 +296,7 @@ func groupMatching(transfers []Transfer, f Fabric, paired bool) (Result, bool) {
 	onEvenPorts := make([]int64, f.Tiles)
 	for g := range twoPorts {
 		if twoPorts[g] {
-			onEvenPorts[g] = min(max(ceilDiv(odd[g]+either[g]-even[g], 2), 0), either[g])
+			onEvenPorts[g] = min(max(numeric.CeilDiv(odd[g]+either[g]-even[g], 2), 0), either[g])
 		}
 	}
 	pieces := make([]Transfer, 0, len(transfers))

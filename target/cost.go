@@ -6,6 +6,7 @@ import (
 	"math/bits"
 
 	"github.com/ipuir/ipuir/elem"
+	"github.com/ipuir/ipuir/numeric"
 )
 
 // The cost model prices the three parts of a bulk-synchronous superstep:
@@ -59,9 +60,9 @@ func (t *Target) BatchMatmulCycles(batch, m, k, n int, et elem.Type) (int64, err
 		return 0, nil
 	}
 	bpe := int64(et.Bytes())
-	rowGroups := ceilDiv(int64(m), int64(fit.RowGroup))
-	innerGroups := ceilDiv(int64(k), int64(fit.InnerGroupBytes)/bpe)
-	columnGroups := ceilDiv(int64(n), int64(fit.ColumnGroup))
+	rowGroups := numeric.CeilDiv(int64(m), int64(fit.RowGroup))
+	innerGroups := numeric.CeilDiv(int64(k), int64(fit.InnerGroupBytes)/bpe)
+	columnGroups := numeric.CeilDiv(int64(n), int64(fit.ColumnGroup))
 
 	var c checked
 	blocks := c.mul(c.mul(rowGroups, innerGroups), columnGroups)
@@ -91,7 +92,7 @@ func (t *Target) ElementwiseCycles(n int64, et elem.Type, class OpClass) (int64,
 	if err != nil || n == 0 {
 		return 0, err
 	}
-	vectors := ceilDiv(n, int64(rate.Lanes))
+	vectors := numeric.CeilDiv(n, int64(rate.Lanes))
 	return t.workerCycles(vectors, perVector)
 }
 
@@ -118,7 +119,7 @@ func (t *Target) ReduceCycles(n, groups int64, et elem.Type) (int64, error) {
 		return 0, err
 	}
 	var c checked
-	perGroup := ceilDiv(n/groups, int64(rate.Lanes)) + ceilLog2(int64(rate.Lanes))
+	perGroup := numeric.CeilDiv(n/groups, int64(rate.Lanes)) + numeric.CeilLog2(int64(rate.Lanes))
 	vectors := c.mul(groups, perGroup)
 	if c.overflow {
 		return 0, t.overflowError("reduction cycles")
@@ -129,7 +130,7 @@ func (t *Target) ReduceCycles(n, groups int64, et elem.Type) (int64, error) {
 	}
 	if workers := int64(t.WorkerThreads); groups < workers {
 		split := workers / groups
-		cycles += ceilLog2(split) * int64(t.WorkerIssueInterval) * perVector
+		cycles += numeric.CeilLog2(split) * int64(t.WorkerIssueInterval) * perVector
 	}
 	return cycles, nil
 }
@@ -161,7 +162,7 @@ func (t *Target) vectorCost(et elem.Type, class OpClass) (VectorRate, int64, err
 // interval of six a large op runs at one vector per perVector cycles.
 func (t *Target) workerCycles(vectors, perVector int64) (int64, error) {
 	var c checked
-	perWorker := ceilDiv(vectors, int64(t.WorkerThreads))
+	perWorker := numeric.CeilDiv(vectors, int64(t.WorkerThreads))
 	cycles := c.add(c.mul(c.mul(perWorker, perVector), int64(t.WorkerIssueInterval)), int64(t.VertexOverheadCycles))
 	if c.overflow {
 		return 0, t.overflowError("vector cycles")
@@ -175,7 +176,7 @@ func (t *Target) ExchangeWords(bytes int64) (int64, error) {
 	if bytes < 0 {
 		return 0, fmt.Errorf("target %s: negative exchange size %d bytes", t.Name, bytes)
 	}
-	return ceilDiv(bytes, int64(t.ExchangeWordBytes)), nil
+	return numeric.CeilDiv(bytes, int64(t.ExchangeWordBytes)), nil
 }
 
 // ExchangeCycles returns the bandwidth bound of an exchange phase in which
@@ -187,7 +188,7 @@ func (t *Target) ExchangeCycles(maxWords int64) (int64, error) {
 	if maxWords < 0 {
 		return 0, fmt.Errorf("target %s: negative exchange word count %d", t.Name, maxWords)
 	}
-	return ceilDiv(maxWords, int64(t.ExchangeWordsPerCycle)), nil
+	return numeric.CeilDiv(maxWords, int64(t.ExchangeWordsPerCycle)), nil
 }
 
 // ExchangePhaseCycles returns the cycles of an exchange phase whose busiest
@@ -263,7 +264,7 @@ func (t *Target) ComputeLowerBoundCycles(totalMACs int64, et elem.Type) (int64, 
 	if err != nil {
 		return 0, err
 	}
-	return ceilDiv(totalMACs, peak), nil
+	return numeric.CeilDiv(totalMACs, peak), nil
 }
 
 // Seconds converts a cycle count to seconds at the target's clock.
@@ -279,22 +280,6 @@ func (t *Target) ampTypes() []elem.Type {
 
 func (t *Target) overflowError(what string) error {
 	return fmt.Errorf("target %s: %s overflow int64", t.Name, what)
-}
-
-// ceilDiv returns ⌈a/b⌉ for a >= 0 and b > 0.
-func ceilDiv(a, b int64) int64 {
-	if a == 0 {
-		return 0
-	}
-	return (a-1)/b + 1
-}
-
-// ceilLog2 returns ⌈log2 x⌉ for x >= 1 (0 for x = 1).
-func ceilLog2(x int64) int64 {
-	if x <= 1 {
-		return 0
-	}
-	return int64(bits.Len64(uint64(x - 1)))
 }
 
 // checked accumulates int64 arithmetic on non-negative operands and

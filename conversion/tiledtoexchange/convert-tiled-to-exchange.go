@@ -8,6 +8,7 @@ import (
 	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/layout"
+	"github.com/ipuir/ipuir/numeric"
 	"github.com/ipuir/ipuir/passes"
 	"github.com/ipuir/ipuir/schedule"
 	"github.com/ipuir/ipuir/target"
@@ -274,8 +275,8 @@ func (l *lowering) buildPhase(b *ir.Builder, at *ir.Operation, sources []*ir.Val
 			// index off + str·j falls in the piece.
 			box := make(layout.Box, rank)
 			for a, s := range pc.Box {
-				lo := ceilDiv(s.Lo-off[a], str[a])
-				hi := floorDiv(s.Hi-1-off[a], str[a]) + 1
+				lo := numeric.CeilDiv(s.Lo-off[a], str[a])
+				hi := numeric.FloorDiv(s.Hi-1-off[a], str[a]) + 1
 				box[a] = layout.Span{Lo: max(lo, 0), Hi: min(hi, out.Dims[a])}
 			}
 			n := box.Elements()
@@ -405,22 +406,6 @@ func (l *lowering) lowerCombine(op *ir.Operation) (*ir.Value, error) {
 	op.Result(0).ReplaceAllUsesWith(v)
 	op.Erase()
 	return v, nil
-}
-
-func ceilDiv(a, b int64) int64 {
-	q := a / b
-	if a%b != 0 && (a > 0) == (b > 0) {
-		q++
-	}
-	return q
-}
-
-func floorDiv(a, b int64) int64 {
-	q := a / b
-	if a%b != 0 && (a < 0) != (b < 0) {
-		q--
-	}
-	return q
 }
 
 // lowerSteps makes a temporal plan's steps explicit. Step s slices the

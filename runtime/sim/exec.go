@@ -9,6 +9,7 @@ import (
 	"github.com/ipuir/ipuir/eval"
 	"github.com/ipuir/ipuir/internal/rowmajor"
 	"github.com/ipuir/ipuir/kernel"
+	"github.com/ipuir/ipuir/numeric"
 	"github.com/ipuir/ipuir/runtime/device"
 	"github.com/ipuir/ipuir/runtime/ipupkg"
 	"github.com/ipuir/ipuir/target"
@@ -661,8 +662,8 @@ func (s *session) exchange(in ipupkg.Instruction, fault func(int, error) error) 
 			if str < 1 {
 				return nil, false
 			}
-			lo := max(box[i].Lo, ceilDiv(sb[i].Lo-off, str))
-			hi := min(box[i].Hi, floorDiv(sb[i].Hi-1-off, str)+1)
+			lo := max(box[i].Lo, numeric.CeilDiv(sb[i].Lo-off, str))
+			hi := min(box[i].Hi, numeric.FloorDiv(sb[i].Hi-1-off, str)+1)
 			if lo >= hi {
 				return nil, false
 			}
@@ -764,13 +765,3 @@ func (s *session) exchange(in ipupkg.Instruction, fault func(int, error) error) 
 	})
 	return x.Horizon, err
 }
-
-func floorDiv(a, b int64) int64 {
-	q := a / b
-	if (a%b != 0) && ((a < 0) != (b < 0)) {
-		q--
-	}
-	return q
-}
-
-func ceilDiv(a, b int64) int64 { return -floorDiv(-a, b) }

@@ -23,6 +23,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ipuir/ipuir/numeric"
 	"github.com/ipuir/ipuir/target"
 )
 
@@ -106,12 +107,12 @@ func Place(t *target.Target, tile int, bufs []Buffer) (Placement, error) {
 			}
 			active = kept
 			align := max(class.Alignment, b.Align)
-			addr := roundUp(class.Start, align)
+			addr := numeric.RoundUp(class.Start, align)
 			for _, j := range active { // by address
 				if addr+b.Bytes <= p.Address[j] {
 					break
 				}
-				addr = max(addr, roundUp(p.Address[j]+bufs[j].Bytes, align))
+				addr = max(addr, numeric.RoundUp(p.Address[j]+bufs[j].Bytes, align))
 			}
 			if addr+b.Bytes > class.End {
 				return p, shortError(tile, class, i, bufs, active, addr)
@@ -210,5 +211,3 @@ func Check(t *target.Target, tile int, bufs []Buffer, address []int64) error {
 	}
 	return nil
 }
-
-func roundUp(a, m int64) int64 { return (a + m - 1) / m * m }

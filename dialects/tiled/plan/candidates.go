@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/ipuir/ipuir/layout"
+	"github.com/ipuir/ipuir/numeric"
 	"github.com/ipuir/ipuir/target"
 )
 
@@ -25,11 +26,11 @@ func representatives(n, limit int64) []int64 {
 	var out []int64
 	for p := int64(1); p <= min(n, limit); {
 		out = append(out, p)
-		v := ceilDiv(n, p)
+		v := numeric.CeilDiv(n, p)
 		if v == 1 {
 			break
 		}
-		p = ceilDiv(n, v-1)
+		p = numeric.CeilDiv(n, v-1)
 	}
 	return out
 }

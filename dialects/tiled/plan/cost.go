@@ -10,6 +10,7 @@ import (
 	"github.com/ipuir/ipuir/dialects/tiled"
 	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/layout"
+	"github.com/ipuir/ipuir/numeric"
 	"github.com/ipuir/ipuir/target"
 )
 
@@ -114,25 +115,25 @@ type tileShape struct {
 func (pr *problem) shape(p *layout.GemmPlan) tileShape {
 	rows, cols, inner := pr.s.AMP(p.Orientation)
 	g := pr.g
-	kBlocks := ceilDiv(inner, g.Inner)
-	cBlocks := ceilDiv(cols, p.OutputColumnBlock)
-	rowBlocks := ceilDiv(rows, g.Inner)
+	kBlocks := numeric.CeilDiv(inner, g.Inner)
+	cBlocks := numeric.CeilDiv(cols, p.OutputColumnBlock)
+	rowBlocks := numeric.CeilDiv(rows, g.Inner)
 	sh := tileShape{
-		batch: ceilDiv(pr.s.Batch, p.BatchPartitions),
-		rows:  ceilDiv(rowBlocks, p.RowPartitions) * g.Inner,
+		batch: numeric.CeilDiv(pr.s.Batch, p.BatchPartitions),
+		rows:  numeric.CeilDiv(rowBlocks, p.RowPartitions) * g.Inner,
 		// One step's slice (the whole inner range of a spatial plan), cut
 		// as tiled.MatmulShape.StepShape and the step's plan cut it.
-		inner: ceilDiv(ceilDiv(kBlocks, p.Steps()), p.InnerPartitions) * g.Inner,
-		cols:  ceilDiv(cBlocks, p.ColumnPartitions) * p.OutputColumnBlock,
+		inner: numeric.CeilDiv(numeric.CeilDiv(kBlocks, p.Steps()), p.InnerPartitions) * g.Inner,
+		cols:  numeric.CeilDiv(cBlocks, p.ColumnPartitions) * p.OutputColumnBlock,
 	}
-	sh.rowsStored = roundUp(sh.rows, g.Row)
+	sh.rowsStored = numeric.RoundUp(sh.rows, g.Row)
 	sh.rowsData, sh.innerData, sh.colsData = min(sh.rows, rows), min(sh.inner, inner), min(sh.cols, cols)
 	pieceRows := sh.rows // the cell's rows, in blocks of g.Inner
 	if p.ResultRowPartitions > 1 {
-		pieceRows = ceilDiv(rows, p.RowPartitions*p.ResultRowPartitions) // single-row blocks
+		pieceRows = numeric.CeilDiv(rows, p.RowPartitions*p.ResultRowPartitions) // single-row blocks
 	}
-	sh.pieceRows, sh.pieceRowsData = roundUp(pieceRows, g.Row), min(pieceRows, rows)
-	sh.pieceCols = ceilDiv(cBlocks, p.ColumnPartitions*p.ResultColumnPartitions) * p.OutputColumnBlock
+	sh.pieceRows, sh.pieceRowsData = numeric.RoundUp(pieceRows, g.Row), min(pieceRows, rows)
+	sh.pieceCols = numeric.CeilDiv(cBlocks, p.ColumnPartitions*p.ResultColumnPartitions) * p.OutputColumnBlock
 	sh.pieceColsData = min(sh.pieceCols, cols)
 	return sh
 }
@@ -145,10 +146,10 @@ func (pr *problem) valid(p *layout.GemmPlan) bool {
 	return known && p.BatchPartitions >= 1 && p.RowPartitions >= 1 && p.ColumnPartitions >= 1 && p.InnerPartitions >= 1 &&
 		p.ResultRowPartitions >= 1 && p.ResultColumnPartitions >= 1 && p.OutputColumnBlock >= 1 &&
 		p.Tiles() <= int64(pr.t.Tiles) && (pr.s.Batched || p.BatchPartitions == 1) && p.BatchPartitions <= pr.s.Batch &&
-		p.RowPartitions <= ceilDiv(rows, g.Inner) && p.RowPartitions*p.ResultRowPartitions <= rows &&
-		p.ColumnPartitions*p.ResultColumnPartitions <= ceilDiv(cols, p.OutputColumnBlock) &&
-		p.InnerPartitions <= ceilDiv(inner, g.Inner) && p.ResultRowPartitions*p.ResultColumnPartitions <= p.InnerPartitions &&
-		p.InnerSteps >= 0 && satMul(p.InnerPartitions, p.Steps()) <= ceilDiv(inner, g.Inner)
+		p.RowPartitions <= numeric.CeilDiv(rows, g.Inner) && p.RowPartitions*p.ResultRowPartitions <= rows &&
+		p.ColumnPartitions*p.ResultColumnPartitions <= numeric.CeilDiv(cols, p.OutputColumnBlock) &&
+		p.InnerPartitions <= numeric.CeilDiv(inner, g.Inner) && p.ResultRowPartitions*p.ResultColumnPartitions <= p.InnerPartitions &&
+		p.InnerSteps >= 0 && satMul(p.InnerPartitions, p.Steps()) <= numeric.CeilDiv(inner, g.Inner)
 }
 
 // validate checks what the cost model relies on; the planner only proposes
@@ -165,20 +166,20 @@ func (pr *problem) validate(p *layout.GemmPlan) error {
 		return fmt.Errorf("batch_partitions is %d but the matmul has no batch axis", p.BatchPartitions)
 	case p.BatchPartitions > pr.s.Batch:
 		return fmt.Errorf("batch_partitions %d exceeds the batch of %d", p.BatchPartitions, pr.s.Batch)
-	case p.RowPartitions > ceilDiv(rows, pr.g.Inner):
-		return fmt.Errorf("row_partitions %d exceeds the %d row blocks of %d", p.RowPartitions, ceilDiv(rows, pr.g.Inner), pr.g.Inner)
+	case p.RowPartitions > numeric.CeilDiv(rows, pr.g.Inner):
+		return fmt.Errorf("row_partitions %d exceeds the %d row blocks of %d", p.RowPartitions, numeric.CeilDiv(rows, pr.g.Inner), pr.g.Inner)
 	case p.RowPartitions*p.ResultRowPartitions > rows:
 		return fmt.Errorf("row_partitions × result_row_partitions = %d exceeds the %d AMP rows", p.RowPartitions*p.ResultRowPartitions, rows)
-	case p.ColumnPartitions*p.ResultColumnPartitions > ceilDiv(cols, p.OutputColumnBlock):
+	case p.ColumnPartitions*p.ResultColumnPartitions > numeric.CeilDiv(cols, p.OutputColumnBlock):
 		return fmt.Errorf("column_partitions × result_column_partitions = %d exceeds the %d column blocks of %d",
-			p.ColumnPartitions*p.ResultColumnPartitions, ceilDiv(cols, p.OutputColumnBlock), p.OutputColumnBlock)
-	case p.InnerPartitions > ceilDiv(inner, pr.g.Inner):
-		return fmt.Errorf("inner_partitions %d exceeds the %d inner groups of %d", p.InnerPartitions, ceilDiv(inner, pr.g.Inner), pr.g.Inner)
+			p.ColumnPartitions*p.ResultColumnPartitions, numeric.CeilDiv(cols, p.OutputColumnBlock), p.OutputColumnBlock)
+	case p.InnerPartitions > numeric.CeilDiv(inner, pr.g.Inner):
+		return fmt.Errorf("inner_partitions %d exceeds the %d inner groups of %d", p.InnerPartitions, numeric.CeilDiv(inner, pr.g.Inner), pr.g.Inner)
 	case p.InnerSteps < 0:
 		return fmt.Errorf("inner_steps must be at least 1")
-	case satMul(p.InnerPartitions, p.Steps()) > ceilDiv(inner, pr.g.Inner):
+	case satMul(p.InnerPartitions, p.Steps()) > numeric.CeilDiv(inner, pr.g.Inner):
 		return fmt.Errorf("inner_partitions × inner_steps = %d exceeds the %d inner groups of %d",
-			satMul(p.InnerPartitions, p.Steps()), ceilDiv(inner, pr.g.Inner), pr.g.Inner)
+			satMul(p.InnerPartitions, p.Steps()), numeric.CeilDiv(inner, pr.g.Inner), pr.g.Inner)
 	case p.ResultRowPartitions*p.ResultColumnPartitions > p.InnerPartitions:
 		return fmt.Errorf("result_row_partitions × result_column_partitions = %d exceeds inner_partitions %d",
 			p.ResultRowPartitions*p.ResultColumnPartitions, p.InnerPartitions)
@@ -242,7 +243,7 @@ func (pr *problem) inputExchange(p *layout.GemmPlan, sh tileShape, layouts *layo
 			}
 		}
 		if moved {
-			recv += ceilDiv(o.elems*pr.bpe, int64(pr.t.ExchangeWordBytes))
+			recv += numeric.CeilDiv(o.elems*pr.bpe, int64(pr.t.ExchangeWordBytes))
 			total := int64(1)
 			for _, d := range o.shape {
 				total = satMul(total, d)
@@ -250,7 +251,7 @@ func (pr *problem) inputExchange(p *layout.GemmPlan, sh tileShape, layouts *layo
 			if !pr.t.ExchangeMulticast {
 				total = satMul(total, o.rep)
 			}
-			sent += ceilDiv(ceilDiv(satMul(total, pr.bpe), int64(pr.t.ExchangeWordBytes)), senders)
+			sent += numeric.CeilDiv(numeric.CeilDiv(satMul(total, pr.bpe), int64(pr.t.ExchangeWordBytes)), senders)
 		}
 	}
 	if pr.inputWords >= 0 {
@@ -361,17 +362,17 @@ func (pr *problem) homeElements() (int64, int64) {
 // that needs it (once with multicast, else once per replica).
 func (pr *problem) stepWords(p *layout.GemmPlan, sh tileShape) int64 {
 	word := int64(pr.t.ExchangeWordBytes)
-	left := ceilDiv(sh.batch*sh.rowsData*sh.innerData*pr.bpe, word)
+	left := numeric.CeilDiv(sh.batch*sh.rowsData*sh.innerData*pr.bpe, word)
 	if pr.t.ExchangeBusPairs && p.ColumnPartitions%2 == 0 {
 		// The AMP-left slice's replicas sit on adjacent tiles, an even
 		// number of them in whole pairs, each pair taking it at two words
 		// a cycle (what the scheduler reaches on these phases).
-		left = ceilDiv(left, 2)
+		left = numeric.CeilDiv(left, 2)
 	}
-	recv := left + ceilDiv(sh.batch*sh.innerData*sh.colsData*pr.bpe, word)
+	recv := left + numeric.CeilDiv(sh.batch*sh.innerData*sh.colsData*pr.bpe, word)
 	homeL, homeR := pr.homeElements()
 	steps := p.Steps()
-	left, right := ceilDiv(homeL, steps), ceilDiv(homeR, steps)
+	left, right := numeric.CeilDiv(homeL, steps), numeric.CeilDiv(homeR, steps)
 	if !pr.t.ExchangeMulticast {
 		// The left operand's slices go to every column tile, the right's to
 		// every row tile (AMP terms; swapped plans exchange the roles).
@@ -381,7 +382,7 @@ func (pr *problem) stepWords(p *layout.GemmPlan, sh tileShape) int64 {
 		}
 		left, right = satMul(left, lr), satMul(right, rr)
 	}
-	send := ceilDiv((left+right)*pr.bpe, int64(pr.t.ExchangeWordBytes))
+	send := numeric.CeilDiv((left+right)*pr.bpe, int64(pr.t.ExchangeWordBytes))
 	return max(recv, send)
 }
 
@@ -422,9 +423,9 @@ func (pr *problem) estimate(p *layout.GemmPlan, layouts *layout.PlanLayouts) (ti
 	switch {
 	case p.LocalWeightStaging == layout.Staged:
 		bytes := sh.batch * sh.inner * sh.cols * pr.bpe
-		e.ComputeCycles += ceilDiv(2*bytes, int64(t.LoadStoreBytesPerCycle))
+		e.ComputeCycles += numeric.CeilDiv(2*bytes, int64(t.LoadStoreBytesPerCycle))
 	case !weights.Loads128:
-		blocks := ceilDiv(sh.inner, pr.g.Inner) * ceilDiv(sh.cols, int64(pr.fit.ColumnGroup))
+		blocks := numeric.CeilDiv(sh.inner, pr.g.Inner) * numeric.CeilDiv(sh.cols, int64(pr.fit.ColumnGroup))
 		e.ComputeCycles += sh.batch * int64(pr.fit.InnerColumnCycles) * blocks
 	}
 	e.ComputeCycles = e.ComputeCycles*steps + copies
@@ -446,10 +447,10 @@ func (pr *problem) estimate(p *layout.GemmPlan, layouts *layout.PlanLayouts) (ti
 			adds, _ := t.ElementwiseCycles((kp-1)*piece, elem.F32, target.Simple)
 			e.ReductionCycles += adds
 		} else {
-			rounds := ceilLog2(kp)
+			rounds := numeric.CeilLog2(kp)
 			left := block
 			for i := int64(0); i < rounds; i++ {
-				half := ceilDiv(left, 2)
+				half := numeric.CeilDiv(left, 2)
 				phases = append(phases, half)
 				adds, _ := t.ElementwiseCycles(half, elem.F32, target.Simple)
 				e.ReductionCycles += adds
@@ -540,22 +541,6 @@ func satMul(a, b int64) int64 {
 		return 1 << 62
 	}
 	return a * b
-}
-
-func ceilDiv(a, b int64) int64 {
-	if a <= 0 {
-		return 0
-	}
-	return (a-1)/b + 1
-}
-
-func roundUp(a, m int64) int64 { return ceilDiv(a, m) * m }
-
-func ceilLog2(x int64) int64 {
-	if x <= 1 {
-		return 0
-	}
-	return int64(bits.Len64(uint64(x - 1)))
 }
 
 // Estimate costs plan p for a matmul of shape s whose operands are already

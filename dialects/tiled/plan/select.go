@@ -10,6 +10,7 @@ import (
 
 	"github.com/ipuir/ipuir/dialects/tiled"
 	"github.com/ipuir/ipuir/layout"
+	"github.com/ipuir/ipuir/numeric"
 	"github.com/ipuir/ipuir/target"
 )
 
@@ -522,14 +523,14 @@ func (s *selector) enumerate() {
 
 	for _, o := range orientations {
 		rows, cols, inner := pr.s.AMP(o)
-		kBlocks, rowBlocks := ceilDiv(inner, pr.g.Inner), ceilDiv(rows, pr.g.Inner)
+		kBlocks, rowBlocks := numeric.CeilDiv(inner, pr.g.Inner), numeric.CeilDiv(rows, pr.g.Inner)
 		rowSet := withExtra(representatives(rowBlocks, tiles), extra, rowBlocks)
 		if rowsPinned {
 			rowSet = []int64{pinnedRows}
 		}
 		innerSet := pinnedOr(c, "inner_partitions", withExtra(representatives(kBlocks, tiles), extra, kBlocks))
 		for _, ocb := range blocks {
-			cBlocks := ceilDiv(cols, max(ocb, 1))
+			cBlocks := numeric.CeilDiv(cols, max(ocb, 1))
 			colSet := pinnedOr(c, "column_partitions", withExtra(representatives(cBlocks, tiles), extra, cBlocks))
 			// The sets ascend, and a grid of more partitions than tiles is
 			// invalid: each loop stops at the first such value after its
@@ -595,8 +596,8 @@ func (s *selector) cell(o layout.Orientation, ocb, bp, r, cp, kp int64, weights 
 		return
 	}
 	rows, cols, _ := pr.s.AMP(o)
-	cellRows := ceilDiv(ceilDiv(rows, pr.g.Inner), r)
-	cellCols := ceilDiv(ceilDiv(cols, ocb), cp)
+	cellRows := numeric.CeilDiv(numeric.CeilDiv(rows, pr.g.Inner), r)
+	cellCols := numeric.CeilDiv(numeric.CeilDiv(cols, ocb), cp)
 	staged := stagings
 	if kp == 1 {
 		staged = stagings[:1]
@@ -636,7 +637,7 @@ func (s *selector) stepsToFit(p *layout.GemmPlan, c *layout.GemmConstraint) bool
 		return false
 	}
 	_, _, inner := s.pr.s.AMP(p.Orientation)
-	most := ceilDiv(inner, s.pr.g.Inner) / p.InnerPartitions
+	most := numeric.CeilDiv(inner, s.pr.g.Inner) / p.InnerPartitions
 	for steps := int64(2); steps <= most; steps = max(steps+1, steps*3/2) {
 		p.InnerSteps = steps
 		if s.gridMayFit(p) {
