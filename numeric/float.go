@@ -86,8 +86,17 @@ func BF16ToFloat64(b uint16) float64 { return quietNaN(float64(BF16ToFloat32(b))
 // shifts; a test checks them against ir's encoder on every 16-bit pattern
 // and on millions of float64 values, so the two cannot disagree.
 
-// f16Bits encodes x as binary16, rounding once to nearest, ties to even.
-func f16Bits(x float64) uint16 { return miniBits(x, 5, 10) }
+// f16Bits encodes x as binary16, rounding once to nearest, ties to even;
+// a value that is already a normal f16 number (what f16 arithmetic
+// writes) is encoded directly.
+func f16Bits(x float64) uint16 {
+	b := math.Float64bits(x)
+	exp, mant := int(b>>52)&0x7ff, b&(1<<52-1)
+	if exp >= 1023-14 && exp <= 1023+15 && mant&(1<<42-1) == 0 {
+		return uint16(b>>48)&0x8000 | uint16(exp-1023+15)<<10 | uint16(mant>>42)
+	}
+	return miniBits(x, 5, 10)
+}
 
 // bf16Bits encodes x as bfloat16, rounding once to nearest, ties to even.
 func bf16Bits(x float64) uint16 { return miniBits(x, 8, 7) }

@@ -85,27 +85,15 @@ func FromFloat64s(dtype DType, shape []int, values []float64) (*Array, error) {
 	if err != nil {
 		return nil, err
 	}
-	size := dtype.Size()
+	c := numeric.CodecOf(dtype.Elem())
 	for i, v := range values {
-		b := a.Data[i*size : (i+1)*size]
-		switch dtype {
-		case Float16:
-			binary.LittleEndian.PutUint16(b, numeric.F16FromFloat64(v))
-		case Float32:
-			binary.LittleEndian.PutUint32(b, math.Float32bits(float32(v)))
-		case Float64:
-			binary.LittleEndian.PutUint64(b, math.Float64bits(v))
-		default:
+		if !dtype.IsFloat() {
 			lo, hi := integerRange(dtype)
 			if v != math.Trunc(v) || v < lo || v > hi {
 				return nil, fmt.Errorf("npy: value %v at index %d is not exactly representable as %v", v, i, dtype)
 			}
-			if dtype == Uint64 {
-				putUint(b, uint64(v))
-			} else {
-				putUint(b, uint64(int64(v)))
-			}
 		}
+		c.Store(a.Data[i*c.Bytes:], v)
 	}
 	return a, nil
 }
@@ -257,25 +245,8 @@ func (a *Array) Bools() ([]bool, error) {
 }
 
 func (a *Array) float64At(i int) float64 {
-	size := a.DType.Size()
-	b := a.Data[i*size : (i+1)*size]
-	switch a.DType {
-	case Float16:
-		return numeric.F16ToFloat64(binary.LittleEndian.Uint16(b))
-	case Float32:
-		return float64(math.Float32frombits(binary.LittleEndian.Uint32(b)))
-	case Float64:
-		return math.Float64frombits(binary.LittleEndian.Uint64(b))
-	case Int8, Int16, Int32, Int64:
-		return float64(signExtend(getUint(b), size))
-	case Bool:
-		if b[0] != 0 {
-			return 1
-		}
-		return 0
-	default: // unsigned
-		return float64(getUint(b))
-	}
+	c := numeric.CodecOf(a.DType.Elem())
+	return c.Load(a.Data[i*c.Bytes:])
 }
 
 // integerRange returns the float64 bounds that convert exactly into an

@@ -51,14 +51,14 @@ func (s *session) Write(index int, data []byte) error {
 // buffer b.
 func (d *Device) writeTensor(b int, data []byte) error {
 	buf := d.pkg.Buffers[b]
-	c := codec{buf.Elem, buf.Elem.Bytes()}
-	if want := rowmajor.Elements(buf.Shape) * int64(c.bytes); int64(len(data)) != want {
+	c := numeric.CodecOf(buf.Elem)
+	if want := rowmajor.Elements(buf.Shape) * int64(c.Bytes); int64(len(data)) != want {
 		return fmt.Errorf("%s: %d bytes, want %d (%v %v)", buf.Name, len(data), want, buf.Elem, buf.Shape)
 	}
 	for _, pc := range buf.Pieces {
 		err := forRows(pc.Box, func(idx []int64, n int) error {
 			lin := rowmajor.Linear(buf.Shape, idx)
-			return d.writeRowRaw(b, pc.Tile, idx, n, data[lin*int64(c.bytes):])
+			return d.writeRowRaw(b, pc.Tile, idx, n, data[lin*int64(c.Bytes):])
 		})
 		if err != nil {
 			return err
@@ -70,9 +70,9 @@ func (d *Device) writeTensor(b int, data []byte) error {
 // readTensor gathers a whole tensor (row major) from buffer b's pieces.
 func (s *session) readTensor(b int) ([]byte, error) {
 	buf := s.d.pkg.Buffers[b]
-	c := codec{buf.Elem, buf.Elem.Bytes()}
+	c := numeric.CodecOf(buf.Elem)
 	n := rowmajor.Elements(buf.Shape)
-	out := make([]byte, n*int64(c.bytes))
+	out := make([]byte, n*int64(c.Bytes))
 	seen := make([]bool, n)
 	r := s.reader()
 	var row []float64
@@ -87,7 +87,7 @@ func (s *session) readTensor(b int) ([]byte, error) {
 				return err
 			}
 			for k, v := range row {
-				c.put(out[(lin+int64(k))*int64(c.bytes):], v)
+				c.Store(out[(lin+int64(k))*int64(c.Bytes):], v)
 				seen[lin+int64(k)] = true
 			}
 			return nil
@@ -134,14 +134,14 @@ func (d *Device) write(b, tile int, idx []int64, v float64) error {
 	if !contains(pc.Box, idx) {
 		return fmt.Errorf("writes outside buffer %s: index %v is not in the tile's piece %v", buf.Name, idx, pc.Box)
 	}
-	c := codec{buf.Elem, buf.Elem.Bytes()}
-	addr := pc.Address + offsetIn(pc.Box, idx)*int64(c.bytes)
-	if addr+int64(c.bytes) > pc.Address+pc.Bytes {
-		return fmt.Errorf("writes outside buffer %s: [%d, %d) is past its %d bytes at %d", buf.Name, addr, addr+int64(c.bytes), pc.Bytes, pc.Address)
+	c := numeric.CodecOf(buf.Elem)
+	addr := pc.Address + offsetIn(pc.Box, idx)*int64(c.Bytes)
+	if addr+int64(c.Bytes) > pc.Address+pc.Bytes {
+		return fmt.Errorf("writes outside buffer %s: [%d, %d) is past its %d bytes at %d", buf.Name, addr, addr+int64(c.Bytes), pc.Bytes, pc.Address)
 	}
 	m := &d.mem[tile]
-	c.put(m.bytes[addr:], v)
-	for g := addr / granule; g <= (addr+int64(c.bytes)-1)/granule; g++ {
+	c.Store(m.bytes[addr:], v)
+	for g := addr / granule; g <= (addr+int64(c.Bytes)-1)/granule; g++ {
 		m.writer[g] = int32(b + 1)
 	}
 	return nil
@@ -181,10 +181,10 @@ func (r *reader) read(b, tile int, idx []int64) (float64, error) {
 	if !contains(pc.Box, idx) {
 		return 0, fmt.Errorf("reads index %v of buffer %s, which is not in the tile's piece %v", idx, buf.Name, pc.Box)
 	}
-	c := codec{buf.Elem, buf.Elem.Bytes()}
+	c := numeric.CodecOf(buf.Elem)
 	addr := pc.Address
 	if buf.Init == nil || !buf.Init.Splat {
-		addr += offsetIn(pc.Box, idx) * int64(c.bytes)
+		addr += offsetIn(pc.Box, idx) * int64(c.Bytes)
 	}
 	m := &d.mem[tile]
 	switch w := m.writer[addr/granule]; {
@@ -193,7 +193,7 @@ func (r *reader) read(b, tile int, idx []int64) (float64, error) {
 	case int(w) != b+1:
 		return 0, fmt.Errorf("reads buffer %s at address %d, which buffer %s overwrote", buf.Name, addr, d.pkg.Buffers[w-1].Name)
 	}
-	return c.get(m.bytes[addr:]), nil
+	return c.Load(m.bytes[addr:]), nil
 }
 
 func (r *reader) gather(b, tile int, box []ipupkg.Span) (*eval.Array, error) {
@@ -404,8 +404,8 @@ func (s *session) writeSplats(step int64) error {
 		if buf.Init == nil || !buf.Init.Splat || buf.Start < step || (buf.Start > step && !last) {
 			continue
 		}
-		c := codec{buf.Elem, buf.Elem.Bytes()}
-		v := c.get(buf.Init.Data)
+		c := numeric.CodecOf(buf.Elem)
+		v := c.Load(buf.Init.Data)
 		for _, pc := range buf.Pieces {
 			// One element per tile: every index reads it.
 			lo := make([]int64, len(pc.Box))

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/ipuir/ipuir/numeric"
 	"github.com/ipuir/ipuir/runtime/ipupkg"
 )
 
@@ -49,7 +50,7 @@ func (r *reader) readRow(b, tile int, idx []int64, n int, dst []float64) error {
 		return err
 	}
 	m := &d.mem[tile]
-	end := addr + int64(n*c.bytes)
+	end := addr + int64(n*c.Bytes)
 	for g := addr / granule; g <= (end-1)/granule; g++ {
 		if w := m.writer[g]; int(w) != b+1 {
 			at := max(addr, g*granule)
@@ -60,7 +61,7 @@ func (r *reader) readRow(b, tile int, idx []int64, n int, dst []float64) error {
 		}
 	}
 	_ = pc
-	c.getRow(m.bytes[addr:end], dst[:n])
+	c.LoadRow(m.bytes[addr:end], dst[:n])
 	return nil
 }
 
@@ -123,13 +124,13 @@ func (d *Device) fastGet(b, tile int, idx []int64) (float64, bool) {
 	if !contains(pc.Box, idx) {
 		return 0, false
 	}
-	c := codec{buf.Elem, buf.Elem.Bytes()}
-	addr := pc.Address + offsetIn(pc.Box, idx)*int64(c.bytes)
+	c := numeric.CodecOf(buf.Elem)
+	addr := pc.Address + offsetIn(pc.Box, idx)*int64(c.Bytes)
 	m := &d.mem[tile]
 	if int(m.writer[addr/granule]) != b+1 {
 		return 0, false
 	}
-	return c.get(m.bytes[addr:]), true
+	return c.Load(m.bytes[addr:]), true
 }
 
 // frame returns the scratch of the current view level, three index
@@ -163,9 +164,9 @@ func consecutive(s0, s1 []int64, n int) bool {
 
 // rowAddress checks that n elements from idx along the last axis lie in
 // the tile's piece of b and returns where they start.
-func (d *Device) rowAddress(b, tile int, idx []int64, n int, verb string) (*ipupkg.Piece, int64, codec, error) {
+func (d *Device) rowAddress(b, tile int, idx []int64, n int, verb string) (*ipupkg.Piece, int64, numeric.Codec, error) {
 	buf := &d.pkg.Buffers[b]
-	c := codec{buf.Elem, buf.Elem.Bytes()}
+	c := numeric.CodecOf(buf.Elem)
 	if len(idx) != len(buf.Shape) || len(buf.ViewOf) > 0 && verb == "writes" {
 		return nil, 0, c, fmt.Errorf("%s buffer %s (rank %d) at a rank-%d index, or writes through a view", verb, buf.Name, len(buf.Shape), len(idx))
 	}
@@ -181,9 +182,9 @@ func (d *Device) rowAddress(b, tile int, idx []int64, n int, verb string) (*ipup
 		}
 		return nil, 0, c, fmt.Errorf("reads indices %v (+%d along the last axis) of buffer %s, which are not in the tile's piece %v", idx, n, buf.Name, pc.Box)
 	}
-	addr := pc.Address + offsetIn(pc.Box, idx)*int64(c.bytes)
-	if addr+int64(n*c.bytes) > pc.Address+pc.Bytes {
-		return nil, 0, c, fmt.Errorf("%s outside buffer %s: [%d, %d) is past its %d bytes at %d", verb, buf.Name, addr, addr+int64(n*c.bytes), pc.Bytes, pc.Address)
+	addr := pc.Address + offsetIn(pc.Box, idx)*int64(c.Bytes)
+	if addr+int64(n*c.Bytes) > pc.Address+pc.Bytes {
+		return nil, 0, c, fmt.Errorf("%s outside buffer %s: [%d, %d) is past its %d bytes at %d", verb, buf.Name, addr, addr+int64(n*c.Bytes), pc.Bytes, pc.Address)
 	}
 	return pc, addr, c, nil
 }
@@ -202,8 +203,8 @@ func (d *Device) writeRow(b, tile int, idx []int64, vals []float64) error {
 		return err
 	}
 	m := &d.mem[tile]
-	end := addr + int64(n*c.bytes)
-	c.putRow(m.bytes[addr:end], vals)
+	end := addr + int64(n*c.Bytes)
+	c.StoreRow(m.bytes[addr:end], vals)
 	for g := addr / granule; g <= (end-1)/granule; g++ {
 		m.writer[g] = int32(b + 1)
 	}
@@ -214,16 +215,16 @@ func (d *Device) writeRow(b, tile int, idx []int64, vals []float64) error {
 // or a constant's bytes) from idx along the last axis of buffer b.
 func (d *Device) writeRowRaw(b, tile int, idx []int64, n int, raw []byte) error {
 	if len(idx) == 0 {
-		c := codec{d.pkg.Buffers[b].Elem, d.pkg.Buffers[b].Elem.Bytes()}
-		return d.write(b, tile, idx, c.get(raw))
+		c := numeric.CodecOf(d.pkg.Buffers[b].Elem)
+		return d.write(b, tile, idx, c.Load(raw))
 	}
 	_, addr, c, err := d.rowAddress(b, tile, idx, n, "writes")
 	if err != nil {
 		return err
 	}
 	m := &d.mem[tile]
-	end := addr + int64(n*c.bytes)
-	copy(m.bytes[addr:end], raw[:n*c.bytes])
+	end := addr + int64(n*c.Bytes)
+	copy(m.bytes[addr:end], raw[:n*c.Bytes])
 	for g := addr / granule; g <= (end-1)/granule; g++ {
 		m.writer[g] = int32(b + 1)
 	}

@@ -27,6 +27,7 @@ import (
 
 	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/numeric"
 	"github.com/ipuir/ipuir/translate/onnximport/onnxpb"
 )
 
@@ -453,8 +454,9 @@ func denseLiteral(v *value) string {
 	b := make([]byte, 0, len(`dense<"0x`)+2*size*len(vals)+len(ty)+8)
 	b = append(b, `dense<"0x`...)
 	var scratch [8]byte
+	c := numeric.CodecOf(v.elem)
 	for _, x := range vals {
-		for _, byt := range appendElem(scratch[:0], v.elem, x) {
+		for _, byt := range c.Append(scratch[:0], x) {
 			b = append(b, digits[byt>>4], digits[byt&15])
 		}
 	}

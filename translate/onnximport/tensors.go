@@ -1,10 +1,8 @@
 package onnximport
 
 import (
-	"encoding/binary"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -40,8 +38,9 @@ func (im *importer) tensorValue(t *onnxpb.TensorProto) (*value, error) {
 		if int64(len(raw)) != n*int64(et.Bytes()) {
 			return nil, im.fail("tensor '%s': %d bytes of data for %d elements of %v", t.GetName(), len(raw), n, et)
 		}
+		c := numeric.CodecOf(et)
 		for i := int64(0); i < n; i++ {
-			vals = append(vals, decodeElem(et, raw[i*int64(et.Bytes()):]))
+			vals = append(vals, c.Load(raw[i*int64(c.Bytes):]))
 		}
 	case len(t.GetFloatData()) > 0:
 		if int64(len(t.GetFloatData())) != n || et != elem.F32 {
@@ -125,43 +124,6 @@ func (im *importer) externalData(t *onnxpb.TensorProto, want int64) ([]byte, err
 		return nil, im.fail("tensor '%s': reading %s: %v", t.GetName(), loc, err)
 	}
 	return buf, nil
-}
-
-func decodeElem(et elem.Type, b []byte) float64 {
-	switch et {
-	case elem.F32:
-		return float64(math.Float32frombits(binary.LittleEndian.Uint32(b)))
-	case elem.F16:
-		return numeric.F16ToFloat64(binary.LittleEndian.Uint16(b))
-	case elem.BF16:
-		return numeric.BF16ToFloat64(binary.LittleEndian.Uint16(b))
-	case elem.F64:
-		return math.Float64frombits(binary.LittleEndian.Uint64(b))
-	case elem.I64:
-		return float64(int64(binary.LittleEndian.Uint64(b)))
-	case elem.I32:
-		return float64(int32(binary.LittleEndian.Uint32(b)))
-	case elem.I1:
-		if b[0] != 0 {
-			return 1
-		}
-		return 0
-	}
-	panic(fmt.Sprintf("BUG: decodeElem(%v)", et))
-}
-
-// appendElem appends x as an element of et, little endian.
-func appendElem(b []byte, et elem.Type, x float64) []byte {
-	switch et {
-	case elem.F32:
-		return binary.LittleEndian.AppendUint32(b, math.Float32bits(float32(x)))
-	case elem.F16:
-		return binary.LittleEndian.AppendUint16(b, numeric.F16FromFloat64(x))
-	case elem.BF16:
-		return binary.LittleEndian.AppendUint16(b, numeric.BF16FromFloat64(x))
-	default:
-		return binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
-	}
 }
 
 // openExternal opens external data at rel, a clean relative path in the
