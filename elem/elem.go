@@ -1,8 +1,8 @@
 // Package elem is ipuir's one vocabulary of element types: the scalar
 // types tensors hold, with their size, their name as MLIR spells it, and
 // parsing. The IR (through package irelem), the targets' cost model, the
-// reference interpreter, .npy files, and later the application package and
-// the device all speak it, so that no layer keeps an enum of its own and a
+// reference interpreter, .npy files, the application package and the
+// device all speak it, so that no layer keeps an enum of its own and a
 // mapping to every other.
 //
 // It imports nothing, so that the runtime can use it without the IR.

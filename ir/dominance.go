@@ -281,3 +281,14 @@ func invalidOperandDominance(op *Operation, i int) *Diagnostic {
 	d.AttachNote(loc, "operand defined as a block argument (block #%d %s)", b.Index(), rel)
 	return d
 }
+
+// IDom returns the immediate dominator of b, or nil for the entry block
+// and for blocks unreachable from it. CSE walks the dominator tree with it
+// so that values known in a block are visible in the blocks it dominates.
+func (di *DominanceInfo) IDom(b *Block) *Block {
+	d, ok := di.idom[b]
+	if !ok || d == b {
+		return nil
+	}
+	return d
+}

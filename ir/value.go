@@ -162,3 +162,16 @@ func (o *OpOperand) unlink() {
 	}
 	o.prev, o.next = nil, nil
 }
+
+// UsesWhile calls f for v's uses in turn until f returns false, so that
+// questions like "has v more than two users?" stop early on values with
+// long use lists.
+func (v *Value) UsesWhile(f func(*OpOperand) bool) {
+	for u := v.uses; u != nil; {
+		next := u.next
+		if !f(u) {
+			return
+		}
+		u = next
+	}
+}

@@ -5,9 +5,10 @@
 // patterns, and seeded generators for test inputs.
 //
 // It is shaped around float64 because the interpreter computes in float64 and
-// rounds to the element type after every operation (that is what "exact fp16
-// rounding where types say f16" means in DESIGN.md); values travel as float64
-// and are rounded by kind, so one code path serves every kind.
+// rounds to the element type after every operation (what exact f16 rounding
+// means for the reference: every f16 value is an exact f16 number); values
+// travel as float64 and are rounded by kind, so one code path serves every
+// kind.
 //
 // Rounding is IEEE 754 round-to-nearest, ties-to-even, everywhere, and
 // happens once, straight from the float64: going through a plain float32

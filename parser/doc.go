@@ -18,7 +18,7 @@
 //
 // # Structure, and why
 //
-// Speed decides the structure. On a 30 MB generic file, DESIGN.md's
+// Speed decides the structure. On a 30 MB generic file, the design-time
 // measurements on this machine give participle over its regex lexer 0.6
 // MB/s and 2.5 GB of memory, participle over a hand-written lexer 1.5 MB/s,
 // and that with hand-written types, attributes and locations plugged in

@@ -27,5 +27,5 @@
 // naming keeps one small entry per value group and block, and the alias
 // dry run and the printing itself allocate nothing per op, so printing a
 // large module costs little time and memory beyond the module's own (the
-// aim of DESIGN.md's parse+verify+print figure).
+// parse+verify+print figure of the README).
 package printer

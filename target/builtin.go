@@ -7,11 +7,11 @@ import "github.com/ipuir/ipuir/elem"
 // (ipu2 and ipu21 differ in clock, test16 in size).
 
 const (
-	// 1,472 tiles per IPU: DESIGN.md "Target facts"; Graphcore's Mk2 GC200
+	// 1,472 tiles per IPU: docs/targets.md; Graphcore's Mk2 GC200
 	// product figures.
 	ipuTiles = 1472
 
-	// 624 KiB of SRAM per tile: DESIGN.md "Target facts"; consistent with
+	// 624 KiB of SRAM per tile: docs/targets.md; consistent with
 	// Graphcore's ~900 MB In-Processor-Memory per Mk2 IPU
 	// (1,472 × 624 KiB = 897 MiB).
 	ipuSRAMBytesPerTile = 624 * 1024
@@ -45,7 +45,7 @@ const (
 	test16TileColumns = 4
 
 	// Six worker contexts and a supervisor per tile, a worker issuing every
-	// 6th cycle: DESIGN.md "Target facts"; Graphcore IPU Programmer's Guide
+	// 6th cycle: docs/targets.md; Graphcore IPU Programmer's Guide
 	// (tile architecture: hardware threads serviced round-robin; supervisor
 	// and worker modes); Jia et al. 2019 (six-cycle memory latency hidden by
 	// six threads).
@@ -53,34 +53,34 @@ const (
 	ipuSupervisors         = 1
 	ipuWorkerIssueInterval = 6
 
-	// Clocks: DESIGN.md "Target facts" (ipu21 1.85 GHz, Mk2 ipu2 1.325 GHz).
+	// Clocks: docs/targets.md (ipu21 1.85 GHz, Mk2 ipu2 1.325 GHz).
 	// The Mk2 clock is consistent with Graphcore's 250 TFLOPS fp16 for the
 	// GC200: 1,472 tiles × 64 MAC × 2 FLOP × 1.325 GHz = 249.7 TFLOPS.
 	ipu21ClockHz = 1_850_000_000
 	ipu2ClockHz  = 1_325_000_000
 
-	// AMP: 64 fp16 MACs or 16 fp32 FMAs per tile per cycle: DESIGN.md
-	// "Target facts"; consistent with Graphcore's GC200 figures of
+	// AMP: 64 fp16 MACs or 16 fp32 FMAs per tile per cycle: docs/targets.md;
+	// consistent with Graphcore's GC200 figures of
 	// 250 TFLOPS fp16 (above) and 62.5 TFLOPS fp32
 	// (1,472 × 16 × 2 × 1.325 GHz = 62.4 TFLOPS).
 	ampF16MACsPerCycle = 64
 	ampF32MACsPerCycle = 16
 
-	// About 24 bytes of load/store per tile per cycle: DESIGN.md "Target
-	// facts"; consistent with Graphcore's 47.5 TB/s for the GC200
+	// About 24 bytes of load/store per tile per cycle: docs/targets.md;
+	// consistent with Graphcore's 47.5 TB/s for the GC200
 	// (47.5e12 / (1,472 × 1.325e9) = 24.4 B) and with the ~45 TB/s that
 	// Jia et al. 2019 give for the 1,216-tile, 1.6 GHz GC2 (23.1 B).
 	ipuLoadStoreBytesPerCycle = 24
 
 	// Exchange: one 32-bit word per tile per cycle in each direction:
-	// DESIGN.md "Target facts"; consistent with Graphcore's ~8 TB/s
+	// docs/targets.md; consistent with Graphcore's ~8 TB/s
 	// all-to-all exchange for the GC200 (8e12 / (1,472 × 1.325e9) = 4.1 B).
 	exchangeWordBytes     = 4
 	exchangeWordsPerCycle = 1
 
 	// Assumption: per-phase exchange latency (the first word's time in
 	// flight, which depends on tile distance) is not public as a single
-	// number; DESIGN.md says it is a parameter of the description. 30 cycles
+	// number, so it is a parameter of the description. 30 cycles
 	// is an order-of-magnitude placeholder that keeps a phase with few words
 	// from looking free. The scheduler's lower bound excludes it.
 	ipuExchangeLatencyCycles = 30
@@ -100,7 +100,7 @@ const (
 	// still takes only one word per cycle for either tile alone (its own
 	// port), which is what makes the gain need data both receive.
 
-	// 118 cycles per all-tile sync: DESIGN.md "Target facts" (the primary
+	// 118 cycles per all-tile sync: docs/targets.md (the primary
 	// public source is not restated there and was not re-checked here).
 	ipuSyncCycles = 118
 
@@ -133,8 +133,8 @@ var ipuCodeModel = CodeModel{
 // t10MatmulFit is the T10 (SOSP 2024) per-tile matmul fit for one element
 // type; see MatmulFit for the formula and what each constant multiplies. The
 // fit was made on Mk2 hardware in cycles; applying it to ipu21 assumes the
-// same tile microarchitecture at a different clock (DESIGN.md gives the one
-// formula for the reference target).
+// same tile microarchitecture at a different clock (the one formula docs/targets.md gives
+// for the reference target).
 func t10MatmulFit(et elem.Type) MatmulFit {
 	return MatmulFit{
 		Elem:               et,
@@ -152,8 +152,8 @@ func t10MatmulFit(et elem.Type) MatmulFit {
 //
 // Lanes: the tile's floating-point data path is 64 bits wide, so one vector
 // instruction covers 4 f16 or 2 f32 (Graphcore IPU Programmer's Guide: the
-// tile processor's floating-point operations are vectorised; DESIGN.md's
-// "about 24 bytes per cycle" is exactly two 64-bit loads and one 64-bit
+// tile processor's floating-point operations are vectorised; the target's
+// 24 bytes per cycle of load/store is exactly two 64-bit loads and one 64-bit
 // store). Assumption: integer arithmetic runs one element per instruction (it
 // is done in the scalar register file), including i1.
 //
@@ -217,7 +217,7 @@ func ipuTile(name, summary, classPrefix string, tiles int, sramBytes, standardBy
 // builtins maps each registry name to a constructor, so every Lookup hands
 // out a fresh value that callers may modify freely.
 var builtins = map[string]func() *Target{
-	// The reference target of DESIGN.md; memory-class names as the
+	// The reference target (docs/targets.md); memory-class names as the
 	// reference compile log prints them (Ipu21Standard).
 	"ipu21": func() *Target {
 		return ipuTile("ipu21", "IPU21 (reference target): 1,472 tiles, 624 KiB SRAM per tile, 1.85 GHz",

@@ -255,7 +255,7 @@ func (t *Target) PeakMACsPerCycle(et elem.Type) (int64, error) {
 // ComputeLowerBoundCycles returns ⌈totalMACs / (tiles × MACs per tile per
 // cycle)⌉: the cycles a perfectly balanced, overhead-free AMP schedule would
 // need, which no plan can beat. For the reference workload on ipu21 that is
-// 5.09 G MAC / 94,208 ≈ 54 k cycles (DESIGN.md, "Figures we aim at").
+// 5.09 G MAC / 94,208 ≈ 54 k cycles (docs/targets.md, "Derived figures").
 func (t *Target) ComputeLowerBoundCycles(totalMACs int64, et elem.Type) (int64, error) {
 	if totalMACs < 0 {
 		return 0, fmt.Errorf("target %s: negative MAC count %d", t.Name, totalMACs)

@@ -242,7 +242,7 @@ func TestBytesFor(t *testing.T) {
 	}
 }
 
-// DESIGN.md: the reference attention block is 5.09 G MAC, and on ipu21 the
+// The reference attention block is 5.09 G MAC, and on ipu21 the
 // compute bound is 5.09 G / 94,208 ≈ 54 k cycles.
 func TestComputeLowerBoundReferenceWorkload(t *testing.T) {
 	const tokens, hidden, heads, headDim = 729, 1152, 16, 72

@@ -6,13 +6,12 @@
 // sync cost and the fitted matmul cost. Passes, the planner and the simulated
 // device never branch on a chip's name; they read these fields or call the
 // cost methods, which are pure functions of the fields. A new machine is a new
-// value, not new code paths (DESIGN.md, "Layers": "Data, not code paths per
-// chip").
+// value, not new code paths (docs/targets.md).
 //
 // Every figure in the built-in targets (builtin.go) names its public source or
 // is marked "Assumption:" with the reason it had to be assumed. Sources:
 //
-//   - DESIGN.md, "Target facts" (the project's summary of public figures).
+//   - docs/targets.md (the table of every figure and its source).
 //   - Graphcore's public IPU documentation (IPU Programmer's Guide: tiles,
 //     six worker contexts serviced round-robin plus a supervisor, the two
 //     on-tile memory regions) and its product figures for the Mk2 GC200

@@ -52,7 +52,7 @@ func TestBuiltinsValidate(t *testing.T) {
 	}
 }
 
-// The figures DESIGN.md states as facts are pinned here, so that an edit
+// The figures docs/targets.md states as facts are pinned here, so that an edit
 // of builtin.go that drifts from them fails loudly.
 func TestBuiltinFiguresMatchDesign(t *testing.T) {
 	for _, c := range []struct {
@@ -75,7 +75,7 @@ func TestBuiltinFiguresMatchDesign(t *testing.T) {
 		if tg.WorkerThreads != 6 || tg.SupervisorThreads != 1 || tg.WorkerIssueInterval != 6 ||
 			f16.MACsPerCycle != 64 || f32.MACsPerCycle != 16 || tg.LoadStoreBytesPerCycle != 24 ||
 			tg.ExchangeWordBytes != 4 || tg.ExchangeWordsPerCycle != 1 || tg.SyncCycles != 118 {
-			t.Errorf("%s: per-tile figures differ from DESIGN.md: %+v", c.name, tg)
+			t.Errorf("%s: per-tile figures differ from docs/targets.md: %+v", c.name, tg)
 		}
 		fit, _ := tg.MatmulFitFor(elem.F16)
 		if fit != t10MatmulFit(elem.F16) || fit.InnerColumnCycles != 514 || fit.ColumnCycles != 113 ||

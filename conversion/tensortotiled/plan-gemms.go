@@ -111,10 +111,11 @@ func (p *PlanGemms) parseConstraints(module *ir.Operation) (map[int]*layout.Gemm
 	return out, nil
 }
 
-// gemmProgram describes fn's matmuls for the planner: each operand's layout
-// root (see layoutRoot) is its Value, roots that are resident (isResident)
-// are marked so, and constraints come from the option (by module-wide
-// index, consuming them) or the op's tiled.constraint attribute.
+// gemmProgram describes fn's matmuls for the planner: each operand's
+// derivation root (derivationRoot: the value it derives from through
+// movements) is its Value, roots that are resident (isResident) are marked
+// so, and constraints come from the option (by module-wide index,
+// consuming them) or the op's tiled.constraint attribute.
 func gemmProgram(fn *ir.Operation, pinned map[int]*layout.GemmConstraint, index *int, tg *target.Target) (plan.Program, []*ir.Operation, error) {
 	var prog plan.Program
 	var ops []*ir.Operation

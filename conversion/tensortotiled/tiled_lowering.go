@@ -1,5 +1,5 @@
 // Package tensortotiled is the lowering from the tensor dialect to the
-// tiled one (DESIGN.md's step 2; MLIR's lib/Conversion/TensorToTiled),
+// tiled one (step 2 of docs/architecture.md; MLIR's lib/Conversion/TensorToTiled),
 // three passes run in order by the `lower-tensor-to-tiled` pipeline:
 //
 //	plan-gemms                 choose a GEMM plan for every matmul
@@ -33,22 +33,10 @@ func preservesLayout(op *ir.Operation) bool {
 	return ok1 && ok2 && slices.Equal(in.Dims, out.Dims)
 }
 
-// layoutRoot follows v back through layout-preserving ops to the value
-// whose layout it has.
-func layoutRoot(v *ir.Value) *ir.Value {
-	for {
-		def := v.DefiningOp()
-		if def == nil || !preservesLayout(def) {
-			return v
-		}
-		v = def.Operand(0)
-	}
-}
-
 // isMatmul reports whether op is a tensor matmul the planner handles.
 func isMatmul(op *ir.Operation) bool { return op.Is(tensor.MatmulOp, tensor.BatchMatmulOp) }
 
-// isResident reports whether v (a layout root) is placed on tiles when the
+// isResident reports whether v (a derivation root) is placed on tiles when the
 // program is loaded rather than computed or streamed: a constant, or a
 // function argument used only as the right operand of matmuls — a weight.
 // Host inputs used any other way (x) arrive in a default layout instead.

@@ -5,7 +5,7 @@
 // its transfers (#exchange.transfers: source tile, destination tiles,
 // words, and the elements each carries) and its schedule
 // (#exchange.schedule: segments of consecutive words at compile-time
-// cycles, from package schedule). It is step 3 of DESIGN.md's lowering
+// cycles, from package schedule). It is step 3 of the lowering
 // pipeline; conversion/tiledtoexchange lowers to it, and
 // translate/exchangejson writes a program's phases in the JSON form users'
 // tools read.

@@ -2,7 +2,7 @@
 // ranked tensors with value semantics (matmul, batch_matmul, elementwise
 // arithmetic and transcendentals, reductions, softmax, layer_norm, gelu,
 // transpose, reshape, broadcast, slice, concat, convert, constant, splat).
-// It is step 1 of the lowering pipeline (DESIGN.md): what a model is before
+// It is step 1 of the lowering pipeline (docs/architecture.md): what a model is before
 // any layout, tiling or exchange decision.
 //
 // Its namespace is `tensor`, the same as MLIR's own tensor dialect, by

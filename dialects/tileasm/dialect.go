@@ -1,5 +1,5 @@
 // Package tileasm is the tile-asm dialect: the program as every tile runs
-// it, with its storage placed. It is step 4 of DESIGN.md's lowering
+// it, with its storage placed. It is step 4 of the lowering
 // pipeline.
 //
 // The program is written once for all tiles (they run the same supersteps

@@ -11,7 +11,7 @@ import (
 	"github.com/ipuir/ipuir/target"
 )
 
-// The attention block of DESIGN.md and the reference log (SigLIP: 729
+// The attention block (examples/attention.ipuir) and the reference log (SigLIP: 729
 // tokens, hidden 1152, 16 heads of 72, f16) as the planner sees it, in the
 // order of examples/attention.ipuir: x is a host input (not resident), the
 // four weights are resident, q, k and v reach the score matmul through
@@ -58,7 +58,7 @@ func mustTarget(t testing.TB, name string) *target.Target {
 	return tg
 }
 
-// PlanTable renders choices as the report DESIGN.md's figures ask for:
+// PlanTable renders choices as the report the README's figures ask for:
 // each matmul's plan, its estimate and its compute bound, and the totals.
 func PlanTable(choices []Choice, prog Program, t *target.Target) string {
 	var b strings.Builder
@@ -82,7 +82,7 @@ func PlanTable(choices []Choice, prog Program, t *target.Target) string {
 	return b.String()
 }
 
-// The attention block plans on ipu21 within sight of DESIGN.md's figures:
+// The attention block plans on ipu21 within sight of the README's figures:
 // every plan verified, no estimate below its compute bound, the scores cut
 // in two dimensions, the weights never exchanged, and the total well under
 // the reference log's 406,211 cycles. `go test -v -run TestAttentionPlans`

@@ -6,7 +6,7 @@
 //
 // It works on a Program — the matmuls of a function with where each operand
 // comes from — rather than on IR, so that the planning rules can be tested
-// and benchmarked on their own (the attention block of DESIGN.md is a
+// and benchmarked on their own (the attention block of examples/attention.ipuir is a
 // Program in attention_test.go) and the plan-gemms pass only translates.
 //
 // The cost of a plan is its busiest tile's time through the BSP supersteps
