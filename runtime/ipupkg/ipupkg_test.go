@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
+	"math"
 	"math/rand/v2"
 	"os"
 	"strings"
@@ -312,4 +313,58 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("accepted a package that does not read back as itself: %v", err)
 		}
 	})
+}
+
+// A list's count is bounded by its items' minimum size, computed from
+// their fields (a lower bound: an element type's name takes more than the
+// byte counted for it): a section of small items decodes, and a count
+// that the bytes left cannot hold at that minimum is refused before
+// anything is allocated.
+func TestListBoundsComeFromTheFields(t *testing.T) {
+	compared := 0
+	check := func(name string, item []byte, min int, decode func(c *codec) int) {
+		t.Helper()
+		if len(item) < min {
+			t.Errorf("%s: an item of %d bytes is smaller than the minimum %d", name, len(item), min)
+		}
+		for _, n := range []int{0, 1, 7, 300} {
+			w := newWriter()
+			w.index(&n, "count", math.MaxInt)
+			w.b = append(w.b, bytes.Repeat(item, n)...)
+			c := &codec{b: w.b, version: FormatVersion}
+			if got := decode(c); c.err != nil || got != n || c.off != len(c.b) {
+				t.Errorf("%s: %d items: decoded %d, %v", name, n, got, c.err)
+			}
+			if n == 0 {
+				continue
+			}
+			w = newWriter()
+			w.index(&n, "count", math.MaxInt)
+			w.b = append(w.b, make([]byte, n*min-1)...)
+			c = &codec{b: w.b, version: FormatVersion}
+			if decode(c); c.err == nil || !strings.Contains(c.err.Error(), "count") {
+				t.Errorf("%s: %d items in %d bytes: %v, want a count error", name, n, n*min-1, c.err)
+			}
+			compared++
+		}
+	}
+	enc := func(fields func(w *codec)) []byte { w := newWriter(); fields(w); return w.b }
+	check("instructions", enc(func(w *codec) { instructionFields(w, &Instruction{Op: OpSync}) }), minSize(instructionFields),
+		func(c *codec) int { var v []Instruction; list(c, &v, "x", instructionFields); return len(v) })
+	check("buffers", enc(func(w *codec) { bufferFields(w, &Buffer{Elem: elem.I1}) }), minSize(bufferFields),
+		func(c *codec) int { var v []Buffer; list(c, &v, "x", bufferFields); return len(v) })
+	check("pieces", enc(func(w *codec) { pieceFields(w, &Piece{}) }), minSize(pieceFields),
+		func(c *codec) int { var v []Piece; list(c, &v, "x", pieceFields); return len(v) })
+	check("streams", enc(func(w *codec) { streamFields(w, &Stream{Elem: elem.F16}) }), minSize(streamFields),
+		func(c *codec) int { var v []Stream; list(c, &v, "x", streamFields); return len(v) })
+	check("exchange tables", enc(func(w *codec) { exchangeFields(w, &Exchange{}) }), minSize(exchangeFields),
+		func(c *codec) int { var v []Exchange; list(c, &v, "x", exchangeFields); return len(v) })
+	check("checkpoints", enc(func(w *codec) { checkpointFields(w, &Checkpoint{}) }), minSize(checkpointFields),
+		func(c *codec) int { var v []Checkpoint; list(c, &v, "x", checkpointFields); return len(v) })
+	if compared != 6*3 {
+		t.Fatalf("checked %d refusals", compared)
+	}
+	if got := minSize(bufferFields); got != 19 {
+		t.Errorf("a buffer's smallest encoding is %d bytes, want 19 (the hand count was 22)", got)
+	}
 }

@@ -10,8 +10,6 @@ import (
 	"math"
 	"math/bits"
 	"slices"
-
-	"github.com/ipuir/ipuir/elem"
 )
 
 // Limits a reader enforces beyond the file's own size.
@@ -125,13 +123,13 @@ func Decode(data []byte) (*Package, []SectionInfo, error) {
 				return nil, nil, &FormatError{Section: id.String(), Offset: off, Msg: fmt.Sprintf("comes after section %s; known sections are in order", last)}
 			}
 			seen[id], last = true, id
-			d := &decoder{b: payload, base: start, section: id.String(), version: version}
-			p.decodeSection(id, d)
-			if d.err == nil && d.off != len(d.b) {
-				d.fail("%d bytes after the section's contents", len(d.b)-d.off)
+			c := &codec{b: payload, base: start, section: id.String(), version: version}
+			p.decodeSection(id, c)
+			if c.err == nil && c.off != len(c.b) {
+				c.fail("%d bytes after the section's contents", len(c.b)-c.off)
 			}
-			if d.err != nil {
-				return nil, nil, d.err
+			if c.err != nil {
+				return nil, nil, c.err
 			}
 		} else if flags&flagRequired != 0 {
 			return nil, nil, &FormatError{Section: id.String(), Offset: off, Msg: fmt.Sprintf("is required, and this reader (format version %d) does not know it", FormatVersion)}
@@ -154,268 +152,14 @@ func Decode(data []byte) (*Package, []SectionInfo, error) {
 	return p, infos, nil
 }
 
-// decoder reads one section's payload; its first error sticks.
-type decoder struct {
-	b       []byte
-	off     int
-	base    int64
-	section string
-	version uint16 // the file's format version
-	err     error
-}
-
-func (d *decoder) fail(format string, args ...any) {
-	if d.err == nil {
-		d.err = &FormatError{Section: d.section, Offset: d.base + int64(d.off), Msg: fmt.Sprintf(format, args...)}
-	}
-}
-
-func (d *decoder) u() uint64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(d.b[d.off:])
-	if n <= 0 {
-		d.fail("a truncated or overlong integer")
-		return 0
-	}
-	// One encoding per value, so that a package re-encodes to its bytes.
-	if n != uvarintLen(v) {
-		d.fail("an integer in %d bytes where %d do", n, uvarintLen(v))
-		return 0
-	}
-	d.off += n
-	return v
-}
-
-func uvarintLen(v uint64) int { return (bits.Len64(v|1) + 6) / 7 }
-
-func (d *decoder) i() int64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Varint(d.b[d.off:])
-	if n <= 0 {
-		d.fail("a truncated or overlong integer")
-		return 0
-	}
-	if zig := uint64(v<<1) ^ uint64(v>>63); n != uvarintLen(zig) {
-		d.fail("an integer in %d bytes where %d do", n, uvarintLen(zig))
-		return 0
-	}
-	d.off += n
-	return v
-}
-
-// n reads a non-negative int no larger than limit.
-func (d *decoder) n(what string, limit int64) int {
-	at := d.off
-	v := d.u()
-	if d.err == nil && v > uint64(limit) {
-		d.off = at
-		d.fail("%s %d is more than %d", what, v, limit)
-		return 0
-	}
-	return int(v)
-}
-
-// count reads how many items follow, each at least min bytes long: no
-// more than the rest of the section can hold.
-func (d *decoder) count(what string, min int) int {
-	return d.n(what+" count", int64((len(d.b)-d.off)/min))
-}
-
-func (d *decoder) bool() bool {
-	at := d.off
-	v := d.u()
-	if v > 1 {
-		d.off = at
-		d.fail("a flag that is %d, not 0 or 1", v)
-	}
-	return v == 1
-}
-
-func (d *decoder) raw(what string) []byte {
-	at := d.off
-	n := d.n(what+" length", math.MaxInt32)
-	if d.err != nil {
-		return nil
-	}
-	if n > len(d.b)-d.off {
-		d.off = at
-		d.fail("%s length %d runs past the end of the section", what, n)
-		return nil
-	}
-	if n == 0 {
-		return nil
-	}
-	b := bytes.Clone(d.b[d.off : d.off+n])
-	d.off += n
-	return b
-}
-
-func (d *decoder) str(what string) string { return string(d.raw(what)) }
-
-func (d *decoder) ints(what string) []int64 {
-	n := d.count(what, 1)
-	if n == 0 {
-		return nil
-	}
-	out := make([]int64, 0, n)
-	for range n {
-		out = append(out, d.i())
-	}
-	return out
-}
-
-func (d *decoder) indices(what string, limit int64) []int {
-	n := d.count(what, 1)
-	if n == 0 {
-		return nil
-	}
-	out := make([]int, 0, n)
-	for range n {
-		out = append(out, d.n(what, limit))
-	}
-	return out
-}
-
-func (d *decoder) spans(what string) []Span {
-	n := d.n(what+" rank", MaxRank)
-	if n == 0 {
-		return nil
-	}
-	if n > (len(d.b)-d.off)/2 {
-		d.fail("%s rank %d cannot fit in the section", what, n)
-		return nil
-	}
-	out := make([]Span, 0, n)
-	for range n {
-		out = append(out, Span{d.i(), d.i()})
-	}
-	return out
-}
-
-func (d *decoder) elemType(what string) elem.Type {
-	at := d.off
-	name := d.str(what)
-	if d.err != nil {
-		return elem.Invalid
-	}
-	t, err := elem.Parse(name)
-	if err == nil && t.String() != name {
-		err = fmt.Errorf("%q is spelled %q", name, t.String())
-	}
-	if err != nil {
-		d.off = at
-		d.fail("%s: %v", what, err)
-	}
-	return t
-}
-
-func (p *Package) decodeSection(id SectionID, d *decoder) {
-	switch id {
-	case SectionHeader:
-		p.Compiler = d.str("compiler version")
-		p.Target = d.str("target name")
-		p.Tiles = d.n("tiles", MaxTiles)
-		p.SRAMBytes = d.i()
-		for range d.count("memory classes", 6) {
-			p.Classes = append(p.Classes, MemoryClass{Name: d.str("class name"), Kind: d.str("class kind"),
-				Start: d.i(), End: d.i(), Alignment: d.i(), HoldsCode: d.bool()})
-		}
-		if d.version >= 2 {
-			p.ExchangeBusPairs = d.bool()
-		}
-	case SectionProgram:
-		for range d.count("instructions", 4) {
-			in := Instruction{Op: Opcode(d.n("opcode", 255)), Superstep: d.i(), Operands: d.indices("operand", math.MaxInt32)}
-			in.Params = decodeParams(d)
-			p.Program = append(p.Program, in)
-		}
-	case SectionBuffers:
-		for range d.count("buffers", 22) {
-			b := Buffer{Name: d.str("buffer name"), Elem: d.elemType("element type"), Shape: d.ints("shape"),
-				Class: d.n("memory class", math.MaxInt32), Start: d.i(), End: d.i()}
-			b.Layout = decodeLayout(d)
-			b.ViewOf = d.indices("view source", math.MaxInt32)
-			b.ViewKind = d.str("view kind")
-			b.ViewParams = decodeParams(d)
-			if d.bool() {
-				b.Init = &Init{Splat: d.bool(), Data: d.raw("initial value")}
-			}
-			for range d.count("pieces", 4) {
-				b.Pieces = append(b.Pieces, Piece{Tile: d.n("tile", MaxTiles), Address: d.i(), Bytes: d.i(), Box: d.spans("box")})
-			}
-			p.Buffers = append(p.Buffers, b)
-		}
-	case SectionTileImages:
-		for range d.count("tile images", 4) {
-			p.TileImages = append(p.TileImages, TileImage{SupportAddress: d.i(), CodeBytes: d.i(), ExchangeTableBytes: d.i(), HostCodeBytes: d.i()})
-		}
-	case SectionExchangeTables:
-		for range d.count("exchange tables", 8) {
-			x := Exchange{Phase: d.i()}
-			for range d.count("transfers", 5) {
-				x.Transfers = append(x.Transfers, Transfer{Operand: d.n("operand", math.MaxInt32), Src: d.n("tile", MaxTiles),
-					Dst: d.indices("tile", MaxTiles), Words: d.i(), Box: d.spans("box")})
-			}
-			x.Horizon, x.LowerBound, x.Kind = d.i(), d.i(), d.str("schedule kind")
-			for range d.count("segments", 3) {
-				x.Segments = append(x.Segments, Segment{Transfer: d.n("transfer", math.MaxInt32), Start: d.i(), Words: d.i()})
-			}
-			x.SourceOffsets, x.SourceStrides = d.ints("source offsets"), d.ints("source strides")
-			p.Exchanges = append(p.Exchanges, x)
-		}
-	case SectionHostStreams:
-		for range d.count("host streams", 6) {
-			p.Streams = append(p.Streams, Stream{Name: d.str("stream name"), Output: d.bool(), Index: d.n("stream index", math.MaxInt32),
-				Elem: d.elemType("element type"), Shape: d.ints("shape"), Buffer: d.n("buffer", math.MaxInt32)})
-		}
-	case SectionCheckpoints:
-		for range d.count("checkpoints", 5) {
-			p.Checkpoints = append(p.Checkpoints, Checkpoint{Name: d.str("checkpoint name"), Buffer: d.n("buffer", math.MaxInt32),
-				Line: d.n("line", math.MaxInt32), Column: d.n("column", math.MaxInt32)})
-			d.n("reserved field (a sample count before)", math.MaxInt32)
-		}
-	case SectionSource:
-		if len(d.b) > 0 {
-			p.Source = bytes.Clone(d.b)
-		}
-		d.off = len(d.b)
-	case SectionMetadata:
-		for range d.count("metadata entries", 2) {
-			p.Metadata = append(p.Metadata, Entry{Key: d.str("key"), Value: d.str("value")})
+// decodeSection reads a known section's payload into p.
+func (p *Package) decodeSection(id SectionID, c *codec) {
+	for _, s := range sections {
+		if s.id == id {
+			s.fields(c, p)
+			return
 		}
 	}
-}
-
-func decodeParams(d *decoder) []Param {
-	var out []Param
-	for range d.count("parameters", 3) {
-		pr := Param{Key: d.str("parameter name"), IsString: d.bool()}
-		if pr.IsString {
-			pr.Str = d.str("parameter")
-		} else {
-			pr.Ints = d.ints("parameter")
-		}
-		out = append(out, pr)
-	}
-	return out
-}
-
-func decodeLayout(d *decoder) Layout {
-	l := Layout{Order: uint8(d.n("order", 255))}
-	l.RowBlock, l.ColumnBlock, l.TileCount, l.TileOffset, l.Replicas, l.ReplicaStride = d.i(), d.i(), d.i(), d.i(), d.i(), d.i()
-	n := d.n("layout axes", MaxRank)
-	for range n {
-		if d.err != nil {
-			break
-		}
-		l.Axes = append(l.Axes, Axis{FromEnd: d.i(), Partitions: d.i(), PaddingGroups: d.i(), BlockSize: d.i(),
-			PaddingMultiple: d.i(), ShardPadding: d.i(), TileStride: d.i(), Padding: uint8(d.n("padding", 255))})
-	}
-	return l
 }
 
 // Validate checks a package's fields against each other and against its
