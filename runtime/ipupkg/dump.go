@@ -95,6 +95,28 @@ func Dump(w io.Writer, p *Package, sections []SectionInfo) error {
 		}
 	}
 
+	fmt.Fprintf(w, "\nProgram:\n")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "  #\tsuperstep\tinstruction\tbuffers\tparameters\n")
+	for i, in := range p.Program {
+		spec, _ := in.Op.Spec()
+		step := fmt.Sprint(in.Superstep)
+		if in.Op == OpSync {
+			step = ""
+		}
+		bufs := make([]string, len(in.Operands))
+		for k, o := range in.Operands {
+			bufs[k] = fmt.Sprint(o)
+		}
+		if n := len(bufs); n > 1 {
+			bufs = []string{strings.Join(bufs[:n-1], ", ") + " -> " + bufs[n-1]}
+		}
+		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\n", i, step, in.Op, strings.Join(bufs, ""), FormatParams(in.Params, spec.Params))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+
 	fmt.Fprintf(w, "\nExchange tables:\n")
 	for _, x := range p.Exchanges {
 		words := int64(0)

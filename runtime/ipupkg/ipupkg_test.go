@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"math"
 	"math/rand/v2"
@@ -48,8 +49,8 @@ func small() *Package {
 		},
 		Program: []Instruction{
 			{Op: OpSync},
-			{Op: OpExchange, Operands: []int{0, 1}, Params: []Param{{Key: "exchange", Ints: []int64{0}}, {Key: "phase", Ints: []int64{0}}}},
-			{Op: OpVector, Superstep: 1, Operands: []int{1, 2, 1}, Params: []Param{{Key: "fn", IsString: true, Str: "mul"}}},
+			{Op: OpExchange, Operands: []int{0, 1}, Params: []Param{{Key: ParamExchange, Ints: []int64{0}}}},
+			{Op: OpVector, Superstep: 1, Operands: []int{1, 2, 1}, Params: []Param{{Key: ParamFn, IsString: true, Str: "mul"}}},
 		},
 		TileImages: []TileImage{{0, 512, 16, 176}, {0, 480, 16, 176}},
 		Exchanges: []Exchange{{Phase: 0, Transfers: []Transfer{{Operand: 0, Src: 1, Dst: []int{0}, Words: 8, Box: box(2, 4)}},
@@ -92,31 +93,62 @@ func TestRoundTrip(t *testing.T) {
 // ignoreVersion compares packages whatever version they were read from.
 var ignoreVersion = cmpopts.IgnoreFields(Package{}, "Version")
 
-// A version-1 package (testdata/attention-tiny-v1.ipupkg, written before
-// the header said whether the target pairs tiles on shared buses) still
-// reads, as a package without pairs, and is written again as the current
-// version.
-func TestReadsVersion1(t *testing.T) {
-	old, err := os.ReadFile("testdata/attention-tiny-v1.ipupkg")
+// Older packages still read: testdata/attention-tiny-v1.ipupkg (written
+// before the header said whether the target pairs tiles on shared buses)
+// as a package without pairs, and both it and attention-tiny-v2.ipupkg
+// (whose exchange instructions repeat their tables' phase) without the
+// parameters the instruction table dropped. The v2 file is the current
+// golden package as version 2 wrote it, so the two read as one package;
+// each is written again as the current version.
+func TestReadsOlderVersions(t *testing.T) {
+	current, _, err := Decode(realPackage(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, _, err := Decode(old)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p.Version != 1 || p.ExchangeBusPairs || p.Tiles != 16 {
-		t.Fatalf("version %d, pairs %v, %d tiles", p.Version, p.ExchangeBusPairs, p.Tiles)
-	}
-	q, _, err := Decode(p.Encode())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if q.Version != FormatVersion {
-		t.Errorf("written as version %d", q.Version)
-	}
-	if d := cmp.Diff(p, q, ignoreVersion); d != "" {
-		t.Errorf("rewritten package differs (-v1 +v2):\n%s", d)
+	for _, c := range []struct {
+		file    string
+		version uint16
+		same    bool // reads as the current golden package
+	}{{"testdata/attention-tiny-v1.ipupkg", 1, false}, {"testdata/attention-tiny-v2.ipupkg", 2, true}} {
+		old, err := os.ReadFile(c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, _, err := Decode(old)
+		if err != nil {
+			t.Fatalf("%s: %v", c.file, err)
+		}
+		if p.Version != c.version || p.Tiles != 16 || (c.version == 1 && p.ExchangeBusPairs) {
+			t.Fatalf("%s: version %d, pairs %v, %d tiles", c.file, p.Version, p.ExchangeBusPairs, p.Tiles)
+		}
+		exchanges := 0
+		for _, in := range p.Program {
+			if in.Op == OpExchange {
+				exchanges++
+				if _, ok := in.Param("phase"); ok || len(in.Params) != 1 {
+					t.Errorf("%s: an exchange keeps parameters %v", c.file, in.Params)
+				}
+			}
+		}
+		if exchanges == 0 {
+			t.Fatalf("%s: no exchange instruction", c.file)
+		}
+		q, _, err := Decode(p.Encode())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if q.Version != FormatVersion {
+			t.Errorf("written as version %d", q.Version)
+		}
+		if d := cmp.Diff(p, q, ignoreVersion); d != "" {
+			t.Errorf("%s: rewritten package differs (-old +current):\n%s", c.file, d)
+		}
+		// Version 2 wrote parameters in the IR's order, version 3 in the
+		// table's.
+		byKey := cmpopts.SortSlices(func(a, b Param) bool { return a.Key < b.Key })
+		if d := cmp.Diff(current, p, ignoreVersion, byKey); c.same && d != "" {
+			t.Errorf("%s reads differently from the current package (-current +old):\n%s", c.file, d)
+		}
 	}
 }
 
@@ -265,6 +297,20 @@ func TestRejectionsNameTheProblem(t *testing.T) {
 		{"output twice", func(p *Package) { p.Streams = append(p.Streams, p.Streams[1]) }, "stream 2 (y): a second output stream #0"},
 		{"input written by the program", func(p *Package) { p.Streams[0].Buffer = 1 }, "stream 0 (x): an input fills buffer 1 (y), which an instruction writes"},
 		{"operand", func(p *Package) { p.Program[2].Operands[1] = 9 }, "instruction 2 (vector): operand buffer 9 of 4"},
+		// The instruction table's rules, checked when the package is read.
+		{"unknown function", func(p *Package) { p.Program[2].Params[0].Str = "silly" }, "instruction 2 (vector): parameter 'fn': unknown value 'silly' (known: add, sub"},
+		{"unknown parameter", func(p *Package) {
+			p.Program[2].Params = append(p.Program[2].Params, Param{Key: "phase", Ints: []int64{1}})
+		}, "instruction 2 (vector): unknown parameter 'phase' (it takes fn)"},
+		{"parameter twice", func(p *Package) { p.Program[2].Params = append(p.Program[2].Params, p.Program[2].Params[0]) }, "parameter 'fn' given twice"},
+		{"missing parameter", func(p *Package) { p.Program[2].Params = nil }, "instruction 2 (vector): no 'fn' parameter"},
+		{"parameter of the wrong kind", func(p *Package) { p.Program[1].Params[0] = Param{Key: ParamExchange, IsString: true, Str: "0"} }, "parameter 'exchange': string \"0\" where an integer is wanted"},
+		{"parameter out of range", func(p *Package) { p.Program[1].Params[0].Ints = []int64{-1} }, "parameter 'exchange': -1 is below the least value 0"},
+		{"no such exchange table", func(p *Package) { p.Program[1].Params[0].Ints = []int64{3} }, "exchange table 3 of 1"},
+		{"operand count", func(p *Package) { p.Program[1].Operands = p.Program[1].Operands[:1] }, "1 operand buffers, exchange takes 2 or more"},
+		{"sync with operands", func(p *Package) { p.Program[0].Operands = []int{0} }, "1 operand buffers, sync takes 0"},
+		{"unknown view kind", func(p *Package) { p.Buffers[3].ViewKind = "rotate" }, "buffer 3 (view): view kind 'rotate' (known: relayout, reshape"},
+		{"view parameter", func(p *Package) { p.Buffers[3].ViewParams = []Param{{Key: ParamStrides, Ints: []int64{0}}} }, "buffer 3 (view): view: parameter 'strides': 0 is below the least value 1"},
 		{"init", func(p *Package) { p.Buffers[2].Init.Data = nil }, "initial value of 0 bytes, want 2"},
 	} {
 		p := small()
@@ -277,7 +323,7 @@ func TestRejectionsNameTheProblem(t *testing.T) {
 	// A newer version, an unknown required section, and an optional one.
 	c = bytes.Clone(real)
 	binary.LittleEndian.PutUint16(c[len(Magic):], FormatVersion+1)
-	if _, _, err := Decode(reseal(c)); err == nil || !strings.Contains(err.Error(), "format version 3, this reader reads versions 1 to 2") {
+	if _, _, err := Decode(reseal(c)); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("format version %d, this reader reads versions 1 to %d", FormatVersion+1, FormatVersion)) {
 		t.Errorf("version: %v", err)
 	}
 	p := small()
@@ -287,7 +333,7 @@ func TestRejectionsNameTheProblem(t *testing.T) {
 		t.Errorf("an unknown optional section is skipped and kept: %v", err)
 	}
 	p.Extra[0].Required = true
-	if _, _, err := Decode(p.Encode()); err == nil || !strings.Contains(err.Error(), "is required, and this reader (format version 2) does not know it") {
+	if _, _, err := Decode(p.Encode()); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("is required, and this reader (format version %d) does not know it", FormatVersion)) {
 		t.Errorf("unknown required section: %v", err)
 	}
 }

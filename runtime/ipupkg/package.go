@@ -3,7 +3,7 @@
 // another machine, months later. It knows nothing of passes or IR: a
 // package is data, and Read treats every byte of it as untrusted.
 //
-// # File format (version 2)
+// # File format (version 3)
 //
 // All integers are little endian. A file is
 //
@@ -53,9 +53,12 @@ const TrailerMagic = "IPUEND\x00\x00"
 
 // FormatVersion is the version this package writes. It reads every
 // version from OldestFormatVersion on: version 1 lacks the header's
-// ExchangeBusPairs, which reads as false.
+// ExchangeBusPairs, which reads as false; versions 1 and 2 keyed
+// parameters by the IR's attribute names and gave exchange instructions
+// the parameters their tables already hold (an instruction's Dropped),
+// which read as absent.
 const (
-	FormatVersion       = 2
+	FormatVersion       = 3
 	OldestFormatVersion = 1
 )
 
@@ -195,7 +198,7 @@ type Piece struct {
 // Opcode is an instruction's kind.
 type Opcode uint8
 
-// The instructions of tile-asm.
+// The instructions of tile-asm; Instructions declares each.
 const (
 	OpAmp Opcode = iota + 1
 	OpVector
@@ -204,15 +207,6 @@ const (
 	OpExchange
 	OpSync
 )
-
-var opNames = map[Opcode]string{OpAmp: "amp", OpVector: "vector", OpReduce: "reduce", OpCopy: "copy", OpExchange: "exchange", OpSync: "sync"}
-
-func (o Opcode) String() string {
-	if n, ok := opNames[o]; ok {
-		return n
-	}
-	return "opcode " + itoa(int64(o))
-}
 
 // Instruction is one step of the program (a sync is not a step).
 type Instruction struct {

@@ -10,6 +10,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"strings"
 )
 
 // Limits a reader enforces beyond the file's own size.
@@ -281,6 +282,12 @@ func (p *Package) checkBuffer(i int) error {
 	if (len(b.ViewOf) > 0) != (b.ViewKind != "") {
 		return fmt.Errorf("a view needs both the buffers it sees and its kind")
 	}
+	if b.ViewKind != "" && !slices.Contains(movementKinds(), b.ViewKind) {
+		return fmt.Errorf("view kind '%s' (known: %s)", b.ViewKind, strings.Join(movementKinds(), ", "))
+	}
+	if err := checkParams(b.ViewParams, MovementParams); err != nil {
+		return fmt.Errorf("view: %v", err)
+	}
 	if b.Init != nil {
 		want := int64(b.Elem.Bytes())
 		if !b.Init.Splat {
@@ -329,24 +336,34 @@ func (p *Package) checkBuffer(i int) error {
 }
 
 func (p *Package) checkInstruction(in Instruction) error {
-	if _, ok := opNames[in.Op]; !ok {
+	spec, ok := in.Op.Spec()
+	if !ok {
 		return fmt.Errorf("unknown opcode")
 	}
 	if in.Superstep < 0 {
 		return fmt.Errorf("superstep %d", in.Superstep)
+	}
+	if n := len(in.Operands); n < spec.MinOperands || (spec.MaxOperands >= 0 && n > spec.MaxOperands) {
+		want := fmt.Sprintf("%d or more", spec.MinOperands)
+		switch {
+		case spec.MaxOperands == spec.MinOperands:
+			want = itoa(int64(spec.MinOperands))
+		case spec.MaxOperands >= 0:
+			want = fmt.Sprintf("%d to %d", spec.MinOperands, spec.MaxOperands)
+		}
+		return fmt.Errorf("%d operand buffers, %s takes %s (%s)", n, spec.Name, want, spec.Doc)
 	}
 	for _, o := range in.Operands {
 		if o >= len(p.Buffers) {
 			return fmt.Errorf("operand buffer %d of %d", o, len(p.Buffers))
 		}
 	}
+	if err := checkParams(in.Params, spec.Params); err != nil {
+		return err
+	}
 	if in.Op == OpExchange {
-		x, ok := in.Param("exchange")
-		if !ok || x.IsString || len(x.Ints) != 1 || x.Ints[0] < 0 || x.Ints[0] >= int64(len(p.Exchanges)) {
-			return fmt.Errorf("names no exchange table of the %d", len(p.Exchanges))
-		}
-		if len(in.Operands) < 2 {
-			return fmt.Errorf("an exchange needs sources and a destination")
+		if x := in.Int(ParamExchange); x >= int64(len(p.Exchanges)) {
+			return fmt.Errorf("exchange table %d of %d", x, len(p.Exchanges))
 		}
 	}
 	return nil

@@ -1,6 +1,9 @@
 package ipupkg
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // Each record's fields, in file order, once: the encoder and the decoder
 // both run these (see codec). A field added here is written and read; a
@@ -49,6 +52,11 @@ func instructionFields(c *codec, in *Instruction) {
 	c.int64(&in.Superstep)
 	c.indices(&in.Operands, "operand", math.MaxInt32)
 	paramsFields(c, &in.Params)
+	if !c.writing && c.version < 3 {
+		if spec, ok := in.Op.Spec(); ok {
+			in.Params = slices.DeleteFunc(in.Params, func(pr Param) bool { return slices.Contains(spec.Dropped, pr.Key) })
+		}
+	}
 }
 
 func paramsFields(c *codec, params *[]Param) {

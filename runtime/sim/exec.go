@@ -431,17 +431,9 @@ func (s *session) compute(in ipupkg.Instruction, tile int) (int64, error) {
 	outBuf := d.pkg.Buffers[out]
 	box, _ := d.pieceBox(out, tile)
 	n := boxElements(box)
-	strParam := func(key string) string {
-		for _, p := range in.Params {
-			if p.Key == key && p.IsString {
-				return p.Str
-			}
-		}
-		return ""
-	}
 	switch in.Op {
 	case ipupkg.OpVector:
-		fn, err := kernel.FnNamed(strParam("fn"))
+		fn, err := kernel.FnNamed(in.Str(ipupkg.ParamFn))
 		if err != nil {
 			return 0, err
 		}
@@ -474,7 +466,7 @@ func (s *session) compute(in ipupkg.Instruction, tile int) (int64, error) {
 		}
 		return fn.Cycles(d.tg, n, outBuf.Elem)
 	case ipupkg.OpReduce:
-		red, err := kernel.ReductionNamed(strParam("fn"))
+		red, err := kernel.ReductionNamed(in.Str(ipupkg.ParamFn))
 		if err != nil {
 			return 0, err
 		}
@@ -484,7 +476,7 @@ func (s *session) compute(in ipupkg.Instruction, tile int) (int64, error) {
 		if !ok {
 			return 0, fmt.Errorf("the tile holds none of the reduction's input")
 		}
-		axes := param(in.Params, "axes")
+		axes := in.Ints(ipupkg.ParamAxes)
 		if len(srcBox) != len(box) {
 			return 0, fmt.Errorf("a rank-%d reduction of a rank-%d input", len(box), len(srcBox))
 		}
@@ -519,7 +511,7 @@ func (s *session) compute(in ipupkg.Instruction, tile int) (int64, error) {
 		for _, o := range in.Operands[:len(in.Operands)-1] {
 			ins = append(ins, d.pkg.Buffers[o].Shape)
 		}
-		m, err := newMapping(strParam("kind"), in.Params, in.Operands[:len(in.Operands)-1], outBuf.Shape, ins)
+		m, err := newMapping(in.Str(ipupkg.ParamMovement), in.Params, in.Operands[:len(in.Operands)-1], outBuf.Shape, ins)
 		if err != nil {
 			return 0, err
 		}
@@ -555,7 +547,7 @@ func (s *session) amp(in ipupkg.Instruction, tile int, r *reader, box []ipupkg.S
 		return 0, fmt.Errorf("an AMP instruction takes lhs, rhs and output")
 	}
 	lhs, rhs, out := in.Operands[0], in.Operands[1], in.Operands[2]
-	_, partial := in.Param("partial")
+	partial := in.Flag(ipupkg.ParamPartial)
 	rest := box
 	if partial {
 		rest = box[1:]
@@ -606,7 +598,7 @@ func (s *session) amp(in ipupkg.Instruction, tile int, r *reader, box []ipupkg.S
 		return 0, err
 	}
 	m, kk, nn := int(rows.Hi-rows.Lo), int(k.Hi-k.Lo), int(cols.Hi-cols.Lo)
-	if plan := param(in.Params, "plan"); len(plan) > 0 && plan[0] == ipupkg.PlanSwapped {
+	if plan := in.Ints(ipupkg.ParamPlan); len(plan) > 0 && plan[0] == ipupkg.PlanSwapped {
 		// The AMP computes the transposed product: its rows are the
 		// output's columns.
 		m, nn = nn, m
@@ -622,8 +614,7 @@ func (s *session) amp(in ipupkg.Instruction, tile int, r *reader, box []ipupkg.S
 // It returns the phase's horizon.
 func (s *session) exchange(in ipupkg.Instruction, fault func(int, error) error) (int64, error) {
 	d, p := s.d, s.d.pkg
-	xi := param(in.Params, "exchange")
-	x := &p.Exchanges[xi[0]]
+	x := &p.Exchanges[in.Int(ipupkg.ParamExchange)]
 	srcs, dst := in.Operands[:len(in.Operands)-1], in.Operands[len(in.Operands)-1]
 	rank := len(p.Buffers[dst].Shape)
 	srcIndex := func(k int, idx, into []int64) []int64 {

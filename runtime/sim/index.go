@@ -16,26 +16,6 @@ type mapping struct {
 	m    *movement.Map
 }
 
-func param(params []ipupkg.Param, key string) []int64 {
-	for _, p := range params {
-		if p.Key == key && !p.IsString {
-			return p.Ints
-		}
-	}
-	return nil
-}
-
-// movementParams reads a copy's or a view's parameters by the names the
-// tiled ops give them.
-func movementParams(params []ipupkg.Param) movement.Params {
-	p := movement.Params{Permutation: param(params, "permutation"), Dimensions: param(params, "dimensions"),
-		Offsets: param(params, "offsets"), Sizes: param(params, "sizes"), Strides: param(params, "strides")}
-	if a := param(params, "axis"); len(a) == 1 {
-		p.Axis, p.HasAxis = a[0], true
-	}
-	return p
-}
-
 // viewMappings is, per buffer of p, its view mapping (nil for a buffer
 // that is no view).
 func viewMappings(p *ipupkg.Package) ([]*mapping, error) {
@@ -58,7 +38,7 @@ func viewMappings(p *ipupkg.Package) ([]*mapping, error) {
 }
 
 func newMapping(kind string, params []ipupkg.Param, srcs []int, out []int64, ins [][]int64) (*mapping, error) {
-	m, err := movement.NewMap(kind, movementParams(params), out, ins)
+	m, err := movement.NewMap(kind, ipupkg.Movement(params), out, ins)
 	if err != nil {
 		return nil, err
 	}

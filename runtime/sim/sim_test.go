@@ -35,8 +35,8 @@ func gather(t testing.TB) (*ipupkg.Package, *target.Target) {
 		},
 		Program: []ipupkg.Instruction{
 			{Op: ipupkg.OpSync},
-			{Op: ipupkg.OpExchange, Operands: []int{0, 1}, Params: []ipupkg.Param{{Key: "exchange", Ints: []int64{0}}}},
-			{Op: ipupkg.OpVector, Superstep: 1, Operands: []int{1, 2, 3}, Params: []ipupkg.Param{{Key: "fn", IsString: true, Str: "mul"}}},
+			{Op: ipupkg.OpExchange, Operands: []int{0, 1}, Params: []ipupkg.Param{{Key: ipupkg.ParamExchange, Ints: []int64{0}}}},
+			{Op: ipupkg.OpVector, Superstep: 1, Operands: []int{1, 2, 3}, Params: []ipupkg.Param{{Key: ipupkg.ParamFn, IsString: true, Str: "mul"}}},
 		},
 		Exchanges: []ipupkg.Exchange{{Transfers: []ipupkg.Transfer{{Src: 1, Dst: []int{0}, Words: 8, Box: box(2, 4)}},
 			Horizon: 8, LowerBound: 8, Kind: "matching", Segments: []ipupkg.Segment{{Transfer: 0, Start: 0, Words: 8}}}},

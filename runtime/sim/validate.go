@@ -3,7 +3,6 @@ package sim
 import (
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/ipuir/ipuir/bsp"
 	"github.com/ipuir/ipuir/elem"
@@ -53,14 +52,6 @@ func Validate(p *ipupkg.Package) error {
 	return nil
 }
 
-func strParam(in ipupkg.Instruction, key string) (string, bool) {
-	pr, ok := in.Param(key)
-	if !ok || !pr.IsString {
-		return "", false
-	}
-	return pr.Str, true
-}
-
 // checkInstruction checks one instruction's operands and parameters.
 func checkInstruction(p *ipupkg.Package, in ipupkg.Instruction) error {
 	if len(in.Operands) == 0 {
@@ -80,7 +71,7 @@ func checkInstruction(p *ipupkg.Package, in ipupkg.Instruction) error {
 	case ipupkg.OpAmp:
 		return checkAmp(p, in)
 	case ipupkg.OpVector:
-		name, _ := strParam(in, "fn")
+		name := in.Str(ipupkg.ParamFn)
 		fn, err := kernel.FnNamed(name)
 		if err != nil {
 			return err
@@ -101,14 +92,14 @@ func checkInstruction(p *ipupkg.Package, in ipupkg.Instruction) error {
 			return fmt.Errorf("%s of %v inputs into a %v output", fn.Name, elemOf(0), ob.Elem)
 		}
 	case ipupkg.OpReduce:
-		name, _ := strParam(in, "fn")
+		name := in.Str(ipupkg.ParamFn)
 		if _, err := kernel.ReductionNamed(name); err != nil {
 			return err
 		}
 		if len(in.Operands) != 2 {
 			return fmt.Errorf("a reduction takes an input and an output, got %d buffers", len(in.Operands))
 		}
-		axes := param(in.Params, "axes")
+		axes := in.Ints(ipupkg.ParamAxes)
 		if err := kernel.CheckReduce(shape(0), ob.Shape, axes); err != nil {
 			return err
 		}
@@ -124,7 +115,7 @@ func checkInstruction(p *ipupkg.Package, in ipupkg.Instruction) error {
 		if len(in.Operands) < 2 {
 			return fmt.Errorf("a copy takes inputs and an output")
 		}
-		kind, _ := strParam(in, "kind")
+		kind := in.Str(ipupkg.ParamMovement)
 		var ins [][]int64
 		for k := range len(in.Operands) - 1 {
 			ins = append(ins, shape(k))
@@ -147,25 +138,22 @@ func checkAmp(p *ipupkg.Package, in ipupkg.Instruction) error {
 		return fmt.Errorf("an AMP instruction takes lhs, rhs and output, got %d buffers", len(in.Operands))
 	}
 	l, r, o := &p.Buffers[in.Operands[0]], &p.Buffers[in.Operands[1]], &p.Buffers[in.Operands[2]]
-	_, partial := in.Param("partial")
+	partial := in.Flag(ipupkg.ParamPartial)
 	if err := kernel.CheckMatmul(l.Shape, r.Shape, o.Shape, partial); err != nil {
 		return err
 	}
 	if l.Elem != r.Elem || (o.Elem != l.Elem && o.Elem != elem.F32) {
 		return fmt.Errorf("%v × %v into %v", l.Elem, r.Elem, o.Elem)
 	}
-	plan := param(in.Params, "plan")
-	if len(plan) != 8 || (plan[0] != ipupkg.PlanNormal && plan[0] != ipupkg.PlanSwapped) {
-		return fmt.Errorf("plan %v is not [orientation (0 or 1), 7 partition counts]", plan)
+	// The reader has checked the plan's length and signs (the instruction
+	// table); what its entries mean is the device's.
+	plan := in.Ints(ipupkg.ParamPlan)
+	if plan[0] != ipupkg.PlanNormal && plan[0] != ipupkg.PlanSwapped {
+		return fmt.Errorf("plan %v: orientation %d is neither normal (0) nor swapped (1)", plan, plan[0])
 	}
 	for _, v := range plan[1:] {
 		if v < 1 {
 			return fmt.Errorf("plan %v has a partition count below 1", plan)
-		}
-	}
-	if blocks, ok := in.Param("blocks"); ok {
-		if blocks.IsString || len(blocks.Ints) != 3 || slices.Min(blocks.Ints) < 0 {
-			return fmt.Errorf("blocks %v is not three non-negative counts", blocks.Ints)
 		}
 	}
 	return nil
@@ -174,8 +162,7 @@ func checkAmp(p *ipupkg.Package, in ipupkg.Instruction) error {
 // checkExchange checks a phase's sources, destination and transfers
 // against their shapes.
 func checkExchange(p *ipupkg.Package, in ipupkg.Instruction) error {
-	xi := param(in.Params, "exchange")
-	x := &p.Exchanges[xi[0]]
+	x := &p.Exchanges[in.Int(ipupkg.ParamExchange)]
 	srcs, dst := in.Operands[:len(in.Operands)-1], &p.Buffers[in.Operands[len(in.Operands)-1]]
 	rank := len(dst.Shape)
 	for _, list := range []struct {

@@ -16,13 +16,14 @@ func reduceGather(t *testing.T) *ipupkg.Package {
 	p.Buffers = append(p.Buffers, ipupkg.Buffer{Name: "r", Elem: elem.F16, Shape: []int64{4, 1}, Start: 2, End: -1, Layout: one,
 		Pieces: []ipupkg.Piece{{Tile: 0, Address: 1280, Bytes: 8, Box: []ipupkg.Span{{Lo: 0, Hi: 4}, {Lo: 0, Hi: 1}}}}})
 	p.Program = append(p.Program, ipupkg.Instruction{Op: ipupkg.OpReduce, Superstep: 1, Operands: []int{3, 4},
-		Params: []ipupkg.Param{{Key: "fn", IsString: true, Str: "max"}, {Key: "axes", Ints: []int64{1}}}})
+		Params: []ipupkg.Param{{Key: ipupkg.ParamFn, IsString: true, Str: "max"}, {Key: ipupkg.ParamAxes, Ints: []int64{1}}}})
 	return p
 }
 
 // Every rule of validate, broken once on a package the reader accepts:
 // the device refuses it at load, naming the instruction, and never panics
-// or runs it.
+// or runs it. (What the instruction table says, such as an unknown
+// function, the reader refuses first: runtime/ipupkg's tests.)
 func TestLoadRefusesWhatItCannotRun(t *testing.T) {
 	p, tg := gather(t)
 	if _, err := run(t, reduceGather(t), tg, f16s(make([]float64, 32)...)); err != nil {
@@ -42,8 +43,6 @@ func TestLoadRefusesWhatItCannotRun(t *testing.T) {
 			"instruction 0 (exchange) starts superstep 0 with an exchange but no sync before it"},
 		{"a horizon longer than the schedule", func(p *ipupkg.Package) { p.Exchanges[0].Horizon = 80 },
 			"the horizon is 80, but the last segment ends at cycle 8"},
-		{"an unknown vector function", func(p *ipupkg.Package) { p.Program[2].Params[0].Str = "expo" },
-			"instruction 2 (vector): unknown elementwise function 'expo'"},
 		{"a vector input of another shape", func(p *ipupkg.Package) {
 			p.Buffers[2].Shape = []int64{8, 4}
 			p.Buffers[2].Pieces[0].Box = []ipupkg.Span{{Lo: 0, Hi: 8}, {Lo: 0, Hi: 4}}
@@ -54,7 +53,6 @@ func TestLoadRefusesWhatItCannotRun(t *testing.T) {
 		}, "tile 0 holds 8 elements of the output along reduced axis 1"},
 		{"a reduction over an axis past the rank", func(p *ipupkg.Package) { p.Program[3].Params[1].Ints = []int64{2} },
 			"axes [2] are not distinct axes of a rank-2 input"},
-		{"an unknown reduction", func(p *ipupkg.Package) { p.Program[3].Params[0].Str = "min" }, "unknown reduction 'min'"},
 		{"an instruction that writes a constant", func(p *ipupkg.Package) { p.Program[2].Operands = []int{1, 3, 2} },
 			"writes buffer 2 (half), which is a constant"},
 		{"a transfer past the destination", func(p *ipupkg.Package) {
@@ -63,7 +61,7 @@ func TestLoadRefusesWhatItCannotRun(t *testing.T) {
 		{"a view with a bad permutation", func(p *ipupkg.Package) {
 			v := p.Buffers[3]
 			v.Name, v.ViewOf, v.ViewKind, v.Start = "zt", []int{3}, "transpose", 0
-			v.ViewParams = []ipupkg.Param{{Key: "permutation", Ints: []int64{0, 0}}}
+			v.ViewParams = []ipupkg.Param{{Key: ipupkg.ParamPermutation, Ints: []int64{0, 0}}}
 			v.Pieces = []ipupkg.Piece{{Tile: 0, Box: v.Pieces[0].Box}}
 			p.Buffers = append(p.Buffers, v)
 		}, "view 5 (zt): transpose: permutation [0, 0] is not a permutation of 0..1: 0 repeats"},

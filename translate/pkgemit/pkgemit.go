@@ -276,7 +276,7 @@ func (b *builder) view(op *ir.Operation) error {
 		}
 		buf.ViewOf = append(buf.ViewOf, i)
 	}
-	params, err := paramsOf(op, map[string]bool{tileasm.KindAttr: true})
+	params, err := paramsOf(op, map[string]bool{tileasm.KindAttr: true}, movementParams)
 	if err != nil {
 		return err
 	}
@@ -286,20 +286,55 @@ func (b *builder) view(op *ir.Operation) error {
 	return nil
 }
 
-// opcodes maps the instructions to their encodings.
-var opcodes = []struct {
-	def *ir.OpDef
-	op  ipupkg.Opcode
-}{{tileasm.AmpOp, ipupkg.OpAmp}, {tileasm.VectorOp, ipupkg.OpVector}, {tileasm.ReduceOp, ipupkg.OpReduce},
-	{tileasm.CopyOp, ipupkg.OpCopy}, {tileasm.ExchangeOp, ipupkg.OpExchange}}
+// movementParams maps the movement attributes of a copy or a view to the
+// package's parameters.
+var movementParams = map[string]string{
+	tiled.PermutationAttrName: ipupkg.ParamPermutation, tiled.DimensionsAttrName: ipupkg.ParamDimensions,
+	tiled.OffsetsAttrName: ipupkg.ParamOffsets, tiled.SizesAttrName: ipupkg.ParamSizes,
+	tiled.StridesAttrName: ipupkg.ParamStrides, tiled.AxisAttrName: ipupkg.ParamAxis,
+}
+
+// instructions maps each tile-asm instruction to its opcode and each of
+// its attributes to the package parameter that encodes it (the
+// instruction table, ipupkg.Instructions, declares the parameters): the
+// one place where the IR's names meet the package's, so that renaming an
+// attribute cannot change the file format. Every instruction's superstep
+// is the instruction's own field; an exchange's phase attributes are its
+// exchange table. An attribute in no row is refused.
+var instructions = []instructionRow{
+	{tileasm.AmpOp, ipupkg.OpAmp, map[string]string{tiled.PlanAttrName: ipupkg.ParamPlan, tileasm.BlocksAttr: ipupkg.ParamBlocks,
+		tiled.PartialAttrName: ipupkg.ParamPartial}},
+	{tileasm.VectorOp, ipupkg.OpVector, map[string]string{tiled.FnAttrName: ipupkg.ParamFn}},
+	{tileasm.ReduceOp, ipupkg.OpReduce, map[string]string{tiled.FnAttrName: ipupkg.ParamFn, tiled.AxesAttrName: ipupkg.ParamAxes}},
+	{tileasm.CopyOp, ipupkg.OpCopy, withMovement(map[string]string{tileasm.KindAttr: ipupkg.ParamMovement})},
+	{tileasm.ExchangeOp, ipupkg.OpExchange, map[string]string{}},
+}
+
+type instructionRow struct {
+	def    *ir.OpDef
+	op     ipupkg.Opcode
+	params map[string]string // IR attribute → package parameter
+}
+
+func withMovement(m map[string]string) map[string]string {
+	for k, v := range movementParams {
+		m[k] = v
+	}
+	return m
+}
+
+// exchangeTableAttrs are the exchange attributes its table holds.
+var exchangeTableAttrs = map[string]bool{exchange.PhaseAttrName: true, exchange.TransfersAttrName: true,
+	exchange.ScheduleAttrName: true, exchange.SourceOffsetsAttrName: true, exchange.SourceStridesAttrName: true}
 
 func (b *builder) instruction(op *ir.Operation) error {
 	in := ipupkg.Instruction{}
-	for _, c := range opcodes {
-		if op.Is(c.def) {
-			in.Op = c.op
-		}
+	i := slices.IndexFunc(instructions, func(r instructionRow) bool { return op.Is(r.def) })
+	if i < 0 {
+		return op.EmitOpError("has no instruction in the package")
 	}
+	row := instructions[i]
+	in.Op = row.op
 	for _, v := range op.Operands() {
 		i, ok := b.index[v]
 		if !ok {
@@ -307,64 +342,75 @@ func (b *builder) instruction(op *ir.Operation) error {
 		}
 		in.Operands = append(in.Operands, i)
 	}
-	for _, a := range op.AllAttrs() {
-		switch v := a.Value.(type) {
-		case *exchange.TransfersAttr:
-			x, err := b.exchangeTable(op)
-			if err != nil {
-				return err
-			}
-			in.Params = append(in.Params, ipupkg.Param{Key: "exchange", Ints: []int64{int64(len(b.pkg.Exchanges))}})
-			b.pkg.Exchanges = append(b.pkg.Exchanges, x)
-		case *exchange.ScheduleAttr:
-			// In the exchange table.
-		default:
-			if ia, ok := v.(*ir.IntegerAttr); ok && a.Name == tileasm.SuperstepAttr {
-				in.Superstep = ia.Int
-				continue
-			}
-			pr, err := paramOf(op, a)
-			if err != nil {
-				return err
-			}
-			in.Params = append(in.Params, pr)
+	if row.op == ipupkg.OpExchange {
+		x, err := b.exchangeTable(op)
+		if err != nil {
+			return err
 		}
+		in.Params = append(in.Params, ipupkg.Param{Key: ipupkg.ParamExchange, Ints: []int64{int64(len(b.pkg.Exchanges))}})
+		b.pkg.Exchanges = append(b.pkg.Exchanges, x)
 	}
+	for _, a := range op.AllAttrs() {
+		if a.Name == tileasm.SuperstepAttr {
+			if ia, ok := a.Value.(*ir.IntegerAttr); ok {
+				in.Superstep = ia.Int
+			}
+			continue
+		}
+		if row.op == ipupkg.OpExchange && exchangeTableAttrs[a.Name] {
+			continue
+		}
+		pr, err := paramOf(op, a, row.params)
+		if err != nil {
+			return err
+		}
+		in.Params = append(in.Params, pr)
+	}
+	// Parameters in the order the instruction table declares them.
+	spec, _ := in.Op.Spec()
+	order := func(key string) int {
+		return slices.IndexFunc(spec.Params, func(s ipupkg.ParamSpec) bool { return s.Key == key })
+	}
+	slices.SortStableFunc(in.Params, func(a, b ipupkg.Param) int { return order(a.Key) - order(b.Key) })
 	b.pkg.Program = append(b.pkg.Program, in)
 	return nil
 }
 
-// paramOf encodes an attribute as a parameter.
-func paramOf(op *ir.Operation, a ir.NamedAttr) (ipupkg.Param, error) {
+// paramOf encodes attribute a as the parameter keys names for it.
+func paramOf(op *ir.Operation, a ir.NamedAttr, keys map[string]string) (ipupkg.Param, error) {
+	key, ok := keys[a.Name]
+	if !ok {
+		return ipupkg.Param{}, op.EmitOpError("attribute '%s' has no encoding in the package", a.Name)
+	}
 	switch v := a.Value.(type) {
 	case *ir.IntegerAttr:
-		return ipupkg.Param{Key: a.Name, Ints: []int64{v.Int}}, nil
+		return ipupkg.Param{Key: key, Ints: []int64{v.Int}}, nil
 	case *ir.StringAttr:
-		return ipupkg.Param{Key: a.Name, IsString: true, Str: v.Val}, nil
+		return ipupkg.Param{Key: key, IsString: true, Str: v.Val}, nil
 	case *ir.DenseArrayAttr:
-		return ipupkg.Param{Key: a.Name, Ints: append([]int64(nil), v.Ints...)}, nil
+		return ipupkg.Param{Key: key, Ints: append([]int64(nil), v.Ints...)}, nil
 	case *ir.UnitAttr:
-		return ipupkg.Param{Key: a.Name}, nil
+		return ipupkg.Param{Key: key}, nil
 	case *tiled.GemmPlanAttr:
 		p := v.Plan
 		orientation := int64(ipupkg.PlanNormal)
 		if p.Orientation == layout.Swapped {
 			orientation = ipupkg.PlanSwapped
 		}
-		return ipupkg.Param{Key: a.Name, Ints: []int64{orientation, p.BatchPartitions, p.RowPartitions,
+		return ipupkg.Param{Key: key, Ints: []int64{orientation, p.BatchPartitions, p.RowPartitions,
 			p.ColumnPartitions, p.InnerPartitions, p.ResultRowPartitions, p.ResultColumnPartitions, p.OutputColumnBlock}}, nil
 	}
-	return ipupkg.Param{}, op.EmitOpError("attribute '%s' has no encoding in the package", a.Name)
+	return ipupkg.Param{}, op.EmitOpError("attribute '%s' (%s) has no encoding in the package", a.Name, ir.AttrString(a.Value))
 }
 
-// paramsOf encodes op's attributes but those in skip.
-func paramsOf(op *ir.Operation, skip map[string]bool) ([]ipupkg.Param, error) {
+// paramsOf encodes op's attributes but those in skip, as keys names them.
+func paramsOf(op *ir.Operation, skip map[string]bool, keys map[string]string) ([]ipupkg.Param, error) {
 	var out []ipupkg.Param
 	for _, a := range op.AllAttrs() {
 		if skip[a.Name] {
 			continue
 		}
-		pr, err := paramOf(op, a)
+		pr, err := paramOf(op, a, keys)
 		if err != nil {
 			return nil, err
 		}
