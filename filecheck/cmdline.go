@@ -8,8 +8,9 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/ipuir/ipuir/internal/cli"
 	"github.com/spf13/pflag"
+
+	"github.com/ipuir/ipuir/internal/cli"
 )
 
 // This file is the filecheck command's option handling, kept in the library

@@ -5,9 +5,8 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/ipuir/ipuir/tests/fixture"
-
 	"github.com/ipuir/ipuir/passes"
+	"github.com/ipuir/ipuir/tests/fixture"
 )
 
 // BenchmarkParallelFunctions runs a function pipeline over 512 isolated

@@ -4,11 +4,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ipuir/ipuir/tests/fixture"
-
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/parser"
 	"github.com/ipuir/ipuir/passes"
+	"github.com/ipuir/ipuir/tests/fixture"
 	"github.com/ipuir/ipuir/tests/testdialect"
 )
 

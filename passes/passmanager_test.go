@@ -11,11 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ipuir/ipuir/tests/fixture"
-
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/parser"
 	"github.com/ipuir/ipuir/passes"
+	"github.com/ipuir/ipuir/tests/fixture"
 	"github.com/ipuir/ipuir/tests/testdialect"
 )
 

@@ -4,9 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ipuir/ipuir/tests/fixture"
-
 	"github.com/ipuir/ipuir/passes"
+	"github.com/ipuir/ipuir/tests/fixture"
 )
 
 const canonDefaults = "canonicalize{  max-iterations=10 max-num-rewrites=-1 region-simplify=normal test-convergence=false top-down=true}"

@@ -4,11 +4,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ipuir/ipuir/tests/fixture"
-	"github.com/ipuir/ipuir/transforms"
-
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/passes"
+	"github.com/ipuir/ipuir/tests/fixture"
+	"github.com/ipuir/ipuir/transforms"
 )
 
 // anchoredPass runs on func.func only.

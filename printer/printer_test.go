@@ -6,8 +6,9 @@ import (
 	"math/big"
 	"testing"
 
-	"github.com/ipuir/ipuir/ir"
 	"github.com/sebdah/goldie/v2"
+
+	"github.com/ipuir/ipuir/ir"
 )
 
 var _ = flag.Bool("update-golden-note", false, "goldie's -update flag regenerates printer/testdata")

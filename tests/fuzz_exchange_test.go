@@ -1,13 +1,13 @@
 package tests
 
 import (
-	"github.com/ipuir/ipuir/target/irtarget"
 	"os"
 	"testing"
 
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/parser"
 	"github.com/ipuir/ipuir/registry"
+	"github.com/ipuir/ipuir/target/irtarget"
 )
 
 // FuzzExchangeVerify reads arbitrary text as a module at the exchange level

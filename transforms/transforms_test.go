@@ -4,10 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ipuir/ipuir/tests/fixture"
-
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/passes"
+	"github.com/ipuir/ipuir/tests/fixture"
 	"github.com/ipuir/ipuir/tests/testdialect"
 )
 

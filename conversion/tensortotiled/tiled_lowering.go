@@ -11,13 +11,13 @@
 package tensortotiled
 
 import (
-	"github.com/ipuir/ipuir/target/irtarget"
 	"slices"
 
 	"github.com/ipuir/ipuir/dialects/tensor"
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/passes"
 	"github.com/ipuir/ipuir/target"
+	"github.com/ipuir/ipuir/target/irtarget"
 )
 
 // preservesLayout reports whether op's result can be computed where its

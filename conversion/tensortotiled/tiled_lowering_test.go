@@ -1,7 +1,6 @@
 package tensortotiled_test
 
 import (
-	"github.com/ipuir/ipuir/target/irtarget"
 	"testing"
 
 	"github.com/ipuir/ipuir/conversion/tensortotiled"
@@ -12,6 +11,7 @@ import (
 	"github.com/ipuir/ipuir/passes"
 	"github.com/ipuir/ipuir/registry"
 	"github.com/ipuir/ipuir/registry/registrytest"
+	"github.com/ipuir/ipuir/target/irtarget"
 )
 
 // parseExample parses one of the checked-in examples with the dialects the

@@ -1,7 +1,6 @@
 package tiledtoexchange_test
 
 import (
-	"github.com/ipuir/ipuir/target/irtarget"
 	"testing"
 
 	"github.com/ipuir/ipuir/conversion/tensortotiled"
@@ -10,6 +9,7 @@ import (
 	"github.com/ipuir/ipuir/dialects/tiled"
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/registry/registrytest"
+	"github.com/ipuir/ipuir/target/irtarget"
 	"github.com/ipuir/ipuir/translate/exchangejson"
 )
 

@@ -5,7 +5,6 @@
 package registrytest
 
 import (
-	"github.com/ipuir/ipuir/target/irtarget"
 	"os"
 	"testing"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/ipuir/ipuir/passes"
 	"github.com/ipuir/ipuir/registry"
 	"github.com/ipuir/ipuir/target"
+	"github.com/ipuir/ipuir/target/irtarget"
 )
 
 // Parse parses src, named name in diagnostics, in a fresh context.

@@ -14,10 +14,11 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/spf13/pflag"
+
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/registry"
 	"github.com/ipuir/ipuir/tools/toolkit"
-	"github.com/spf13/pflag"
 )
 
 func main() {

@@ -14,10 +14,10 @@
 package main
 
 import (
-	"github.com/ipuir/ipuir/target/irtarget"
 	"os"
 
 	"github.com/ipuir/ipuir/registry"
+	"github.com/ipuir/ipuir/target/irtarget"
 	"github.com/ipuir/ipuir/tools/memoryflag"
 	"github.com/ipuir/ipuir/tools/optmain"
 	"github.com/ipuir/ipuir/tools/targetflag"

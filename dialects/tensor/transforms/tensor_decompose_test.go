@@ -4,9 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ipuir/ipuir/dialects/tensor/transforms"
-
 	"github.com/ipuir/ipuir/dialects/tensor"
+	"github.com/ipuir/ipuir/dialects/tensor/transforms"
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/passes"
 	"github.com/ipuir/ipuir/tests/testdialect"
