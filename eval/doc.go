@@ -14,8 +14,8 @@
 //   - Storage is float64. Every array's values are already representable in
 //     its Kind; every kernel rounds its results to the result kind
 //     (numeric.Round: round to nearest, ties to even) before returning.
-//   - Elementwise ops (add, sub, mul, div, max, exp, rsqrt, tanh, erf, gelu,
-//     convert) compute each element in float64 from the rounded inputs and
+//   - Elementwise ops (binaryOps and unaryOps, declared in elementwise.go,
+//     and convert) compute each element in float64 from the rounded inputs and
 //     round once. For add, sub, mul, div and convert this is the correctly
 //     rounded IEEE result in f16, bf16 and f32 (float64 has more than twice
 //     their precision plus two bits, so the double rounding is exact).

@@ -8,7 +8,8 @@ import (
 	"github.com/ipuir/ipuir/numeric"
 )
 
-// BinaryOp names an elementwise operation of two operands.
+// BinaryOp names an elementwise operation of two operands; binaryOps
+// declares each.
 type BinaryOp uint8
 
 const (
@@ -19,36 +20,34 @@ const (
 	Max
 )
 
-var binaryNames = [...]string{Add: "add", Sub: "sub", Mul: "mul", Div: "div", Max: "max"}
+var binaryOps = [...]struct {
+	name  string
+	apply func(x, y float64) float64
+}{
+	Add: {"add", func(x, y float64) float64 { return x + y }},
+	Sub: {"sub", func(x, y float64) float64 { return x - y }},
+	Mul: {"mul", func(x, y float64) float64 { return x * y }},
+	Div: {"div", func(x, y float64) float64 { return x / y }},
+	// NaN propagates, and max(-0, +0) is +0, as IEEE maximum says.
+	Max: {"max", math.Max},
+}
+
+// Valid reports whether o is a declared operation.
+func (o BinaryOp) Valid() bool { return int(o) < len(binaryOps) && binaryOps[o].apply != nil }
 
 func (o BinaryOp) String() string {
-	if o >= Add && o <= Max {
-		return binaryNames[o]
+	if o.Valid() {
+		return binaryOps[o].name
 	}
 	return fmt.Sprintf("BinaryOp(%d)", uint8(o))
 }
 
-func (o BinaryOp) apply(x, y float64) float64 {
-	switch o {
-	case Add:
-		return x + y
-	case Sub:
-		return x - y
-	case Mul:
-		return x * y
-	case Div:
-		return x / y
-	case Max:
-		// NaN propagates, and max(-0, +0) is +0, as IEEE maximum says.
-		return math.Max(x, y)
-	}
-	panic(fmt.Sprintf("BUG: eval: unknown %v", o))
-}
+func (o BinaryOp) apply(x, y float64) float64 { return binaryOps[o].apply(x, y) }
 
 // Binary applies op elementwise to two arrays of one shape and kind and
 // rounds each result to that kind.
 func Binary(op BinaryOp, a, b *Array) (*Array, error) {
-	if op < Add || op > Max {
+	if !op.Valid() {
 		return nil, fmt.Errorf("unknown binary operation %v", op)
 	}
 	if err := checkAll(a, b); err != nil {
@@ -66,7 +65,8 @@ func Binary(op BinaryOp, a, b *Array) (*Array, error) {
 	return out, nil
 }
 
-// UnaryOp names an elementwise operation of one operand.
+// UnaryOp names an elementwise operation of one operand; unaryOps
+// declares each.
 type UnaryOp uint8
 
 const (
@@ -78,13 +78,47 @@ const (
 	Gelu
 	// GeluTanh is the tanh approximation x/2·(1+tanh(√(2/π)·(x+0.044715·x³))).
 	GeluTanh
+	// Silu is x·σ(x) = x/(1+e^(-x)) (the sigmoid-weighted linear unit).
+	Silu
 )
 
-var unaryNames = [...]string{Exp: "exp", Rsqrt: "rsqrt", Tanh: "tanh", Erf: "erf", Gelu: "gelu", GeluTanh: "gelu(tanh)"}
+// unaryOps are the unary operations: each one's exact value in float64,
+// before any rounding to an element type, and for a function that is not
+// monotone a bound on |f'| over the whole line, which the accuracy model
+// carries input errors through (a monotone one is evaluated at the ends
+// of each input's interval instead).
+var unaryOps = [...]struct {
+	name      string
+	apply     func(float64) float64
+	lipschitz float64
+}{
+	Exp:   {"exp", math.Exp, 0},
+	Rsqrt: {"rsqrt", func(x float64) float64 { return 1 / math.Sqrt(x) }, 0},
+	Tanh:  {"tanh", math.Tanh, 0},
+	Erf:   {"erf", math.Erf, 0},
+	// Φ(x) through erfc keeps full precision for negative x, where
+	// 1+erf(x/√2) would cancel. |gelu'| = |Φ(x) + x·φ(x)| peaks at x = √2
+	// at 1.1289.
+	Gelu: {"gelu", func(x float64) float64 { return x * 0.5 * math.Erfc(-x/math.Sqrt2) }, 1.13},
+	// x/2·(1+tanh(z)) = x/(1+e^(-2z)): the same value without the
+	// cancellation of 1+tanh(z) for negative z, where it would give 0 (or
+	// noise) instead of about -3e-21 at x = -8. Its derivative's peak is
+	// within 1e-3 of gelu's.
+	GeluTanh: {"gelu(tanh)", func(x float64) float64 {
+		z := math.Sqrt(2/math.Pi) * (x + GeluTanhCoefficient*x*x*x)
+		return x / (1 + math.Exp(-2*z))
+	}, 1.13},
+	// silu' = σ(x)·(1 + x·(1-σ(x))) lies in [-0.0998, 1.0998], its ends at
+	// x = ∓2.3994.
+	Silu: {"silu", func(x float64) float64 { return x / (1 + math.Exp(-x)) }, 1.1},
+}
+
+// Valid reports whether o is a declared operation.
+func (o UnaryOp) Valid() bool { return int(o) < len(unaryOps) && unaryOps[o].apply != nil }
 
 func (o UnaryOp) String() string {
-	if o >= Exp && o <= GeluTanh {
-		return unaryNames[o]
+	if o.Valid() {
+		return unaryOps[o].name
 	}
 	return fmt.Sprintf("UnaryOp(%d)", uint8(o))
 }
@@ -97,34 +131,37 @@ const GeluTanhCoefficient = 0.044715
 // element type.
 func (o UnaryOp) Apply(x float64) float64 { return o.apply(x) }
 
-func (o UnaryOp) apply(x float64) float64 {
-	switch o {
-	case Exp:
-		return math.Exp(x)
-	case Rsqrt:
-		return 1 / math.Sqrt(x)
-	case Tanh:
-		return math.Tanh(x)
-	case Erf:
-		return math.Erf(x)
-	case Gelu:
-		// Φ(x) through erfc keeps full precision for negative x, where
-		// 1+erf(x/√2) would cancel.
-		return x * 0.5 * math.Erfc(-x/math.Sqrt2)
-	case GeluTanh:
-		// x/2·(1+tanh(z)) = x/(1+e^(-2z)): the same value without the
-		// cancellation of 1+tanh(z) for negative z, where it would give 0
-		// (or noise) instead of about -3e-21 at x = -8.
-		z := math.Sqrt(2/math.Pi) * (x + GeluTanhCoefficient*x*x*x)
-		return x / (1 + math.Exp(-2*z))
+func (o UnaryOp) apply(x float64) float64 { return unaryOps[o].apply(x) }
+
+// Lipschitz is a bound on |f'| over the whole line for an operation that
+// is not monotone, and 0 for a monotone one.
+func (o UnaryOp) Lipschitz() float64 { return unaryOps[o].lipschitz }
+
+// Function is an elementwise function as the dialects and kernels name
+// it: a binary operation, a unary one, or a conversion to the result's
+// element type (exactly one of the three).
+type Function struct {
+	Binary  BinaryOp
+	Unary   UnaryOp
+	Convert bool
+}
+
+func (f Function) String() string {
+	switch {
+	case f.Binary.Valid():
+		return f.Binary.String()
+	case f.Unary.Valid():
+		return f.Unary.String()
+	case f.Convert:
+		return "convert"
 	}
-	panic(fmt.Sprintf("BUG: eval: unknown %v", o))
+	return "no function"
 }
 
 // Unary applies op to every element of a in float64 and rounds each result
 // to a's kind.
 func Unary(op UnaryOp, a *Array) (*Array, error) {
-	if op < Exp || op > GeluTanh {
+	if !op.Valid() {
 		return nil, fmt.Errorf("unknown unary operation %v", op)
 	}
 	if err := a.Check(); err != nil {

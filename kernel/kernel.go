@@ -42,6 +42,9 @@ var Fns = []*Fn{
 	{Name: "erf", Arity: 1, Unary: eval.Erf, Transcendental: 1},
 	{Name: "gelu", Arity: 1, Unary: eval.Gelu, Transcendental: 1, Simple: 3},
 	{Name: "gelu_tanh", Arity: 1, Unary: eval.GeluTanh, Transcendental: 1, Simple: 5},
+	// The target's transcendental support includes sigmoid; silu is it
+	// and a multiply.
+	{Name: "silu", Arity: 1, Unary: eval.Silu, Transcendental: 1, Simple: 1},
 	{Name: "convert", Arity: 1, Simple: 1},
 }
 
@@ -52,31 +55,38 @@ func FnNamed(name string) (*Fn, error) {
 			return f, nil
 		}
 	}
+	return nil, fmt.Errorf("unknown elementwise function '%s' (known: %s)", name, strings.Join(FnNames(), ", "))
+}
+
+// FnNames are the functions' names, in table order.
+func FnNames() []string {
 	names := make([]string, len(Fns))
 	for i, f := range Fns {
 		names[i] = f.Name
 	}
-	return nil, fmt.Errorf("unknown elementwise function '%s' (known: %s)", name, strings.Join(names, ", "))
+	return names
 }
 
-// FnForBinary and FnForUnary return the function computing an eval op.
-func FnForBinary(op eval.BinaryOp) *Fn {
-	for _, f := range Fns {
-		if f.Arity == 2 && f.Binary == op {
-			return f
-		}
+// Function is what f computes, in eval's terms.
+func (f *Fn) Function() eval.Function {
+	switch {
+	case f.Arity == 2:
+		return eval.Function{Binary: f.Binary}
+	case f.Unary.Valid():
+		return eval.Function{Unary: f.Unary}
 	}
-	return nil
+	return eval.Function{Convert: true}
 }
 
-// FnForUnary: see FnForBinary.
-func FnForUnary(op eval.UnaryOp) *Fn {
+// FnFor returns the function of the table that computes fn: how a tensor
+// op's elementwise function becomes the tiled level's and the device's.
+func FnFor(fn eval.Function) (*Fn, error) {
 	for _, f := range Fns {
-		if f.Arity == 1 && f.Unary == op && f.Name != "convert" {
-			return f
+		if f.Function() == fn {
+			return f, nil
 		}
 	}
-	return nil
+	return nil, fmt.Errorf("no kernel computes %v: add a row for it to kernel.Fns", fn)
 }
 
 // Cycles is what one tile spends applying f to n elements of et.

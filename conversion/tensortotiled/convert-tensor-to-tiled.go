@@ -1,11 +1,13 @@
 package tensortotiled
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/ipuir/ipuir/dialects/tensor"
 	"github.com/ipuir/ipuir/dialects/tiled"
 	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/kernel"
 	"github.com/ipuir/ipuir/layout"
 	"github.com/ipuir/ipuir/passes"
 )
@@ -34,24 +36,14 @@ func (*ConvertTensorToTiled) Summary() string {
 }
 func (*ConvertTensorToTiled) Anchor() string { return "" }
 
-// elementwiseFns maps the tensor dialect's elementwise ops to the
-// functions of tiled.elementwise.
-var elementwiseFns = map[**ir.OpDef]string{
-	&tensor.AddOp: "add", &tensor.SubOp: "sub", &tensor.MulOp: "mul", &tensor.DivOp: "div", &tensor.MaxOp: "max",
-	&tensor.ExpOp: "exp", &tensor.RsqrtOp: "rsqrt", &tensor.TanhOp: "tanh", &tensor.ErfOp: "erf",
-	&tensor.GeluOp: "gelu", &tensor.ConvertOp: "convert",
-}
-
-func fnOf(op *ir.Operation) (string, bool) {
-	for def, fn := range elementwiseFns {
-		if op.Is(*def) {
-			if fn == "gelu" && op.Attr(tensor.ApproximateAttr) != nil {
-				fn = "gelu_tanh"
-			}
-			return fn, true
-		}
+// fnOf is the function of tiled.elementwise that computes elementwise op:
+// the kernel row (kernel.Fns) for the function the op's spec names.
+func fnOf(op *ir.Operation) (*kernel.Fn, error) {
+	f, ok := tensor.ElementwiseFunction(op)
+	if !ok {
+		return nil, fmt.Errorf("is not elementwise")
 	}
-	return "", false
+	return kernel.FnFor(f)
 }
 
 func (p *ConvertTensorToTiled) Run(root *ir.Operation, pc *passes.PassContext) error {
@@ -63,6 +55,12 @@ func (p *ConvertTensorToTiled) Run(root *ir.Operation, pc *passes.PassContext) e
 		if op.Is(tensor.SplatOp) {
 			if def := op.Operand(0).DefiningOp(); def == nil || !def.Is(tensor.ConstantOp) {
 				failed = op.EmitOpError("has no tiled form: it splats a scalar computed at run time; pass the value as a rank-0 tensor and tensor.broadcast it")
+				return ir.WalkInterrupt
+			}
+		}
+		if isElementwise(op) {
+			if _, err := fnOf(op); err != nil {
+				failed = op.EmitOpError("has no tiled form: %v", err)
 				return ir.WalkInterrupt
 			}
 		}
@@ -100,8 +98,10 @@ func (p *ConvertTensorToTiled) Run(root *ir.Operation, pc *passes.PassContext) e
 	}
 	add("tensor-matmul-to-tiled", tensor.MatmulOp, matmulToTiled)
 	add("tensor-matmul-to-tiled", tensor.BatchMatmulOp, matmulToTiled)
-	for def := range elementwiseFns {
-		add("tensor-elementwise-to-tiled", *def, elementwiseToTiled)
+	for _, def := range tensor.Dialect.Ops {
+		if _, ok := ir.DefInterface[ir.Elementwise](def); ok {
+			add("tensor-elementwise-to-tiled", def, elementwiseToTiled)
+		}
 	}
 	add("tensor-broadcast-to-tiled", tensor.BroadcastOp, renamedTo(tiled.BroadcastOpName, tensor.DimensionsAttr, tiled.DimensionsAttrName))
 	add("tensor-transpose-to-tiled", tensor.TransposeOp, renamedTo(tiled.TransposeOpName, tensor.PermutationAttr, tiled.PermutationAttrName))
@@ -155,11 +155,11 @@ func matmulToTiled(op *ir.Operation, operands []*ir.Value, rw *passes.Conversion
 }
 
 func elementwiseToTiled(op *ir.Operation, operands []*ir.Value, rw *passes.ConversionRewriter) bool {
-	fn, ok := fnOf(op)
-	if !ok {
+	fn, err := fnOf(op)
+	if err != nil {
 		return false
 	}
-	attrs := append([]ir.NamedAttr{{Name: tiled.FnAttrName, Value: rw.Ctx.String(fn)}}, userAttrs(op, tensor.ApproximateAttr)...)
+	attrs := append([]ir.NamedAttr{{Name: tiled.FnAttrName, Value: rw.Ctx.String(fn.Name)}}, userAttrs(op, tensor.ApproximateAttr)...)
 	rw.ReplaceOpWithNew(op, &ir.OperationState{Name: tiled.ElementwiseOpName, Loc: op.Loc(), Operands: operands,
 		ResultTypes: op.ResultTypes(), Attrs: attrs})
 	return true

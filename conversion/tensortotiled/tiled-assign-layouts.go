@@ -99,9 +99,10 @@ func flexible(op *ir.Operation) bool {
 	return op.Is(tensor.ConstantOp, tensor.SplatOp, tensor.BroadcastOp, tensor.ConcatOp)
 }
 
+// isElementwise reports whether op is a tensor op that computes each
+// element from the operands' elements at the same place (ir.Elementwise).
 func isElementwise(op *ir.Operation) bool {
-	return op.Is(tensor.AddOp, tensor.SubOp, tensor.MulOp, tensor.DivOp, tensor.MaxOp, tensor.ExpOp, tensor.RsqrtOp,
-		tensor.TanhOp, tensor.ErfOp, tensor.GeluOp, tensor.ConvertOp)
+	return inTensorDialect(op) && ir.Implements[ir.Elementwise](op)
 }
 
 func (a *layoutAssigner) run() error {

@@ -34,7 +34,8 @@ import (
 // (an earlier op's error), the rule carries that bound to the result to
 // first order without dropping terms: sums add bounds, products add
 // |a|·e_b + |b|·e_a + e_a·e_b, monotone functions are evaluated at the
-// ends of each input's interval, gelu uses its Lipschitz constant, and
+// ends of each input's interval, gelu and silu use their Lipschitz
+// constants, and
 // data movement moves the bounds with the data.
 //
 // A check that compares a device's value with the reference on the
@@ -179,15 +180,18 @@ func boundOfMonotone(f func(float64) float64) boundRule {
 	}
 }
 
-// geluLipschitz bounds |gelu'| on the whole line: Φ(x) + x·φ(x) peaks at
-// x = √2 at 1.1289 (the tanh form's peak is within 1e-3 of it).
-const geluLipschitz = 1.13
-
-func boundOfGelu(_ *opSpec, _ *ir.Operation, _, errs []*eval.Array, result *eval.Array) (*eval.Array, error) {
+// boundOfUnary: a monotone function is evaluated at the ends of each
+// input's interval; one that is not (gelu, silu) carries the input's
+// bound through its Lipschitz constant (eval's unaryOps declares both).
+func boundOfUnary(s *opSpec, op *ir.Operation, args, errs []*eval.Array, result *eval.Array) (*eval.Array, error) {
+	f := s.fn(op).Unary
+	if f.Lipschitz() == 0 {
+		return boundOfMonotone(f.Apply)(s, op, args, errs, result)
+	}
 	k := result.Kind
 	out := zeros(result.Shape)
 	for i := range out.Data {
-		prop := geluLipschitz * errAt(errs, 0, i)
+		prop := f.Lipschitz() * errAt(errs, 0, i)
 		out.Data[i] = prop + faithful(result.Data[i], prop, k)
 	}
 	return out, nil

@@ -2,6 +2,7 @@ package tensor
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/ipuir/ipuir/eval"
@@ -37,6 +38,10 @@ type opSpec struct {
 	// bound is the op's accuracy model (accuracy.go): how far a device's
 	// value may lie from evaluate's.
 	bound boundRule
+	// fn is what an elementwise op (one that lists ir.ElementwiseImpl)
+	// computes on each element, in eval's terms: the kernels that lower
+	// it (kernel.FnFor) and its evaluation come from it.
+	fn func(op *ir.Operation) eval.Function
 }
 
 // splatRule says whether an op maps splat operands to a splat result of
@@ -61,14 +66,19 @@ func newSpecs() map[string]*opSpec {
 			if specs[s.def.Name] != nil {
 				panic("BUG: tensor: op declared twice: " + s.def.Name)
 			}
-			if s.handle == nil || *s.handle != nil {
-				panic("BUG: tensor: op without a handle of its own: " + s.def.Name)
+			if s.handle != nil && *s.handle != nil {
+				panic("BUG: tensor: op whose handle another op has: " + s.def.Name)
 			}
 			if s.bound == nil {
 				panic("BUG: tensor: op without an accuracy model: " + s.def.Name)
 			}
+			if elementwise := slices.ContainsFunc(s.def.Interfaces, func(i any) bool { _, ok := i.(ir.ElementwiseImpl); return ok }); elementwise != (s.fn != nil) {
+				panic("BUG: tensor: an op is elementwise exactly when its spec names its function: " + s.def.Name)
+			}
 			wire(s)
-			*s.handle = s.def
+			if s.handle != nil {
+				*s.handle = s.def
+			}
 			specs[s.def.Name] = s
 		}
 	}
@@ -88,6 +98,14 @@ func init() {
 	}
 	sort.Slice(ops, func(i, j int) bool { return ops[i].Name < ops[j].Name })
 	Dialect.Ops = ops
+}
+
+// ElementwiseFunction is what elementwise op computes on each element.
+func ElementwiseFunction(op *ir.Operation) (eval.Function, bool) {
+	if s := specOf(op); s != nil && s.fn != nil {
+		return s.fn(op), true
+	}
+	return eval.Function{}, false
 }
 
 // specFor returns the spec of a dialect op by name, for building ops.

@@ -16,7 +16,7 @@ func TestRegistrationDeclaresEveryOp(t *testing.T) {
 		t.Fatal("registering twice succeeded")
 	}
 	want := []string{"add", "batch_matmul", "broadcast", "concat", "constant", "convert", "div", "erf", "exp",
-		"gelu", "layer_norm", "matmul", "max", "mul", "reduce_max", "reduce_sum", "reshape", "rsqrt", "slice",
+		"gelu", "layer_norm", "matmul", "max", "mul", "reduce_max", "reduce_sum", "reshape", "rsqrt", "silu", "slice",
 		"softmax", "splat", "sub", "tanh", "transpose"}
 	d := ctx.Dialect(Name)
 	if len(d.Ops) != len(want) {

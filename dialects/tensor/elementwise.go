@@ -51,12 +51,16 @@ func binarySpec(handle **ir.OpDef, name string, op eval.BinaryOp, summary string
 		fold:  fold,
 		splat: splatElementwise,
 		bound: boundOfBinary(op),
+		fn:    func(*ir.Operation) eval.Function { return eval.Function{Binary: op} },
 	}
 }
 
+// unarySpec declares an elementwise op of one operand computing op: a
+// handle (nil for an op no Go code names), its name and its summary; its
+// evaluation, folding, accuracy model and lowering follow from op.
 func unarySpec(handle **ir.OpDef, name string, op eval.UnaryOp, summary string) *opSpec {
 	short := name[len(Name)+1:]
-	return &opSpec{
+	s := &opSpec{
 		handle: handle,
 		def: &ir.OpDef{
 			Name:           name,
@@ -70,12 +74,14 @@ func unarySpec(handle **ir.OpDef, name string, op eval.UnaryOp, summary string) 
 			AssemblyFormat: "$input attr-dict `:` type($result)",
 		},
 		infer: sameAsOperand,
-		evaluate: func(_ *ir.Operation, args []*eval.Array) (*eval.Array, error) {
-			return eval.Unary(op, args[0])
-		},
 		splat: splatElementwise,
-		bound: boundOfMonotone(op.Apply),
+		bound: boundOfUnary,
+		fn:    func(*ir.Operation) eval.Function { return eval.Function{Unary: op} },
 	}
+	s.evaluate = func(o *ir.Operation, args []*eval.Array) (*eval.Array, error) {
+		return eval.Unary(s.fn(o).Unary, args[0])
+	}
+	return s
 }
 
 // sameAsOperand infers the type of an elementwise op: its first operand's.
@@ -108,13 +114,12 @@ func elementwiseSpecs() []*opSpec {
 	gelu.def.Example = "%1 = tensor.gelu %0 {approximate} : tensor<729x4304xf16>"
 	gelu.def.Attributes = []ir.AttrDef{{Name: ApproximateAttr, Kind: ir.UnitAttrKind, Optional: true,
 		Doc: "use the tanh approximation"}}
-	gelu.evaluate = func(op *ir.Operation, args []*eval.Array) (*eval.Array, error) {
+	gelu.fn = func(op *ir.Operation) eval.Function {
 		if op.Attr(ApproximateAttr) != nil {
-			return eval.Unary(eval.GeluTanh, args[0])
+			return eval.Function{Unary: eval.GeluTanh}
 		}
-		return eval.Unary(eval.Gelu, args[0])
+		return eval.Function{Unary: eval.Gelu}
 	}
-	gelu.bound = boundOfGelu
 	return []*opSpec{
 		binarySpec(&AddOp, AddOpName, eval.Add, "Elementwise addition.", ir.TraitCommutative, foldIdentity(0, true)),
 		binarySpec(&SubOp, SubOpName, eval.Sub, "Elementwise subtraction.", 0, foldIdentity(0, false)),
@@ -126,6 +131,7 @@ func elementwiseSpecs() []*opSpec {
 		unarySpec(&TanhOp, TanhOpName, eval.Tanh, "Elementwise hyperbolic tangent."),
 		unarySpec(&ErfOp, ErfOpName, eval.Erf, "Elementwise error function."),
 		gelu,
+		unarySpec(nil, "tensor.silu", eval.Silu, "Sigmoid-weighted linear unit: x·σ(x) = x/(1+e^(-x))."),
 		convertSpec(),
 	}
 }
@@ -215,6 +221,7 @@ func convertSpec() *opSpec {
 		},
 		splat: splatElementwise,
 		bound: boundOfConvert,
+		fn:    func(*ir.Operation) eval.Function { return eval.Function{Convert: true} },
 	}
 }
 

@@ -3,6 +3,7 @@ package tiled
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/kernel"
@@ -85,10 +86,9 @@ var (
 	ElementwiseOp = &ir.OpDef{
 		Name:    ElementwiseOpName,
 		Summary: "An elementwise function of laid-out tensors, on each tile's shard.",
-		Description: "`fn` is one of add, sub, mul, div, max (two operands), exp, rsqrt, tanh, erf, gelu, " +
-			"gelu_tanh, convert (one). Operands and result have one shape and one layout, so each tile " +
-			"computes its shard from its own shards; only convert changes the element type. The " +
-			"arithmetic is the tensor dialect's.",
+		Description: "`fn` is a function of the kernel table (kernel.Fns): " + fnList() + ". Operands and " +
+			"result have one shape and one layout, so each tile computes its shard from its own shards; " +
+			"only convert changes the element type. The arithmetic is the tensor dialect's.",
 		Example:        "%2 = tiled.elementwise mul %0, %1 : tensor<16x729x729xf16, #layout>, tensor<16x729x729xf16, #layout> -> tensor<16x729x729xf16, #layout>",
 		Operands:       []ir.ValueDef{{Name: "inputs", Type: LaidOutTensor, Kind: ir.Variadic}},
 		Results:        []ir.ValueDef{{Name: "result", Type: LaidOutTensor}},
@@ -497,4 +497,14 @@ func verifyConcat(op *ir.Operation, env *ir.Env) error {
 	}
 	_, err := layoutOfValue(env, op.Result(0), "result")
 	return err
+}
+
+// fnList lists the kernel table's functions with their operand counts,
+// for the op's description.
+func fnList() string {
+	var parts []string
+	for _, f := range kernel.Fns {
+		parts = append(parts, fmt.Sprintf("%s (%d)", f.Name, f.Arity))
+	}
+	return strings.Join(parts, ", ")
 }

@@ -104,13 +104,7 @@ func movementKinds() []string {
 	return names
 }
 
-func fnNames() []string {
-	var names []string
-	for _, f := range kernel.Fns {
-		names = append(names, f.Name)
-	}
-	return names
-}
+func fnNames() []string { return kernel.FnNames() }
 
 func reductionNames() []string {
 	var names []string
