@@ -252,45 +252,40 @@ func convertFunction(ctx *ir.Context, fn *ir.Operation, tg *target.Target, log *
 		if err != nil {
 			return 0, op.EmitOpError("cannot be lowered to tile-asm: %v", err)
 		}
-		switch {
-		case op.Is(exchange.SyncOp):
-			b.Create(&ir.OperationState{Name: tileasm.SyncOpName, Loc: op.Loc()})
-		case op.Is(tiled.ConstantOp):
-			// Its buffer holds its value from the start.
-		case op.Def() != nil && op.Def().Dialect() == tiled.Dialect && tiled.Aliases(op, tg):
-			view := b.Create(&ir.OperationState{Name: tileasm.ViewOpName, Loc: op.Loc(), Operands: ins, ResultTypes: op.ResultTypes(), Attrs: movement(ctx, op)})
-			bufferOf[op.Result(0)] = view.Result(0)
-		case op.Is(exchange.PhaseOp):
-			attrs := []ir.NamedAttr{stepAttr}
-			for _, n := range []string{exchange.PhaseAttrName, exchange.TransfersAttrName, exchange.ScheduleAttrName, exchange.SourceOffsetsAttrName, exchange.SourceStridesAttrName} {
-				if a := op.Attr(n); a != nil {
-					attrs = append(attrs, ir.NamedAttr{Name: n, Value: a})
-				}
-			}
-			b.Create(&ir.OperationState{Name: tileasm.ExchangeOpName, Loc: op.Loc(), Operands: append(ins, bufferOf[op.Result(0)]), Attrs: attrs})
-		case op.Is(tiled.MatmulOp):
-			plan := op.Attr(tiled.PlanAttrName).(*tiled.GemmPlanAttr).Plan
-			blocks, err := tileasm.AMPBlocks(op.Operand(0), op.Operand(1), plan.Orientation == layout.Swapped, tg)
-			if err != nil {
-				return 0, op.EmitOpError("its AMP blocks: %v", err)
-			}
-			attrs := []ir.NamedAttr{stepAttr, {Name: tiled.PlanAttrName, Value: op.Attr(tiled.PlanAttrName)},
-				{Name: tileasm.BlocksAttr, Value: ctx.DenseI64Array(blocks...)}}
-			if a := op.Attr(tiled.PartialAttrName); a != nil {
-				attrs = append(attrs, ir.NamedAttr{Name: tiled.PartialAttrName, Value: a})
-			}
-			b.Create(&ir.OperationState{Name: tileasm.AmpOpName, Loc: op.Loc(), Operands: append(ins, bufferOf[op.Result(0)]), Attrs: attrs})
-		case op.Is(tiled.ElementwiseOp):
-			b.Create(&ir.OperationState{Name: tileasm.VectorOpName, Loc: op.Loc(), Operands: append(ins, bufferOf[op.Result(0)]),
-				Attrs: []ir.NamedAttr{stepAttr, {Name: tiled.FnAttrName, Value: op.Attr(tiled.FnAttrName)}}})
-		case op.Is(tiled.ReduceOp):
-			b.Create(&ir.OperationState{Name: tileasm.ReduceOpName, Loc: op.Loc(), Operands: append(ins, bufferOf[op.Result(0)]),
-				Attrs: []ir.NamedAttr{stepAttr, {Name: tiled.FnAttrName, Value: op.Attr(tiled.FnAttrName)}, {Name: tiled.AxesAttrName, Value: op.Attr(tiled.AxesAttrName)}}})
-		case op.Is(tiled.RelayoutOp, tiled.TransposeOp, tiled.ReshapeOp, tiled.BroadcastOp, tiled.SliceOp, tiled.ConcatOp):
-			b.Create(&ir.OperationState{Name: tileasm.CopyOpName, Loc: op.Loc(), Operands: append(ins, bufferOf[op.Result(0)]),
-				Attrs: append(movement(ctx, op), stepAttr)})
-		default:
+		r := instructionFor(op, tg)
+		if r == nil {
 			return 0, op.EmitOpError("has no tile-asm form (run the exchange lowering first)")
+		}
+		if r.to == "" {
+			continue
+		}
+		var attrs []ir.NamedAttr
+		if r.kind {
+			attrs = append(attrs, ir.NamedAttr{Name: tileasm.KindAttr, Value: ctx.String(op.Name()[len(tiled.Name)+1:])})
+		}
+		for _, n := range r.keep {
+			if a := op.Attr(n); a != nil {
+				attrs = append(attrs, ir.NamedAttr{Name: n, Value: a})
+			}
+		}
+		if r.derive != nil {
+			more, err := r.derive(ctx, op, tg)
+			if err != nil {
+				return 0, op.EmitOpError("%v", err)
+			}
+			attrs = append(attrs, more...)
+		}
+		st := &ir.OperationState{Name: r.to, Loc: op.Loc(), Operands: ins}
+		switch r.result {
+		case writesResult:
+			st.Operands = append(st.Operands, bufferOf[op.Result(0)])
+			attrs = append(attrs, stepAttr)
+		case isView:
+			st.ResultTypes = op.ResultTypes()
+		}
+		st.Attrs = attrs
+		if in := b.Create(st); r.result == isView {
+			bufferOf[op.Result(0)] = in.Result(0)
 		}
 	}
 	// The memory map, then the return, now of nothing.
@@ -336,17 +331,78 @@ func convertFunction(ctx *ir.Context, fn *ir.Operation, tg *target.Target, log *
 	return len(values), nil
 }
 
-// movement is what a copy or a view keeps of the tiled op that moves
-// data: its kind (relayout, transpose, reshape, broadcast, slice, concat)
-// and the attributes that say how indices map.
-func movement(ctx *ir.Context, op *ir.Operation) []ir.NamedAttr {
-	attrs := []ir.NamedAttr{{Name: tileasm.KindAttr, Value: ctx.String(op.Name()[len(tiled.Name)+1:])}}
-	for _, n := range []string{tiled.PermutationAttrName, tiled.DimensionsAttrName, tiled.OffsetsAttrName, tiled.SizesAttrName, tiled.StridesAttrName, tiled.AxisAttrName} {
-		if a := op.Attr(n); a != nil {
-			attrs = append(attrs, ir.NamedAttr{Name: n, Value: a})
+// instruction is how ops of the tiled and exchange levels become tile-asm
+// instructions: which instruction, the attributes it keeps, those it
+// derives, and what becomes of the op's result.
+type instruction struct {
+	from []*ir.OpDef
+	// when, if set, must hold too (a data movement is a view only when its
+	// result aliases its operands' memory).
+	when func(op *ir.Operation, tg *target.Target) bool
+	to   string // the tile-asm op; "" for none (a constant: its buffer holds its value)
+	// kind: the op's name in its dialect becomes the kind attribute (the
+	// movement of a copy or a view).
+	kind   bool
+	keep   []string
+	derive func(ctx *ir.Context, op *ir.Operation, tg *target.Target) ([]ir.NamedAttr, error)
+	result resultRule
+}
+
+// resultRule is what becomes of the op's result.
+type resultRule uint8
+
+const (
+	// writesResult: the instruction takes the result's buffer as its last
+	// operand and runs in the op's superstep.
+	writesResult resultRule = iota
+	// isView: the instruction's result is the value, seen in its
+	// operands' memory.
+	isView
+	// noResult: a sync.
+	noResult
+)
+
+// movementOps and movementAttrs are the tiled ops that move data and the
+// attributes that say how their indices map.
+var (
+	movementOps   = []*ir.OpDef{tiled.RelayoutOp, tiled.TransposeOp, tiled.ReshapeOp, tiled.BroadcastOp, tiled.SliceOp, tiled.ConcatOp}
+	movementAttrs = []string{tiled.PermutationAttrName, tiled.DimensionsAttrName, tiled.OffsetsAttrName, tiled.SizesAttrName,
+		tiled.StridesAttrName, tiled.AxisAttrName}
+)
+
+// instructions is the lowering, first matching row first.
+var instructions = []instruction{
+	{from: []*ir.OpDef{exchange.SyncOp}, to: tileasm.SyncOpName, result: noResult},
+	{from: []*ir.OpDef{tiled.ConstantOp}},
+	{from: movementOps, when: tiled.Aliases, to: tileasm.ViewOpName, kind: true, keep: movementAttrs, result: isView},
+	{from: []*ir.OpDef{exchange.PhaseOp}, to: tileasm.ExchangeOpName, keep: []string{exchange.PhaseAttrName, exchange.TransfersAttrName,
+		exchange.ScheduleAttrName, exchange.SourceOffsetsAttrName, exchange.SourceStridesAttrName}},
+	{from: []*ir.OpDef{tiled.MatmulOp}, to: tileasm.AmpOpName, keep: []string{tiled.PlanAttrName, tiled.PartialAttrName}, derive: ampBlocks},
+	{from: []*ir.OpDef{tiled.ElementwiseOp}, to: tileasm.VectorOpName, keep: []string{tiled.FnAttrName}},
+	{from: []*ir.OpDef{tiled.ReduceOp}, to: tileasm.ReduceOpName, keep: []string{tiled.FnAttrName, tiled.AxesAttrName}},
+	{from: movementOps, to: tileasm.CopyOpName, kind: true, keep: movementAttrs},
+}
+
+// instructionFor is op's row of instructions, or nil.
+func instructionFor(op *ir.Operation, tg *target.Target) *instruction {
+	for i := range instructions {
+		r := &instructions[i]
+		if slices.ContainsFunc(r.from, func(d *ir.OpDef) bool { return op.Is(d) }) && (r.when == nil || r.when(op, tg)) {
+			return r
 		}
 	}
-	return attrs
+	return nil
+}
+
+// ampBlocks derives the AMP instruction's blocks from its operands'
+// layouts and its plan.
+func ampBlocks(ctx *ir.Context, op *ir.Operation, tg *target.Target) ([]ir.NamedAttr, error) {
+	plan := op.Attr(tiled.PlanAttrName).(*tiled.GemmPlanAttr).Plan
+	blocks, err := tileasm.AMPBlocks(op.Operand(0), op.Operand(1), plan.Orientation == layout.Swapped, tg)
+	if err != nil {
+		return nil, fmt.Errorf("its AMP blocks: %v", err)
+	}
+	return []ir.NamedAttr{{Name: tileasm.BlocksAttr, Value: ctx.DenseI64Array(blocks...)}}, nil
 }
 
 func locOf(v *ir.Value, fn *ir.Operation) ir.Location {

@@ -56,15 +56,21 @@ func (p *ConvertTiledToExchange) Run(module *ir.Operation, pc *passes.PassContex
 		}
 	}
 	l := &lowering{ctx: pc.Context(), tg: tg, pass: p, log: pc.Logger()}
-	var todo []*ir.Operation
+	type job struct {
+		op    *ir.Operation
+		lower func(*lowering, *ir.Operation) error
+	}
+	var todo []job
 	module.Walk(func(op *ir.Operation) ir.WalkResult {
-		if op.Is(tiled.RelayoutOp, tiled.SliceOp, tiled.ConcatOp, tiled.CombineOp) || reducesAcrossTiles(op) {
-			todo = append(todo, op)
+		for _, r := range lowerings {
+			if op.Is(r.def) {
+				todo = append(todo, job{op, r.lower})
+			}
 		}
 		return ir.WalkAdvance
 	})
-	for _, op := range todo {
-		if err := l.lower(op); err != nil {
+	for _, j := range todo {
+		if err := j.lower(l, j.op); err != nil {
 			return err
 		}
 	}
@@ -103,29 +109,41 @@ type lowering struct {
 	phase int64
 }
 
-func (l *lowering) lower(op *ir.Operation) error {
-	switch {
-	case op.Is(tiled.RelayoutOp):
-		in, hasLayout := tiled.LayoutOf(op.Operand(0).Type())
-		out, _ := tiled.LayoutOf(op.Result(0).Type())
-		if !hasLayout || in.SameDistribution(out) {
-			return nil // a value entering from the host, or a local copy
-		}
-		_, err := l.replaceByPhase(op, op.Operands(), nil)
-		return err
-	case op.Is(tiled.SliceOp, tiled.ConcatOp):
-		if tiled.ReinterpretsSlices(op) {
-			return nil
-		}
-		_, err := l.replaceByPhase(op, op.Operands(), sourceMaps(op))
-		return err
-	case op.Is(tiled.CombineOp):
-		_, err := l.lowerCombine(op)
-		return err
-	case op.Is(tiled.MatmulOp):
-		return l.lowerMatmul(op)
+// lowerings are the tiled ops that can move data between tiles, each with
+// how it becomes exchange phases (when it does: a relayout that keeps its
+// shards on their tiles, or a matmul whose plan reduces on each tile,
+// stays as it is). Every other tiled op computes where its shards lie.
+var lowerings = []struct {
+	def   *ir.OpDef
+	lower func(*lowering, *ir.Operation) error
+}{
+	{tiled.RelayoutOp, (*lowering).lowerRelayout},
+	{tiled.SliceOp, (*lowering).lowerSliceOrConcat},
+	{tiled.ConcatOp, (*lowering).lowerSliceOrConcat},
+	{tiled.CombineOp, func(l *lowering, op *ir.Operation) error { _, err := l.lowerCombine(op); return err }},
+	{tiled.MatmulOp, (*lowering).lowerMatmul},
+}
+
+// lowerRelayout: a phase, unless the shards stay on their tiles (a local
+// copy) or the value enters from the host without a layout.
+func (l *lowering) lowerRelayout(op *ir.Operation) error {
+	in, hasLayout := tiled.LayoutOf(op.Operand(0).Type())
+	out, _ := tiled.LayoutOf(op.Result(0).Type())
+	if !hasLayout || in.SameDistribution(out) {
+		return nil
 	}
-	return nil
+	_, err := l.replaceByPhase(op, op.Operands(), nil)
+	return err
+}
+
+// lowerSliceOrConcat: a phase, unless each result shard is a whole shard
+// of an operand on its tile.
+func (l *lowering) lowerSliceOrConcat(op *ir.Operation) error {
+	if tiled.ReinterpretsSlices(op) {
+		return nil
+	}
+	_, err := l.replaceByPhase(op, op.Operands(), sourceMaps(op))
+	return err
 }
 
 // reducesAcrossTiles reports whether op is a matmul whose plan adds
@@ -145,6 +163,9 @@ func reducesAcrossTiles(op *ir.Operation) bool {
 // is one phase whatever the plan's staging (the planner prices a pairwise
 // plan's halvings; they are not lowered separately yet).
 func (l *lowering) lowerMatmul(op *ir.Operation) error {
+	if !reducesAcrossTiles(op) {
+		return nil
+	}
 	plan := &op.Attr(tiled.PlanAttrName).(*tiled.GemmPlanAttr).Plan
 	s, err := tiled.MatmulShapeOf(op.Operand(0).Type(), op.Operand(1).Type(), op.Result(0).Type())
 	if err != nil {
