@@ -166,46 +166,10 @@ func convertFunction(ctx *ir.Context, fn *ir.Operation, tg *target.Target, log *
 	if err != nil {
 		return 0, fn.EmitOpError("%v", err)
 	}
-	// Place every tile, support first, and gather each value's addresses.
-	type placed struct {
-		name             string
-		tiles, addresses []int64
-		start, end       int
+	where, supportAt, err := placeValues(fn, tg, bufs, values, sup, class.Name, log)
+	if err != nil {
+		return 0, err
 	}
-	where := make([]placed, len(values))
-	supportAt := make([]int64, tg.Tiles)
-	busiest, busiestBytes := 0, int64(-1)
-	peaks := map[string]int64{}
-	for tile := range tg.Tiles {
-		list := append([]storage.Buffer{{Name: "support memory", Class: class.Name, Bytes: sup.bytes(tile), ID: -1, End: storage.Forever}}, bufs[tile]...)
-		pl, err := storage.Place(tg, tile, list)
-		if err != nil {
-			return 0, placementError(fn, values, list, err)
-		}
-		supportAt[tile] = pl.Address[0]
-		for k, b := range list[1:] {
-			w := &where[b.ID]
-			w.name = b.Name
-			w.tiles = append(w.tiles, int64(tile))
-			w.addresses = append(w.addresses, pl.Address[k+1])
-			w.start, w.end = b.Start, b.End
-		}
-		total := int64(0)
-		for c, v := range pl.Peak {
-			total += v
-			peaks[c] = max(peaks[c], v)
-		}
-		if total > busiestBytes {
-			busiest, busiestBytes = tile, total
-		}
-	}
-	log.Info("allocated tile support memory", "tiles", tg.Tiles, "generated_code_bytes", slices.Max(sup.code),
-		"exchange_table_bytes", slices.Max(sup.tables), "host_code_bytes", slices.Max(sup.host), "class", class.Name)
-	args := []any{"tiles", tg.Tiles, "buffers", len(values), "busiest_tile", busiest, "busiest_tile_bytes", busiestBytes}
-	for _, c := range tg.MemoryClasses {
-		args = append(args, "peak_"+strings.ToLower(c.Kind.String())+"_bytes", peaks[c.Name])
-	}
-	log.Info("placed tile storage", args...)
 	// Buffers, at the top of the body.
 	b := ir.NewBuilder(ctx)
 	b.SetInsertionPointToStart(entry)
@@ -229,63 +193,14 @@ func convertFunction(ctx *ir.Context, fn *ir.Operation, tg *target.Target, log *
 		buf := b.Create(&ir.OperationState{Name: tileasm.BufferOpName, Loc: locOf(v, fn), ResultTypes: []ir.Type{v.Type()}, Attrs: attrs})
 		bufferOf[v] = buf.Result(0)
 	}
-	mapped := func(vs []*ir.Value) ([]*ir.Value, error) {
-		out := make([]*ir.Value, len(vs))
-		for i, v := range vs {
-			m, ok := bufferOf[v]
-			if !ok {
-				return nil, fmt.Errorf("operand #%d has no buffer", i)
-			}
-			out[i] = m
-		}
-		return out, nil
-	}
 	// Instructions, op by op.
 	for _, op := range old {
 		if op.HasTrait(ir.TraitReturnLike) {
 			continue
 		}
 		b.SetInsertionPoint(op)
-		step, _ := superstepOf(op)
-		stepAttr := ir.NamedAttr{Name: tileasm.SuperstepAttr, Value: ctx.IntegerAttr(ctx.I(64), int64(step))}
-		ins, err := mapped(op.Operands())
-		if err != nil {
-			return 0, op.EmitOpError("cannot be lowered to tile-asm: %v", err)
-		}
-		r := instructionFor(op, tg)
-		if r == nil {
-			return 0, op.EmitOpError("has no tile-asm form (run the exchange lowering first)")
-		}
-		if r.to == "" {
-			continue
-		}
-		var attrs []ir.NamedAttr
-		if r.kind {
-			attrs = append(attrs, ir.NamedAttr{Name: tileasm.KindAttr, Value: ctx.String(op.Name()[len(tiled.Name)+1:])})
-		}
-		for _, n := range r.keep {
-			if a := op.Attr(n); a != nil {
-				attrs = append(attrs, ir.NamedAttr{Name: n, Value: a})
-			}
-		}
-		if r.derive != nil {
-			more, err := r.derive(ctx, op, tg)
-			if err != nil {
-				return 0, op.EmitOpError("%v", err)
-			}
-			attrs = append(attrs, more...)
-		}
-		st := &ir.OperationState{Name: r.to, Loc: op.Loc(), Operands: ins}
-		switch r.result {
-		case writesResult:
-			st.Operands = append(st.Operands, bufferOf[op.Result(0)])
-			attrs = append(attrs, stepAttr)
-		case isView:
-			st.ResultTypes = op.ResultTypes()
-		}
-		st.Attrs = attrs
-		if in := b.Create(st); r.result == isView {
-			bufferOf[op.Result(0)] = in.Result(0)
+		if err := emitInstruction(ctx, b, op, tg, bufferOf); err != nil {
+			return 0, err
 		}
 	}
 	// The memory map, then the return, now of nothing.
@@ -329,6 +244,105 @@ func convertFunction(ctx *ir.Context, fn *ir.Operation, tg *target.Target, log *
 		f.SetFunctionType(fn, ctx.Function(nil, term.OperandTypes()))
 	}
 	return len(values), nil
+}
+
+// placed is where one value's buffer lives: its name, its tiles and
+// their addresses, and the steps it is live over.
+type placed struct {
+	name             string
+	tiles, addresses []int64
+	start, end       int
+}
+
+// placeValues places every tile's buffers, support memory first in class,
+// and gathers each value's addresses and each tile's support address.
+func placeValues(fn *ir.Operation, tg *target.Target, bufs [][]storage.Buffer, values []*ir.Value, sup support, class string,
+	log *slog.Logger) ([]placed, []int64, error) {
+	where := make([]placed, len(values))
+	supportAt := make([]int64, tg.Tiles)
+	busiest, busiestBytes := 0, int64(-1)
+	peaks := map[string]int64{}
+	for tile := range tg.Tiles {
+		list := append([]storage.Buffer{{Name: "support memory", Class: class, Bytes: sup.bytes(tile), ID: -1, End: storage.Forever}}, bufs[tile]...)
+		pl, err := storage.Place(tg, tile, list)
+		if err != nil {
+			return nil, nil, placementError(fn, values, list, err)
+		}
+		supportAt[tile] = pl.Address[0]
+		for k, b := range list[1:] {
+			w := &where[b.ID]
+			w.name = b.Name
+			w.tiles = append(w.tiles, int64(tile))
+			w.addresses = append(w.addresses, pl.Address[k+1])
+			w.start, w.end = b.Start, b.End
+		}
+		total := int64(0)
+		for c, v := range pl.Peak {
+			total += v
+			peaks[c] = max(peaks[c], v)
+		}
+		if total > busiestBytes {
+			busiest, busiestBytes = tile, total
+		}
+	}
+	log.Info("allocated tile support memory", "tiles", tg.Tiles, "generated_code_bytes", slices.Max(sup.code),
+		"exchange_table_bytes", slices.Max(sup.tables), "host_code_bytes", slices.Max(sup.host), "class", class)
+	args := []any{"tiles", tg.Tiles, "buffers", len(values), "busiest_tile", busiest, "busiest_tile_bytes", busiestBytes}
+	for _, c := range tg.MemoryClasses {
+		args = append(args, "peak_"+strings.ToLower(c.Kind.String())+"_bytes", peaks[c.Name])
+	}
+	log.Info("placed tile storage", args...)
+	return where, supportAt, nil
+}
+
+// emitInstruction builds op's tile-asm instruction (instructions) at b,
+// over the buffers bufferOf holds, recording the value of a view.
+func emitInstruction(ctx *ir.Context, b *ir.Builder, op *ir.Operation, tg *target.Target, bufferOf map[*ir.Value]*ir.Value) error {
+	ins := make([]*ir.Value, op.NumOperands())
+	for i, v := range op.Operands() {
+		m, ok := bufferOf[v]
+		if !ok {
+			return op.EmitOpError("cannot be lowered to tile-asm: operand #%d has no buffer", i)
+		}
+		ins[i] = m
+	}
+	r := instructionFor(op, tg)
+	if r == nil {
+		return op.EmitOpError("has no tile-asm form (run the exchange lowering first)")
+	}
+	if r.to == "" {
+		return nil
+	}
+	var attrs []ir.NamedAttr
+	if r.kind {
+		attrs = append(attrs, ir.NamedAttr{Name: tileasm.KindAttr, Value: ctx.String(op.Name()[len(tiled.Name)+1:])})
+	}
+	for _, n := range r.keep {
+		if a := op.Attr(n); a != nil {
+			attrs = append(attrs, ir.NamedAttr{Name: n, Value: a})
+		}
+	}
+	if r.derive != nil {
+		more, err := r.derive(ctx, op, tg)
+		if err != nil {
+			return op.EmitOpError("%v", err)
+		}
+		attrs = append(attrs, more...)
+	}
+	st := &ir.OperationState{Name: r.to, Loc: op.Loc(), Operands: ins}
+	switch r.result {
+	case writesResult:
+		step, _ := superstepOf(op)
+		st.Operands = append(st.Operands, bufferOf[op.Result(0)])
+		attrs = append(attrs, ir.NamedAttr{Name: tileasm.SuperstepAttr, Value: ctx.IntegerAttr(ctx.I(64), int64(step))})
+	case isView:
+		st.ResultTypes = op.ResultTypes()
+	}
+	st.Attrs = attrs
+	if in := b.Create(st); r.result == isView {
+		bufferOf[op.Result(0)] = in.Result(0)
+	}
+	return nil
 }
 
 // instruction is how ops of the tiled and exchange levels become tile-asm
