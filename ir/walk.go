@@ -50,6 +50,20 @@ func (op *Operation) WalkPost(f func(*Operation) WalkResult) bool {
 	return f(op) == WalkInterrupt
 }
 
+// Find is the first op, in pre-order from op itself, that satisfies f,
+// or nil.
+func (op *Operation) Find(f func(*Operation) bool) *Operation {
+	var found *Operation
+	op.Walk(func(o *Operation) WalkResult {
+		if f(o) {
+			found = o
+			return WalkInterrupt
+		}
+		return WalkAdvance
+	})
+	return found
+}
+
 func (op *Operation) walkPost(f func(*Operation)) {
 	op.WalkPost(func(o *Operation) WalkResult { f(o); return WalkAdvance })
 }

@@ -197,6 +197,9 @@ func (pm *PassManager) check(op *ir.Operation) *ir.Diagnostic {
 	if o.PrintIR.ModuleScope && o.PrintIR.enabled() && !o.DisableThreading {
 		return ir.Errorf(nil, "IR print for module scope can't be setup on a pass-manager without disabling multi-threading first.")
 	}
+	if d := pm.pipeline.checkInput(op, o.Env, pm.pipeline.providers); d != nil {
+		return d
+	}
 	return nil
 }
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/ipuir/ipuir/ir"
 )
 
 // AnyOp is the anchor of a pipeline that runs on every op it meets that is
@@ -19,6 +21,9 @@ type OpPassManager struct {
 	// implicitNesting nests a pass anchored on another op than the
 	// pipeline's in a pipeline for that op (MLIR's Nesting::Implicit).
 	implicitNesting bool
+	// providers names, per fact, the registered passes that establish it,
+	// for the messages of the prerequisite check (set by the parser).
+	providers map[*ir.Fact][]string
 }
 
 // pipelineItem is a pass or a nested pipeline.

@@ -189,6 +189,10 @@ func (r *Registry) ParseInto(pm *OpPassManager, text string) error {
 	if err := r.build(pm, elems, 0); err != nil {
 		return &ir.Diagnostic{Severity: ir.SeverityError, Message: err.Error()}
 	}
+	if err := pm.checkOrder(); err != nil {
+		return &ir.Diagnostic{Severity: ir.SeverityError, Message: err.Error()}
+	}
+	pm.providers = r.providers()
 	return nil
 }
 

@@ -41,14 +41,15 @@ func (*ConvertExchangeToTileAsm) Summary() string {
 	return "Lower an exchange-level program to per-tile programs with placed storage"
 }
 func (*ConvertExchangeToTileAsm) Anchor() string { return ir.ModuleOpName }
+func (*ConvertExchangeToTileAsm) Requires() []*ir.Fact {
+	return []*ir.Fact{irtarget.Named, exchange.InSupersteps}
+}
+func (*ConvertExchangeToTileAsm) Provides() []*ir.Fact { return nil }
 
 func (p *ConvertExchangeToTileAsm) Run(module *ir.Operation, pc *passes.PassContext) error {
-	tg, ok := irtarget.FromEnv(pc.Env())
-	if !ok {
-		var err error
-		if tg, err = irtarget.FromModule(module); err != nil {
-			return err
-		}
+	tg, err := irtarget.Of(module, pc.Env())
+	if err != nil {
+		return err
 	}
 	var fns []*ir.Operation
 	for _, op := range module.Region(0).Front().Ops() {

@@ -35,6 +35,10 @@ func (*ConvertTensorToTiled) Summary() string {
 	return "Lower every laid-out tensor op to its tiled form"
 }
 func (*ConvertTensorToTiled) Anchor() string { return "" }
+func (*ConvertTensorToTiled) Requires() []*ir.Fact {
+	return []*ir.Fact{tiled.GemmsPlanned, tiled.LaidOut}
+}
+func (*ConvertTensorToTiled) Provides() []*ir.Fact { return []*ir.Fact{tiled.Level} }
 
 // fnOf is the function of tiled.elementwise that computes elementwise op:
 // the kernel row (kernel.Fns) for the function the op's spec names.

@@ -12,6 +12,7 @@ import (
 	"github.com/ipuir/ipuir/layout"
 	"github.com/ipuir/ipuir/passes"
 	"github.com/ipuir/ipuir/target"
+	"github.com/ipuir/ipuir/target/irtarget"
 )
 
 // PlanGemms is the `plan-gemms` pass: for every tensor.matmul and
@@ -41,10 +42,12 @@ func (*PlanGemms) Name() string { return "plan-gemms" }
 func (*PlanGemms) Summary() string {
 	return "Choose a GEMM plan (#tiled.gemm_plan) for every tensor matmul on the module's target"
 }
-func (*PlanGemms) Anchor() string { return ir.ModuleOpName }
+func (*PlanGemms) Anchor() string       { return ir.ModuleOpName }
+func (*PlanGemms) Requires() []*ir.Fact { return []*ir.Fact{irtarget.Named} }
+func (*PlanGemms) Provides() []*ir.Fact { return []*ir.Fact{tiled.GemmsPlanned} }
 
 func (p *PlanGemms) Run(module *ir.Operation, pc *passes.PassContext) error {
-	tg, err := targetOf(module, pc)
+	tg, err := irtarget.Of(module, pc.Env())
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/ipuir/ipuir/layout"
 	"github.com/ipuir/ipuir/passes"
 	"github.com/ipuir/ipuir/target"
+	"github.com/ipuir/ipuir/target/irtarget"
 )
 
 // TiledAssignLayouts gives every tensor value of every function a
@@ -41,9 +42,13 @@ func (*TiledAssignLayouts) Summary() string {
 	return "Give every tensor value a #tiled.layout encoding and insert tiled.relayout where users need another"
 }
 func (*TiledAssignLayouts) Anchor() string { return ir.ModuleOpName }
+func (*TiledAssignLayouts) Requires() []*ir.Fact {
+	return []*ir.Fact{irtarget.Named, tiled.GemmsPlanned}
+}
+func (*TiledAssignLayouts) Provides() []*ir.Fact { return []*ir.Fact{tiled.LaidOut} }
 
 func (p *TiledAssignLayouts) Run(module *ir.Operation, pc *passes.PassContext) error {
-	tg, err := targetOf(module, pc)
+	tg, err := irtarget.Of(module, pc.Env())
 	if err != nil {
 		return err
 	}

@@ -15,9 +15,6 @@ import (
 
 	"github.com/ipuir/ipuir/dialects/tensor"
 	"github.com/ipuir/ipuir/ir"
-	"github.com/ipuir/ipuir/passes"
-	"github.com/ipuir/ipuir/target"
-	"github.com/ipuir/ipuir/target/irtarget"
 )
 
 // preservesLayout reports whether op's result can be computed where its
@@ -91,14 +88,4 @@ func functions(op *ir.Operation) []*ir.Operation {
 		}
 	}
 	return out
-}
-
-// targetOf is the machine the module is compiled for: the one the tool
-// stated (PassContext.Env), or else the one the module's ipu.target
-// attribute names.
-func targetOf(module *ir.Operation, pc *passes.PassContext) (*target.Target, error) {
-	if t, ok := irtarget.FromEnv(pc.Env()); ok {
-		return t, nil
-	}
-	return irtarget.FromModule(module)
 }

@@ -45,15 +45,14 @@ func (*ConvertTiledToExchange) Name() string { return "convert-tiled-to-exchange
 func (*ConvertTiledToExchange) Summary() string {
 	return "Lower data movement between tiles to scheduled exchange phases after syncs"
 }
-func (*ConvertTiledToExchange) Anchor() string { return ir.ModuleOpName }
+func (*ConvertTiledToExchange) Anchor() string       { return ir.ModuleOpName }
+func (*ConvertTiledToExchange) Requires() []*ir.Fact { return []*ir.Fact{irtarget.Named, tiled.Level} }
+func (*ConvertTiledToExchange) Provides() []*ir.Fact { return []*ir.Fact{exchange.InSupersteps} }
 
 func (p *ConvertTiledToExchange) Run(module *ir.Operation, pc *passes.PassContext) error {
-	tg, ok := irtarget.FromEnv(pc.Env())
-	if !ok {
-		var err error
-		if tg, err = irtarget.FromModule(module); err != nil {
-			return err
-		}
+	tg, err := irtarget.Of(module, pc.Env())
+	if err != nil {
+		return err
 	}
 	l := &lowering{ctx: pc.Context(), tg: tg, pass: p, log: pc.Logger()}
 	type job struct {

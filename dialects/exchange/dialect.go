@@ -241,3 +241,13 @@ func mustLayout(t *ir.RankedTensorType) *layout.Layout {
 	l, _ := tiled.LayoutOf(t)
 	return l
 }
+
+// InSupersteps is the fact that convert-tiled-to-exchange has made the
+// program bulk-synchronous: every function with a body records its
+// supersteps.
+var InSupersteps = &ir.Fact{Name: "exchange.supersteps", Doc: "every function is in supersteps (its " + SuperstepsAttr + " attribute)",
+	Lacking: func(root *ir.Operation, _ *ir.Env) *ir.Operation {
+		return root.Find(func(op *ir.Operation) bool {
+			return ir.Implements[ir.FunctionLike](op) && op.NumRegions() > 0 && !op.Region(0).Empty() && op.Attr(SuperstepsAttr) == nil
+		})
+	}}

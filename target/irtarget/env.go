@@ -1,6 +1,8 @@
 package irtarget
 
 import (
+	"strings"
+
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/target"
 )
@@ -27,3 +29,31 @@ func EnvOfModule(module *ir.Operation) (*ir.Env, error) {
 	}
 	return EnvKey.With(nil, t), nil
 }
+
+// Of is the machine the module is compiled for: the one the tool states
+// in env (--target), else the one its ipu.target attribute names.
+func Of(module *ir.Operation, env *ir.Env) (*target.Target, error) {
+	if t, ok := FromEnv(env); ok {
+		return t, nil
+	}
+	return FromModule(module)
+}
+
+// Named is the fact that the module names its target, or the tool states
+// one: what every pass that prices or places work needs.
+var Named = &ir.Fact{Name: "ipu.target",
+	Doc: "the module names its target (an 'ipu.target' attribute, or --target=NAME; known targets: " + strings.Join(target.Names(), ", ") + ")",
+	Lacking: func(root *ir.Operation, env *ir.Env) *ir.Operation {
+		if _, ok := FromEnv(env); ok {
+			return nil
+		}
+		for op := root; op != nil; op = op.ParentOp() {
+			if op.Is(ir.Module) {
+				if op.Attr(ModuleAttr) != nil {
+					return nil
+				}
+				return op
+			}
+		}
+		return root
+	}}

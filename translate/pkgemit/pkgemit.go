@@ -82,15 +82,7 @@ type Options struct {
 
 // HasTileAsm says whether module holds a program at the tile-asm level.
 func HasTileAsm(module *ir.Operation) bool {
-	found := false
-	module.Walk(func(op *ir.Operation) ir.WalkResult {
-		if op.Is(tileasm.MemoryOp) {
-			found = true
-			return ir.WalkInterrupt
-		}
-		return ir.WalkAdvance
-	})
-	return found
+	return module.Find(func(op *ir.Operation) bool { return op.Is(tileasm.MemoryOp) }) != nil
 }
 
 // Build makes the package of module's one tile-asm function.

@@ -25,15 +25,14 @@ func (*TiledEstimate) Name() string { return "tiled-estimate" }
 func (*TiledEstimate) Summary() string {
 	return "Estimate the cost of every tiled op and of the whole program (module attribute tiled.summary)"
 }
-func (*TiledEstimate) Anchor() string { return ir.ModuleOpName }
+func (*TiledEstimate) Anchor() string       { return ir.ModuleOpName }
+func (*TiledEstimate) Requires() []*ir.Fact { return []*ir.Fact{irtarget.Named, tiled.Level} }
+func (*TiledEstimate) Provides() []*ir.Fact { return nil }
 
 func (p *TiledEstimate) Run(module *ir.Operation, pc *passes.PassContext) error {
-	tg, ok := irtarget.FromEnv(pc.Env())
-	if !ok {
-		var err error
-		if tg, err = irtarget.FromModule(module); err != nil {
-			return err
-		}
+	tg, err := irtarget.Of(module, pc.Env())
+	if err != nil {
+		return err
 	}
 	ctx := pc.Context()
 	var sum tiled.Summary
