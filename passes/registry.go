@@ -31,6 +31,10 @@ type PassInfo struct {
 	typ        reflect.Type // the struct type
 }
 
+// GoType names the pass's struct type: its package's import path and the
+// type's name, where its doc comment is (the pass reference's description).
+func (info *PassInfo) GoType() (pkgPath, name string) { return info.typ.PkgPath(), info.typ.Name() }
+
 // PipelineInfo is a named pipeline: a flat list of passes (and nested
 // pipelines) that a pipeline text may use as if it were one pass.
 type PipelineInfo struct {

@@ -51,27 +51,31 @@ func NewContext() *ir.Context {
 	return ctx
 }
 
-// RegisterPasses registers every pass and named pipeline: the generic
-// transforms, then the passes of single dialects, then the lowerings.
-func RegisterPasses(r *passes.Registry) error {
-	for _, p := range []passes.Pass{
+// Passes are every pass of ipuir, each once: the generic transforms, then
+// the passes of single dialects, then the lowerings between dialects in
+// lowering order. Pipelines says in which order the lowerings run.
+func Passes() []passes.Pass {
+	return []passes.Pass{
 		// Generic transforms (package transforms).
 		&transforms.Canonicalizer{}, &transforms.CSE{}, &transforms.DCE{}, &transforms.SymbolDCE{},
 		// Passes of one dialect.
 		&tensortransforms.TensorDecompose{}, &tiledtransforms.TiledEstimate{},
-	} {
+		// Lowerings between dialects (package conversion/...).
+		&tensortotiled.TiledPrepare{}, &tensortotiled.PlanGemms{}, &tensortotiled.TiledAssignLayouts{}, &tensortotiled.ConvertTensorToTiled{},
+		&tiledtoexchange.ConvertTiledToExchange{},
+		&exchangetotileasm.ConvertExchangeToTileAsm{},
+	}
+}
+
+// RegisterPasses registers every pass of Passes and every pipeline of
+// Pipelines.
+func RegisterPasses(r *passes.Registry) error {
+	for _, p := range Passes() {
 		if err := r.Register(p); err != nil {
 			return err
 		}
 	}
-	// Lowerings between dialects (package conversion/...).
-	if err := tensortotiled.Register(r); err != nil {
-		return err
-	}
-	if err := tiledtoexchange.Register(r); err != nil {
-		return err
-	}
-	return exchangetotileasm.Register(r)
+	return registerPipelines(r)
 }
 
 // NewPassRegistry returns a registry holding every pass and pipeline.

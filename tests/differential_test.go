@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ipuir/ipuir/conversion/exchangetotileasm"
 	"github.com/ipuir/ipuir/execution/check"
 	"github.com/ipuir/ipuir/execution/reference"
 	"github.com/ipuir/ipuir/internal/randprog"
@@ -94,7 +93,7 @@ func compileProgram(src string, tg *target.Target) (*ipupkg.Package, string, err
 		return nil, "", fmt.Errorf("the generator wrote invalid IR: %v", err)
 	}
 	opts := pkgemit.Options{Compiler: "test", Source: []byte(src), SourceOps: pkgemit.SourceOps(module)}
-	pm, err := registry.NewPassRegistry().ParsePipeline("builtin.module(" + exchangetotileasm.LowerToTileAsmPipeline + ")")
+	pm, err := registry.NewPassRegistry().ParsePipeline(registry.ModulePipeline(registry.LowerToTileAsm))
 	if err != nil {
 		return nil, "", err
 	}

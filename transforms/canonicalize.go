@@ -5,9 +5,15 @@ import (
 	"github.com/ipuir/ipuir/passes"
 )
 
-// Canonicalizer is the `canonicalize` pass: the greedy driver with every
-// registered op's folder and canonicalization patterns. Its options are
-// MLIR's.
+// Canonicalizer is the `canonicalize` pass: the greedy driver
+// (passes.ApplyPatternsGreedily) with every registered op's folder and
+// canonicalization patterns. Its options are MLIR's. `region-simplify`
+// chooses what region simplification does at the end of each sweep:
+// `disabled` nothing; `normal` erases unreachable blocks, dead ops, and
+// unused block arguments with the operands branches pass for them;
+// `aggressive` also merges identical blocks (same arguments and
+// equivalent ops) into the first. `test-convergence` fails the pass,
+// instead of warning, when the IR still changes after the last sweep.
 type Canonicalizer struct {
 	TopDown         bool                       `pass:"top-down" help:"Seed the worklist in general top-down order" default:"true"`
 	RegionSimplify  passes.RegionSimplifyLevel `pass:"region-simplify" help:"Perform control flow optimizations to the region tree" default:"normal"`

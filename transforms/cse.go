@@ -13,8 +13,17 @@ import (
 // and erases pure ops whose results are unused. Values known in a block
 // are visible in the blocks it dominates and in the regions of
 // non-isolated ops nested in it, never in enclosing or sibling regions;
-// isolated ops start afresh. Pure ops with regions merge when each region
-// is one block and the bodies are equivalent (cse_regions.go).
+// isolated ops start afresh; multi-block graph regions share nothing
+// between blocks. As in MLIR, an op that is merged or erased is not looked
+// into.
+//
+// Pure ops with regions merge, as in MLIR, when every region is one block
+// and the bodies are equivalent (cse_regions.go): same argument types, the
+// same ops in order, operands the same outer values or corresponding
+// arguments and results (nested commutative operands are not reordered).
+// Unlike MLIR, which trusts an op's declared purity, a body holding an op
+// that is neither pure nor a terminator is never merged; nested regions of
+// several blocks are not compared.
 type CSE struct {
 	NumCSE passes.Statistic `statistic:"num-cse'd" help:"Number of operations CSE'd"`
 	NumDCE passes.Statistic `statistic:"num-dce'd" help:"Number of operations DCE'd"`

@@ -6,9 +6,10 @@ import (
 )
 
 // DCE is the `dce` pass: it erases blocks that no path from their
-// region's entry reaches, then ops that are pure and unused (which may
-// make the ops they use unused in turn), in every region nested in the op
-// it runs on. It does not look at symbols; symbol-dce does.
+// region's entry reaches, then ops that are pure and unused (last first,
+// so that chains go in one sweep), then unused block arguments with the
+// operands branches pass for them, in every region nested in the op it
+// runs on. It does not look at symbols; symbol-dce does.
 type DCE struct {
 	NumOps    passes.Statistic `statistic:"num-erased-ops" help:"Number of dead operations erased"`
 	NumBlocks passes.Statistic `statistic:"num-erased-blocks" help:"Number of unreachable blocks erased"`

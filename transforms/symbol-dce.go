@@ -13,6 +13,11 @@ import (
 // symbol on their path) are live, and so on. Nested symbol tables are
 // processed when they are live. Symbols referred to only by dead symbols
 // go too.
+//
+// Its errors are MLIR's: `'func.func' op  was scheduled to run under
+// SymbolDCE, but does not define a symbol table` (with MLIR's double
+// space), and `operation contains potentially unknown symbol table, ...`
+// for an unregistered op with one region.
 type SymbolDCE struct {
 	NumDCE passes.Statistic `statistic:"num-dce'd" help:"Number of symbols DCE'd"`
 }

@@ -3,8 +3,8 @@ package exchangetotileasm_test
 import (
 	"testing"
 
-	"github.com/ipuir/ipuir/conversion/exchangetotileasm"
 	"github.com/ipuir/ipuir/internal/randprog"
+	"github.com/ipuir/ipuir/registry"
 )
 
 // Random programs lower from tensor to tile-asm without a panic, and what
@@ -12,5 +12,5 @@ import (
 // overlapping another live one, live where it is used, with the support
 // memory first; or the pipeline refuses the program with a diagnostic.
 func TestRandomProgramsLowerToTileAsm(t *testing.T) {
-	randprog.LowerAll(t, exchangetotileasm.LowerToTileAsmPipeline, 11)
+	randprog.LowerAll(t, registry.LowerToTileAsm, 11)
 }

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/ipuir/ipuir/conversion/exchangetotileasm"
-	"github.com/ipuir/ipuir/conversion/tiledtoexchange"
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/passes"
 	"github.com/ipuir/ipuir/registry"
@@ -29,7 +28,7 @@ func lowerToExchange(t testing.TB, src []byte) (*ir.Operation, *target.Target) {
 func tryLower(t testing.TB, src []byte) (*ir.Operation, *target.Target, error) {
 	t.Helper()
 	ctx, module := registrytest.Parse(t, "input.ipuir", src)
-	tg, err := registrytest.Run(t, ctx, module, tiledtoexchange.LowerToExchangePipeline)
+	tg, err := registrytest.Run(t, ctx, module, registry.LowerToExchange)
 	return module, tg, err
 }
 
@@ -122,7 +121,7 @@ func TestPlacementFailureIsLocated(t *testing.T) {
 	}
 	tg.SupportReserveBytes = 0
 	ctx, module := registrytest.Parse(t, "input.ipuir", src)
-	err = registrytest.RunOn(t, ctx, module, tg, exchangetotileasm.LowerToTileAsmPipeline)
+	err = registrytest.RunOn(t, ctx, module, tg, registry.LowerToTileAsm)
 	var d *ir.Diagnostic
 	if !errors.As(err, &d) {
 		t.Fatalf("want a diagnostic, got %v", err)

@@ -23,13 +23,13 @@ import (
 //   - an elementwise op computes in the layout of its first operand that
 //     has one, and its other operands are moved there;
 //   - a transpose, and a reshape where the shards allow, leave their
-//     result in the layout derived from their input (tiled.PermuteLayout,
-//     tiled.ReshapeLayouts), so no data moves; a reduction's result is
-//     where tiled.combine leaves it (tiled.ReduceLayouts);
+//     result in the layout derived from their input (layout.PermuteLayout,
+//     layout.ReshapeLayouts), so no data moves; a reduction's result is
+//     where tiled.combine leaves it (layout.ReduceLayouts);
 //   - constants and broadcasts have no layout of their own: they take the
 //     one their first user wants (in reverse program order, so that chains
 //     of them settle), a broadcast reading its input in the projection of
-//     its result (tiled.BroadcastLayouts). A constant wanted in several
+//     its result (layout.BroadcastLayouts). A constant wanted in several
 //     layouts is placed once per layout: it is initial data, and a splat is
 //     one scalar per tile.
 type TiledAssignLayouts struct {

@@ -19,7 +19,7 @@ import (
 // weights (Q, K and V of attention, reading x) become one wider matmul of
 // the concatenated weights, sliced after: it is planned jointly, each part
 // on its own range of tiles, and the concat and slices take whole shards
-// (tiled.SliceLayout), so they move nothing.
+// (layout.SliceLayout), so they move nothing.
 type TiledPrepare struct {
 	FuseSharedLHS bool `pass:"fuse-shared-lhs" help:"Plan matmuls that share their left operand and read function-argument weights as one wider matmul" default:"true"`
 

@@ -1,10 +1,13 @@
 // Package tensortotiled is the lowering from the tensor dialect to the
 // tiled one (step 2 of docs/architecture.md; MLIR's lib/Conversion/TensorToTiled),
-// three passes run in order by the `lower-tensor-to-tiled` pipeline:
+// four passes that the `lower-tensor-to-tiled` pipeline (composed in
+// package registry) runs in this order, each declaring the facts it needs
+// and provides:
 //
+//	tiled-prepare              decompose what the tiled level has no op for
 //	plan-gemms                 choose a GEMM plan for every matmul
 //	tiled-assign-layouts       give every tensor value a #tiled.layout
-//	convert-tensor-to-tiled    turn planned matmuls into tiled.matmul
+//	convert-tensor-to-tiled    turn every tensor op into its tiled form
 //
 // This file holds what they share: the data-flow rules that say which
 // tensor ops carry their operand's layout to their result.

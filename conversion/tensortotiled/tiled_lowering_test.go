@@ -3,7 +3,6 @@ package tensortotiled_test
 import (
 	"testing"
 
-	"github.com/ipuir/ipuir/conversion/tensortotiled"
 	funcd "github.com/ipuir/ipuir/dialects/func"
 	"github.com/ipuir/ipuir/dialects/tensor"
 	"github.com/ipuir/ipuir/dialects/tiled"
@@ -24,7 +23,7 @@ func parseExample(t testing.TB, name string) (*ir.Context, *ir.Operation) {
 
 func lowerToTiled(t testing.TB, ctx *ir.Context, module *ir.Operation) {
 	t.Helper()
-	if _, err := registrytest.Run(t, ctx, module, tensortotiled.LowerTensorToTiledPipeline); err != nil {
+	if _, err := registrytest.Run(t, ctx, module, registry.LowerTensorToTiled); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -98,7 +97,7 @@ func TestJointPlanningPays(t *testing.T) {
 		}
 		return module.Attr(tiled.SummaryAnnotation).(*tiled.SummaryAttr).Summary.Cycles
 	}
-	joint := cycles(tensortotiled.LowerTensorToTiledPipeline)
+	joint := cycles(registry.LowerTensorToTiled)
 	separate := cycles("tiled-prepare{fuse-shared-lhs=false},plan-gemms,tiled-assign-layouts,convert-tensor-to-tiled,tiled-estimate")
 	if joint >= separate {
 		t.Errorf("joint planning: %d cycles, separate: %d", joint, separate)

@@ -1,3 +1,9 @@
+// Package tiledtoexchange lowers the tiled program to BSP supersteps: every
+// movement of data between tiles becomes an exchange.sync and an
+// exchange.phase with its transfers and schedule; compute stays in the
+// tiled dialect's local ops. Its one pass, convert-tiled-to-exchange,
+// follows the tiled lowering in the pipeline lower-to-exchange (package
+// registry composes the pipelines).
 package tiledtoexchange
 
 import (
@@ -32,7 +38,7 @@ import (
 //     plan's steps: slices of both operands into each step's layouts, the
 //     step's matmul, an f32 accumulation (lowerSteps).
 //
-// Transfers come from tiled.VisitPieces (the pieces the estimate priced);
+// Transfers come from layout.VisitPieces (the pieces the estimate priced);
 // each phase is scheduled by package schedule and logged with its bound
 // and horizon.
 type ConvertTiledToExchange struct {

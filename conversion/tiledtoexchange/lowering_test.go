@@ -3,11 +3,10 @@ package tiledtoexchange_test
 import (
 	"testing"
 
-	"github.com/ipuir/ipuir/conversion/tensortotiled"
-	"github.com/ipuir/ipuir/conversion/tiledtoexchange"
 	"github.com/ipuir/ipuir/dialects/exchange"
 	"github.com/ipuir/ipuir/dialects/tiled"
 	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/registry"
 	"github.com/ipuir/ipuir/registry/registrytest"
 	"github.com/ipuir/ipuir/target/irtarget"
 	"github.com/ipuir/ipuir/translate/exchangejson"
@@ -35,7 +34,7 @@ func run(t testing.TB, ctx *ir.Context, module *ir.Operation, pipeline string) {
 // its lower bound, after a sync; no tiled op that moves data is left; the
 // JSON lists the same phases.
 func TestAttentionPhases(t *testing.T) {
-	_, module, env := lower(t, "attention.ipuir", tiledtoexchange.LowerToExchangePipeline)
+	_, module, env := lower(t, "attention.ipuir", registry.LowerToExchange)
 	tg, _ := irtarget.FromEnv(env)
 	if d := ir.VerifyIn(module, env); d != nil {
 		t.Fatal(d)
@@ -88,7 +87,7 @@ func TestAttentionPhases(t *testing.T) {
 func BenchmarkAttentionExchange(b *testing.B) {
 	for b.Loop() {
 		b.StopTimer()
-		ctx, module, _ := lower(b, "attention.ipuir", tensortotiled.LowerTensorToTiledPipeline)
+		ctx, module, _ := lower(b, "attention.ipuir", registry.LowerTensorToTiled)
 		b.StartTimer()
 		run(b, ctx, module, "convert-tiled-to-exchange")
 	}
@@ -99,7 +98,7 @@ func BenchmarkAttentionExchange(b *testing.B) {
 // its busiest tile moves, and the phase it becomes is scheduled in exactly
 // that many cycles (its lower bound, which the scheduler reaches).
 func TestEstimatesMatchPhases(t *testing.T) {
-	ctx, module, _ := lower(t, "attention.ipuir", tensortotiled.LowerTensorToTiledPipeline)
+	ctx, module, _ := lower(t, "attention.ipuir", registry.LowerTensorToTiled)
 	var priced []int64
 	module.Walk(func(op *ir.Operation) ir.WalkResult {
 		if op.Is(tiled.RelayoutOp, tiled.CombineOp, tiled.MatmulOp) {

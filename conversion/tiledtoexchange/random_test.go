@@ -3,8 +3,8 @@ package tiledtoexchange_test
 import (
 	"testing"
 
-	"github.com/ipuir/ipuir/conversion/tiledtoexchange"
 	"github.com/ipuir/ipuir/internal/randprog"
+	"github.com/ipuir/ipuir/registry"
 )
 
 // Random programs lower from tensor to exchange without a panic: either
@@ -12,5 +12,5 @@ import (
 // small target, say) or what it produces verifies, with every unicast
 // phase on its bound.
 func TestRandomProgramsLower(t *testing.T) {
-	randprog.LowerAll(t, tiledtoexchange.LowerToExchangePipeline, 11)
+	randprog.LowerAll(t, registry.LowerToExchange, 11)
 }

@@ -1,11 +1,14 @@
 // Command ipu-dialect-doc writes the Markdown reference of every dialect
-// ipuir registers (package registry), from the dialects' declarations (docs/dialects/*.md).
-// The op definitions are data, so the reference is generated rather than
-// written: it cannot drift from what the verifier and the parser accept.
-// A test in this package fails when the checked-in files are stale;
-// regenerate with
+// and every pass ipuir registers (package registry): docs/dialects/*.md
+// from the dialects' declarations, docs/passes/*.md from the passes'
+// declarations (options, statistics, prerequisites), the pipelines of
+// package registry and the doc comments of the passes' types. Ops and
+// passes are declared as data, so the reference is generated rather than
+// written: it cannot drift from what the verifier, the parser and the
+// pass registry accept. A test in this package fails when the checked-in
+// files are stale; regenerate, from the module's root, with
 //
-//	go run ./tools/ipu-dialect-doc -o docs/dialects
+//	go run ./tools/ipu-dialect-doc
 package main
 
 import (
@@ -17,6 +20,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/lit"
 	"github.com/ipuir/ipuir/registry"
 	"github.com/ipuir/ipuir/tools/toolkit"
 )
@@ -24,7 +28,7 @@ import (
 func main() {
 	fs := pflag.NewFlagSet("ipu-dialect-doc", pflag.ContinueOnError)
 	fs.SetOutput(os.Stderr)
-	out := fs.StringP("output", "o", "docs/dialects", "directory to write one Markdown file per dialect into")
+	out := fs.StringP("output", "o", "docs", "directory to write DIR/dialects/*.md (one file per dialect) and DIR/passes/*.md (one per pass, and an index) into")
 	help := fs.BoolP("help", "h", false, "show this help")
 	fs.Usage = func() {}
 	if err := fs.Parse(os.Args[1:]); err != nil {
@@ -32,37 +36,53 @@ func main() {
 		os.Exit(2)
 	}
 	if *help {
-		fmt.Println("usage: ipu-dialect-doc [-o DIR]\n  writes the Markdown reference of every dialect (docs/dialects)\n\noptions:")
+		fmt.Println("usage: ipu-dialect-doc [-o DIR]\n  writes the Markdown reference of every dialect (docs/dialects) and pass (docs/passes);\n  run it in the module, whose sources hold the passes' doc comments\n\noptions:")
 		fs.SetOutput(os.Stdout)
 		fs.PrintDefaults()
 		return
 	}
-	docs, err := generate()
-	if err != nil {
+	fail := func(err error) {
 		fmt.Fprintln(os.Stderr, "ipu-dialect-doc:", err)
 		os.Exit(1)
 	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		fmt.Fprintln(os.Stderr, "ipu-dialect-doc:", err)
-		os.Exit(1)
+	root, err := lit.ModuleRoot(".")
+	if err != nil {
+		fail(fmt.Errorf("%v: run it inside the ipuir module, whose sources hold the passes' doc comments", err))
+	}
+	docs, err := generate(root)
+	if err != nil {
+		fail(err)
+	}
+	for _, sub := range []string{"dialects", "passes"} {
+		if err := os.MkdirAll(filepath.Join(*out, sub), 0o755); err != nil {
+			fail(err)
+		}
 	}
 	for name, text := range docs {
-		if err := toolkit.WriteOutput(filepath.Join(*out, name), []byte(text), nil); err != nil {
-			fmt.Fprintln(os.Stderr, "ipu-dialect-doc:", err)
-			os.Exit(1)
+		if err := toolkit.WriteOutput(filepath.Join(*out, filepath.FromSlash(name)), []byte(text), nil); err != nil {
+			fail(err)
 		}
 	}
 }
 
-// generate returns file name -> Markdown for every documented dialect.
-func generate() (map[string]string, error) {
+// generate returns path under docs/ -> Markdown for every documented
+// dialect ("dialects/NAME.md") and pass ("passes/NAME.md"), the passes'
+// descriptions read from the sources under root, the module's directory.
+func generate(root string) (map[string]string, error) {
 	ctx := ir.NewContext()
 	if err := registry.RegisterDialects(ctx); err != nil {
 		return nil, err
 	}
 	out := map[string]string{}
 	for _, d := range ctx.Dialects() {
-		out[d.Name+".md"] = dialectDoc(d)
+		out["dialects/"+d.Name+".md"] = dialectDoc(d)
+	}
+	pds, err := passDocs(root)
+	if err != nil {
+		return nil, err
+	}
+	for name, text := range pds {
+		out["passes/"+name] = text
 	}
 	return out, nil
 }

@@ -5,7 +5,6 @@ import (
 	"io"
 	"log/slog"
 
-	"github.com/ipuir/ipuir/conversion/exchangetotileasm"
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/passes"
 	"github.com/ipuir/ipuir/registry"
@@ -29,7 +28,7 @@ func emitPackage(ctx *ir.Context, module *ir.Operation, in *optmain.Input, out i
 	if !pkgemit.HasTileAsm(module) {
 		opts.Source = in.Source
 		opts.SourceOps = pkgemit.SourceOps(module)
-		pipeline := "builtin.module(" + exchangetotileasm.LowerToTileAsmPipeline + ")"
+		pipeline := registry.ModulePipeline(registry.LowerToTileAsm)
 		pm, err := registry.NewPassRegistry().ParsePipeline(pipeline)
 		if err != nil {
 			return err

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ipuir/ipuir/conversion/exchangetotileasm"
+	"github.com/ipuir/ipuir/registry"
 	"github.com/ipuir/ipuir/registry/registrytest"
 	"github.com/ipuir/ipuir/runtime/ipupkg"
 	"github.com/ipuir/ipuir/target"
@@ -22,7 +22,7 @@ import (
 // compile makes the package of an example.
 func compile(t *testing.T, path string) (*ipupkg.Package, *target.Target) {
 	t.Helper()
-	module, tg := registrytest.Compile(t, path, exchangetotileasm.LowerToTileAsmPipeline)
+	module, tg := registrytest.Compile(t, path, registry.LowerToTileAsm)
 	p, err := pkgemit.Build(module, tg, pkgemit.Options{Compiler: "test"})
 	if err != nil {
 		t.Fatal(err)

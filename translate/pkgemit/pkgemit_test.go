@@ -6,8 +6,8 @@ import (
 
 	"github.com/sebdah/goldie/v2"
 
-	"github.com/ipuir/ipuir/conversion/exchangetotileasm"
 	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/registry"
 	"github.com/ipuir/ipuir/registry/registrytest"
 	"github.com/ipuir/ipuir/runtime/ipupkg"
 	"github.com/ipuir/ipuir/target"
@@ -21,7 +21,7 @@ func compile(t testing.TB, path string) (*ir.Operation, *target.Target, pkgemit.
 	t.Helper()
 	ctx, module, src := registrytest.ParseFile(t, path)
 	opts := pkgemit.Options{Compiler: "0.1.0", Source: src, SourceOps: pkgemit.SourceOps(module)}
-	tg, err := registrytest.Run(t, ctx, module, exchangetotileasm.LowerToTileAsmPipeline)
+	tg, err := registrytest.Run(t, ctx, module, registry.LowerToTileAsm)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func compile(t testing.TB, path string) (*ir.Operation, *target.Target, pkgemit.
 // emitting, reading and emitting again gives the same bytes.
 func TestAttentionTinyPackage(t *testing.T) {
 	module, tg, opts := compile(t, "../../examples/attention-tiny.ipuir")
-	opts.Metadata = []ipupkg.Entry{{Key: "target", Value: "test16"}, {Key: "pipeline", Value: "builtin.module(" + exchangetotileasm.LowerToTileAsmPipeline + ")"}}
+	opts.Metadata = []ipupkg.Entry{{Key: "target", Value: "test16"}, {Key: "pipeline", Value: registry.ModulePipeline(registry.LowerToTileAsm)}}
 	pkg, err := pkgemit.Build(module, tg, opts)
 	if err != nil {
 		t.Fatal(err)

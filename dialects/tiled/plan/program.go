@@ -20,7 +20,7 @@ type Operand struct {
 	Value int
 	// Derive maps a layout of Value to the layout this operand arrives in
 	// through the ops between them that keep data on its tiles
-	// (transposes, reshapes; tiled.PermuteLayout, tiled.ReshapeLayouts), so
+	// (transposes, reshapes; layout.PermuteLayout, layout.ReshapeLayouts), so
 	// that the planner prices the relayout from where a producer leaves
 	// the data. Nil when the operand is Value itself; false when no layout
 	// follows.
