@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/ipuir/ipuir/elem"
+	"github.com/ipuir/ipuir/internal/enum"
 	"github.com/ipuir/ipuir/numeric"
 )
 
@@ -16,15 +17,9 @@ const (
 	ReduceMax
 )
 
-func (o ReduceOp) String() string {
-	switch o {
-	case ReduceSum:
-		return "reduce_sum"
-	case ReduceMax:
-		return "reduce_max"
-	}
-	return fmt.Sprintf("ReduceOp(%d)", uint8(o))
-}
+var reduceOpNames = []string{ReduceSum: "reduce_sum", ReduceMax: "reduce_max"}
+
+func (o ReduceOp) String() string { return enum.Name(o, reduceOpNames, "ReduceOp") }
 
 // CheckAxes validates a list of reduction axes for rank: each in range,
 // strictly increasing (so none repeats).

@@ -6,7 +6,7 @@ package ir
 // fact is declared once, as a value, in the package that owns what it is
 // about (the dialect whose attribute or ops it names), and passes refer
 // to it by that value. Passes declare what they need and establish with
-// passes.Prerequisites, and the pass infrastructure checks pipelines
+// passes.Requirer and passes.Provider, and the pass infrastructure checks pipelines
 // against them before anything runs.
 type Fact struct {
 	// Name is how messages and the pass reference name it, e.g.

@@ -8,28 +8,28 @@ import (
 	"github.com/ipuir/ipuir/ir"
 )
 
-// Prerequisites is implemented by a pass that needs facts of its input
-// (Requires) or establishes facts for the passes after it (Provides).
-// Pipelines are checked against them before anything runs, as Go's
-// compiler checks its pass order: the parser refuses a pipeline in which
-// a pass comes before the pass that establishes what it needs, and the
-// pass manager refuses to start a pipeline in which a pass needs a fact
-// that neither the input nor an earlier pass provides, naming the passes
-// that would.
-type Prerequisites interface {
-	Requires() []*ir.Fact
-	Provides() []*ir.Fact
-}
+// Requirer is implemented by a pass that needs facts of its input, and
+// Provider by one that establishes facts for the passes after it; a pass
+// declares only what it has. Pipelines are checked against them before
+// anything runs, as Go's compiler checks its pass order: the parser
+// refuses a pipeline in which a pass comes before the pass that
+// establishes what it needs, and the pass manager refuses to start a
+// pipeline in which a pass needs a fact that neither the input nor an
+// earlier pass provides, naming the passes that would.
+type Requirer interface{ Requires() []*ir.Fact }
+
+// Provider: see Requirer.
+type Provider interface{ Provides() []*ir.Fact }
 
 func requiresOf(p Pass) []*ir.Fact {
-	if q, ok := p.(Prerequisites); ok {
+	if q, ok := p.(Requirer); ok {
 		return q.Requires()
 	}
 	return nil
 }
 
 func providesOf(p Pass) []*ir.Fact {
-	if q, ok := p.(Prerequisites); ok {
+	if q, ok := p.(Provider); ok {
 		return q.Provides()
 	}
 	return nil

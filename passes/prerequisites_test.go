@@ -23,7 +23,6 @@ type markPass struct{}
 func (*markPass) Name() string         { return "test-mark" }
 func (*markPass) Summary() string      { return "Mark the module" }
 func (*markPass) Anchor() string       { return ir.ModuleOpName }
-func (*markPass) Requires() []*ir.Fact { return nil }
 func (*markPass) Provides() []*ir.Fact { return []*ir.Fact{marked} }
 func (*markPass) Run(op *ir.Operation, pc *passes.PassContext) error {
 	op.SetAttr(pc.Context(), "test.marked", pc.Context().Unit())
@@ -36,7 +35,6 @@ func (*needsMark) Name() string         { return "test-needs-mark" }
 func (*needsMark) Summary() string      { return "Require the mark" }
 func (*needsMark) Anchor() string       { return ir.ModuleOpName }
 func (*needsMark) Requires() []*ir.Fact { return []*ir.Fact{marked} }
-func (*needsMark) Provides() []*ir.Fact { return nil }
 func (p *needsMark) Run(op *ir.Operation, _ *passes.PassContext) error {
 	if op.Attr("test.marked") == nil {
 		panic("ran without its prerequisite")

@@ -23,7 +23,7 @@ type Pipeline struct {
 // Pipelines are ipuir's named pipelines, in lowering order. The lowering
 // passes know nothing of each other; the order in which they run is
 // stated here, once, and the pipeline parser checks it against what each
-// pass requires and provides (passes.Prerequisites).
+// pass requires and provides (passes.Requirer, passes.Provider).
 var Pipelines = []Pipeline{
 	{LowerTensorToTiled, "Lower a tensor program to the tiled dialect: prepare, plan every matmul, lay out every tensor, convert every op, estimate",
 		[]string{"tiled-prepare", "plan-gemms", "tiled-assign-layouts", "convert-tensor-to-tiled", "tiled-estimate"}},

@@ -6,6 +6,7 @@ import (
 	"math/bits"
 
 	"github.com/ipuir/ipuir/elem"
+	"github.com/ipuir/ipuir/internal/enum"
 	"github.com/ipuir/ipuir/numeric"
 )
 
@@ -25,16 +26,10 @@ const (
 	Transcendental
 )
 
+var opClassNames = []string{Simple: "simple", Transcendental: "transcendental"}
+
 // String returns "simple" or "transcendental".
-func (c OpClass) String() string {
-	switch c {
-	case Simple:
-		return "simple"
-	case Transcendental:
-		return "transcendental"
-	}
-	return fmt.Sprintf("OpClass(%d)", uint8(c))
-}
+func (c OpClass) String() string { return enum.Name(c, opClassNames, "OpClass") }
 
 // MatmulCycles returns the cycles one tile spends on an m×k by k×n matmul
 // of et on its AMP unit, from the T10 fit (see MatmulFit). A zero

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ipuir/ipuir/elem"
+	"github.com/ipuir/ipuir/internal/enum"
 )
 
 // Target is one machine description. All fields are data; methods derive
@@ -171,16 +172,10 @@ const (
 	Interleaved
 )
 
+var memoryKindNames = []string{Standard: "standard", Interleaved: "interleaved"}
+
 // String returns "standard" or "interleaved".
-func (k MemoryKind) String() string {
-	switch k {
-	case Standard:
-		return "standard"
-	case Interleaved:
-		return "interleaved"
-	}
-	return fmt.Sprintf("MemoryKind(%d)", uint8(k))
-}
+func (k MemoryKind) String() string { return enum.Name(k, memoryKindNames, "MemoryKind") }
 
 // MemoryClass is one region of a tile's memory.
 type MemoryClass struct {

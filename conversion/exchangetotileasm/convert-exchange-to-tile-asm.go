@@ -44,7 +44,6 @@ func (*ConvertExchangeToTileAsm) Anchor() string { return ir.ModuleOpName }
 func (*ConvertExchangeToTileAsm) Requires() []*ir.Fact {
 	return []*ir.Fact{irtarget.Named, exchange.InSupersteps}
 }
-func (*ConvertExchangeToTileAsm) Provides() []*ir.Fact { return nil }
 
 func (p *ConvertExchangeToTileAsm) Run(module *ir.Operation, pc *passes.PassContext) error {
 	tg, err := irtarget.Of(module, pc.Env())

@@ -4,7 +4,6 @@ import (
 	"math"
 	"testing"
 
-	funcd "github.com/ipuir/ipuir/dialects/func"
 	"github.com/ipuir/ipuir/dialects/tensor"
 	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/eval"
@@ -27,14 +26,8 @@ var (
 // examples/attention.ipuir, which the example tests check separately.
 func buildAttention(t testing.TB, s attentionShape, elem func(*ir.Context) ir.Type) (*ir.Context, *ir.Operation) {
 	t.Helper()
-	ctx := ir.NewContext()
+	ctx := tensorContext(t)
 	ctx.AllowUnregisteredDialects = true
-	if err := funcd.Register(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := tensor.Register(ctx); err != nil {
-		t.Fatal(err)
-	}
 	e := elem(ctx)
 	d := s.hidden / s.heads
 	ty := func(dims ...int64) ir.Type { return ctx.Tensor(dims, e) }

@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	funcd "github.com/ipuir/ipuir/dialects/func"
-	"github.com/ipuir/ipuir/dialects/tensor"
 	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/eval"
 	"github.com/ipuir/ipuir/ir"
@@ -22,13 +20,7 @@ func loadExample(t *testing.T, name string) *ir.Operation {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := ir.NewContext()
-	if err := funcd.Register(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := tensor.Register(ctx); err != nil {
-		t.Fatal(err)
-	}
+	ctx := tensorContext(t)
 	module, err := parser.ParseSourceString(ctx, src, parser.Config{Filename: path})
 	if err != nil {
 		t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	funcd "github.com/ipuir/ipuir/dialects/func"
 	"github.com/ipuir/ipuir/dialects/tensor"
 	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/eval"
@@ -16,14 +15,8 @@ import (
 // matmul(a, b) and exp of it, inside a module.
 func smallFunc(t *testing.T) (*ir.Context, *ir.Operation, *ir.Operation) {
 	t.Helper()
-	ctx := ir.NewContext()
+	ctx := tensorContext(t)
 	ctx.AllowUnregisteredDialects = true
-	if err := funcd.Register(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := tensor.Register(ctx); err != nil {
-		t.Fatal(err)
-	}
 	module := ir.NewModule(ctx, nil)
 	fn := ir.NewOperation(ctx, &ir.OperationState{Name: "func.func", NumRegions: 1, Loc: ctx.FileLineCol("f.ipuir", 1, 1),
 		Attrs: []ir.NamedAttr{{Name: "sym_name", Value: ctx.String("f")}}})

@@ -3,8 +3,6 @@ package reference
 import (
 	"testing"
 
-	funcd "github.com/ipuir/ipuir/dialects/func"
-	"github.com/ipuir/ipuir/dialects/tensor"
 	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/eval"
 	"github.com/ipuir/ipuir/ir"
@@ -25,13 +23,7 @@ func.func @chain(%x: tensor<4xf32>) -> tensor<4xf32> {
 // the chain runs, two results, since each dies at its one use. 96 bytes is
 // enough; 95 is not, and the op that would cross it is named.
 func TestMemoryLimitCountsLiveValues(t *testing.T) {
-	ctx := ir.NewContext()
-	if err := funcd.Register(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := tensor.Register(ctx); err != nil {
-		t.Fatal(err)
-	}
+	ctx := tensorContext(t)
 	module, err := parser.ParseSourceString(ctx, []byte(chain), parser.Config{Filename: "chain.ipuir"})
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ipuir/ipuir/internal/enum"
 	"github.com/ipuir/ipuir/kernel"
 	"github.com/ipuir/ipuir/layout/movement"
 )
@@ -29,14 +30,9 @@ const (
 	FlagParam                        // present or absent; holds nothing
 )
 
-var paramKindNames = [...]string{IntParam: "an integer", IntsParam: "a list of integers", StringParam: "a string", FlagParam: "a flag"}
+var paramKindNames = []string{IntParam: "an integer", IntsParam: "a list of integers", StringParam: "a string", FlagParam: "a flag"}
 
-func (k ParamKind) String() string {
-	if int(k) < len(paramKindNames) && paramKindNames[k] != "" {
-		return paramKindNames[k]
-	}
-	return fmt.Sprintf("ParamKind(%d)", uint8(k))
-}
+func (k ParamKind) String() string { return enum.Name(k, paramKindNames, "ParamKind") }
 
 // ParamSpec declares one parameter of an instruction or a view.
 type ParamSpec struct {

@@ -27,7 +27,6 @@ func (*TiledEstimate) Summary() string {
 }
 func (*TiledEstimate) Anchor() string       { return ir.ModuleOpName }
 func (*TiledEstimate) Requires() []*ir.Fact { return []*ir.Fact{irtarget.Named, tiled.Level} }
-func (*TiledEstimate) Provides() []*ir.Fact { return nil }
 
 func (p *TiledEstimate) Run(module *ir.Operation, pc *passes.PassContext) error {
 	tg, err := irtarget.Of(module, pc.Env())
