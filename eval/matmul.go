@@ -2,9 +2,6 @@ package eval
 
 import (
 	"fmt"
-	"runtime"
-	"sync"
-	"sync/atomic"
 
 	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/numeric"
@@ -123,26 +120,16 @@ func mulAll[F float32 | float64](p problem, a, b, c []F) {
 		cm := c[bi*p.m*p.n : (bi+1)*p.m*p.n]
 		mulBlock(am, bm, cm, p.k, p.n, i0, i1)
 	}
-	workers := min(runtime.GOMAXPROCS(0), tasks)
-	// Small products are not worth a goroutine.
-	if workers < 2 || p.batches*p.m*p.k*p.n < 1<<16 {
-		for t := 0; t < tasks; t++ {
+	// Small products are not worth a goroutine: one chunk of every task.
+	grain := 1
+	if p.batches*p.m*p.k*p.n < 1<<16 {
+		grain = tasks
+	}
+	parallelFor(tasks, grain, func(lo, hi int) {
+		for t := lo; t < hi; t++ {
 			run(t)
 		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for t := int(next.Add(1)) - 1; t < tasks; t = int(next.Add(1)) - 1 {
-				run(t)
-			}
-		}()
-	}
-	wg.Wait()
+	})
 }
 
 // mulBlock accumulates rows [i0, i1) of c = a·b (a is m×k, b is k×n, both
