@@ -2,6 +2,7 @@ package tensortotiled
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -29,13 +30,58 @@ import (
 // orientation = swapped; source_operation = 4, inner_partitions = 1"`.
 // A pinned plan that is infeasible fails the pass with the verifier's
 // reason. The planner logs through the pass context's logger.
+//
+// Weights (function arguments read only as matmul weights) are placed as
+// the `weights` option says. Resident weights are delivered by the host
+// in the layout their reading plan wants and stay there for the whole
+// program: no exchange, but a plan's layout may replicate them (the QKV
+// plan of the attention block holds each weight shard on 46 tiles), and
+// later matmuls are planned around the memory they hold. Home weights
+// (tiled.HomeAttr) are stored once, spread over the tiles in the default
+// layout, and brought into the plan's layout by an exchange phase just
+// before the matmul, the copy freed after it: memory only around the use,
+// for the exchange's cycles, which the planner prices. `auto`, the
+// default, keeps a function's weights resident when its matmuls can be
+// planned so and makes them home otherwise; an argument already marked
+// tiled.home stays home.
 type PlanGemms struct {
-	Finalists   int    `pass:"finalists" help:"Number of cheapest candidate plans kept and verified per matmul" default:"4" min:"1"`
-	Constraints string `pass:"constraints" help:"Plan constraints, ';'-separated, each 'source_operation = N, field = value, ...'"`
+	Finalists   int             `pass:"finalists" help:"Number of cheapest candidate plans kept and verified per matmul" default:"4" min:"1"`
+	Constraints string          `pass:"constraints" help:"Plan constraints, ';'-separated, each 'source_operation = N, field = value, ...'"`
+	Weights     WeightPlacement `pass:"weights" help:"Where weight arguments live between uses" default:"auto"`
 
 	NumPlanned    passes.Statistic `statistic:"num-planned" help:"Number of matmuls planned"`
 	NumCandidates passes.Statistic `statistic:"num-candidates" help:"Number of candidate plans costed"`
 	NumRejected   passes.Statistic `statistic:"num-rejected" help:"Number of finalists the verifier rejected"`
+	NumHome       passes.Statistic `statistic:"num-home" help:"Number of weight arguments stored in their home layout"`
+}
+
+// WeightPlacement is plan-gemms' weights option.
+type WeightPlacement int
+
+const (
+	WeightsAuto WeightPlacement = iota
+	WeightsResident
+	WeightsHome
+)
+
+var weightPlacementNames = []string{WeightsAuto: "auto", WeightsResident: "resident", WeightsHome: "home"}
+
+func (w *WeightPlacement) String() string { return weightPlacementNames[*w] }
+
+func (w *WeightPlacement) Set(s string) error {
+	if i := slices.Index(weightPlacementNames, s); i >= 0 {
+		*w = WeightPlacement(i)
+		return nil
+	}
+	return fmt.Errorf("Cannot find option named '%s'!", s)
+}
+
+func (*WeightPlacement) Choices() []passes.Choice {
+	return []passes.Choice{
+		{Value: "auto", Help: "Resident when the function's matmuls can be planned so, home otherwise."},
+		{Value: "resident", Help: "In the reading plan's layout for the whole program (no exchange)."},
+		{Value: "home", Help: "Stored once in the default layout, exchanged into the plan's layout before each use."},
+	}
 }
 
 func (*PlanGemms) Name() string { return "plan-gemms" }
@@ -56,7 +102,14 @@ func (p *PlanGemms) Run(module *ir.Operation, pc *passes.PassContext) error {
 		return err
 	}
 	index := 0 // source_operation numbering, module-wide
+	ctx := pc.Context()
 	for _, fn := range functions(module) {
+		if p.Weights == WeightsHome {
+			p.NumHome.Add(uint64(makeWeightsHome(ctx, fn)))
+		}
+		// A second attempt, with the weights home, starts from the same
+		// constraints and numbering.
+		startIndex, startPinned := index, maps.Clone(pinned)
 		prog, ops, err := gemmProgram(fn, pinned, &index, tg)
 		if err != nil {
 			return err
@@ -64,11 +117,23 @@ func (p *PlanGemms) Run(module *ir.Operation, pc *passes.PassContext) error {
 		if len(ops) == 0 {
 			continue
 		}
-		choices, err := plan.PlanProgram(prog, tg, plan.Options{Finalists: p.Finalists, Logger: pc.Logger()})
+		opts := plan.Options{Finalists: p.Finalists, Logger: pc.Logger()}
+		choices, err := plan.PlanProgram(prog, tg, opts)
+		if err != nil && p.Weights == WeightsAuto {
+			if n := makeWeightsHome(ctx, fn); n > 0 {
+				name, _ := ir.SymbolName(fn)
+				pc.Logger().Info("plan-gemms: resident weights do not fit; planning with them home", "function", name, "weights", n, "reason", err.Error())
+				p.NumHome.Add(uint64(n))
+				index, pinned = startIndex, startPinned
+				if prog, ops, err = gemmProgram(fn, pinned, &index, tg); err != nil {
+					return err
+				}
+				choices, err = plan.PlanProgram(prog, tg, opts)
+			}
+		}
 		if err != nil {
 			return planError(err, prog, ops)
 		}
-		ctx := pc.Context()
 		for i, c := range choices {
 			ops[i].SetAttr(ctx, tiled.PlanAnnotation, tiled.NewGemmPlanAttr(ctx, c.Plan))
 			ops[i].SetAttr(ctx, tiled.EstimateAnnotation, tiled.NewEstimateAttr(ctx, c.Estimate))
@@ -87,6 +152,24 @@ func (p *PlanGemms) Run(module *ir.Operation, pc *passes.PassContext) error {
 		return module.EmitError("plan-gemms: constraint for source_operation %d, but the module has %d matmuls", first, index)
 	}
 	return nil
+}
+
+// makeWeightsHome marks every argument of fn that is read only as matmul
+// weights, and not yet home, with tiled.HomeAttr; it returns how many.
+func makeWeightsHome(ctx *ir.Context, fn *ir.Operation) int {
+	f, ok := ir.Interface[ir.FunctionLike](fn)
+	if !ok || f.FunctionBody(fn).Empty() {
+		return 0
+	}
+	args := f.FunctionBody(fn).Front().Arguments()
+	n := 0
+	for i, arg := range args {
+		if isResident(arg) {
+			ir.SetArgumentAttr(ctx, fn, i, len(args), tiled.HomeAttr, ctx.Unit())
+			n++
+		}
+	}
+	return n
 }
 
 // parseConstraints reads the constraints option into pinned constraints by
@@ -132,7 +215,7 @@ func gemmProgram(fn *ir.Operation, pinned map[int]*layout.GemmConstraint, index 
 	}
 	operand := func(v *ir.Value) plan.Operand {
 		root, chain := derivationRoot(v)
-		o := plan.Operand{Resident: isResident(root), Value: id(root), Derive: deriveThrough(chain, tg)}
+		o := plan.Operand{Resident: isResident(root), Home: isHome(root), Value: id(root), Derive: deriveThrough(chain, tg)}
 		if root.DefiningOp() == nil && !o.Resident {
 			if rt, ok := root.Type().(*ir.RankedTensorType); ok {
 				if l, err := layout.DefaultLayout(rt.Dims, tg); err == nil {

@@ -181,7 +181,7 @@ func (a *layoutAssigner) run() error {
 			if want == nil || (a.layout[v] != nil && a.layout[v].Layout.Equal(&want.Layout)) {
 				continue
 			}
-			op.SetOperand(i, a.relayout(v, want))
+			op.SetOperand(i, a.relayout(v, want, op))
 		}
 	}
 	for _, op := range ops {
@@ -443,18 +443,23 @@ func (a *layoutAssigner) commonRequirement(v *ir.Value) *tiled.LayoutAttr {
 	return common
 }
 
-// relayout returns v in layout l: a tiled.relayout after v's definition,
-// or for a constant, the constant placed in l.
-func (a *layoutAssigner) relayout(v *ir.Value, l *tiled.LayoutAttr) *ir.Value {
+// relayout returns v in layout l for user: a tiled.relayout after v's
+// definition, or for a constant, the constant placed in l. A weight in its
+// home layout (tiled.HomeAttr) is brought over just before its first
+// user instead, so that the copy lives only around its use.
+func (a *layoutAssigner) relayout(v *ir.Value, l *tiled.LayoutAttr, user *ir.Operation) *ir.Value {
 	key := relayoutKey{v, l}
 	if r, ok := a.relayouts[key]; ok {
 		return r
 	}
 	b := ir.NewBuilder(a.ctx)
 	def := v.DefiningOp()
-	if def != nil {
+	switch {
+	case isHome(v) && user.Block() == v.OwnerBlock():
+		b.SetInsertionPoint(user) // users are visited in program order
+	case def != nil:
 		b.SetInsertionPointAfter(def)
-	} else {
+	default:
 		b.SetInsertionPointToStart(v.OwnerBlock())
 	}
 	rt := v.Type().(*ir.RankedTensorType)

@@ -17,6 +17,7 @@ import (
 	"slices"
 
 	"github.com/ipuir/ipuir/dialects/tensor"
+	"github.com/ipuir/ipuir/dialects/tiled"
 	"github.com/ipuir/ipuir/ir"
 )
 
@@ -53,10 +54,19 @@ func isResident(v *ir.Value) bool {
 		}
 		return def.Is(tensor.ConstantOp)
 	}
-	if blk := v.OwnerBlock(); blk == nil || !ir.Implements[ir.FunctionLike](blk.ParentOp()) {
+	blk := v.OwnerBlock()
+	if blk == nil || !ir.Implements[ir.FunctionLike](blk.ParentOp()) || isHome(v) {
 		return false
 	}
 	return readAsWeights(v)
+}
+
+// isHome reports whether v is a function argument stored in its home
+// layout (tiled.HomeAttr) rather than resident in its readers' plans'.
+func isHome(v *ir.Value) bool {
+	blk := v.OwnerBlock()
+	return v.DefiningOp() == nil && blk != nil && blk.ParentOp() != nil &&
+		ir.ArgumentAttr(blk.ParentOp(), v.Index(), tiled.HomeAttr) != nil
 }
 
 // readAsWeights reports whether every use of v is as a matmul's right

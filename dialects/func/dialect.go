@@ -20,7 +20,7 @@ const (
 // Attribute names of func.func and the calls.
 const (
 	FunctionTypeAttr = "function_type"
-	ArgAttrsAttr     = "arg_attrs"
+	ArgAttrsAttr     = ir.ArgAttrsName
 	ResAttrsAttr     = "res_attrs"
 	CalleeAttr       = "callee"
 	ValueAttr        = "value"

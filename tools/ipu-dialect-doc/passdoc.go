@@ -74,7 +74,7 @@ func passDoc(info *passes.PassInfo, pkgPath, typeName, description string) strin
 			}
 			help := o.Help
 			for _, c := range o.Choices {
-				help += fmt.Sprintf("; `%s`: %s", c.Value, c.Help)
+				help += fmt.Sprintf("; `%s`: %s", c.Value, strings.TrimSuffix(c.Help, "."))
 			}
 			fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", o.Name, typ, def, escapeCell(help))
 		}

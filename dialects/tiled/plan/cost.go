@@ -70,7 +70,7 @@ type problem struct {
 	// analytic words by the exact ones of a finalist (select.go: rescore).
 	inputWords int64
 	home       [2]int64 // homeElements, once computed
-	// reserved is the bytes per tile other matmuls' resident operands hold
+	// reserved is the bytes per tile that other matmuls' resident operands and home weights hold
 	// while this one runs (subtracted from capacity), for messages.
 	reserved int64
 }

@@ -28,6 +28,11 @@ type Operand struct {
 	// Source is the layout Value is in when no matmul produces it (a
 	// function argument, in its default layout); nil when unknown.
 	Source *layout.Layout
+	// Home operands (weights stored once, tiled.HomeAttr) stay in Source
+	// for the whole program and are brought into the plan's layout just
+	// before the matmul: every matmul is planned beside their Source bytes,
+	// and the plan pays the exchange from Source.
+	Home bool
 }
 
 // Matmul is one matmul of a program.

@@ -64,7 +64,8 @@ func PlanProgram(prog Program, t *target.Target, opts Options) ([]Choice, error)
 // residentReserve returns, for each matmul, the bytes per tile and memory
 // kind that the resident operands of later matmuls hold while it runs
 // (each resident value once, in the layout its plan gave it; the largest
-// shard stands for every tile); nil when nothing is reserved.
+// shard stands for every tile) and that home operands hold throughout
+// (each once, in its Source layout); nil when nothing is reserved.
 func residentReserve(prog Program, choices []Choice, t *target.Target) []map[target.MemoryKind]int64 {
 	type resident struct {
 		last  int // the last matmul reading it
@@ -94,6 +95,24 @@ func residentReserve(prog Program, choices []Choice, t *target.Target) []map[tar
 			r.bytes = max(r.bytes, satMul(sm.MaxShardElements(), int64(m.Shape.Elem.Bytes())))
 		}
 	}
+	// Homes hold their Source shards for the whole program.
+	homes := map[int]bool{}
+	home := map[target.MemoryKind]int64{}
+	for _, m := range prog.Matmuls {
+		a, b, _ := m.Shape.Shapes()
+		for k, o := range []Operand{m.LHS, m.RHS} {
+			if !o.Home || o.Source == nil || homes[o.Value] {
+				continue
+			}
+			sm, err := layout.NewShardMap(o.Source, [][]int64{a, b}[k], int64(t.Tiles))
+			class, cerr := t.ClassByName(o.Source.MemoryClass)
+			if err != nil || cerr != nil {
+				continue
+			}
+			homes[o.Value] = true
+			home[class.Kind] += satMul(sm.MaxShardElements(), int64(m.Shape.Elem.Bytes()))
+		}
+	}
 	out := make([]map[target.MemoryKind]int64, len(prog.Matmuls))
 	any := false
 	for i, m := range prog.Matmuls {
@@ -103,6 +122,10 @@ func residentReserve(prog Program, choices []Choice, t *target.Target) []map[tar
 				out[i][r.kind] += r.bytes
 				any = true
 			}
+		}
+		for kind, bytes := range home {
+			out[i][kind] += bytes
+			any = true
 		}
 	}
 	if !any {
@@ -776,7 +799,7 @@ func (s *selector) noCandidate() error {
 	case s.unfit > 0:
 		beside := ""
 		if s.pr.reserved > 0 {
-			beside = fmt.Sprintf(" beside the %s per tile that later matmuls' resident operands hold", formatBytes(float64(s.pr.reserved)))
+			beside = fmt.Sprintf(" beside the %s per tile that resident and home weights hold", formatBytes(float64(s.pr.reserved)))
 		}
 		return fmt.Errorf("%s fits the tile memory of target %s%s: the smallest of %d candidates %s", subject, s.pr.t.Name, beside, s.unfit, s.pr.shortOf(s.smallestUnfit))
 	}
