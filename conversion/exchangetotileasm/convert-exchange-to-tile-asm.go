@@ -262,12 +262,16 @@ func placeValues(fn *ir.Operation, tg *target.Target, bufs [][]storage.Buffer, v
 	supportAt := make([]int64, tg.Tiles)
 	busiest, busiestBytes := 0, int64(-1)
 	peaks := map[string]int64{}
+	lists := make([][]storage.Buffer, tg.Tiles)
 	for tile := range tg.Tiles {
-		list := append([]storage.Buffer{{Name: "support memory", Class: class, Bytes: sup.bytes(tile), ID: -1, End: storage.Forever}}, bufs[tile]...)
-		pl, err := storage.Place(tg, tile, list)
-		if err != nil {
-			return nil, nil, placementError(fn, values, list, err)
-		}
+		lists[tile] = append([]storage.Buffer{{Name: "support memory", Class: class, Bytes: sup.bytes(tile), ID: -1, End: storage.Forever}}, bufs[tile]...)
+	}
+	placements, err := storage.PlaceAll(tg, lists)
+	if err != nil {
+		return nil, nil, placementError(fn, values, lists, err)
+	}
+	for tile, pl := range placements {
+		list := lists[tile]
 		supportAt[tile] = pl.Address[0]
 		for k, b := range list[1:] {
 			w := &where[b.ID]
@@ -428,11 +432,11 @@ func locOf(v *ir.Value, fn *ir.Operation) ir.Location {
 
 // placementError is a failed placement as a diagnostic at the op that
 // defines the buffer that did not fit.
-func placementError(fn *ir.Operation, values []*ir.Value, list []storage.Buffer, err error) error {
+func placementError(fn *ir.Operation, values []*ir.Value, lists [][]storage.Buffer, err error) error {
 	var nf *storage.NoFitError
 	at := fn
 	if errors.As(err, &nf) {
-		if id := list[nf.Buffer].ID; id >= 0 {
+		if id := lists[nf.Tile][nf.Buffer].ID; id >= 0 {
 			if def := values[id].DefiningOp(); def != nil {
 				at = def
 			}

@@ -67,13 +67,13 @@ func PlaceStorage(fn *ir.Operation, tg *target.Target) ([]TileStorage, error) {
 	if err != nil {
 		return nil, err
 	}
+	placements, err := storage.PlaceAll(tg, bufs)
+	if err != nil {
+		return nil, fn.EmitOpError("storage placement: %v", err)
+	}
 	tiles := make([]TileStorage, tg.Tiles)
 	for i := range tiles {
-		p, err := storage.Place(tg, i, bufs[i])
-		if err != nil {
-			return nil, fn.EmitOpError("storage placement: %v", err)
-		}
-		tiles[i] = TileStorage{Tile: i, Buffers: bufs[i], Placement: p}
+		tiles[i] = TileStorage{Tile: i, Buffers: bufs[i], Placement: placements[i]}
 	}
 	return tiles, nil
 }

@@ -98,6 +98,15 @@ func TestStorageShortfall(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("got %v\nwant %s", err, want)
 	}
+	// And for the whole chip: every tile is over, and the chip is short in
+	// total, not only unevenly used.
+	for _, want := range []string{"Across the chip, 16 of 16 tiles need more Test16Standard than it holds at their busiest step",
+		"the busiest, tile 0, has 65536 bytes live at step 3 against 49152 (short by 16384), held by argument 0 (12288 bytes, live in steps 0 to 3)",
+		"the chip as a whole needs 1.0 MiB of it at the tiles' busiest steps and has 768 KiB: short by 256 KiB in total"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("got %v\nwant it to say %s", err, want)
+		}
+	}
 }
 
 // A program planned without room for its code (a target that keeps no

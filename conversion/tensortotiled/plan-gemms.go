@@ -31,18 +31,18 @@ import (
 // A pinned plan that is infeasible fails the pass with the verifier's
 // reason. The planner logs through the pass context's logger.
 //
-// Weights (function arguments read only as matmul weights) are placed as
-// the `weights` option says. Resident weights are delivered by the host
-// in the layout their reading plan wants and stay there for the whole
-// program: no exchange, but a plan's layout may replicate them (the QKV
-// plan of the attention block holds each weight shard on 46 tiles), and
-// later matmuls are planned around the memory they hold. Home weights
-// (tiled.HomeAttr) are stored once, spread over the tiles in the default
-// layout, and brought into the plan's layout by an exchange phase just
-// before the matmul, the copy freed after it: memory only around the use,
-// for the exchange's cycles, which the planner prices. `auto`, the
+// Weights (function arguments and constants read only as matmul weights)
+// are placed as the `weights` option says. Resident weights are delivered
+// by the host in the layout their reading plan wants and stay there for
+// the whole program: no exchange, but a plan's layout may replicate them
+// (the QKV plan of the attention block holds each weight shard on 46
+// tiles), and later matmuls are planned around the memory they hold. Home
+// weights (tiled.HomeAttr) are stored once, spread over the tiles in the
+// default layout, and brought into the plan's layout by an exchange phase
+// just before the matmul, the copy freed after it: memory only around the
+// use, for the exchange's cycles, which the planner prices. `auto`, the
 // default, keeps a function's weights resident when its matmuls can be
-// planned so and makes them home otherwise; an argument already marked
+// planned so and makes them home otherwise; a weight already marked
 // tiled.home stays home.
 type PlanGemms struct {
 	Finalists   int             `pass:"finalists" help:"Number of cheapest candidate plans kept and verified per matmul" default:"4" min:"1"`
@@ -155,19 +155,31 @@ func (p *PlanGemms) Run(module *ir.Operation, pc *passes.PassContext) error {
 }
 
 // makeWeightsHome marks every argument of fn that is read only as matmul
-// weights, and not yet home, with tiled.HomeAttr; it returns how many.
+// weights, and every such constant that is not a splat (an ONNX model's
+// initializers), not yet home, with tiled.HomeAttr; it returns how many.
 func makeWeightsHome(ctx *ir.Context, fn *ir.Operation) int {
 	f, ok := ir.Interface[ir.FunctionLike](fn)
 	if !ok || f.FunctionBody(fn).Empty() {
 		return 0
 	}
-	args := f.FunctionBody(fn).Front().Arguments()
+	entry := f.FunctionBody(fn).Front()
+	args := entry.Arguments()
 	n := 0
 	for i, arg := range args {
 		if isResident(arg) {
 			ir.SetArgumentAttr(ctx, fn, i, len(args), tiled.HomeAttr, ctx.Unit())
 			n++
 		}
+	}
+	for _, op := range entry.Ops() {
+		if !op.Is(tensor.ConstantOp) || !isResident(op.Result(0)) || !readAsWeights(op.Result(0)) {
+			continue
+		}
+		if d, ok := op.Attr("value").(*ir.DenseElementsAttr); ok && d.Splat {
+			continue
+		}
+		op.SetAttr(ctx, tiled.HomeAttr, ctx.Unit())
+		n++
 	}
 	return n
 }
@@ -216,7 +228,7 @@ func gemmProgram(fn *ir.Operation, pinned map[int]*layout.GemmConstraint, index 
 	operand := func(v *ir.Value) plan.Operand {
 		root, chain := derivationRoot(v)
 		o := plan.Operand{Resident: isResident(root), Home: isHome(root), Value: id(root), Derive: deriveThrough(chain, tg)}
-		if root.DefiningOp() == nil && !o.Resident {
+		if (root.DefiningOp() == nil || o.Home) && !o.Resident {
 			if rt, ok := root.Type().(*ir.RankedTensorType); ok {
 				if l, err := layout.DefaultLayout(rt.Dims, tg); err == nil {
 					o.Source = &l // where tiled-assign-layouts puts an argument

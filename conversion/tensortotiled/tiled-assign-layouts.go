@@ -355,6 +355,9 @@ func (a *layoutAssigner) assignForward(op *ir.Operation) (bool, error) {
 // op of flexible operands) in the layout its first user wants.
 func (a *layoutAssigner) assignFromUsers(op *ir.Operation) error {
 	r := op.Result(0)
+	if isHome(r) {
+		return a.setDefault(r, op) // stored once; moved before each use
+	}
 	var want *tiled.LayoutAttr
 	r.Uses(func(u *ir.OpOperand) {
 		if want == nil {
@@ -465,7 +468,7 @@ func (a *layoutAssigner) relayout(v *ir.Value, l *tiled.LayoutAttr, user *ir.Ope
 	rt := v.Type().(*ir.RankedTensorType)
 	st := &ir.OperationState{Name: tiled.RelayoutOpName, Loc: v.Loc(), Operands: []*ir.Value{v},
 		ResultTypes: []ir.Type{a.ctx.TensorWithEncoding(rt.Dims, rt.Elem, l)}}
-	if def != nil && def.Is(tensor.ConstantOp, tensor.SplatOp) {
+	if def != nil && def.Is(tensor.ConstantOp, tensor.SplatOp) && !isHome(v) {
 		// Every attribute, inherent (the constant's value is a property
 		// when the op was parsed from the generic form) or not.
 		st = &ir.OperationState{Name: def.Name(), Loc: def.Loc(), Operands: def.Operands(), ResultTypes: st.ResultTypes,

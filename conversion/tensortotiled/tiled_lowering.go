@@ -52,7 +52,7 @@ func isResident(v *ir.Value) bool {
 			}
 			return true
 		}
-		return def.Is(tensor.ConstantOp)
+		return def.Is(tensor.ConstantOp) && !isHome(v)
 	}
 	blk := v.OwnerBlock()
 	if blk == nil || !ir.Implements[ir.FunctionLike](blk.ParentOp()) || isHome(v) {
@@ -61,12 +61,15 @@ func isResident(v *ir.Value) bool {
 	return readAsWeights(v)
 }
 
-// isHome reports whether v is a function argument stored in its home
-// layout (tiled.HomeAttr) rather than resident in its readers' plans'.
+// isHome reports whether v, a function argument or a constant, is stored
+// in its home layout (tiled.HomeAttr) rather than resident in its readers'
+// plans' layouts.
 func isHome(v *ir.Value) bool {
+	if def := v.DefiningOp(); def != nil {
+		return def.Is(tensor.ConstantOp) && def.Attr(tiled.HomeAttr) != nil
+	}
 	blk := v.OwnerBlock()
-	return v.DefiningOp() == nil && blk != nil && blk.ParentOp() != nil &&
-		ir.ArgumentAttr(blk.ParentOp(), v.Index(), tiled.HomeAttr) != nil
+	return blk != nil && blk.ParentOp() != nil && ir.ArgumentAttr(blk.ParentOp(), v.Index(), tiled.HomeAttr) != nil
 }
 
 // readAsWeights reports whether every use of v is as a matmul's right

@@ -26,11 +26,12 @@ const (
 	// ConstraintAnnotation holds a user's #tiled.gemm_constraint.
 	ConstraintAnnotation = "tiled.constraint"
 	// HomeAttr, a unit attribute on a function argument read as weights
-	// (`%w: tensor<...> {tiled.home}`), stores it once, spread over the
-	// tiles in the default layout, and brings it into the layout each
-	// reading matmul's plan wants just before the read, instead of keeping
-	// it resident in that layout for the whole program. plan-gemms sets it
-	// when resident weights do not fit; a user may set it by hand.
+	// (`%w: tensor<...> {tiled.home}`) or on a tensor.constant so read (an
+	// ONNX initializer), stores it once, spread over the tiles in the
+	// default layout, and brings it into the layout each reading matmul's
+	// plan wants just before the read, instead of keeping it resident in
+	// that layout for the whole program. plan-gemms sets it when resident
+	// weights do not fit; a user may set it by hand.
 	HomeAttr = "tiled.home"
 )
 

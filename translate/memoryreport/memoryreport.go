@@ -1,7 +1,8 @@
 // Package memoryreport reports a tile-asm program's memory tile by tile:
 // bytes per class, code, exchange tables, host-exchange code and peak live
 // bytes, as JSON (ipu-opt --memory-report=FILE.json) and as a table of the
-// busiest tiles (--memory-summary).
+// busiest tiles (--memory-summary), each with the capacity of every class
+// and the headroom left, per tile and for the chip.
 package memoryreport
 
 import (
@@ -12,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/dustin/go-humanize"
 
 	"github.com/ipuir/ipuir/dialects/tileasm"
 	"github.com/ipuir/ipuir/ir"
@@ -29,20 +32,34 @@ type Report struct {
 	Busiest []int `json:"busiest"`
 }
 
-// ReportClass is one memory class of the target.
+// ReportClass is one memory class of the target, with what the program
+// uses of it.
 type ReportClass struct {
 	Name  string `json:"name"`
 	Kind  string `json:"kind"`
 	Start int64  `json:"start"`
 	End   int64  `json:"end"`
+	// Capacity is the class's bytes on one tile.
+	Capacity int64 `json:"capacity"`
+	// BusiestTile is the tile whose footprint in the class is largest,
+	// BusiestBytes that footprint and BusiestHeadroom what is left.
+	BusiestTile     int   `json:"busiest_tile"`
+	BusiestBytes    int64 `json:"busiest_bytes"`
+	BusiestHeadroom int64 `json:"busiest_headroom"`
+	// ChipBytes sums every tile's footprint; ChipCapacity is Capacity
+	// times the tiles, ChipHeadroom the difference.
+	ChipBytes    int64 `json:"chip_bytes"`
+	ChipCapacity int64 `json:"chip_capacity"`
+	ChipHeadroom int64 `json:"chip_headroom"`
 }
 
 // TileMemory is one tile's memory.
 type TileMemory struct {
 	Tile int `json:"tile"`
 	// Classes gives, per class (by name), the footprint: the highest byte
-	// used above the class's start.
+	// used above the class's start; Headroom the bytes above it.
 	Classes            map[string]int64 `json:"class_bytes"`
+	Headroom           map[string]int64 `json:"class_headroom"`
 	CodeBytes          int64            `json:"code_bytes"`
 	ExchangeTableBytes int64            `json:"exchange_table_bytes"`
 	HostCodeBytes      int64            `json:"host_code_bytes"`
@@ -103,14 +120,15 @@ func New(memory *ir.Operation, tg *target.Target) (*Report, error) {
 		}
 	}
 	for _, c := range tg.MemoryClasses {
-		r.Classes = append(r.Classes, ReportClass{Name: c.Name, Kind: c.Kind.String(), Start: c.Start, End: c.End})
+		r.Classes = append(r.Classes, ReportClass{Name: c.Name, Kind: c.Kind.String(), Start: c.Start, End: c.End,
+			Capacity: c.Size(), BusiestTile: -1, ChipCapacity: c.Size() * int64(tg.Tiles)})
 	}
 	perTile := func(name string, tile int) int64 {
 		v, _ := memory.Attr(name).(*tileasm.PerTileAttr).At(int64(tile))
 		return v
 	}
 	for tile := range tg.Tiles {
-		tm := TileMemory{Tile: tile, Classes: map[string]int64{}, Buffers: len(bufs[tile]),
+		tm := TileMemory{Tile: tile, Classes: map[string]int64{}, Headroom: map[string]int64{}, Buffers: len(bufs[tile]),
 			CodeBytes: perTile(tileasm.CodeBytesAttr, tile), ExchangeTableBytes: perTile(tileasm.ExchangeTableBytesAttr, tile),
 			HostCodeBytes: perTile(tileasm.HostCodeBytesAttr, tile)}
 		for _, c := range tg.MemoryClasses {
@@ -123,14 +141,26 @@ func New(memory *ir.Operation, tg *target.Target) (*Report, error) {
 			}
 			tm.Classes[class.Name] = max(tm.Classes[class.Name], addrs[tile][i]+b.Bytes-class.Start)
 		}
-		for _, v := range tm.Classes {
-			tm.used += v
+		for k, c := range tg.MemoryClasses {
+			used := tm.Classes[c.Name]
+			tm.used += used
+			tm.Headroom[c.Name] = c.Size() - used
+			rc := &r.Classes[k]
+			rc.ChipBytes += used
+			if rc.BusiestTile < 0 || used > rc.BusiestBytes {
+				rc.BusiestTile, rc.BusiestBytes = tile, used
+			}
 		}
 		tm.PeakLiveBytes = peakLive(bufs[tile])
 		tm.largest = slices.Clone(bufs[tile])
 		slices.SortStableFunc(tm.largest, func(a, b storage.Buffer) int { return cmp.Compare(b.Bytes, a.Bytes) })
 		tm.largest = tm.largest[:min(len(tm.largest), 5)]
 		r.Tiles = append(r.Tiles, tm)
+	}
+	for k := range r.Classes {
+		rc := &r.Classes[k]
+		rc.BusiestHeadroom = rc.Capacity - rc.BusiestBytes
+		rc.ChipHeadroom = rc.ChipCapacity - rc.ChipBytes
 	}
 	order := make([]int, len(r.Tiles))
 	for i := range order {
@@ -194,6 +224,18 @@ func (r *Report) WriteSummary(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	// Capacity: each class's busiest tile and the chip as a whole.
+	fmt.Fprintln(w, "capacity used, busiest tile and chip:")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, c := range r.Classes {
+		fmt.Fprintf(tw, "  %s\ttile %d: %d of %d bytes (%s), %d free\tchip: %s of %s (%s), %s free\n", c.Name,
+			c.BusiestTile, c.BusiestBytes, c.Capacity, percent(c.BusiestBytes, c.Capacity), c.BusiestHeadroom,
+			humanize.IBytes(uint64(c.ChipBytes)), humanize.IBytes(uint64(c.ChipCapacity)), percent(c.ChipBytes, c.ChipCapacity),
+			humanize.IBytes(uint64(max(0, c.ChipHeadroom))))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
 	if len(r.Busiest) == 0 {
 		return nil
 	}
@@ -203,4 +245,12 @@ func (r *Report) WriteSummary(w io.Writer) error {
 		fmt.Fprintf(w, "  %8d bytes  %-18s live in steps %s  %s\n", b.Bytes, b.Class, storage.Steps(b), b.Name)
 	}
 	return nil
+}
+
+// percent is used/capacity as a percentage with one decimal.
+func percent(used, capacity int64) string {
+	if capacity <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", 100*float64(used)/float64(capacity))
 }

@@ -120,12 +120,16 @@ func programMemory(module *ir.Operation, tg *target.Target, sum *tiled.Summary) 
 			failed = fn.EmitOpError("%v", err)
 			return ir.WalkInterrupt
 		}
+		withReserve := make([][]storage.Buffer, len(bufs))
 		for tile, b := range bufs {
-			p, err := storage.Place(tg, tile, append([]storage.Buffer{reserve}, b...))
-			if err != nil {
-				failed = fn.EmitOpError("the program does not fit tile memory: %v", err)
-				return ir.WalkInterrupt
-			}
+			withReserve[tile] = append([]storage.Buffer{reserve}, b...)
+		}
+		placements, err := storage.PlaceAll(tg, withReserve)
+		if err != nil {
+			failed = fn.EmitOpError("the program does not fit tile memory: %v", err)
+			return ir.WalkInterrupt
+		}
+		for _, p := range placements {
 			for _, c := range tg.MemoryClasses {
 				peak := p.Peak[c.Name]
 				if c.Name == reserve.Class {
