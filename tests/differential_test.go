@@ -139,41 +139,45 @@ func reasonOf(msg string) string {
 // runAndCheck runs pkg on a simulated device with generated inputs and
 // checks it against src's function.
 func runAndCheck(pkg *ipupkg.Package, src string, tg *target.Target, seed uint64) (*check.Report, error) {
-	return runAndCheckFn(pkg, src, tg, seed, "f")
+	rep, _, err := runAndCheckFn(pkg, src, tg, seed, "f")
+	return rep, err
 }
 
-func runAndCheckFn(pkg *ipupkg.Package, src string, tg *target.Target, seed uint64, name string) (*check.Report, error) {
+// runAndCheckFn is runAndCheck of the function called name; it returns
+// the run's total cycles too.
+func runAndCheckFn(pkg *ipupkg.Package, src string, tg *target.Target, seed uint64, name string) (*check.Report, int64, error) {
 	ctx := registry.NewContext()
 	module, err := parser.ParseSourceString(ctx, []byte(src), parser.Config{Filename: "random.ipuir"})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	fn, err := reference.LookupFunction(module, name)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	types, err := reference.ArgumentTypes(fn)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	g, err := reference.ParseGenerator(fmt.Sprintf("gaussian:seed=%d", seed))
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	inputs, err := g.Generate(types, reference.FanIns(fn))
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	dev := sim.New(tg, nil)
 	if err := dev.Attach(); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if err := dev.Initialize(); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	got, _, err := check.Execute(dev, pkg, inputs, nil)
+	got, cycles, err := check.Execute(dev, pkg, inputs, nil)
 	if err != nil {
-		return nil, fmt.Errorf("the device refused or faulted: %v", err)
+		return nil, 0, fmt.Errorf("the device refused or faulted: %v", err)
 	}
-	return check.Run(fn, pkg, inputs, got, check.Options{})
+	rep, err := check.Run(fn, pkg, inputs, got, check.Options{})
+	return rep, cycles.Total, err
 }

@@ -225,10 +225,18 @@ func gemmProgram(fn *ir.Operation, pinned map[int]*layout.GemmConstraint, index 
 		ids[v] = len(ids)
 		return ids[v]
 	}
+	homes, err := homeLayouts(fn, tg)
+	if err != nil {
+		return plan.Program{}, nil, fn.EmitOpError("%v", err)
+	}
 	operand := func(v *ir.Value) plan.Operand {
 		root, chain := derivationRoot(v)
 		o := plan.Operand{Resident: isResident(root), Home: isHome(root), Value: id(root), Derive: deriveThrough(chain, tg)}
-		if (root.DefiningOp() == nil || o.Home) && !o.Resident {
+		if l, ok := homes[root]; ok {
+			o.Source = &l // where tiled-assign-layouts stores it
+			return o
+		}
+		if root.DefiningOp() == nil && !o.Resident {
 			if rt, ok := root.Type().(*ir.RankedTensorType); ok {
 				if l, err := layout.DefaultLayout(rt.Dims, tg); err == nil {
 					o.Source = &l // where tiled-assign-layouts puts an argument

@@ -64,9 +64,13 @@ func (p *TiledAssignLayouts) Run(module *ir.Operation, pc *passes.PassContext) e
 		return called.EmitOpError("tiled-assign-layouts lays out whole functions and cannot change the types of a call")
 	}
 	for _, fn := range functions(module) {
+		homes, err := homeLayouts(fn, tg)
+		if err != nil {
+			return fn.EmitOpError("%v", err)
+		}
 		a := &layoutAssigner{ctx: pc.Context(), t: tg, fn: fn, layout: map[*ir.Value]*tiled.LayoutAttr{},
 			plans: map[*ir.Operation]*layout.PlanLayouts{}, need: map[operandKey]*tiled.LayoutAttr{},
-			relayouts: map[relayoutKey]*ir.Value{}}
+			relayouts: map[relayoutKey]*ir.Value{}, homes: homes}
 		if err := a.run(); err != nil {
 			return err
 		}
@@ -97,6 +101,8 @@ type layoutAssigner struct {
 	need         map[operandKey]*tiled.LayoutAttr
 	relayouts    map[relayoutKey]*ir.Value
 	numRelayouts int
+	// homes are the home weights' layouts (homeLayouts).
+	homes map[*ir.Value]layout.Layout
 }
 
 // flexible ops take their result's layout from their users.
@@ -256,6 +262,9 @@ func (a *layoutAssigner) assignArgument(arg *ir.Value) error {
 			return nil
 		}
 	}
+	if l, ok := a.homes[arg]; ok {
+		return a.set(arg, l, a.fn)
+	}
 	return a.setDefault(arg, a.fn)
 }
 
@@ -356,7 +365,7 @@ func (a *layoutAssigner) assignForward(op *ir.Operation) (bool, error) {
 func (a *layoutAssigner) assignFromUsers(op *ir.Operation) error {
 	r := op.Result(0)
 	if isHome(r) {
-		return a.setDefault(r, op) // stored once; moved before each use
+		return a.set(r, a.homes[r], op) // stored once; moved before each use
 	}
 	var want *tiled.LayoutAttr
 	r.Uses(func(u *ir.OpOperand) {

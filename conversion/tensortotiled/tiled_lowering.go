@@ -19,6 +19,8 @@ import (
 	"github.com/ipuir/ipuir/dialects/tensor"
 	"github.com/ipuir/ipuir/dialects/tiled"
 	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/layout"
+	"github.com/ipuir/ipuir/target"
 )
 
 // preservesLayout reports whether op's result can be computed where its
@@ -70,6 +72,49 @@ func isHome(v *ir.Value) bool {
 	}
 	blk := v.OwnerBlock()
 	return blk != nil && blk.ParentOp() != nil && ir.ArgumentAttr(blk.ParentOp(), v.Index(), tiled.HomeAttr) != nil
+}
+
+// homeLayouts gives each home weight of fn (isHome: arguments, then
+// constants, in order) its home: the default layout, started on the tile
+// where the previous home's span ended (wrapping), so that a program's
+// weights are spread over the whole chip instead of all starting on tile
+// 0. plan-gemms prices the exchange from it and tiled-assign-layouts
+// places the weight in it, so both call this.
+func homeLayouts(fn *ir.Operation, tg *target.Target) (map[*ir.Value]layout.Layout, error) {
+	f, ok := ir.Interface[ir.FunctionLike](fn)
+	if !ok || f.FunctionBody(fn).Empty() {
+		return nil, nil
+	}
+	entry := f.FunctionBody(fn).Front()
+	var homes []*ir.Value
+	for _, arg := range entry.Arguments() {
+		if isHome(arg) {
+			homes = append(homes, arg)
+		}
+	}
+	for _, op := range entry.Ops() {
+		if op.NumResults() == 1 && isHome(op.Result(0)) {
+			homes = append(homes, op.Result(0))
+		}
+	}
+	out := map[*ir.Value]layout.Layout{}
+	next := int64(0)
+	for _, v := range homes {
+		rt, ok := v.Type().(*ir.RankedTensorType)
+		if !ok {
+			continue
+		}
+		l, err := layout.DefaultLayout(rt.Dims, tg)
+		if err != nil {
+			return nil, err
+		}
+		span := l.Tiling.TileCount
+		offset := next % (int64(tg.Tiles) - span + 1)
+		l.Tiling.TileOffset, l.Tiling.TileCount = offset, offset+span
+		next = offset + span
+		out[v] = l
+	}
+	return out, nil
 }
 
 // readAsWeights reports whether every use of v is as a matmul's right
