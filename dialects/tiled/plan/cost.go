@@ -309,7 +309,8 @@ func (pr *problem) lowerBound(p *layout.GemmPlan, layouts *layout.PlanLayouts) i
 	sh := pr.shape(p)
 	compute, _ := pr.t.BatchMatmulCycles(int(sh.batch), int(sh.rows), int(sh.inner), int(sh.cols), pr.s.Elem)
 	if steps := p.Steps(); steps > 1 {
-		return steps * (compute + pr.phase(pr.stepWords(p, sh)))
+		left, right := pr.stepWords(p, sh)
+		return steps * (compute + pr.phase(left) + pr.phase(right))
 	}
 	words, _ := pr.inputExchange(p, sh, layouts)
 	lb := compute + pr.phase(words)
@@ -355,24 +356,26 @@ func (pr *problem) homeElements() (int64, int64) {
 	return pr.home[0], pr.home[1]
 }
 
-// stepWords is one step of a temporal plan on its busiest tile, in its
-// busier direction: it receives its slices of both operands (the left one
-// paired where the target shares buses between tile pairs); a home tile
-// sends its part of the step's slice of each operand to every grid tile
-// that needs it (once with multicast, else once per replica).
-func (pr *problem) stepWords(p *layout.GemmPlan, sh tileShape) int64 {
+// stepWords is one step of a temporal plan on its busiest tile: the
+// lowering slices each operand into the step's layouts in a phase of its
+// own (convert-tiled-to-exchange's lowerSteps), so each is priced alone,
+// in its busier direction. A tile receives its slice of the operand (the
+// left one paired where the target shares buses between tile pairs); a
+// home tile sends its part of the step's slice to every grid tile that
+// needs it (once with multicast, else once per replica).
+func (pr *problem) stepWords(p *layout.GemmPlan, sh tileShape) (left, right int64) {
 	word := int64(pr.t.ExchangeWordBytes)
-	left := numeric.CeilDiv(sh.batch*sh.rowsData*sh.innerData*pr.bpe, word)
+	recvL := numeric.CeilDiv(sh.batch*sh.rowsData*sh.innerData*pr.bpe, word)
 	if pr.t.ExchangeBusPairs && p.ColumnPartitions%2 == 0 {
 		// The AMP-left slice's replicas sit on adjacent tiles, an even
 		// number of them in whole pairs, each pair taking it at two words
 		// a cycle (what the scheduler reaches on these phases).
-		left = numeric.CeilDiv(left, 2)
+		recvL = numeric.CeilDiv(recvL, 2)
 	}
-	recv := left + numeric.CeilDiv(sh.batch*sh.innerData*sh.colsData*pr.bpe, word)
+	recvR := numeric.CeilDiv(sh.batch*sh.innerData*sh.colsData*pr.bpe, word)
 	homeL, homeR := pr.homeElements()
 	steps := p.Steps()
-	left, right := numeric.CeilDiv(homeL, steps), numeric.CeilDiv(homeR, steps)
+	sendL, sendR := numeric.CeilDiv(homeL, steps), numeric.CeilDiv(homeR, steps)
 	if !pr.t.ExchangeMulticast {
 		// The left operand's slices go to every column tile, the right's to
 		// every row tile (AMP terms; swapped plans exchange the roles).
@@ -380,10 +383,10 @@ func (pr *problem) stepWords(p *layout.GemmPlan, sh tileShape) int64 {
 		if p.Orientation == layout.Swapped {
 			lr, rr = rr, lr
 		}
-		left, right = satMul(left, lr), satMul(right, rr)
+		sendL, sendR = satMul(sendL, lr), satMul(sendR, rr)
 	}
-	send := numeric.CeilDiv((left+right)*pr.bpe, int64(pr.t.ExchangeWordBytes))
-	return max(recv, send)
+	sendL, sendR = numeric.CeilDiv(sendL*pr.bpe, word), numeric.CeilDiv(sendR*pr.bpe, word)
+	return max(recvL, sendL), max(recvR, sendR)
 }
 
 // phase is the cost of one exchange phase moving words on the busiest tile,
@@ -405,17 +408,24 @@ func (pr *problem) estimate(p *layout.GemmPlan, layouts *layout.PlanLayouts) (ti
 	var phases []int64
 
 	steps := p.Steps()
-	var words, copies int64
+	var copies int64
 	if steps == 1 {
+		var words int64
 		words, copies = pr.inputExchange(p, sh, layouts)
-	} else {
-		// Every step exchanges its slices; moving the operands to their
-		// home layouts is the relayouts' cost, before the matmul.
-		words = pr.stepWords(p, sh)
-	}
-	for range steps {
 		if words > 0 {
 			phases = append(phases, words)
+		}
+	} else {
+		// Every step exchanges its slice of each operand in a phase of its
+		// own; moving the operands to their home layouts is the relayouts'
+		// cost, before the matmul.
+		left, right := pr.stepWords(p, sh)
+		for range steps {
+			for _, w := range []int64{left, right} {
+				if w > 0 {
+					phases = append(phases, w)
+				}
+			}
 		}
 	}
 	e.ComputeCycles, _ = t.BatchMatmulCycles(int(sh.batch), int(sh.rows), int(sh.inner), int(sh.cols), pr.s.Elem)
@@ -429,6 +439,17 @@ func (pr *problem) estimate(p *layout.GemmPlan, layouts *layout.PlanLayouts) (ti
 		e.ComputeCycles += sh.batch * int64(pr.fit.InnerColumnCycles) * blocks
 	}
 	e.ComputeCycles = e.ComputeCycles*steps + copies
+	if steps > 1 {
+		// Each step after the first adds its f32 partial sums (the whole
+		// block with inner partitions, else the tile's result piece) to
+		// the accumulator.
+		acc := sh.batch * sh.pieceRowsData * sh.pieceColsData
+		if p.InnerPartitions > 1 {
+			acc = sh.batch * sh.rowsData * sh.colsData
+		}
+		adds, _ := t.ElementwiseCycles(acc, elem.F32, target.Simple)
+		e.ReductionCycles += (steps - 1) * adds
+	}
 	if steps > 1 && p.InnerPartitions == 1 {
 		// The f32 accumulator is converted to the result once, at the end.
 		convert, _ := t.ElementwiseCycles(sh.batch*sh.pieceRowsData*sh.pieceColsData, elem.F32, target.Simple)
