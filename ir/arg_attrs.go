@@ -16,7 +16,8 @@ func ArgumentAttr(fn *Operation, i int, name string) Attribute {
 }
 
 // SetArgumentAttr sets the attribute name of fn's argument i, of n arguments,
-// to value, keeping the argument's other attributes.
+// to value, keeping the argument's other attributes; a nil value removes
+// it (as Operation.SetAttr does).
 func SetArgumentAttr(ctx *Context, fn *Operation, i, n int, name string, value Attribute) {
 	elems := make([]Attribute, n)
 	if arr, ok := fn.Attr(ArgAttrsName).(*ArrayAttr); ok {
@@ -35,7 +36,9 @@ func SetArgumentAttr(ctx *Context, fn *Operation, i, n int, name string, value A
 			}
 		}
 	}
-	entries = append(entries, NamedAttr{Name: name, Value: value})
+	if value != nil {
+		entries = append(entries, NamedAttr{Name: name, Value: value})
+	}
 	elems[i] = ctx.Dict(entries)
 	fn.SetAttr(ctx, ArgAttrsName, ctx.Array(elems...))
 }

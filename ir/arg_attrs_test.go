@@ -21,4 +21,8 @@ func TestArgumentAttrs(t *testing.T) {
 	if ArgumentAttr(fn, 0, "t.a") != nil || ArgumentAttr(fn, 2, "t.a") == nil || ArgumentAttr(fn, 5, "t.a") != nil || ArgumentAttr(fn, -1, "t.a") != nil {
 		t.Error("ArgumentAttr reads the wrong argument")
 	}
+	SetArgumentAttr(ctx, fn, 2, 3, "t.a", nil)
+	if ArgumentAttr(fn, 2, "t.a") != nil || ArgumentAttr(fn, 1, "t.a") == nil {
+		t.Errorf("removing: arg_attrs = %s", AttrString(fn.Attr(ArgAttrsName)))
+	}
 }
