@@ -39,13 +39,24 @@ func defaultPartitions(shape []int64, tiles int64) []int64 {
 	return parts
 }
 
+// DefaultShardDims are the extents of the largest shard of
+// DefaultLayout(shape) on a target of the given tiles, axis by axis,
+// without building it (the planner prices temporal plans' steps with it).
+func DefaultShardDims(shape []int64, tiles int64) []int64 {
+	dims := make([]int64, len(shape))
+	for axis, p := range defaultPartitions(shape, tiles) {
+		dims[axis] = numeric.CeilDiv(shape[axis], p)
+	}
+	return dims
+}
+
 // DefaultShardElements is the element count of the largest shard of
-// DefaultLayout(shape) on a target of the given tiles, without building it
-// (the planner sizes temporal plans' operands with it).
+// DefaultLayout(shape) on a target of the given tiles (the planner sizes
+// temporal plans' operands with it).
 func DefaultShardElements(shape []int64, tiles int64) int64 {
 	n := int64(1)
-	for axis, p := range defaultPartitions(shape, tiles) {
-		n = satMul(n, numeric.CeilDiv(shape[axis], p))
+	for _, d := range DefaultShardDims(shape, tiles) {
+		n = satMul(n, d)
 	}
 	return n
 }

@@ -345,6 +345,26 @@ func (pr *problem) reductionInPlace(p *layout.GemmPlan) bool {
 	return v
 }
 
+// stepSends are the elements a home tile holds of one step's inner range,
+// for the left and the right operand, at most.
+func (pr *problem) stepSends(p *layout.GemmPlan) (int64, int64) {
+	a, b, _ := pr.s.Shapes()
+	stepK := pr.s.StepShape(p, pr.g).K
+	tiles := int64(pr.t.Tiles)
+	within := func(shape []int64, kAxis int) int64 {
+		dims := layout.DefaultShardDims(shape, tiles)
+		n := int64(1)
+		for i, d := range dims {
+			if i == kAxis {
+				d = min(d, stepK)
+			}
+			n = satMul(n, d)
+		}
+		return n
+	}
+	return within(a, len(a)-1), within(b, len(b)-2)
+}
+
 // homeElements are the largest shards of the operands' default layouts,
 // where a temporal plan keeps them between steps.
 func (pr *problem) homeElements() (int64, int64) {
@@ -362,7 +382,10 @@ func (pr *problem) homeElements() (int64, int64) {
 // in its busier direction. A tile receives its slice of the operand (the
 // left one paired where the target shares buses between tile pairs); a
 // home tile sends its part of the step's slice to every grid tile that
-// needs it (once with multicast, else once per replica).
+// needs it (once with multicast, else once per replica). That part is the
+// home shard's elements within the step's inner range: a home layout that
+// cuts the inner axis (the right operand's rows) keeps a step's slice on
+// few tiles, which send their whole shard in that step.
 func (pr *problem) stepWords(p *layout.GemmPlan, sh tileShape) (left, right int64) {
 	word := int64(pr.t.ExchangeWordBytes)
 	recvL := numeric.CeilDiv(sh.batch*sh.rowsData*sh.innerData*pr.bpe, word)
@@ -373,9 +396,7 @@ func (pr *problem) stepWords(p *layout.GemmPlan, sh tileShape) (left, right int6
 		recvL = numeric.CeilDiv(recvL, 2)
 	}
 	recvR := numeric.CeilDiv(sh.batch*sh.innerData*sh.colsData*pr.bpe, word)
-	homeL, homeR := pr.homeElements()
-	steps := p.Steps()
-	sendL, sendR := numeric.CeilDiv(homeL, steps), numeric.CeilDiv(homeR, steps)
+	sendL, sendR := pr.stepSends(p)
 	if !pr.t.ExchangeMulticast {
 		// The left operand's slices go to every column tile, the right's to
 		// every row tile (AMP terms; swapped plans exchange the roles).

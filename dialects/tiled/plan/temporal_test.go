@@ -48,10 +48,11 @@ func TestLargeMatmulsPlanInSteps(t *testing.T) {
 			t.Errorf("%d³: a temporal plan's lhs lives in its default layout, got %s", n, &chk.Layouts.LHS)
 		}
 		bound, _ := tg.ComputeLowerBoundCycles(s.MACs(), s.Elem)
-		// At most 3.5× the bound: a step costs its AMP work, one phase per
-		// operand slice and an f32 accumulation; 8192³ plans 141 steps at
-		// 3.24×.
-		if c.Estimate.Cycles < bound || 2*c.Estimate.Cycles > 7*bound {
+		// At most 4× the bound: a step costs its AMP work, one phase per
+		// operand slice (the right one sent whole by the few home tiles
+		// that hold the step's rows) and an f32 accumulation; 8192³ plans
+		// 141 steps at 3.57×.
+		if c.Estimate.Cycles < bound || c.Estimate.Cycles > 4*bound {
 			t.Errorf("%d³: estimate %d cycles against a compute bound of %d", n, c.Estimate.Cycles, bound)
 		}
 		local, err := Estimate(&c.Plan, s, tg)
