@@ -42,8 +42,9 @@ import (
 // just before the matmul, the copy freed after it: memory only around the
 // use, for the exchange's cycles, which the planner prices. `auto`, the
 // default, keeps a function's weights resident when its matmuls can be
-// planned so and makes them home otherwise; a weight already marked
-// tiled.home stays home.
+// planned so; otherwise it makes the largest home (all weights of the
+// largest size, then of the next, ...) until they can. A weight already
+// marked tiled.home stays home.
 type PlanGemms struct {
 	Finalists   int             `pass:"finalists" help:"Number of cheapest candidate plans kept and verified per matmul" default:"4" min:"1"`
 	Constraints string          `pass:"constraints" help:"Plan constraints, ';'-separated, each 'source_operation = N, field = value, ...'"`
@@ -105,9 +106,9 @@ func (p *PlanGemms) Run(module *ir.Operation, pc *passes.PassContext) error {
 	ctx := pc.Context()
 	for _, fn := range functions(module) {
 		if p.Weights == WeightsHome {
-			p.NumHome.Add(uint64(makeWeightsHome(ctx, fn)))
+			p.NumHome.Add(uint64(makeWeightsHome(ctx, fn, 0)))
 		}
-		// A second attempt, with the weights home, starts from the same
+		// Later attempts, with weights home, start from the same
 		// constraints and numbering.
 		startIndex, startPinned := index, maps.Clone(pinned)
 		prog, ops, err := gemmProgram(fn, pinned, &index, tg)
@@ -120,15 +121,23 @@ func (p *PlanGemms) Run(module *ir.Operation, pc *passes.PassContext) error {
 		opts := plan.Options{Finalists: p.Finalists, Logger: pc.Logger()}
 		choices, err := plan.PlanProgram(prog, tg, opts)
 		if err != nil && p.Weights == WeightsAuto {
-			if n := makeWeightsHome(ctx, fn); n > 0 {
+			// The largest weights first: they free the most memory per
+			// exchange they add. All weights of one size go home together,
+			// so a stack of layers takes as many plannings as it has
+			// weight sizes, not weights.
+			for _, size := range residentWeightSizes(fn) {
+				n := makeWeightsHome(ctx, fn, size)
 				name, _ := ir.SymbolName(fn)
-				pc.Logger().Info("plan-gemms: resident weights do not fit; planning with them home", "function", name, "weights", n, "reason", err.Error())
+				pc.Logger().Info("plan-gemms: resident weights do not fit; planning with the largest home", "function", name,
+					"weights", n, "elements_each_at_least", size, "reason", err.Error())
 				p.NumHome.Add(uint64(n))
-				index, pinned = startIndex, startPinned
+				index, pinned = startIndex, maps.Clone(startPinned)
 				if prog, ops, err = gemmProgram(fn, pinned, &index, tg); err != nil {
 					return err
 				}
-				choices, err = plan.PlanProgram(prog, tg, opts)
+				if choices, err = plan.PlanProgram(prog, tg, opts); err == nil {
+					break
+				}
 			}
 		}
 		if err != nil {
@@ -154,21 +163,18 @@ func (p *PlanGemms) Run(module *ir.Operation, pc *passes.PassContext) error {
 	return nil
 }
 
-// makeWeightsHome marks every argument of fn that is read only as matmul
-// weights, and every such constant that is not a splat (an ONNX model's
-// initializers), not yet home, with tiled.HomeAttr; it returns how many.
-func makeWeightsHome(ctx *ir.Context, fn *ir.Operation) int {
+// residentWeights are fn's arguments read only as matmul weights and such
+// constants that are not splats (an ONNX model's initializers), not home.
+func residentWeights(fn *ir.Operation) []*ir.Value {
 	f, ok := ir.Interface[ir.FunctionLike](fn)
 	if !ok || f.FunctionBody(fn).Empty() {
-		return 0
+		return nil
 	}
 	entry := f.FunctionBody(fn).Front()
-	args := entry.Arguments()
-	n := 0
-	for i, arg := range args {
+	var out []*ir.Value
+	for _, arg := range entry.Arguments() {
 		if isResident(arg) {
-			ir.SetArgumentAttr(ctx, fn, i, len(args), tiled.HomeAttr, ctx.Unit())
-			n++
+			out = append(out, arg)
 		}
 	}
 	for _, op := range entry.Ops() {
@@ -178,7 +184,43 @@ func makeWeightsHome(ctx *ir.Context, fn *ir.Operation) int {
 		if d, ok := op.Attr("value").(*ir.DenseElementsAttr); ok && d.Splat {
 			continue
 		}
-		op.SetAttr(ctx, tiled.HomeAttr, ctx.Unit())
+		out = append(out, op.Result(0))
+	}
+	return out
+}
+
+func elements(v *ir.Value) int64 {
+	if rt, ok := v.Type().(*ir.RankedTensorType); ok {
+		return ir.NumElements(rt.Dims)
+	}
+	return 0
+}
+
+// residentWeightSizes are the element counts of fn's resident weights,
+// each once, largest first.
+func residentWeightSizes(fn *ir.Operation) []int64 {
+	var sizes []int64
+	for _, v := range residentWeights(fn) {
+		sizes = append(sizes, elements(v))
+	}
+	slices.Sort(sizes)
+	slices.Reverse(sizes)
+	return slices.Compact(sizes)
+}
+
+// makeWeightsHome marks fn's resident weights of at least minElements
+// elements with tiled.HomeAttr; it returns how many.
+func makeWeightsHome(ctx *ir.Context, fn *ir.Operation, minElements int64) int {
+	n := 0
+	for _, v := range residentWeights(fn) {
+		if elements(v) < minElements {
+			continue
+		}
+		if def := v.DefiningOp(); def != nil {
+			def.SetAttr(ctx, tiled.HomeAttr, ctx.Unit())
+		} else {
+			ir.SetArgumentAttr(ctx, fn, v.Index(), v.OwnerBlock().NumArguments(), tiled.HomeAttr, ctx.Unit())
+		}
 		n++
 	}
 	return n
