@@ -48,12 +48,12 @@ import (
 type PlanGemms struct {
 	Finalists   int             `pass:"finalists" help:"Number of cheapest candidate plans kept and verified per matmul" default:"4" min:"1"`
 	Constraints string          `pass:"constraints" help:"Plan constraints, ';'-separated, each 'source_operation = N, field = value, ...'"`
-	Weights     WeightPlacement `pass:"weights" help:"Where weight arguments live between uses" default:"auto"`
+	Weights     WeightPlacement `pass:"weights" help:"Where weights (arguments and constants read as matmul weights) live between uses" default:"auto"`
 
 	NumPlanned    passes.Statistic `statistic:"num-planned" help:"Number of matmuls planned"`
 	NumCandidates passes.Statistic `statistic:"num-candidates" help:"Number of candidate plans costed"`
 	NumRejected   passes.Statistic `statistic:"num-rejected" help:"Number of finalists the verifier rejected"`
-	NumHome       passes.Statistic `statistic:"num-home" help:"Number of weight arguments stored in their home layout"`
+	NumHome       passes.Statistic `statistic:"num-home" help:"Number of weights stored in their home layout"`
 }
 
 // WeightPlacement is plan-gemms' weights option.
@@ -79,7 +79,7 @@ func (w *WeightPlacement) Set(s string) error {
 
 func (*WeightPlacement) Choices() []passes.Choice {
 	return []passes.Choice{
-		{Value: "auto", Help: "Resident when the function's matmuls can be planned so, home otherwise."},
+		{Value: "auto", Help: "Resident when the function's matmuls can be planned so; else the largest home, size by size, until they can."},
 		{Value: "resident", Help: "In the reading plan's layout for the whole program (no exchange)."},
 		{Value: "home", Help: "Stored once in the default layout, exchanged into the plan's layout before each use."},
 	}
