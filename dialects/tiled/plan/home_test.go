@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/ipuir/ipuir/elem"
@@ -48,5 +49,29 @@ func TestHomeWeightsAreReservedThroughout(t *testing.T) {
 	}
 	if reserve[0][target.Standard]+reserve[0][target.Interleaved] == 0 {
 		t.Errorf("the first matmul reserves nothing for the second's resident weight")
+	}
+}
+
+// Among finalists of equal cycles the one needing less tile memory comes
+// first; a lower score still wins whatever its memory.
+func TestFinalistsTieBreakOnMemory(t *testing.T) {
+	s := &selector{opts: Options{Finalists: 3}}
+	mk := func(score, std int64, tag int64) finalist {
+		f := finalist{score: score}
+		f.est.PeakStandardBytes = std
+		f.plan.RowPartitions = tag
+		return f
+	}
+	s.keep(mk(100, 900, 1))
+	s.keep(mk(100, 500, 2))
+	s.keep(mk(90, 2000, 3))
+	s.keep(mk(100, 700, 4)) // equal score, more memory than 2: after it
+	s.keep(mk(100, 950, 5)) // no better than the last kept: dropped
+	var got []int64
+	for _, f := range s.best {
+		got = append(got, f.plan.RowPartitions)
+	}
+	if want := []int64{3, 2, 4}; !slices.Equal(got, want) {
+		t.Errorf("finalists %v, want %v", got, want)
 	}
 }

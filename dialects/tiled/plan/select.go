@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -361,6 +360,16 @@ type finalist struct {
 	score int64
 }
 
+// before orders finalists: the lower score first, and among equal scores
+// the one that needs less tile memory (what the plan leaves for the rest
+// of the program is worth having when it costs no cycles).
+func (f *finalist) before(g *finalist) bool {
+	if f.score != g.score {
+		return f.score < g.score
+	}
+	return f.est.PeakStandardBytes+f.est.PeakInterleavedBytes < g.est.PeakStandardBytes+g.est.PeakInterleavedBytes
+}
+
 // selector plans one matmul.
 type selector struct {
 	pr       *problem
@@ -457,7 +466,15 @@ func (s *selector) rescore() {
 		}
 		pr.inputWords = -1
 	}
-	slices.SortStableFunc(s.best, func(x, y finalist) int { return cmp.Compare(x.score, y.score) })
+	slices.SortStableFunc(s.best, func(x, y finalist) int {
+		switch {
+		case x.before(&y):
+			return -1
+		case y.before(&x):
+			return 1
+		}
+		return 0
+	})
 }
 
 // gridLayouts returns the operand layouts of a grid when costing needs them
@@ -494,15 +511,16 @@ func (s *selector) reject(err error) {
 	}
 }
 
-// keep inserts f among the best finalists (stable: earlier candidates win
-// ties, so the choice does not depend on anything but the enumeration).
+// keep inserts f among the best finalists in the order of before
+// (stable: earlier candidates win full ties, so the choice does not
+// depend on anything but the enumeration).
 func (s *selector) keep(f finalist) {
 	k := s.opts.Finalists
-	if len(s.best) == k && f.score >= s.best[k-1].score {
+	if len(s.best) == k && !f.before(&s.best[k-1]) {
 		return
 	}
-	i, _ := slices.BinarySearchFunc(s.best, f.score, func(a finalist, score int64) int {
-		if a.score <= score {
+	i, _ := slices.BinarySearchFunc(s.best, f, func(a, f finalist) int {
+		if !f.before(&a) {
 			return -1
 		}
 		return 1
@@ -614,7 +632,7 @@ func (s *selector) cell(o layout.Orientation, ocb, bp, r, cp, kp int64, weights 
 		s.reject(err)
 		return
 	}
-	if s.bound(&base, layouts) >= s.threshold() {
+	if s.bound(&base, layouts) > s.threshold() { // an equal score may still need less memory
 		s.pruned++
 		return
 	}
