@@ -364,8 +364,8 @@ func (a *layoutAssigner) assignForward(op *ir.Operation) (bool, error) {
 // op of flexible operands) in the layout its first user wants.
 func (a *layoutAssigner) assignFromUsers(op *ir.Operation) error {
 	r := op.Result(0)
-	if isHome(r) {
-		return a.set(r, a.homes[r], op) // stored once; moved before each use
+	if l, ok := a.homes[r]; ok {
+		return a.set(r, l, op) // stored once; moved before each use
 	}
 	var want *tiled.LayoutAttr
 	r.Uses(func(u *ir.OpOperand) {
