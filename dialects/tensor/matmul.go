@@ -91,3 +91,51 @@ func inferMatmul(operands []ir.Type, batched bool) (resultType, error) {
 	shape := append(append([]int{}, batch...), lhs[r-2], rhs[r-1])
 	return tensorResult(shape, elemOf(operands[0])), nil
 }
+
+// LowerMatmulPrecision rewrites every tensor.matmul and tensor.batch_matmul
+// under root whose operands are f32 to multiply in f16: each operand is
+// converted to f16 (rounded to nearest), the product is an f16 matmul
+// (accumulated in f32 and rounded once to f16, as every matmul), and its
+// result is converted back to f32. The AMP multiplies f16 at four times
+// its f32 rate (target.AMPRate); the price is the rounding of both
+// operands and of the result to f16's 11-bit significand, which the
+// accuracy model carries (each convert and the f16 matmul are ops of the
+// program). It returns how many matmuls it rewrote.
+func LowerMatmulPrecision(root *ir.Operation) (int, error) {
+	ctx := root.Context()
+	var todo []*ir.Operation
+	root.Walk(func(op *ir.Operation) ir.WalkResult {
+		if op.Is(MatmulOp, BatchMatmulOp) && op.NumOperands() == 2 {
+			a, aok := op.Operand(0).Type().(*ir.RankedTensorType)
+			b, bok := op.Operand(1).Type().(*ir.RankedTensorType)
+			if aok && bok && a.Elem == ctx.F32() && b.Elem == ctx.F32() {
+				todo = append(todo, op)
+			}
+		}
+		return ir.WalkAdvance
+	})
+	b := ir.NewBuilder(ctx)
+	for _, op := range todo {
+		b.SetInsertionPoint(op)
+		var halves []*ir.Value
+		for _, v := range op.Operands() {
+			rt := v.Type().(*ir.RankedTensorType)
+			h, err := BuildTyped(b, ConvertOpName, op.Loc(), ctx.Tensor(rt.Dims, ctx.F16()), []*ir.Value{v})
+			if err != nil {
+				return 0, err
+			}
+			halves = append(halves, h)
+		}
+		product, err := Build(b, op.Name(), op.Loc(), halves)
+		if err != nil {
+			return 0, op.EmitOpError("in f16: %v", err)
+		}
+		back, err := BuildTyped(b, ConvertOpName, op.Loc(), op.Result(0).Type(), []*ir.Value{product})
+		if err != nil {
+			return 0, err
+		}
+		op.Result(0).ReplaceAllUsesWith(back)
+		op.Erase()
+	}
+	return len(todo), nil
+}

@@ -136,7 +136,8 @@ func (g *Generator) Generate(types []ir.Type, fanIn []int) ([]*eval.Array, error
 }
 
 // FanIns returns, for each argument of fn, its fan-in when a matmul or
-// batch matmul multiplies by it (it is the right operand): the
+// batch matmul multiplies by it (it is the right operand, directly or
+// through element type conversions, as matmul-precision leaves it): the
 // contracting size, its next-to-last dimension. 0 for other arguments.
 func FanIns(fn *ir.Operation) []int {
 	body, err := functionBody(fn)
@@ -149,11 +150,18 @@ func FanIns(fn *ir.Operation) []int {
 		if !ok || len(rt.Dims) < 2 {
 			continue
 		}
-		a.Uses(func(u *ir.OpOperand) {
-			if u.Index() == 1 && u.Owner().Is(tensor.MatmulOp, tensor.BatchMatmulOp) {
-				out[i] = max(out[i], int(rt.Dims[len(rt.Dims)-2]))
-			}
-		})
+		var visit func(v *ir.Value, depth int)
+		visit = func(v *ir.Value, depth int) {
+			v.Uses(func(u *ir.OpOperand) {
+				switch {
+				case u.Index() == 1 && u.Owner().Is(tensor.MatmulOp, tensor.BatchMatmulOp):
+					out[i] = max(out[i], int(rt.Dims[len(rt.Dims)-2]))
+				case u.Owner().Is(tensor.ConvertOp) && depth < 4:
+					visit(u.Owner().Result(0), depth+1)
+				}
+			})
+		}
+		visit(a, 0)
 	}
 	return out
 }

@@ -3,12 +3,14 @@ package reference
 import (
 	"bytes"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/eval"
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/numeric"
+	"github.com/ipuir/ipuir/parser"
 	"github.com/ipuir/ipuir/runtime/npy"
 )
 
@@ -186,5 +188,28 @@ func TestGeneratorScalesWeightsByFanIn(t *testing.T) {
 	}
 	if _, err := ParseGenerator("gaussian:seed=1,scale=half"); err == nil {
 		t.Error("scale=half accepted")
+	}
+}
+
+// A weight converted before its matmul (what matmul-precision leaves) is
+// still a weight: its fan-in is seen through the conversion.
+func TestFanInsSeeThroughConversions(t *testing.T) {
+	ctx := tensorContext(t)
+	module, err := parser.ParseSourceString(ctx, []byte(`
+func.func @f(%x: tensor<4x8xf32>, %w: tensor<8x2xf32>) -> tensor<4x2xf16> {
+  %xh = tensor.convert %x : tensor<4x8xf32> -> tensor<4x8xf16>
+  %wh = tensor.convert %w : tensor<8x2xf32> -> tensor<8x2xf16>
+  %y = tensor.matmul %xh, %wh : tensor<4x8xf16>, tensor<8x2xf16> -> tensor<4x2xf16>
+  return %y : tensor<4x2xf16>
+}`), parser.Config{Filename: "f.ipuir"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fn, err := LookupFunction(module, "f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := FanIns(fn); !slices.Equal(got, []int{0, 8}) {
+		t.Errorf("fan-ins %v, want [0 8]", got)
 	}
 }

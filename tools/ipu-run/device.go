@@ -12,6 +12,7 @@ import (
 	"github.com/ipuir/ipuir/eval"
 	"github.com/ipuir/ipuir/execution/check"
 	"github.com/ipuir/ipuir/execution/reference"
+	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/runtime/atomicfile"
 	"github.com/ipuir/ipuir/runtime/device"
 	"github.com/ipuir/ipuir/runtime/ipupkg"
@@ -126,6 +127,16 @@ func runPackage(o *options, stdout, stderr io.Writer) error {
 	dev.Close()
 	outputs := got.Outputs
 	summarise(o, outputs, stdout)
+	ctx := ir.NewContext()
+	if p != nil {
+		ctx = p.Ctx
+	}
+	if err := compare(o, o.file, ctx, outputs, stdout); err != nil {
+		if len(o.outputs) > 0 {
+			fmt.Fprintf(stderr, "ipu-run: the comparison failed: the files --outputs names are left as they were\n")
+		}
+		return err
+	}
 	if o.reportCycles {
 		printCycles(stdout, pkg, cycles)
 	}

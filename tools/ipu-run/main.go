@@ -246,7 +246,7 @@ func executeMode(o *options, stdout, stderr io.Writer) error {
 	done = log.start("outputs")
 	err = deliver(o, "@"+p.name, outputs, stdout)
 	if err == nil {
-		err = compare(o, p, outputs, stdout)
+		err = compare(o, "@"+p.name, p.Ctx, outputs, stdout)
 	}
 	done(err)
 	return err

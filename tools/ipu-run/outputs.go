@@ -101,14 +101,15 @@ func values(a *eval.Array) string {
 	return b.String()
 }
 
-// compare checks each output against the --compare file at its position
-// and prints one line per output; any error above --atol fails the run.
-func compare(o *options, p *program, outputs []*eval.Array, stdout io.Writer) error {
+// compare checks each output of who (a function or a package) against the
+// --compare file at its position and prints one line per output; any
+// error above --atol fails the run. ctx makes the outputs' types.
+func compare(o *options, who string, ctx *ir.Context, outputs []*eval.Array, stdout io.Writer) error {
 	if len(o.compare) == 0 {
 		return nil
 	}
 	if len(o.compare) != len(outputs) {
-		return fmt.Errorf("@%s returns %s, but --compare names %s", p.name, count(len(outputs), "result"), count(len(o.compare), "file"))
+		return fmt.Errorf("%s returns %s, but --compare names %s", who, count(len(outputs), "result"), count(len(o.compare), "file"))
 	}
 	failed := 0
 	for i, path := range o.compare {
@@ -116,7 +117,7 @@ func compare(o *options, p *program, outputs []*eval.Array, stdout io.Writer) er
 		if err != nil {
 			return fmt.Errorf("--compare #%d: %w", i, err)
 		}
-		want, err := reference.FromNPY(n, typeOf(p.Ctx, outputs[i]))
+		want, err := reference.FromNPY(n, typeOf(ctx, outputs[i]))
 		if err != nil {
 			return fmt.Errorf("--compare #%d (%s): %w", i, path, err)
 		}

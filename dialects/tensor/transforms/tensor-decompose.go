@@ -1,5 +1,5 @@
 // Package transforms holds the passes of the tensor dialect alone (MLIR's
-// lib/Dialect/Tensor/Transforms): tensor-decompose. The rewrites
+// lib/Dialect/Tensor/Transforms): tensor-decompose and matmul-precision. The rewrites
 // themselves live in the dialect; a pass here only runs them.
 package transforms
 
