@@ -166,27 +166,17 @@ func (p *PlanGemms) Run(module *ir.Operation, pc *passes.PassContext) error {
 // residentWeights are fn's arguments read only as matmul weights and such
 // constants that are not splats (an ONNX model's initializers), not home.
 func residentWeights(fn *ir.Operation) []*ir.Value {
-	f, ok := ir.Interface[ir.FunctionLike](fn)
-	if !ok || f.FunctionBody(fn).Empty() {
-		return nil
-	}
-	entry := f.FunctionBody(fn).Front()
-	var out []*ir.Value
-	for _, arg := range entry.Arguments() {
-		if isResident(arg) {
-			out = append(out, arg)
+	return entryValues(fn, func(v *ir.Value) bool {
+		def := v.DefiningOp()
+		if def == nil {
+			return isResident(v)
 		}
-	}
-	for _, op := range entry.Ops() {
-		if !op.Is(tensor.ConstantOp) || !isResident(op.Result(0)) || !readAsWeights(op.Result(0)) {
-			continue
+		if !def.Is(tensor.ConstantOp) || !isResident(v) || !readAsWeights(v) {
+			return false
 		}
-		if d, ok := op.Attr("value").(*ir.DenseElementsAttr); ok && d.Splat {
-			continue
-		}
-		out = append(out, op.Result(0))
-	}
-	return out
+		d, ok := def.Attr("value").(*ir.DenseElementsAttr)
+		return !ok || !d.Splat
+	})
 }
 
 func elements(v *ir.Value) int64 {

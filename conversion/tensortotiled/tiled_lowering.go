@@ -81,22 +81,7 @@ func isHome(v *ir.Value) bool {
 // 0. plan-gemms prices the exchange from it and tiled-assign-layouts
 // places the weight in it, so both call this.
 func homeLayouts(fn *ir.Operation, tg *target.Target) (map[*ir.Value]layout.Layout, error) {
-	f, ok := ir.Interface[ir.FunctionLike](fn)
-	if !ok || f.FunctionBody(fn).Empty() {
-		return nil, nil
-	}
-	entry := f.FunctionBody(fn).Front()
-	var homes []*ir.Value
-	for _, arg := range entry.Arguments() {
-		if isHome(arg) {
-			homes = append(homes, arg)
-		}
-	}
-	for _, op := range entry.Ops() {
-		if op.NumResults() == 1 && isHome(op.Result(0)) {
-			homes = append(homes, op.Result(0))
-		}
-	}
+	homes := entryValues(fn, isHome)
 	out := map[*ir.Value]layout.Layout{}
 	next := int64(0)
 	for _, v := range homes {
@@ -115,6 +100,28 @@ func homeLayouts(fn *ir.Operation, tg *target.Target) (map[*ir.Value]layout.Layo
 		out[v] = l
 	}
 	return out, nil
+}
+
+// entryValues are the values of fn's entry block that keep accepts: its
+// arguments, then the results of its single-result ops, in order.
+func entryValues(fn *ir.Operation, keep func(*ir.Value) bool) []*ir.Value {
+	f, ok := ir.Interface[ir.FunctionLike](fn)
+	if !ok || f.FunctionBody(fn).Empty() {
+		return nil
+	}
+	entry := f.FunctionBody(fn).Front()
+	var out []*ir.Value
+	for _, arg := range entry.Arguments() {
+		if keep(arg) {
+			out = append(out, arg)
+		}
+	}
+	for _, op := range entry.Ops() {
+		if op.NumResults() == 1 && keep(op.Result(0)) {
+			out = append(out, op.Result(0))
+		}
+	}
+	return out
 }
 
 // readAsWeights reports whether every use of v is as a matmul's right
