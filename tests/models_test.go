@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -81,8 +83,9 @@ func encoderStack(layers, tokens, hidden, heads, mlp int, elem, tgt string) stri
 }
 
 // TestModelsFit compiles models that fit one chip only with their weights
-// stored once, runs each on the simulated device with generated inputs
-// and checks every element against the reference interpreter. It is part
+// stored once, runs each on the simulated device with generated inputs,
+// checks every element against the reference interpreter, and holds the
+// planner's estimate within 10% of the simulated cycles. It is part
 // of the long suite (IPUIR_LONG_MODELS=1, .ci/run): each model takes
 // tens of seconds and gigabytes.
 func TestModelsFit(t *testing.T) {
@@ -90,11 +93,12 @@ func TestModelsFit(t *testing.T) {
 		t.Skip("the long suite: set IPUIR_LONG_MODELS=1")
 	}
 	for _, m := range []struct {
-		name, target string
-		src          string
+		name, target, fn string
+		src              string
 	}{
-		{"SigLIP-so400m encoder layer, f16", "ipu21", encoderStack(1, 729, 1152, 16, 4304, "f16", "ipu21")},
-		{"SigLIP attention block, f32", "ipu21", strings.ReplaceAll(readExample(t, "attention.ipuir"), "f16", "f32")},
+		{"SigLIP-so400m encoder layer, f16", "ipu21", "f", encoderStack(1, 729, 1152, 16, 4304, "f16", "ipu21")},
+		{"SigLIP attention block, f32", "ipu21", "attention", strings.ReplaceAll(readFile(t, "../examples/attention.ipuir"), "f16", "f32")},
+		{"SigLIP MLP 128-512-128 on test16, weights home (a temporal plan)", "test16", "mlp", readFile(t, "device/weights-home.ipuir")},
 	} {
 		t.Run(m.name, func(t *testing.T) {
 			tg, err := target.Lookup(m.target)
@@ -108,26 +112,39 @@ func TestModelsFit(t *testing.T) {
 			}
 			compiled := time.Since(start)
 			start = time.Now()
-			fn := "f"
-			if strings.Contains(m.src, "@attention") {
-				fn = "attention"
-			}
-			report, cycles, err := runAndCheckFn(pkg, m.src, tg, 1, fn)
+			report, cycles, err := runAndCheckFn(pkg, m.src, tg, 1, m.fn)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !report.Pass() {
 				t.Fatalf("check: %s", report.Summary())
 			}
-			t.Logf("%s: total_cycles=%d %s; compile %.1f s, run and check %.1f s", m.name, cycles, report.Line(),
-				compiled.Seconds(), time.Since(start).Seconds())
+			// The planner's estimate (the package's "estimate" entry, the
+			// module's tiled.summary) within 10% of the simulated cycles.
+			estimate := int64(-1)
+			for _, e := range pkg.Metadata {
+				if m := estimatedCycles.FindStringSubmatch(e.Value); e.Key == "estimate" && m != nil {
+					estimate, _ = strconv.ParseInt(m[1], 10, 64)
+				}
+			}
+			if estimate <= 0 {
+				t.Fatalf("the package has no estimate: %v", pkg.Metadata)
+			}
+			ratio := float64(estimate) / float64(cycles)
+			if ratio < 0.9 || ratio > 1.1 {
+				t.Errorf("estimate %d cycles is %.1f%% of the simulated %d", estimate, 100*ratio, cycles)
+			}
+			t.Logf("%s: total_cycles=%d (estimated %d, %+.1f%%) %s; compile %.1f s, run and check %.1f s", m.name, cycles, estimate,
+				100*(ratio-1), report.Line(), compiled.Seconds(), time.Since(start).Seconds())
 		})
 	}
 }
 
-func readExample(t *testing.T, name string) string {
+var estimatedCycles = regexp.MustCompile(`^#tiled\.summary<cycles = ([0-9]+)`)
+
+func readFile(t *testing.T, path string) string {
 	t.Helper()
-	b, err := os.ReadFile("../examples/" + name)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
