@@ -1,8 +1,10 @@
 package tests
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"regexp"
 	"strconv"
@@ -10,7 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/ipuir/ipuir/target"
+	"github.com/ipuir/ipuir/translate/onnximport"
+	pb "github.com/ipuir/ipuir/translate/onnximport/onnxpb"
 )
 
 // encoderStack writes a stack of pre-norm transformer encoder layers
@@ -99,6 +105,7 @@ func TestModelsFit(t *testing.T) {
 		{"SigLIP-so400m encoder layer, f16", "ipu21", "f", encoderStack(1, 729, 1152, 16, 4304, "f16", "ipu21")},
 		{"SigLIP attention block, f32", "ipu21", "attention", strings.ReplaceAll(readFile(t, "../examples/attention.ipuir"), "f16", "f32")},
 		{"SigLIP MLP 128-512-128 on test16, weights home (a temporal plan)", "test16", "mlp", readFile(t, "device/weights-home.ipuir")},
+		{"ViT-B/16 MLP exported from ONNX in f32, weights as initializers", "ipu21", "main", onnxMLP(t, 197, 768, 3072)},
 	} {
 		t.Run(m.name, func(t *testing.T) {
 			tg, err := target.Lookup(m.target)
@@ -138,6 +145,47 @@ func TestModelsFit(t *testing.T) {
 				100*(ratio-1), report.Line(), compiled.Seconds(), time.Since(start).Seconds())
 		})
 	}
+}
+
+// onnxMLP is an f32 transformer MLP (MatMul, Add, Gelu, MatMul, Add) as
+// an exporter writes it, its weights initializers, imported for ipu21.
+func onnxMLP(t *testing.T, tokens, hidden, mlp int64) string {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(1, 2))
+	floats := func(name string, scale float64, dims ...int64) *pb.TensorProto {
+		n := int64(1)
+		for _, d := range dims {
+			n *= d
+		}
+		raw := make([]byte, 0, 4*n)
+		for range n {
+			raw = binary.LittleEndian.AppendUint32(raw, math.Float32bits(float32(rng.NormFloat64()*scale)))
+		}
+		return &pb.TensorProto{Name: proto.String(name), Dims: dims, DataType: proto.Int32(int32(pb.TensorProto_FLOAT)), RawData: raw}
+	}
+	info := func(name string, dims ...int64) *pb.ValueInfoProto {
+		var shape pb.TensorShapeProto
+		for _, d := range dims {
+			shape.Dim = append(shape.Dim, &pb.TensorShapeProto_Dimension{Value: &pb.TensorShapeProto_Dimension_DimValue{DimValue: d}})
+		}
+		return &pb.ValueInfoProto{Name: proto.String(name), Type: &pb.TypeProto{Value: &pb.TypeProto_TensorType{
+			TensorType: &pb.TypeProto_Tensor{ElemType: proto.Int32(int32(pb.TensorProto_FLOAT)), Shape: &shape}}}}
+	}
+	node := func(op string, ins []string, out string) *pb.NodeProto {
+		return &pb.NodeProto{OpType: proto.String(op), Name: proto.String("/mlp/" + out), Input: ins, Output: []string{out}}
+	}
+	g := &pb.GraphProto{Name: proto.String("mlp"), Input: []*pb.ValueInfoProto{info("x", tokens, hidden)},
+		Output: []*pb.ValueInfoProto{info("y", tokens, hidden)},
+		Initializer: []*pb.TensorProto{floats("fc1.weight", 1/math.Sqrt(float64(hidden)), hidden, mlp), floats("fc1.bias", 0.02, mlp),
+			floats("fc2.weight", 1/math.Sqrt(float64(mlp)), mlp, hidden), floats("fc2.bias", 0.02, hidden)},
+		Node: []*pb.NodeProto{node("MatMul", []string{"x", "fc1.weight"}, "h"), node("Add", []string{"h", "fc1.bias"}, "hb"),
+			node("Gelu", []string{"hb"}, "a"), node("MatMul", []string{"a", "fc2.weight"}, "o"), node("Add", []string{"o", "fc2.bias"}, "y")}}
+	m := &pb.ModelProto{IrVersion: proto.Int64(9), OpsetImport: []*pb.OperatorSetIdProto{{Version: proto.Int64(20)}}, Graph: g}
+	text, err := onnximport.Import(m, onnximport.Options{File: "mlp.onnx", Target: "ipu21"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(text)
 }
 
 var estimatedCycles = regexp.MustCompile(`^#tiled\.summary<cycles = ([0-9]+)`)
