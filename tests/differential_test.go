@@ -126,6 +126,14 @@ func reasonOf(msg string) string {
 	if i := strings.IndexByte(msg, '\n'); i >= 0 {
 		msg = msg[:i]
 	}
+	// The chip-wide account of a shortfall names values that differ from
+	// program to program; the first tile's reason groups them.
+	if i := strings.Index(msg, ". Across the chip"); i >= 0 {
+		msg = msg[:i]
+	}
+	if i := strings.Index(msg, " are live in "); i >= 0 {
+		msg = msg[:i] + " are live in other buffers"
+	}
 	var b strings.Builder
 	for _, r := range msg {
 		if r >= '0' && r <= '9' {
