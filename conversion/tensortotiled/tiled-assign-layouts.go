@@ -141,7 +141,14 @@ func (a *layoutAssigner) run() error {
 			}
 		}
 	}
-	for _, arg := range entry.Arguments() {
+	for i, arg := range entry.Arguments() {
+		if _, ok := arg.Type().(*ir.RankedTensorType); !ok && !arg.HasUses() {
+			// The host streams tensors to the tiles; an unused scalar would
+			// be dropped from the program without a word (a used one is
+			// refused where it is used, by convert-tensor-to-tiled).
+			return a.fn.EmitOpError("argument #%d has type '%s': the device takes tensors only (pass a scalar as a tensor of rank 0, such as tensor<%s>)",
+				i, ir.TypeString(arg.Type()), ir.TypeString(arg.Type()))
+		}
 		if err := checkStatic(arg, a.fn); err != nil {
 			return err
 		}
