@@ -9,8 +9,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/ipuir/ipuir/lit"
 )
 
 // TestAddingAnOpIsTrue keeps docs/adding-an-op.md true: every code block
@@ -19,10 +17,7 @@ import (
 // cells are a backquoted file and a backquoted name names a file that
 // exists and contains the name.
 func TestAddingAnOpIsTrue(t *testing.T) {
-	root, err := lit.ModuleRoot(".")
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := moduleRoot(t)
 	page, err := os.ReadFile(filepath.Join(root, "docs", "adding-an-op.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -135,14 +130,11 @@ func isCode(cell string) bool {
 // eval, the tensor dialect's spec list and the kernel table, and nowhere
 // else (every other level derives it).
 func TestSiluIsThreeDeclarations(t *testing.T) {
-	root, err := lit.ModuleRoot(".")
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := moduleRoot(t)
 	want := []string{"dialects/tensor/elementwise.go", "eval/elementwise.go", "kernel/kernel.go"}
 	var got []string
 	files := 0
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}

@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/ipuir/ipuir/lit"
 )
 
 // The example of docs/extending.md is a module of its own
@@ -16,10 +14,7 @@ import (
 // pass flag through it, runs the module's own tests, and checks that the
 // page shows its code byte for byte, so that neither can rot.
 func TestOutOfTreeTool(t *testing.T) {
-	root, err := lit.ModuleRoot(".")
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := moduleRoot(t)
 	readSources(t, root)
 	dir := filepath.Join(root, "examples", "toy")
 	checkDocShowsFiles(t, filepath.Join(root, "docs", "extending.md"), dir, "toy.go", "cmd/toy-opt/main.go")

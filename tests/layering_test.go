@@ -6,8 +6,6 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
-
-	"github.com/ipuir/ipuir/lit"
 )
 
 // The layers of docs/architecture.md, lowest first. A package may import
@@ -97,10 +95,7 @@ func layerOf(pkg string) int {
 }
 
 func TestImportsPointDown(t *testing.T) {
-	root, err := lit.ModuleRoot(".")
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := moduleRoot(t)
 	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}}{{range .Imports}} {{.}}{{end}}", "./...")
 	cmd.Dir = root
 	out, err := cmd.Output()

@@ -15,10 +15,7 @@ import (
 )
 
 func TestLit(t *testing.T) {
-	root, err := lit.ModuleRoot(".")
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := moduleRoot(t)
 	readSources(t, root)
 	toolsDir := t.TempDir()
 	// The tools are built as ipuir's tests need them: with the test
