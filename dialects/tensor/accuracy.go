@@ -3,6 +3,7 @@ package tensor
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/eval"
@@ -63,12 +64,43 @@ func Bound(op *ir.Operation, args, errs []*eval.Array, result *eval.Array) (*eva
 	if len(errs) != len(args) {
 		return nil, fmt.Errorf("%d bounds for %d inputs", len(errs), len(args))
 	}
+	errs = slices.Clone(errs) // the caller's stay as they were
 	for i, e := range errs {
 		if e != nil && (e.Kind != elem.F64 || !eval.SameShape(e.Shape, args[i].Shape)) {
 			return nil, fmt.Errorf("input #%d's bound is %s, not f64 of its shape", i, e.TypeString())
 		}
+		errs[i] = unknownUnbounded(e)
 	}
-	return s.bound(s, op, args, errs, result)
+	out, err := s.bound(s, op, args, errs, result)
+	if err != nil {
+		return nil, err
+	}
+	return unknownUnbounded(out), nil
+}
+
+// unknownUnbounded returns e with every NaN (a bound that arithmetic on
+// infinite bounds left undefined, 0·∞) made +Inf: a bound nobody knows is
+// no bound. Left NaN, it would read as zero in the rules' comparisons
+// (e > 0 is false) and a later op's bound would drop the input's error.
+// e is copied before it is changed.
+func unknownUnbounded(e *eval.Array) *eval.Array {
+	if e == nil {
+		return nil
+	}
+	var out *eval.Array
+	for i, v := range e.Data {
+		if !math.IsNaN(v) {
+			continue
+		}
+		if out == nil {
+			out = &eval.Array{Shape: e.Shape, Kind: e.Kind, Data: slices.Clone(e.Data)}
+		}
+		out.Data[i] = math.Inf(1)
+	}
+	if out == nil {
+		return e
+	}
+	return out
 }
 
 // zeros is an exact value's bound: a float64 array of shape.

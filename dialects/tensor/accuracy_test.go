@@ -3,6 +3,7 @@ package tensor
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/ipuir/ipuir/elem"
@@ -249,5 +250,42 @@ func TestExactOpsHaveZeroLocalBound(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// An infinite input bound times a zero operand is 0·∞: the product's
+// bound must come out infinite, not NaN, and an op after it must carry
+// it as infinite rather than read the NaN as no error (NaN > 0 is false).
+func TestUnknownBoundsStayUnbounded(t *testing.T) {
+	f := withArgs(newFixture(t), func(f *fixture) []ir.Type { return []ir.Type{f16(f, 4, 16), f16(f, 4, 16)} })
+	mul := f.build(MulOpName, []*ir.Value{f.arg(0), f.arg(1)})
+	exp := f.build(ExpOpName, []*ir.Value{mul})
+	zero, _ := eval.FromValues([]int{4, 16}, elem.F16, make([]float64, 64))
+	inf, _ := eval.New([]int{4, 16}, elem.F64)
+	for i := range inf.Data {
+		inf.Data[i] = math.Inf(1)
+	}
+	product, _ := Evaluate(mul.DefiningOp(), []*eval.Array{zero, zero})
+	pb, err := Bound(mul.DefiningOp(), []*eval.Array{zero, zero}, []*eval.Array{nil, inf}, product)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nan := slices.Clone(inf.Data)
+	for i := range nan {
+		nan[i] = math.NaN()
+	}
+	nanBound := &eval.Array{Shape: inf.Shape, Kind: elem.F64, Data: nan}
+	e, _ := Evaluate(exp.DefiningOp(), []*eval.Array{product})
+	eb, err := Bound(exp.DefiningOp(), []*eval.Array{product}, []*eval.Array{nanBound}, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range pb.Data {
+		if !math.IsInf(pb.Data[i], 1) || !math.IsInf(eb.Data[i], 1) {
+			t.Fatalf("element %d: product's bound %g, exp's %g; want +Inf for both", i, pb.Data[i], eb.Data[i])
+		}
+	}
+	if !math.IsNaN(nanBound.Data[0]) {
+		t.Fatal("Bound changed its caller's input bound")
 	}
 }
