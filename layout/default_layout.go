@@ -13,12 +13,40 @@ import (
 // 729 × 2; a 16×729×72 one 16 × 92. Spreading a tensor thin keeps every
 // tile's share of an exchange into or out of it small.
 func DefaultLayout(shape []int64, t *target.Target) (Layout, error) {
+	return defaultLayoutOn(shape, t, int64(t.Tiles))
+}
+
+// StoredPieceBytes is the smallest piece of a tensor that a storage
+// layout (StoredOnce, StorageLayout) puts on a tile of its own, where the
+// tensor is large enough to leave a choice. Every piece an exchange moves
+// takes a table entry on its sender and on each receiver for the whole
+// program (target.CodeModel.TableEntryBytes), so a vector spread one
+// element a tile costs each tile that reads it whole an entry per
+// element; pieces of a kibibyte or more keep the tables a small fraction
+// of the data, while a tensor of tens of kibibytes and up is still spread
+// over tens of tiles.
+const StoredPieceBytes = 1024
+
+// StorageLayout is the layout of a tensor stored once and only read by
+// exchanges into other layouts (a model's parameters between uses): the
+// default layout, spread over no more tiles than leave each shard
+// StoredPieceBytes.
+func StorageLayout(shape []int64, elemBytes int64, t *target.Target) (Layout, error) {
+	n := int64(1)
+	for _, d := range shape {
+		n = satMul(n, d)
+	}
+	return defaultLayoutOn(shape, t, min(int64(t.Tiles), max(1, satMul(n, elemBytes)/StoredPieceBytes)))
+}
+
+// defaultLayoutOn is DefaultLayout on the first tiles of t.
+func defaultLayoutOn(shape []int64, t *target.Target, tiles int64) (Layout, error) {
 	standard, err := t.Class(target.Standard)
 	if err != nil {
 		return Layout{}, err
 	}
 	l := Layout{Order: Order{Kind: RowMajor}, MemoryClass: standard.Name, Tiling: Tiling{TileCount: 1, Replicas: 1}}
-	for axis, p := range defaultPartitions(shape, int64(t.Tiles)) {
+	for axis, p := range defaultPartitions(shape, tiles) {
 		if p <= 1 {
 			continue
 		}
