@@ -40,7 +40,7 @@ func PlanProgram(prog Program, t *target.Target, opts Options) ([]Choice, error)
 		return nil, err
 	}
 	for range 3 {
-		reserve := residentReserve(prog, choices, t)
+		reserve := withTables(residentReserve(prog, choices, t), prog, choices, t)
 		if reserve == nil {
 			return choices, nil
 		}
@@ -131,6 +131,41 @@ func residentReserve(prog Program, choices []Choice, t *target.Target) []map[tar
 		return nil
 	}
 	return out
+}
+
+// withTables adds to reserve, for every matmul, the exchange-table bytes
+// the plans' operand exchanges take on the busiest tile (tableBytes)
+// beyond half the target's SupportReserveBytes, in the class that holds
+// code. The reserve is sized for one block (the reference log's attention
+// block keeps 4,460 of its 12,416 support bytes in tables), so a block's
+// own tables are already in it; a stack of layers adds a block's tables
+// per layer.
+func withTables(reserve []map[target.MemoryKind]int64, prog Program, choices []Choice, t *target.Target) []map[target.MemoryKind]int64 {
+	extra := tableBytes(prog, choices, t) - t.SupportReserveBytes/2
+	if extra <= 0 {
+		return reserve
+	}
+	var kind target.MemoryKind
+	found := false
+	for _, c := range t.MemoryClasses {
+		if c.HoldsCode {
+			kind, found = c.Kind, true
+			break
+		}
+	}
+	if !found {
+		return reserve
+	}
+	if reserve == nil {
+		reserve = make([]map[target.MemoryKind]int64, len(prog.Matmuls))
+	}
+	for i := range reserve {
+		if reserve[i] == nil {
+			reserve[i] = map[target.MemoryKind]int64{}
+		}
+		reserve[i][kind] += extra
+	}
+	return reserve
 }
 
 // planRound plans every matmul of prog in order, each with reserve[i]
