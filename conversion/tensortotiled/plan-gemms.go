@@ -37,14 +37,28 @@ import (
 // the whole program: no exchange, but a plan's layout may replicate them
 // (the QKV plan of the attention block holds each weight shard on 46
 // tiles), and later matmuls are planned around the memory they hold. Home
-// weights (tiled.HomeAttr) are stored once, spread over the tiles in the
-// default layout, and brought into the plan's layout by an exchange phase
-// just before the matmul, the copy freed after it: memory only around the
-// use, for the exchange's cycles, which the planner prices. `auto`, the
-// default, keeps a function's weights resident when its matmuls can be
-// planned so; otherwise it makes the largest home (all weights of the
-// largest size, then of the next, ...) until they can. A weight already
-// marked tiled.home stays home.
+// weights (tiled.HomeAttr) are stored once and brought into the plan's
+// layout by an exchange phase just before the matmul, the copy freed
+// after it: memory only around the use, for the exchange's cycles, which
+// the planner prices. `auto`, the default, keeps a function's weights
+// resident when its matmuls can be planned so; otherwise it makes the
+// largest home (all weights of the largest size, then of the next, ...)
+// until they can. A weight already marked tiled.home stays home. Once any
+// weight is home, so are the parameters read only through broadcasts
+// (biases, layer norms' scales), kept in kibibyte pieces.
+//
+// Each home's layout is then written on it: a weight is cut as the plan
+// of its first reader cuts it, without the plan's replicas, each shard in
+// as many pieces as the plan has replicas of it (layout.StoredOnce), so
+// that a tile takes its shard as a few whole pieces, each sent once to
+// all the tiles that need it, rather than as one piece per row of a
+// layout cut another way: every piece takes an exchange-table entry on
+// each tile it touches for the whole program. The function is then
+// planned again from these homes, so that the estimates price the
+// exchanges the program will run. The planner also reserves, beyond the
+// target's support reserve, the exchange tables its plans' operand
+// exchanges take on the busiest tile, which in a stack of layers grow
+// with the layers.
 type PlanGemms struct {
 	Finalists   int             `pass:"finalists" help:"Number of cheapest candidate plans kept and verified per matmul" default:"4" min:"1"`
 	Constraints string          `pass:"constraints" help:"Plan constraints, ';'-separated, each 'source_operation = N, field = value, ...'"`
@@ -143,6 +157,35 @@ func (p *PlanGemms) Run(module *ir.Operation, pc *passes.PassContext) error {
 		if err != nil {
 			return planError(err, prog, ops)
 		}
+		// When weights go home, memory is short: the parameters that are
+		// read only through broadcasts (biases, normalization scales) go
+		// home too, so that each layer's copies live only around their use
+		// instead of from the start of the program.
+		if len(entryValues(fn, isHome)) > 0 {
+			for _, v := range broadcastParameters(fn) {
+				setHomeAttr(ctx, fn, v, ctx.Unit())
+				p.NumHome.Inc()
+			}
+		}
+		// Homes stored the way their first reader's plan cuts them, then
+		// planned again, so that the estimates price the exchange from
+		// where the weights are. Should that planning fail, the first
+		// stands, with the homes it was made with.
+		if before := alignHomes(ctx, fn, ops, choices, tg); before != nil {
+			endIndex, endPinned := index, pinned
+			index, pinned = startIndex, maps.Clone(startPinned)
+			prog2, ops2, err := gemmProgram(fn, pinned, &index, tg)
+			if err != nil {
+				return err
+			}
+			if choices2, err := plan.PlanProgram(prog2, tg, opts); err == nil {
+				prog, ops, choices = prog2, ops2, choices2
+			} else {
+				before()
+				index, pinned = endIndex, endPinned
+				pc.Logger().Info("plan-gemms: homes cut as their plans read them do not plan; keeping the default homes", "reason", err.Error())
+			}
+		}
 		for i, c := range choices {
 			ops[i].SetAttr(ctx, tiled.PlanAnnotation, tiled.NewGemmPlanAttr(ctx, c.Plan))
 			ops[i].SetAttr(ctx, tiled.EstimateAnnotation, tiled.NewEstimateAttr(ctx, c.Estimate))
@@ -179,6 +222,26 @@ func residentWeights(fn *ir.Operation) []*ir.Value {
 	})
 }
 
+// broadcastParameters are fn's arguments and non-splat constants, not
+// home, that are read only as the input of broadcasts (a bias, a layer
+// norm's scale after tiled-prepare).
+func broadcastParameters(fn *ir.Operation) []*ir.Value {
+	return entryValues(fn, func(v *ir.Value) bool {
+		if def := v.DefiningOp(); def != nil {
+			d, ok := def.Attr("value").(*ir.DenseElementsAttr)
+			if !def.Is(tensor.ConstantOp) || !ok || d.Splat {
+				return false
+			}
+		}
+		if isHome(v) || !v.HasUses() {
+			return false
+		}
+		only := true
+		v.Uses(func(u *ir.OpOperand) { only = only && u.Owner().Is(tensor.BroadcastOp) && u.Index() == 0 })
+		return only
+	})
+}
+
 func elements(v *ir.Value) int64 {
 	if rt, ok := v.Type().(*ir.RankedTensorType); ok {
 		return ir.NumElements(rt.Dims)
@@ -206,14 +269,86 @@ func makeWeightsHome(ctx *ir.Context, fn *ir.Operation, minElements int64) int {
 		if elements(v) < minElements {
 			continue
 		}
-		if def := v.DefiningOp(); def != nil {
-			def.SetAttr(ctx, tiled.HomeAttr, ctx.Unit())
-		} else {
-			ir.SetArgumentAttr(ctx, fn, v.Index(), v.OwnerBlock().NumArguments(), tiled.HomeAttr, ctx.Unit())
-		}
+		setHomeAttr(ctx, fn, v, ctx.Unit())
 		n++
 	}
 	return n
+}
+
+// alignHomes gives every home weight of fn an explicit layout
+// (tiled.home = #tiled.layout<...>): for one its first planned reader
+// takes as its right operand (directly, or as a part of a concat planned
+// jointly), the layout that stores the plan's layout of it once
+// (layout.StoredOnce); for the others the default. Each starts where the
+// previous home ended, as homeLayouts spreads them. It returns a function
+// that restores the attributes as they were, or nil when fn has no home
+// or every home already has a layout.
+func alignHomes(ctx *ir.Context, fn *ir.Operation, ops []*ir.Operation, choices []plan.Choice, tg *target.Target) func() {
+	homes := entryValues(fn, isHome)
+	if len(homes) == 0 || !slices.ContainsFunc(homes, func(v *ir.Value) bool { _, ok := homeAttr(v).(*tiled.LayoutAttr); return !ok }) {
+		return nil
+	}
+	standard, err := tg.Class(target.Standard)
+	if err != nil {
+		return nil
+	}
+	cut := map[*ir.Value]layout.Layout{}
+	for i, op := range ops {
+		w, rhs := op.Operand(1), &choices[i].Layouts.RHS
+		if choices[i].Layouts.Step != nil {
+			continue // a temporal plan reads its weights from the default layout, a step at a time
+		}
+		shape := w.Type().(*ir.RankedTensorType).Dims
+		parts := []*ir.Value{w}
+		ranges := [][2]int64{{0, shape[len(shape)-1]}}
+		if cuts := concatCuts(w); cuts != nil {
+			parts = w.DefiningOp().Operands()
+			ranges = ranges[:0]
+			lo := int64(0)
+			for _, hi := range append(cuts, shape[len(shape)-1]) {
+				ranges = append(ranges, [2]int64{lo, hi})
+				lo = hi
+			}
+		}
+		for j, part := range parts {
+			if _, done := cut[part]; done || !isHome(part) {
+				continue
+			}
+			l := *rhs
+			if len(parts) > 1 {
+				var ok bool
+				if l, ok = layout.SliceLayout(rhs, shape, len(shape)-1, ranges[j][0], ranges[j][1]); !ok {
+					continue
+				}
+			}
+			rt := part.Type().(*ir.RankedTensorType)
+			et, err := tiled.ElemTypeOf(rt)
+			if err != nil {
+				continue
+			}
+			if h, ok := layout.StoredOnce(&l, rt.Dims, int64(et.Bytes()), int64(tg.Tiles), standard.Name); ok {
+				cut[part] = h
+			}
+		}
+	}
+	old := make([]ir.Attribute, len(homes))
+	next := int64(0)
+	for i, v := range homes {
+		old[i] = homeAttr(v)
+		l, ok := cut[v]
+		if !ok {
+			if l, err = defaultHome(v, tg); err != nil {
+				continue
+			}
+		}
+		spreadFrom(&l, &next, int64(tg.Tiles))
+		setHomeAttr(ctx, fn, v, tiled.NewLayoutAttr(ctx, l))
+	}
+	return func() {
+		for i, v := range homes {
+			setHomeAttr(ctx, fn, v, old[i])
+		}
+	}
 }
 
 // parseConstraints reads the constraints option into pinned constraints by

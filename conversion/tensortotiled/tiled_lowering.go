@@ -14,6 +14,8 @@
 package tensortotiled
 
 import (
+	"fmt"
+
 	"slices"
 
 	"github.com/ipuir/ipuir/dialects/tensor"
@@ -65,21 +67,42 @@ func isResident(v *ir.Value) bool {
 
 // isHome reports whether v, a function argument or a constant, is stored
 // in its home layout (tiled.HomeAttr) rather than resident in its readers'
-// plans' layouts.
-func isHome(v *ir.Value) bool {
+// layouts.
+func isHome(v *ir.Value) bool { return homeAttr(v) != nil }
+
+// homeAttr is v's tiled.HomeAttr: unit, a #tiled.layout, or nil when v is
+// not a home weight.
+func homeAttr(v *ir.Value) ir.Attribute {
 	if def := v.DefiningOp(); def != nil {
-		return def.Is(tensor.ConstantOp) && def.Attr(tiled.HomeAttr) != nil
+		if !def.Is(tensor.ConstantOp) {
+			return nil
+		}
+		return def.Attr(tiled.HomeAttr)
 	}
 	blk := v.OwnerBlock()
-	return blk != nil && blk.ParentOp() != nil && ir.ArgumentAttr(blk.ParentOp(), v.Index(), tiled.HomeAttr) != nil
+	if blk == nil || blk.ParentOp() == nil {
+		return nil
+	}
+	return ir.ArgumentAttr(blk.ParentOp(), v.Index(), tiled.HomeAttr)
+}
+
+// setHomeAttr sets v's tiled.HomeAttr (nil removes it).
+func setHomeAttr(ctx *ir.Context, fn *ir.Operation, v *ir.Value, a ir.Attribute) {
+	if def := v.DefiningOp(); def != nil {
+		def.SetAttr(ctx, tiled.HomeAttr, a)
+		return
+	}
+	ir.SetArgumentAttr(ctx, fn, v.Index(), v.OwnerBlock().NumArguments(), tiled.HomeAttr, a)
 }
 
 // homeLayouts gives each home weight of fn (isHome: arguments, then
-// constants, in order) its home: the default layout, started on the tile
-// where the previous home's span ended (wrapping), so that a program's
-// weights are spread over the whole chip instead of all starting on tile
-// 0. plan-gemms prices the exchange from it and tiled-assign-layouts
-// places the weight in it, so both call this.
+// constants, in order) its home: the layout its tiled.HomeAttr holds, as
+// written (plan-gemms writes one for each), or, for a unit attribute, the
+// default layout started on the tile where the previous home's span
+// ended (wrapping), so that a program's weights are spread over the whole
+// chip instead of all starting on tile 0. plan-gemms prices the exchange
+// from it and tiled-assign-layouts places the weight in it, so both call
+// this.
 func homeLayouts(fn *ir.Operation, tg *target.Target) (map[*ir.Value]layout.Layout, error) {
 	homes := entryValues(fn, isHome)
 	out := map[*ir.Value]layout.Layout{}
@@ -89,17 +112,64 @@ func homeLayouts(fn *ir.Operation, tg *target.Target) (map[*ir.Value]layout.Layo
 		if !ok {
 			continue
 		}
-		l, err := layout.DefaultLayout(rt.Dims, tg)
-		if err != nil {
-			return nil, err
+		switch a := homeAttr(v).(type) {
+		case *tiled.LayoutAttr:
+			l := a.Layout
+			if _, err := tiled.CheckLayout(&l, rt, tg); err != nil {
+				return nil, fmt.Errorf("the home layout of %s: %v", valueDescription(v), err)
+			}
+			out[v] = l
+			next = l.Tiling.TileOffset + l.Tiling.ShardsPerReplica()
+		case *ir.UnitAttr:
+			l, err := defaultHome(v, tg)
+			if err != nil {
+				return nil, err
+			}
+			spreadFrom(&l, &next, int64(tg.Tiles))
+			out[v] = l
+		default:
+			return nil, fmt.Errorf("%s: '%s' must be a unit attribute or a #tiled.layout, got %s", valueDescription(v), tiled.HomeAttr, ir.AttrString(a))
 		}
-		span := l.Tiling.TileCount
-		offset := next % (int64(tg.Tiles) - span + 1)
-		l.Tiling.TileOffset, l.Tiling.TileCount = offset, offset+span
-		next = offset + span
-		out[v] = l
 	}
 	return out, nil
+}
+
+// valueDescription names a home weight in diagnostics.
+func valueDescription(v *ir.Value) string {
+	if def := v.DefiningOp(); def != nil {
+		if l, ok := ir.FileLineColOf(def.Loc()); ok {
+			return fmt.Sprintf("the %s at %s:%d:%d", def.Name(), l.File, l.Line, l.Col)
+		}
+		return "a " + def.Name()
+	}
+	return fmt.Sprintf("argument %d", v.Index())
+}
+
+// defaultHome is the home of v when nothing says otherwise: weights
+// (readAsWeights) in the default layout, which the planner prices
+// temporal plans' steps from; other parameters (a bias or a normalization
+// scale, read only through broadcasts) in the storage layout, whose
+// pieces are few enough that each tile reading them takes a few table
+// entries rather than one per element.
+func defaultHome(v *ir.Value, tg *target.Target) (layout.Layout, error) {
+	rt := v.Type().(*ir.RankedTensorType)
+	if readAsWeights(v) {
+		return layout.DefaultLayout(rt.Dims, tg)
+	}
+	et, err := tiled.ElemTypeOf(rt)
+	if err != nil {
+		return layout.Layout{}, err
+	}
+	return layout.StorageLayout(rt.Dims, int64(et.Bytes()), tg)
+}
+
+// spreadFrom moves l, a layout from tile 0, to start at *next, wrapping so
+// that it stays on the chip, and advances *next past it.
+func spreadFrom(l *layout.Layout, next *int64, tiles int64) {
+	span := l.Tiling.TileCount
+	offset := *next % max(tiles-span+1, 1)
+	l.Tiling.TileOffset, l.Tiling.TileCount = offset, offset+span
+	*next = offset + span
 }
 
 // entryValues are the values of fn's entry block that keep accepts: its

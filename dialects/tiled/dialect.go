@@ -25,13 +25,17 @@ const (
 	EstimateAnnotation = "tiled.estimate"
 	// ConstraintAnnotation holds a user's #tiled.gemm_constraint.
 	ConstraintAnnotation = "tiled.constraint"
-	// HomeAttr, a unit attribute on a function argument read as weights
+	// HomeAttr, on a function argument read as weights or parameters
 	// (`%w: tensor<...> {tiled.home}`) or on a tensor.constant so read (an
-	// ONNX initializer), stores it once, spread over the tiles in the
-	// default layout, and brings it into the layout each reading matmul's
-	// plan wants just before the read, instead of keeping it resident in
-	// that layout for the whole program. plan-gemms sets it when resident
-	// weights do not fit; a user may set it by hand.
+	// ONNX initializer), stores it once and brings it into the layout each
+	// reader wants just before the read, instead of keeping it resident
+	// in that layout for the whole program. Its value is the home's
+	// layout (`{tiled.home = #tiled.layout<...>}`, which plan-gemms writes:
+	// a weight cut as its first reader's plan cuts it, layout.StoredOnce)
+	// or unit, for the default (a weight in the default layout, spread
+	// over the chip; a parameter read through broadcasts in kibibyte
+	// pieces). plan-gemms sets it when resident weights do not fit; a user
+	// may set it by hand.
 	HomeAttr = "tiled.home"
 )
 
