@@ -141,6 +141,7 @@ func (a *layoutAssigner) run() error {
 			}
 		}
 	}
+	a.streamWeightsFromInterleaved(ops)
 	for i, arg := range entry.Arguments() {
 		if _, ok := arg.Type().(*ir.RankedTensorType); !ok && !arg.HasUses() {
 			// The host streams tensors to the tiles; an unused scalar would
@@ -234,6 +235,87 @@ func (a *layoutAssigner) planOf(op *ir.Operation) error {
 	}
 	a.plans[op] = ls
 	return nil
+}
+
+// streamWeightsFromInterleaved moves resident weights that their plans
+// stream (the AMP's left operand, order amp_left: a swapped plan's
+// weights) from the standard class to the interleaved one where that
+// class has room for them from the program's start to their matmul. A
+// resident weight lives from the first step, so in standard memory it
+// sits beside every earlier matmul's operands (the attention block's
+// output projection holds 82,944 bytes a tile through the whole block);
+// the interleaved class, which holds no code, is mostly free outside the
+// AMP's right operands. The streamed operand is read by ordinary loads,
+// so the matmul's cycles are the same (tiled.matmul's verifier accepts
+// the streamed operand in any class). A weight moves only when, at every
+// matmul up to its reader, that matmul's interleaved peak (its
+// estimate), the resident weights plans put in interleaved for later
+// matmuls and the weights moved before it leave its bytes free, weights
+// taken in program order.
+func (a *layoutAssigner) streamWeightsFromInterleaved(ops []*ir.Operation) {
+	interleaved, err := a.t.Class(target.Interleaved)
+	if err != nil {
+		return
+	}
+	var matmuls []*ir.Operation
+	for _, op := range ops {
+		if a.plans[op] != nil {
+			matmuls = append(matmuls, op)
+		}
+	}
+	operandLayout := func(op *ir.Operation, k int) *layout.Layout {
+		if k == 0 {
+			return &a.plans[op].LHS
+		}
+		return &a.plans[op].RHS
+	}
+	shardBytes := func(v *ir.Value, l *layout.Layout) (int64, bool) {
+		rt := v.Type().(*ir.RankedTensorType)
+		et, err := tiled.ElemTypeOf(rt)
+		if err != nil {
+			return 0, false
+		}
+		m, err := layout.NewShardMap(l, rt.Dims, int64(a.t.Tiles))
+		if err != nil {
+			return 0, false
+		}
+		n := m.MaxShardElements() * int64(et.Bytes())
+		return (n + interleaved.Alignment - 1) / interleaved.Alignment * interleaved.Alignment, true
+	}
+	used := make([]int64, len(matmuls))
+	for j, op := range matmuls {
+		est, ok := op.Attr(tiled.EstimateAnnotation).(*tiled.EstimateAttr)
+		if !ok {
+			return // no estimate to plan the class's memory by
+		}
+		used[j] += est.Estimate.PeakInterleavedBytes
+		for k := range 2 {
+			if l := operandLayout(op, k); isResident(op.Operand(k)) && l.MemoryClass == interleaved.Name {
+				if b, ok := shardBytes(op.Operand(k), l); ok {
+					for i := range j {
+						used[i] += b
+					}
+				}
+			}
+		}
+	}
+	for j, op := range matmuls {
+		for k := range 2 {
+			v, l := op.Operand(k), operandLayout(op, k)
+			if l.Order.Kind != layout.AmpLeft || l.MemoryClass == interleaved.Name || !isResident(v) ||
+				v.DefiningOp() != nil || !v.HasOneUse() || a.plans[op].Step != nil {
+				continue
+			}
+			b, ok := shardBytes(v, l)
+			if !ok || slices.ContainsFunc(used[:j+1], func(u int64) bool { return u+b > interleaved.Size() }) {
+				continue
+			}
+			for i := range j + 1 {
+				used[i] += b
+			}
+			l.MemoryClass = interleaved.Name
+		}
+	}
 }
 
 func (a *layoutAssigner) attr(l layout.Layout) *tiled.LayoutAttr {
