@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 
 	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/internal/enum"
@@ -89,6 +90,58 @@ func (t *Target) ElementwiseCycles(n int64, et elem.Type, class OpClass) (int64,
 	}
 	vectors := numeric.CeilDiv(n, int64(rate.Lanes))
 	return t.workerCycles(vectors, perVector)
+}
+
+// ReductionCycles returns the cycles one tile spends reducing a block of
+// shape over axes with a simple op (a sum or a max). When every reduced
+// axis comes before every kept axis longer than one (a matmul's partial
+// sums over its inner partitions, stacked in front of the result piece),
+// each result's inputs lie a slice apart and the slices are combined
+// elementwise, in vectors across the results: SliceCombineCycles.
+// Otherwise each result's inputs are contiguous runs, reduced as rows:
+// ReduceCycles.
+func (t *Target) ReductionCycles(shape []int64, axes []int, et elem.Type) (int64, error) {
+	n, reduced := int64(1), int64(1)
+	var c checked
+	leading, firstKept := true, len(shape)
+	for i, d := range shape {
+		if d < 0 {
+			return 0, fmt.Errorf("target %s: reduction of a block with a negative extent %v", t.Name, shape)
+		}
+		n = c.mul(n, d)
+		if slices.Contains(axes, i) {
+			reduced = c.mul(reduced, d)
+			leading = leading && i < firstKept
+		} else if d > 1 && firstKept == len(shape) {
+			firstKept = i
+		}
+	}
+	if c.overflow {
+		return 0, t.overflowError("reduction cycles")
+	}
+	if n == 0 || reduced == 0 {
+		return 0, nil
+	}
+	if leading {
+		return t.SliceCombineCycles(n, n/reduced, et)
+	}
+	return t.ReduceCycles(n, n/reduced, et)
+}
+
+// SliceCombineCycles returns the cycles one tile spends reducing n elements
+// of et into groups results whose inputs lie groups apart: the n/groups
+// slices are combined elementwise with a simple op, n − groups operations
+// in vectors across the results (one slice is copied: groups operations).
+func (t *Target) SliceCombineCycles(n, groups int64, et elem.Type) (int64, error) {
+	switch {
+	case n < 0 || groups < 0:
+		return 0, fmt.Errorf("target %s: reduction with a negative count (n %d, groups %d)", t.Name, n, groups)
+	case n == 0:
+		return 0, nil
+	case groups == 0 || n%groups != 0:
+		return 0, fmt.Errorf("target %s: cannot reduce %d elements into %d equal groups", t.Name, n, groups)
+	}
+	return t.ElementwiseCycles(max(n-groups, groups), et, Simple)
 }
 
 // ReduceCycles returns the cycles one tile spends reducing n elements of

@@ -322,3 +322,49 @@ func TestFits(t *testing.T) {
 }
 
 func second(_ int64, err error) error { return err }
+
+// A reduction over leading axes (stacked partial sums) adds its slices
+// elementwise; one over trailing axes reduces rows. ReductionCycles picks
+// by the axes, and agrees with the two formulas.
+func TestReductionCyclesPicksTheKernelByAxes(t *testing.T) {
+	tg := mustLookup(t, "ipu21")
+	// Three f32 partial pieces of 4×64: 2·256 adds = 512 elements, 256
+	// two-lane vectors, as ElementwiseCycles counts them.
+	slices, err := tg.ElementwiseCycles(512, elem.F32, Simple)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := tg.ReduceCycles(3*4*64, 4*64, elem.F32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name  string
+		shape []int64
+		axes  []int
+		want  int64
+	}{
+		{"partials in front", []int64{3, 4, 64}, []int{0}, slices},
+		{"partials in front of a unit axis", []int64{3, 1, 4, 64}, []int{0}, slices},
+		{"rows", []int64{4, 64, 3}, []int{2}, rows},
+		{"empty", []int64{3, 0, 64}, []int{0}, 0},
+	} {
+		got, err := tg.ReductionCycles(c.shape, c.axes, elem.F32)
+		if err != nil || got != c.want {
+			t.Errorf("%s: ReductionCycles(%v, %v) = %d, %v; want %d", c.name, c.shape, c.axes, got, err, c.want)
+		}
+	}
+	if slices >= rows {
+		t.Errorf("adding three slices (%d cycles) should cost less than reducing 256 rows of three (%d)", slices, rows)
+	}
+	// A single slice is copied: one operation per result.
+	copied, _ := tg.ElementwiseCycles(256, elem.F32, Simple)
+	if one, err := tg.SliceCombineCycles(256, 256, elem.F32); err != nil || one != copied {
+		t.Errorf("one slice: %d, %v; want %d", one, err, copied)
+	}
+	for _, bad := range [][2]int64{{10, 3}, {10, 0}, {-4, 2}} {
+		if _, err := tg.SliceCombineCycles(bad[0], bad[1], elem.F32); err == nil {
+			t.Errorf("SliceCombineCycles(%d, %d) accepted", bad[0], bad[1])
+		}
+	}
+}

@@ -230,18 +230,11 @@ func estimateReduce(e *Estimate, op *ir.Operation, tg *target.Target) error {
 	if err != nil {
 		return err
 	}
-	shape := in.MaxShardShape()
-	n, reduced := int64(1), int64(1)
-	for i, d := range shape {
-		n *= d
-		if slices.Contains(intsOf(op, AxesAttrName), int64(i)) {
-			reduced *= d
-		}
+	var axes []int
+	for _, a := range intsOf(op, AxesAttrName) {
+		axes = append(axes, int(a))
 	}
-	if reduced == 0 {
-		return nil
-	}
-	e.ReductionCycles, err = tg.ReduceCycles(n, n/reduced, et)
+	e.ReductionCycles, err = tg.ReductionCycles(in.MaxShardShape(), axes, et)
 	return err
 }
 

@@ -503,7 +503,7 @@ func (s *session) compute(in ipupkg.Instruction, tile int) (int64, error) {
 		if err := d.scatter(out, tile, box, res); err != nil {
 			return 0, err
 		}
-		return d.tg.ReduceCycles(boxElements(readBox), n, d.pkg.Buffers[src].Elem)
+		return d.tg.ReductionCycles(boxExtents(readBox), iaxes, d.pkg.Buffers[src].Elem)
 	case ipupkg.OpAmp:
 		return s.amp(in, tile, r, box)
 	case ipupkg.OpCopy:

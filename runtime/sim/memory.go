@@ -45,6 +45,16 @@ func boxShape(box []ipupkg.Span) []int {
 	return out
 }
 
+// boxExtents is a box's extent per axis, as the target's cost model
+// takes shapes.
+func boxExtents(box []ipupkg.Span) []int64 {
+	out := make([]int64, len(box))
+	for i, s := range box {
+		out[i] = s.Hi - s.Lo
+	}
+	return out
+}
+
 func boxElements(box []ipupkg.Span) int64 {
 	n := int64(1)
 	for _, s := range box {
