@@ -57,10 +57,9 @@ func PlanBuffers(bufs []Buffer, p *GemmPlan, d TileDims, s MatmulShape, g Groups
 	} else {
 		block := d.Batch * d.Rows * d.Cols
 		piece := d.Batch * d.PieceRows * d.PieceCols
+		// Pairwise is lowered as Complete: every partial of the piece at
+		// once.
 		recv := p.InnerPartitions * piece
-		if p.ReductionStaging == Pairwise {
-			recv = max(numeric.CeilDiv(block, 2), piece)
-		}
 		bufs = append(bufs,
 			Buffer{"partial sums", target.Standard, block * partialBytes},
 			Buffer{"reduction receive buffer", target.Standard, recv * partialBytes},

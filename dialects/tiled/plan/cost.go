@@ -39,11 +39,13 @@ import (
 //     piece stays where it is: the busiest tile sends its block less its
 //     piece and receives the other inner tiles' partials of its piece. A
 //     tile never sends to itself, so this is the words the phase actually
-//     moves, not an assumption; Pairwise
-//     by recursive halving in ⌈log2 inner⌉ phases of half the remaining
-//     block each, then a phase moving each reduced slice to its owner. The
-//     adds and the final conversion to the result type run on the vector
-//     unit (target.ElementwiseCycles on f32).
+//     moves, not an assumption. Pairwise would reduce by recursive halving
+//     in ⌈log2 inner⌉ phases, but the exchange lowering runs it as
+//     Complete's one phase, so it is priced as that, and the planner does
+//     not choose it (a constraint still may). The adds and the final
+//     conversion to the result type run on the vector unit
+//     (target.ElementwiseCycles on f32), as the simulator's reduce of
+//     stacked partials does (target.SliceCombineCycles).
 //
 // Each exchange phase is preceded by one sync. Peak bytes are the plan's
 // buffers (tiled.PlanBuffers) on one tile.
@@ -303,8 +305,7 @@ func (pr *problem) needLayouts() bool {
 // the operand exchange, and for inner partitions at least one phase moving
 // (kp-1)/kp of each tile's partial block: a piece of P words reduced in
 // place costs max(block-P, (kp-1)·P) ≥ block·(kp-1)/kp whatever P, one not
-// in place at least block, and Pairwise's halvings move at least as much
-// over more phases.
+// in place at least block (Pairwise is priced as Complete).
 func (pr *problem) lowerBound(p *layout.GemmPlan, layouts *layout.PlanLayouts) int64 {
 	sh := pr.shape(p)
 	compute, _ := pr.t.BatchMatmulCycles(int(sh.batch), int(sh.rows), int(sh.inner), int(sh.cols), pr.s.Elem)
@@ -480,26 +481,16 @@ func (pr *problem) estimate(p *layout.GemmPlan, layouts *layout.PlanLayouts) (ti
 	if kp := p.InnerPartitions; kp > 1 {
 		block := sh.batch * sh.rowsData * sh.colsData
 		piece := sh.batch * sh.pieceRowsData * sh.pieceColsData
-		if p.ReductionStaging == layout.Complete {
-			if pr.reductionInPlace(p) {
-				phases = append(phases, max(block-piece, (kp-1)*piece))
-			} else {
-				phases = append(phases, max(block, kp*piece))
-			}
-			adds, _ := t.ElementwiseCycles((kp-1)*piece, elem.F32, target.Simple)
-			e.ReductionCycles += adds
+		// Both stagings are lowered as one phase to the pieces' owners
+		// (convert-tiled-to-exchange does not yet run the halvings of
+		// Pairwise), so both are priced as that phase.
+		if pr.reductionInPlace(p) {
+			phases = append(phases, max(block-piece, (kp-1)*piece))
 		} else {
-			rounds := numeric.CeilLog2(kp)
-			left := block
-			for i := int64(0); i < rounds; i++ {
-				half := numeric.CeilDiv(left, 2)
-				phases = append(phases, half)
-				adds, _ := t.ElementwiseCycles(half, elem.F32, target.Simple)
-				e.ReductionCycles += adds
-				left = half
-			}
-			phases = append(phases, max(left, piece))
+			phases = append(phases, max(block, kp*piece))
 		}
+		adds, _ := t.ElementwiseCycles((kp-1)*piece, elem.F32, target.Simple)
+		e.ReductionCycles += adds
 		convert, _ := t.ElementwiseCycles(piece, elem.F32, target.Simple)
 		e.ReductionCycles += convert
 	}

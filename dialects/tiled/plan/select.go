@@ -588,7 +588,8 @@ func (s *selector) enumerate() {
 	blocks = pinnedOr(c, "output_column_block", blocks)
 	batches := pinnedOr(c, "batch_partitions", withExtra(representatives(pr.s.Batch, tiles), extra, pr.s.Batch))
 	weights := weightChoices(t, c)
-	stagings := []layout.ReductionStaging{layout.Complete, layout.Pairwise}
+	// Pairwise is lowered as Complete (see cost.go): not a choice of its own.
+	stagings := []layout.ReductionStaging{layout.Complete}
 	if c != nil && c.IsPinned("reduction_staging") {
 		stagings = []layout.ReductionStaging{c.Values.ReductionStaging}
 	}
