@@ -23,14 +23,7 @@ func (a Attention) ONNX() ([]byte, error) {
 		return nil, fmt.Errorf("%s: no ONNX form for %s with hidden %d and %d heads", a.File, a.Elem, a.Hidden, a.Heads)
 	}
 	n, h, heads, d := int64(a.Tokens), int64(a.Hidden), int64(a.Heads), int64(a.Hidden/a.Heads)
-	input := func(name string, dims ...int64) *pb.ValueInfoProto {
-		var shape pb.TensorShapeProto
-		for _, x := range dims {
-			shape.Dim = append(shape.Dim, &pb.TensorShapeProto_Dimension{Value: &pb.TensorShapeProto_Dimension_DimValue{DimValue: x}})
-		}
-		return &pb.ValueInfoProto{Name: proto.String(name), Type: &pb.TypeProto{Value: &pb.TypeProto_TensorType{
-			TensorType: &pb.TypeProto_Tensor{ElemType: proto.Int32(int32(dt)), Shape: &shape}}}}
-	}
+	input := func(name string, dims ...int64) *pb.ValueInfoProto { return pb.TensorValueInfo(name, dt, dims...) }
 	ints := func(name string, vals ...int64) *pb.TensorProto {
 		return &pb.TensorProto{Name: proto.String(name), Dims: []int64{int64(len(vals))}, DataType: proto.Int32(int32(pb.TensorProto_INT64)), Int64Data: vals}
 	}

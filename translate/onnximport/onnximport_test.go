@@ -25,12 +25,7 @@ import (
 // them.
 
 func input(name string, dims ...int64) *pb.ValueInfoProto {
-	var shape pb.TensorShapeProto
-	for _, d := range dims {
-		shape.Dim = append(shape.Dim, &pb.TensorShapeProto_Dimension{Value: &pb.TensorShapeProto_Dimension_DimValue{DimValue: d}})
-	}
-	return &pb.ValueInfoProto{Name: proto.String(name), Type: &pb.TypeProto{Value: &pb.TypeProto_TensorType{
-		TensorType: &pb.TypeProto_Tensor{ElemType: proto.Int32(int32(pb.TensorProto_FLOAT)), Shape: &shape}}}}
+	return pb.TensorValueInfo(name, pb.TensorProto_FLOAT, dims...)
 }
 
 func floats(name string, dims []int64, vals []float64) *pb.TensorProto {
