@@ -133,15 +133,24 @@ func (t *Target) ReductionCycles(shape []int64, axes []int, et elem.Type) (int64
 // slices are combined elementwise with a simple op, n − groups operations
 // in vectors across the results (one slice is copied: groups operations).
 func (t *Target) SliceCombineCycles(n, groups int64, et elem.Type) (int64, error) {
-	switch {
-	case n < 0 || groups < 0:
-		return 0, fmt.Errorf("target %s: reduction with a negative count (n %d, groups %d)", t.Name, n, groups)
-	case n == 0:
-		return 0, nil
-	case groups == 0 || n%groups != 0:
-		return 0, fmt.Errorf("target %s: cannot reduce %d elements into %d equal groups", t.Name, n, groups)
+	if err := t.checkGroups(n, groups); err != nil || n == 0 {
+		return 0, err
 	}
 	return t.ElementwiseCycles(max(n-groups, groups), et, Simple)
+}
+
+// checkGroups says whether n elements reduce into groups equal groups (0
+// elements into any number).
+func (t *Target) checkGroups(n, groups int64) error {
+	switch {
+	case n < 0 || groups < 0:
+		return fmt.Errorf("target %s: reduction with a negative count (n %d, groups %d)", t.Name, n, groups)
+	case n == 0:
+		return nil
+	case groups == 0 || n%groups != 0:
+		return fmt.Errorf("target %s: cannot reduce %d elements into %d equal groups", t.Name, n, groups)
+	}
+	return nil
 }
 
 // ReduceCycles returns the cycles one tile spends reducing n elements of
@@ -154,13 +163,8 @@ func (t *Target) SliceCombineCycles(n, groups int64, et elem.Type) (int64, error
 // each one issue interval long. One vertex launch is added; n = 0 costs
 // nothing.
 func (t *Target) ReduceCycles(n, groups int64, et elem.Type) (int64, error) {
-	switch {
-	case n < 0 || groups < 0:
-		return 0, fmt.Errorf("target %s: reduction with a negative count (n %d, groups %d)", t.Name, n, groups)
-	case n == 0:
-		return 0, nil
-	case groups == 0 || n%groups != 0:
-		return 0, fmt.Errorf("target %s: cannot reduce %d elements into %d equal groups", t.Name, n, groups)
+	if err := t.checkGroups(n, groups); err != nil || n == 0 {
+		return 0, err
 	}
 	rate, perVector, err := t.vectorCost(et, Simple)
 	if err != nil {

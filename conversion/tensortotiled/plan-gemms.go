@@ -170,7 +170,9 @@ func (p *PlanGemms) Run(module *ir.Operation, pc *passes.PassContext) error {
 		// Homes stored the way their first reader's plan cuts them, then
 		// planned again, so that the estimates price the exchange from
 		// where the weights are. Should that planning fail, the first
-		// stands, with the homes it was made with.
+		// plans stand with default homes (spread as homeLayouts does, now
+		// with the parameters among them, so their estimates price the
+		// weights' exchanges from nearby tiles).
 		if before := alignHomes(ctx, fn, ops, choices, tg); before != nil {
 			endIndex, endPinned := index, pinned
 			index, pinned = startIndex, maps.Clone(startPinned)
