@@ -33,6 +33,7 @@ import (
 	"github.com/ipuir/ipuir/tools/optmain"
 	"github.com/ipuir/ipuir/tools/targetflag"
 	"github.com/ipuir/ipuir/translate/exchangejson"
+	"github.com/ipuir/ipuir/translate/onnximport"
 )
 
 // Version is the tool's version.
@@ -59,6 +60,7 @@ type translations struct {
 	importONNX     string
 	weightsAsArgs  bool
 	memoryLimit    string
+	inputShapes    []string
 	emitReport     string
 	compare        string
 	log            *slog.Logger
@@ -77,6 +79,7 @@ func (t *translations) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&t.compare, "compare", "", "With --emit-report, show the package `OTHER.ipupkg` beside it")
 	fs.BoolVar(&t.weightsAsArgs, "weights-as-args", false, "With --import-onnx, make the initializers function arguments instead of constants")
 	fs.StringVar(&t.memoryLimit, "memory-limit", "4GiB", "With --import-onnx, the most memory the values folded at import may take (8 bytes an element), e.g. 512MiB or 16GiB")
+	fs.StringArrayVar(&t.inputShapes, "input-shape", nil, "With --import-onnx, the shape `NAME=D0,D1,...` of graph input NAME, pinning its free or symbolic dimensions (repeatable, one per input)")
 }
 
 func (t *translations) Early(args []string, stdout io.Writer) (bool, int, error) {
@@ -101,7 +104,12 @@ func (t *translations) Early(args []string, stdout io.Writer) (bool, int, error)
 		if err != nil || limit == 0 || limit > 1<<62 {
 			return true, 2, fmt.Errorf("--memory-limit=%s: expected a size such as 512MiB or 16GiB", t.memoryLimit)
 		}
-		if err := importONNX(t.importONNX, args, t.weightsAsArgs, int64(limit), stdout, t.log); err != nil {
+		pins, err := parseInputShapes(t.inputShapes)
+		if err != nil {
+			return true, 2, err
+		}
+		opts := onnximport.Options{WeightsAsArgs: t.weightsAsArgs, MemoryLimit: int64(limit), InputShapes: pins}
+		if err := importONNX(t.importONNX, args, opts, stdout, t.log); err != nil {
 			return true, 1, err
 		}
 		return true, 0, nil

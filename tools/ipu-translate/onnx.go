@@ -6,6 +6,8 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/pflag"
 	"google.golang.org/protobuf/proto"
@@ -22,7 +24,7 @@ import (
 // importONNX reads the model at path, imports it, checks that the module
 // parses and verifies, and writes it to -o (stdout by default), whole or
 // not at all.
-func importONNX(path string, args []string, weightsAsArgs bool, memoryLimit int64, stdout io.Writer, log *slog.Logger) error {
+func importONNX(path string, args []string, opts onnximport.Options, stdout io.Writer, log *slog.Logger) error {
 	// -o and --target are the driver's and the target flag's; read them
 	// from the command line again, since this translation reads no IR.
 	fs := pflag.NewFlagSet("ipu-translate", pflag.ContinueOnError)
@@ -49,7 +51,8 @@ func importONNX(path string, args []string, weightsAsArgs bool, memoryLimit int6
 	if err := proto.Unmarshal(data, &model); err != nil {
 		return fmt.Errorf("%s: not an ONNX model: %v", path, err)
 	}
-	text, err := onnximport.Import(&model, onnximport.Options{File: filepath.Base(path), Dir: filepath.Dir(path), Target: *tgName, WeightsAsArgs: weightsAsArgs, MemoryLimit: memoryLimit})
+	opts.File, opts.Dir, opts.Target = filepath.Base(path), filepath.Dir(path), *tgName
+	text, err := onnximport.Import(&model, opts)
 	if err != nil {
 		return err
 	}
@@ -64,6 +67,33 @@ func importONNX(path string, args []string, weightsAsArgs bool, memoryLimit int6
 		return err
 	}
 	return outs.Commit()
+}
+
+// parseInputShapes reads --input-shape NAME=D0,D1,... flags, one per
+// input; a rank-0 input is NAME= (no dimensions).
+func parseInputShapes(flags []string) (map[string][]int64, error) {
+	pins := map[string][]int64{}
+	for _, f := range flags {
+		name, dims, ok := strings.Cut(f, "=")
+		if !ok || name == "" {
+			return nil, fmt.Errorf("--input-shape=%s: expected NAME=D0,D1,... (for example --input-shape x=1,3,224,224)", f)
+		}
+		if _, dup := pins[name]; dup {
+			return nil, fmt.Errorf("--input-shape: input '%s' is given twice", name)
+		}
+		shape := []int64{}
+		if dims != "" {
+			for _, d := range strings.Split(dims, ",") {
+				n, err := strconv.ParseInt(strings.TrimSpace(d), 10, 64)
+				if err != nil || n < 0 {
+					return nil, fmt.Errorf("--input-shape=%s: dimension '%s' is not a whole number of at least 0", f, d)
+				}
+				shape = append(shape, n)
+			}
+		}
+		pins[name] = shape
+	}
+	return pins, nil
 }
 
 // maxModelBytes is the largest ONNX model file read: protobuf's own limit

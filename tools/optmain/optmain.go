@@ -71,7 +71,8 @@ type Extension interface {
 	AddFlags(fs *pflag.FlagSet)
 	// Early runs after flag parsing and before any input is read; args are
 	// the (normalised) command-line arguments, for flags whose order
-	// matters. It may print and ask the driver to exit with code.
+	// matters. It may print and ask the driver to exit with code; with an
+	// error, code is the exit status (2 for a usage error; 0 reads as 1).
 	Early(args []string, stdout io.Writer) (done bool, code int, err error)
 	// Process transforms a parsed, verified module before the pass
 	// pipeline runs. Diagnostics go through ctx.Emit; a non-nil error
@@ -288,7 +289,10 @@ func (t *Tool) Main(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 		done, code, err := e.Early(args, stdout)
 		if err != nil {
 			fmt.Fprintf(stderr, "%s: %v\n", t.Name, err)
-			return 1
+			if code == 0 {
+				code = 1 // an error is never a success
+			}
+			return code
 		}
 		if done {
 			return code

@@ -48,6 +48,13 @@ type Options struct {
 	MemoryLimit int64
 	// Function names the func.func (default "main").
 	Function string
+	// InputShapes pins graph inputs' shapes by name (ipu-translate
+	// --input-shape NAME=D0,D1,...): every free or symbolic dimension
+	// takes the pinned extent, and every numeric one must equal it. A
+	// model with a free dimension and no pin is refused, naming each
+	// input and dimension; a pin of an input the graph lacks is refused
+	// too, and so are two pins that give one symbol two extents.
+	InputShapes map[string][]int64
 }
 
 // Supported opsets of the default domain.
@@ -186,6 +193,9 @@ func Import(model *onnxpb.ModelProto, opts Options) ([]byte, error) {
 	var sig []string
 	argNo := 0
 	inputs := map[string]bool{}
+	if err := im.checkPins(g, inits); err != nil {
+		return nil, err
+	}
 	for _, in := range g.GetInput() {
 		if inputs[in.GetName()] {
 			return nil, im.fail("two graph inputs are named '%s'", in.GetName())
@@ -332,8 +342,120 @@ func (im *importer) declaredAs(out *onnxpb.ValueInfoProto, v *value) error {
 	return nil
 }
 
+// checkPins refuses pins of inputs the graph lacks, pins that give one
+// symbolic dimension two extents, and inputs with free dimensions and no
+// pin, naming every such dimension at once (a user pins them all in one
+// go, not one a run).
+func (im *importer) checkPins(g *onnxpb.GraphProto, inits map[string]*onnxpb.TensorProto) error {
+	var names []string
+	byName := map[string]*onnxpb.ValueInfoProto{}
+	for _, in := range g.GetInput() {
+		if inits[in.GetName()] == nil {
+			names = append(names, in.GetName())
+			byName[in.GetName()] = in
+		}
+	}
+	var pinnedNames []string
+	for name := range im.opts.InputShapes {
+		pinnedNames = append(pinnedNames, name)
+	}
+	slices.Sort(pinnedNames)
+	for _, name := range pinnedNames {
+		if byName[name] == nil {
+			return im.fail("--input-shape %s: the graph has no input '%s' (its inputs: %s)", name, name, strings.Join(names, ", "))
+		}
+		for _, d := range im.opts.InputShapes[name] {
+			if d < 0 {
+				return im.fail("--input-shape %s=%s: extents are at least 0", name, dimsText(im.opts.InputShapes[name]))
+			}
+		}
+	}
+	symbol := map[string]int64{}
+	symbolFrom := map[string]string{}
+	var missing []string
+	for _, name := range names {
+		dims := byName[name].GetType().GetTensorType().GetShape().GetDim()
+		pin, pinned := im.opts.InputShapes[name]
+		for i, d := range dims {
+			if d.GetDimParam() == "" && d.Value != nil {
+				continue
+			}
+			if !pinned {
+				what := "unnamed"
+				if p := d.GetDimParam(); p != "" {
+					what = "'" + p + "'"
+				}
+				missing = append(missing, fmt.Sprintf("input '%s' dimension %d (%s)", name, i, what))
+				continue
+			}
+			p := d.GetDimParam()
+			if p == "" || i >= len(pin) {
+				continue
+			}
+			if v, ok := symbol[p]; ok && v != pin[i] {
+				return im.fail("dimension '%s' is %d in --input-shape %s and %d in --input-shape %s", p, v, symbolFrom[p], pin[i], name)
+			}
+			symbol[p], symbolFrom[p] = pin[i], name
+		}
+	}
+	if len(missing) > 0 {
+		return im.fail("free dimensions, which a package cannot have: %s; pin each input's shape with --input-shape NAME=D0,D1,... (e.g. --input-shape %s=%s)",
+			strings.Join(missing, ", "), firstUnpinned(names, im.opts.InputShapes), exampleDims(byName[firstUnpinned(names, im.opts.InputShapes)]))
+	}
+	return nil
+}
+
+// firstUnpinned is the first input with free dimensions and no pin.
+func firstUnpinned(names []string, pins map[string][]int64) string {
+	for _, n := range names {
+		if _, ok := pins[n]; !ok {
+			return n
+		}
+	}
+	return ""
+}
+
+// exampleDims is an input's dimensions with 1 for each free one, as a
+// --input-shape value.
+func exampleDims(vi *onnxpb.ValueInfoProto) string {
+	var out []int64
+	for _, d := range vi.GetType().GetTensorType().GetShape().GetDim() {
+		if d.GetDimParam() != "" || d.Value == nil {
+			out = append(out, 1)
+		} else {
+			out = append(out, d.GetDimValue())
+		}
+	}
+	return dimsText(out)
+}
+
+func dimsText(dims []int64) string {
+	s := make([]string, len(dims))
+	for i, d := range dims {
+		s[i] = strconv.FormatInt(d, 10)
+	}
+	return strings.Join(s, ",")
+}
+
+// declaredDims writes an input's dimensions as the model declares them.
+func declaredDims(dims []*onnxpb.TensorShapeProto_Dimension) string {
+	s := make([]string, len(dims))
+	for i, d := range dims {
+		switch {
+		case d.GetDimParam() != "":
+			s[i] = d.GetDimParam()
+		case d.Value == nil:
+			s[i] = "?"
+		default:
+			s[i] = strconv.FormatInt(d.GetDimValue(), 10)
+		}
+	}
+	return "[" + strings.Join(s, ", ") + "]"
+}
+
 // valueType reads a graph input's type: a tensor of a supported element
-// type with a static shape.
+// type with a static shape, or with its free dimensions pinned
+// (Options.InputShapes).
 func (im *importer) valueType(vi *onnxpb.ValueInfoProto) (elem.Type, []int64, error) {
 	tt := vi.GetType().GetTensorType()
 	if tt == nil {
@@ -343,15 +465,34 @@ func (im *importer) valueType(vi *onnxpb.ValueInfoProto) (elem.Type, []int64, er
 	if err != nil {
 		return 0, nil, im.fail("input '%s': %v", vi.GetName(), err)
 	}
+	if pin, ok := im.opts.InputShapes[vi.GetName()]; ok && tt.GetShape() == nil {
+		if err := checkShape(pin); err != nil {
+			return 0, nil, im.fail("--input-shape %s=%s: %v", vi.GetName(), dimsText(pin), err)
+		}
+		return et, slices.Clone(pin), nil
+	}
 	if tt.GetShape() == nil {
-		return 0, nil, im.fail("input '%s' has no shape; the importer needs static shapes", vi.GetName())
+		return 0, nil, im.fail("input '%s' has no shape (not even a rank); give it one with --input-shape %s=D0,D1,...", vi.GetName(), vi.GetName())
+	}
+	dims := tt.GetShape().GetDim()
+	pin, pinned := im.opts.InputShapes[vi.GetName()]
+	if pinned && len(pin) != len(dims) {
+		return 0, nil, im.fail("--input-shape %s=%s gives %d dimensions; the input has %d (%s)", vi.GetName(), dimsText(pin), len(pin), len(dims), declaredDims(dims))
 	}
 	var shape []int64
-	for i, d := range tt.GetShape().GetDim() {
-		if p := d.GetDimParam(); p != "" || d.Value == nil {
-			return 0, nil, im.fail("input '%s': dimension %d is '%s', not a number; the importer needs static shapes", vi.GetName(), i, p)
+	for i, d := range dims {
+		free := d.GetDimParam() != "" || d.Value == nil
+		switch {
+		case pinned && !free && pin[i] != d.GetDimValue():
+			return 0, nil, im.fail("--input-shape %s=%s: dimension %d is %d in the model", vi.GetName(), dimsText(pin), i, d.GetDimValue())
+		case pinned:
+			shape = append(shape, pin[i])
+		case free:
+			// checkPins has named every free dimension of an unpinned input.
+			return 0, nil, im.fail("input '%s': dimension %d is free; pin it with --input-shape", vi.GetName(), i)
+		default:
+			shape = append(shape, d.GetDimValue())
 		}
-		shape = append(shape, d.GetDimValue())
 	}
 	if err := checkShape(shape); err != nil {
 		return 0, nil, im.fail("input '%s': %v", vi.GetName(), err)

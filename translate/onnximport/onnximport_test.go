@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -401,10 +402,62 @@ func TestErrorsNameTheNode(t *testing.T) {
 			t.Errorf("%s: got %v\nwant %s", tc.name, err, tc.want)
 		}
 	}
-	dyn := model(17, []*pb.ValueInfoProto{input("x", 2, 2)}, nil, mm, "y")
-	dyn.Graph.Input[0].Type.GetTensorType().Shape.Dim[0] = &pb.TensorShapeProto_Dimension{Value: &pb.TensorShapeProto_Dimension_DimParam{DimParam: "batch"}}
-	if _, err := onnximport.Import(dyn, onnximport.Options{File: "m.onnx"}); err == nil || !strings.Contains(err.Error(), "dimension 0 is 'batch', not a number") {
-		t.Errorf("dynamic shape: %v", err)
+}
+
+// Free and symbolic dimensions are pinned by --input-shape; without a pin
+// the model is refused, naming every free dimension at once.
+func TestInputShapesPinFreeDimensions(t *testing.T) {
+	free := func(p string) *pb.TensorShapeProto_Dimension {
+		if p == "" {
+			return &pb.TensorShapeProto_Dimension{}
+		}
+		return &pb.TensorShapeProto_Dimension{Value: &pb.TensorShapeProto_Dimension_DimParam{DimParam: p}}
+	}
+	// y = x + m: x is [batch, 4], m is [batch, ?].
+	dyn := func() *pb.ModelProto {
+		m := model(17, []*pb.ValueInfoProto{input("x", 2, 4), input("m", 2, 4)}, nil,
+			[]*pb.NodeProto{node("Add", "add", []string{"x", "m"}, []string{"y"})}, "y")
+		m.Graph.Input[0].Type.GetTensorType().Shape.Dim[0] = free("batch")
+		m.Graph.Input[1].Type.GetTensorType().Shape.Dim[0] = free("batch")
+		m.Graph.Input[1].Type.GetTensorType().Shape.Dim[1] = free("")
+		return m
+	}
+	for _, c := range []struct {
+		name string
+		pins map[string][]int64
+		want string
+	}{
+		{"no pins", nil, "m.onnx: free dimensions, which a package cannot have: input 'x' dimension 0 ('batch'), input 'm' dimension 0 ('batch'), input 'm' dimension 1 (unnamed); pin each input's shape with --input-shape NAME=D0,D1,... (e.g. --input-shape x=1,4)"},
+		{"one pinned", map[string][]int64{"x": {3, 4}}, "free dimensions, which a package cannot have: input 'm' dimension 0 ('batch'), input 'm' dimension 1 (unnamed); pin each input's shape with --input-shape NAME=D0,D1,... (e.g. --input-shape m=1,1)"},
+		{"unknown input", map[string][]int64{"z": {1}}, "--input-shape z: the graph has no input 'z' (its inputs: x, m)"},
+		{"rank", map[string][]int64{"x": {3, 4, 1}, "m": {3, 4}}, "--input-shape x=3,4,1 gives 3 dimensions; the input has 2 ([batch, 4])"},
+		{"numeric dimension", map[string][]int64{"x": {3, 5}, "m": {3, 4}}, "--input-shape x=3,5: dimension 1 is 4 in the model"},
+		{"one symbol, two extents", map[string][]int64{"x": {3, 4}, "m": {2, 4}}, "dimension 'batch' is 3 in --input-shape x and 2 in --input-shape m"},
+	} {
+		if _, err := onnximport.Import(dyn(), onnximport.Options{File: "m.onnx", InputShapes: c.pins}); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v\nwant %s", c.name, err, c.want)
+		}
+	}
+	x, _ := eval.FromValues([]int{3, 4}, elem.F32, randoms(rand.New(rand.NewPCG(1, 1)), 12, 1))
+	m, _ := eval.FromValues([]int{3, 4}, elem.F32, randoms(rand.New(rand.NewPCG(2, 2)), 12, 1))
+	outs := run(t, dyn(), onnximport.Options{File: "m.onnx", InputShapes: map[string][]int64{"x": {3, 4}, "m": {3, 4}}}, x, m)
+	if len(outs) != 1 || !slices.Equal(outs[0].Shape, []int{3, 4}) {
+		t.Fatalf("pinned: outputs %v", outs)
+	}
+	for i := range outs[0].Data {
+		if want := float64(float32(x.Data[i] + m.Data[i])); outs[0].Data[i] != want {
+			t.Fatalf("element %d: %g, want %g", i, outs[0].Data[i], want)
+		}
+	}
+	// An input with no shape at all takes its pin whole.
+	shapeless := dyn()
+	shapeless.Graph.Input[1].Type.GetTensorType().Shape = nil
+	if _, err := onnximport.Import(shapeless, onnximport.Options{File: "m.onnx", InputShapes: map[string][]int64{"x": {3, 4}}}); err == nil ||
+		!strings.Contains(err.Error(), "input 'm' has no shape (not even a rank); give it one with --input-shape m=D0,D1,...") {
+		t.Errorf("shapeless: %v", err)
+	}
+	if _, err := onnximport.Import(shapeless, onnximport.Options{File: "m.onnx", InputShapes: map[string][]int64{"x": {3, 4}, "m": {3, 4}}}); err != nil {
+		t.Errorf("shapeless, pinned: %v", err)
 	}
 }
 
