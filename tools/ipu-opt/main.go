@@ -37,7 +37,7 @@ func newTool() *optmain.Tool {
 		Dialects:   registry.RegisterDialects,
 		Passes:     registry.RegisterPasses,
 		Env:        irtarget.EnvOfModule,
-		Extensions: []optmain.Extension{targetflag.New(), memoryflag.New()},
+		Extensions: []optmain.Extension{targetflag.New(), memoryflag.New(), onnxInputs{}},
 	}
 	addTestRegistrations(tool)
 	return tool

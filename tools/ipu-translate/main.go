@@ -23,12 +23,15 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/dustin/go-humanize"
 	"github.com/spf13/pflag"
 
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/registry"
+	"github.com/ipuir/ipuir/target"
 	"github.com/ipuir/ipuir/target/irtarget"
 	"github.com/ipuir/ipuir/tools/optmain"
 	"github.com/ipuir/ipuir/tools/targetflag"
@@ -61,6 +64,7 @@ type translations struct {
 	weightsAsArgs  bool
 	memoryLimit    string
 	inputShapes    []string
+	args           []string // the command line, for flags other extensions own
 	emitReport     string
 	compare        string
 	log            *slog.Logger
@@ -82,7 +86,60 @@ func (t *translations) AddFlags(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&t.inputShapes, "input-shape", nil, "With --import-onnx, the shape `NAME=D0,D1,...` of graph input NAME, pinning its free or symbolic dimensions (repeatable, one per input)")
 }
 
+// importOptions are the import flags, read and checked: the memory limit
+// and the input shapes (the target is the command line's --target).
+func (t *translations) importOptions() (onnximport.Options, error) {
+	limit, err := humanize.ParseBytes(t.memoryLimit)
+	if err != nil || limit == 0 || limit > 1<<62 {
+		return onnximport.Options{}, fmt.Errorf("--memory-limit=%s: expected a size such as 512MiB or 16GiB", t.memoryLimit)
+	}
+	pins, err := parseInputShapes(t.inputShapes)
+	if err != nil {
+		return onnximport.Options{}, err
+	}
+	return onnximport.Options{WeightsAsArgs: t.weightsAsArgs, MemoryLimit: int64(limit), InputShapes: pins}, nil
+}
+
+// TranslateInput imports an ONNX model given where IR is expected, for
+// --emit-package (one command from model to package); any other
+// translation names the format instead.
+func (t *translations) TranslateInput(file string, data []byte) ([]byte, bool, error) {
+	model, ok := onnximport.Decode(data)
+	if !ok {
+		return nil, false, nil
+	}
+	if !t.emitPackage {
+		return nil, false, fmt.Errorf("%s is an ONNX model, not IR text: import it with --import-onnx, or compile it with --emit-package", file)
+	}
+	opts, err := t.importOptions()
+	if err != nil {
+		return nil, false, err
+	}
+	if opts.Target = t.target(); opts.Target == "" {
+		return nil, false, fmt.Errorf("--emit-package of the ONNX model %s needs --target (known targets: %s)", file, strings.Join(target.Names(), ", "))
+	}
+	opts.File, opts.Dir = filepath.Base(file), filepath.Dir(file)
+	text, err := onnximport.Import(model, opts)
+	if err != nil {
+		return nil, false, err
+	}
+	t.log.Info("imported ONNX model", "path", file, "bytes", len(text))
+	return text, true, nil
+}
+
+// target is the command line's --target, read again (the target flag's
+// extension owns it).
+func (t *translations) target() string {
+	fs := pflag.NewFlagSet("ipu-translate", pflag.ContinueOnError)
+	fs.ParseErrorsAllowlist.UnknownFlags = true
+	fs.SetOutput(io.Discard)
+	tg := fs.String("target", "", "")
+	_ = fs.Parse(t.args)
+	return *tg
+}
+
 func (t *translations) Early(args []string, stdout io.Writer) (bool, int, error) {
+	t.args = args
 	chosen := 0
 	for _, on := range []bool{t.exchangeToJSON, t.emitPackage, t.dumpPackage != "", t.importONNX != "", t.emitReport != ""} {
 		if on {
@@ -100,15 +157,11 @@ func (t *translations) Early(args []string, stdout io.Writer) (bool, int, error)
 		}
 		return true, 0, nil
 	case t.importONNX != "":
-		limit, err := humanize.ParseBytes(t.memoryLimit)
-		if err != nil || limit == 0 || limit > 1<<62 {
-			return true, 2, fmt.Errorf("--memory-limit=%s: expected a size such as 512MiB or 16GiB", t.memoryLimit)
-		}
-		pins, err := parseInputShapes(t.inputShapes)
+		opts, err := t.importOptions()
 		if err != nil {
 			return true, 2, err
 		}
-		opts := onnximport.Options{WeightsAsArgs: t.weightsAsArgs, MemoryLimit: int64(limit), InputShapes: pins}
+		opts.Target = t.target()
 		if err := importONNX(t.importONNX, args, opts, stdout, t.log); err != nil {
 			return true, 1, err
 		}

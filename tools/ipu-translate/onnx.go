@@ -25,17 +25,13 @@ import (
 // parses and verifies, and writes it to -o (stdout by default), whole or
 // not at all.
 func importONNX(path string, args []string, opts onnximport.Options, stdout io.Writer, log *slog.Logger) error {
-	// -o and --target are the driver's and the target flag's; read them
-	// from the command line again, since this translation reads no IR.
-	fs := pflag.NewFlagSet("ipu-translate", pflag.ContinueOnError)
-	fs.ParseErrorsAllowlist.UnknownFlags = true
-	fs.SetOutput(io.Discard)
-	tgName := fs.String("target", "", "")
-	_ = fs.Parse(args)
-	if *tgName != "" {
-		if _, err := target.Lookup(*tgName); err != nil {
-			return fmt.Errorf("--target: %w", err)
-		}
+	// -o is the driver's: read it from the command line again, since this
+	// translation reads no IR.
+	if opts.Target == "" {
+		return fmt.Errorf("--import-onnx needs --target, the machine the module is for (known targets: %s)", strings.Join(target.Names(), ", "))
+	}
+	if _, err := target.Lookup(opts.Target); err != nil {
+		return fmt.Errorf("--target: %w", err)
 	}
 	outs, out, err := earlyOutputs(args, stdout, [2]string{"--import-onnx", path})
 	if err != nil {
@@ -51,7 +47,7 @@ func importONNX(path string, args []string, opts onnximport.Options, stdout io.W
 	if err := proto.Unmarshal(data, &model); err != nil {
 		return fmt.Errorf("%s: not an ONNX model: %v", path, err)
 	}
-	opts.File, opts.Dir, opts.Target = filepath.Base(path), filepath.Dir(path), *tgName
+	opts.File, opts.Dir = filepath.Base(path), filepath.Dir(path)
 	text, err := onnximport.Import(&model, opts)
 	if err != nil {
 		return err

@@ -29,11 +29,11 @@ func TestImportONNXPinsInputShapes(t *testing.T) {
 	if err := os.WriteFile(path, wire, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut := runTool(t, "", "--import-onnx", path, "--input-shape", "x=4,8")
+	code, out, errOut := runTool(t, "", "--import-onnx", path, "--target=test16", "--input-shape", "x=4,8")
 	if code != 0 || !strings.Contains(out, `%arg0: tensor<4x8xf32> {ipu.name = "x"}`) {
 		t.Errorf("pinned: exit %d\n%s%s", code, out, errOut)
 	}
-	code, _, errOut = runTool(t, "", "--import-onnx", path)
+	code, _, errOut = runTool(t, "", "--import-onnx", path, "--target=test16")
 	if code != 1 || !strings.Contains(errOut, "input 'x' dimension 0 ('batch')") || !strings.Contains(errOut, "--input-shape x=1,8") {
 		t.Errorf("unpinned: exit %d, %s", code, errOut)
 	}
@@ -42,13 +42,33 @@ func TestImportONNXPinsInputShapes(t *testing.T) {
 		{"x=4,b", "dimension 'b' is not a whole number"},
 		{"x=-1,8", "dimension '-1' is not a whole number of at least 0"},
 	} {
-		code, _, errOut = runTool(t, "", "--import-onnx", path, "--input-shape", bad.flag)
+		code, _, errOut = runTool(t, "", "--import-onnx", path, "--target=test16", "--input-shape", bad.flag)
 		if code != 2 || !strings.Contains(errOut, bad.want) {
 			t.Errorf("--input-shape %s: exit %d, %s", bad.flag, code, errOut)
 		}
 	}
-	code, _, errOut = runTool(t, "", "--import-onnx", path, "--input-shape", "x=4,8", "--input-shape", "x=2,8")
+	code, _, errOut = runTool(t, "", "--import-onnx", path, "--target=test16", "--input-shape", "x=4,8", "--input-shape", "x=2,8")
 	if code != 2 || !strings.Contains(errOut, "input 'x' is given twice") {
 		t.Errorf("twice: exit %d, %s", code, errOut)
+	}
+	// Without --target, the error lists the targets.
+	code, _, errOut = runTool(t, "", "--import-onnx", path, "--input-shape", "x=4,8")
+	if code == 0 || !strings.Contains(errOut, "--import-onnx needs --target") || !strings.Contains(errOut, "test16") {
+		t.Errorf("no target: exit %d, %s", code, errOut)
+	}
+	// One command from model to package; any other translation names the
+	// format instead of parsing the model as text.
+	pkg := filepath.Join(t.TempDir(), "dyn.ipupkg")
+	code, _, errOut = runTool(t, "", "--emit-package", path, "--target=test16", "--input-shape", "x=4,8", "-o", pkg)
+	if b, err := os.ReadFile(pkg); code != 0 || err != nil || len(b) == 0 {
+		t.Errorf("--emit-package of the model: exit %d, %v, %s", code, err, errOut)
+	}
+	code, _, errOut = runTool(t, "", "--exchange-to-json", path)
+	if code == 0 || !strings.Contains(errOut, "is an ONNX model, not IR text") {
+		t.Errorf("--exchange-to-json of the model: exit %d, %s", code, errOut)
+	}
+	code, _, errOut = runTool(t, "", "--emit-package", path, "--input-shape", "x=4,8", "-o", pkg+".2")
+	if code == 0 || !strings.Contains(errOut, "needs --target") {
+		t.Errorf("--emit-package without a target: exit %d, %s", code, errOut)
 	}
 }

@@ -103,6 +103,14 @@ type Emitter interface {
 	Emit(ctx *ir.Context, module *ir.Operation, in *Input, out io.Writer) (emitted bool, err error)
 }
 
+// InputTranslator is an extension that reads an input that may not be IR
+// text (toolkit.MaybeBinary) into a module's text before it is parsed: ok
+// false when the input is not of its format. An error names the input's
+// format when the tool cannot take it (ipu-opt on an ONNX model).
+type InputTranslator interface {
+	TranslateInput(file string, data []byte) (text []byte, ok bool, err error)
+}
+
 // Input is what an extension may need of the chunk being processed.
 type Input struct {
 	File   string // the file name used in locations
@@ -325,6 +333,31 @@ func (t *Tool) Main(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", t.Name, toolkit.InputError(inputName, err))
 		return 1
+	}
+	if toolkit.MaybeBinary(src) {
+		// Not IR text: an extension may know the format (ipu-translate
+		// imports an ONNX model to compile it), or name it; else it is
+		// refused as binary rather than parsed as text.
+		handled := false
+		for _, e := range t.Extensions {
+			tr, ok := e.(InputTranslator)
+			if !ok {
+				continue
+			}
+			text, ok, err := tr.TranslateInput(fileName, src)
+			if err != nil {
+				fmt.Fprintf(stderr, "%s: %v\n", t.Name, err)
+				return 1
+			}
+			if ok {
+				src, fileName, handled = text, fileName+" (imported)", true
+				break
+			}
+		}
+		if !handled && toolkit.Binary(src) {
+			fmt.Fprintf(stderr, "%s: %s is a binary file, not IR text\n", t.Name, fileName)
+			return 1
+		}
 	}
 
 	// The output streams as it is printed, so that a large module is not

@@ -1,11 +1,13 @@
 package toolkit
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
+	"unicode/utf8"
 
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/parser"
@@ -63,6 +65,36 @@ func ReadInput(name string, stdin io.Reader) (file string, src []byte, err error
 	}
 	src, err = atomicfile.ReadFile(name, MaxInputBytes)
 	return name, src, err
+}
+
+// Binary reports whether src is not text: in its first 64 KiB it holds a
+// NUL byte or is not UTF-8 (a package, or a model with weights, passed
+// where IR text is expected).
+func Binary(src []byte) bool {
+	head := src[:min(len(src), 64<<10)]
+	if bytes.IndexByte(head, 0) >= 0 {
+		return true
+	}
+	if utf8.Valid(head) {
+		return false
+	}
+	// A multi-byte rune cut at the window's end is not an error.
+	for cut := 1; cut < utf8.UTFMax && len(head) < len(src) && cut < len(head); cut++ {
+		if utf8.Valid(head[:len(head)-cut]) {
+			return false
+		}
+	}
+	return true
+}
+
+// MaybeBinary reports whether src may be binary: Binary, or a control
+// character other than tab, line feed, vertical tab, form feed and
+// carriage return in its first 64 KiB (a small protobuf message is UTF-8
+// without a NUL, but its field tags are such bytes). IR text with a
+// stray one is still text, and its parser says where.
+func MaybeBinary(src []byte) bool {
+	head := src[:min(len(src), 64<<10)]
+	return Binary(src) || bytes.ContainsFunc(head, func(r rune) bool { return r < 0x20 && (r < '\t' || r > '\r') || r == 0x7f })
 }
 
 // readAll reads r to its end into one exactly sized buffer: of the size a

@@ -24,6 +24,7 @@ import (
 	"strings"
 
 	"github.com/dustin/go-humanize"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/ir"
@@ -154,6 +155,17 @@ func nodeName(n *onnxpb.NodeProto, index int) string {
 		return n.GetName()
 	}
 	return fmt.Sprintf("#%d", index)
+}
+
+// Decode reads data as an ONNX model: a ModelProto with a graph and an
+// opset import. ok is false for anything else (including IR text and
+// packages), so that tools can name the format of a binary input.
+func Decode(data []byte) (model *onnxpb.ModelProto, ok bool) {
+	var m onnxpb.ModelProto
+	if err := proto.Unmarshal(data, &m); err != nil || m.GetGraph() == nil || len(m.GetOpsetImport()) == 0 {
+		return nil, false
+	}
+	return &m, true
 }
 
 // Import translates model to a module's text.
