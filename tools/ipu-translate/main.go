@@ -64,6 +64,7 @@ type translations struct {
 	weightsAsArgs  bool
 	memoryLimit    string
 	inputShapes    []string
+	inputValues    []string
 	args           []string // the command line, for flags other extensions own
 	emitReport     string
 	compare        string
@@ -84,6 +85,7 @@ func (t *translations) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&t.weightsAsArgs, "weights-as-args", false, "With --import-onnx, make the initializers function arguments instead of constants")
 	fs.StringVar(&t.memoryLimit, "memory-limit", "4GiB", "With --import-onnx, the most memory the values folded at import may take (8 bytes an element), e.g. 512MiB or 16GiB")
 	fs.StringArrayVar(&t.inputShapes, "input-shape", nil, "With --import-onnx, the shape `NAME=D0,D1,...` of graph input NAME, pinning its free or symbolic dimensions (repeatable, one per input)")
+	fs.StringArrayVar(&t.inputValues, "input-value", nil, "With --import-onnx, the value `NAME=FILE` (.npy, or a serialized ONNX TensorProto) of graph input NAME, which becomes a constant: for shapes, axes and indices that the graph takes as inputs (repeatable)")
 }
 
 // importOptions are the import flags, read and checked: the memory limit
@@ -97,7 +99,11 @@ func (t *translations) importOptions() (onnximport.Options, error) {
 	if err != nil {
 		return onnximport.Options{}, err
 	}
-	return onnximport.Options{WeightsAsArgs: t.weightsAsArgs, MemoryLimit: int64(limit), InputShapes: pins}, nil
+	values, err := readInputValues(t.inputValues)
+	if err != nil {
+		return onnximport.Options{}, err
+	}
+	return onnximport.Options{WeightsAsArgs: t.weightsAsArgs, MemoryLimit: int64(limit), InputShapes: pins, InputValues: values}, nil
 }
 
 // TranslateInput imports an ONNX model given where IR is expected, for

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ipuir/ipuir/registry"
 	"github.com/ipuir/ipuir/runtime/atomicfile"
+	"github.com/ipuir/ipuir/runtime/npy"
 	"github.com/ipuir/ipuir/target"
 	"github.com/ipuir/ipuir/target/irtarget"
 	"github.com/ipuir/ipuir/tools/toolkit"
@@ -90,6 +91,44 @@ func parseInputShapes(flags []string) (map[string][]int64, error) {
 		pins[name] = shape
 	}
 	return pins, nil
+}
+
+// readInputValues reads --input-value NAME=FILE flags: FILE is a .npy
+// array or a serialized ONNX TensorProto (a conformance test's
+// input_K.pb), told apart by the .npy magic.
+func readInputValues(flags []string) (map[string]*onnximport.Tensor, error) {
+	values := map[string]*onnximport.Tensor{}
+	for _, f := range flags {
+		name, file, ok := strings.Cut(f, "=")
+		if !ok || name == "" || file == "" {
+			return nil, fmt.Errorf("--input-value=%s: expected NAME=FILE (a .npy file or a serialized TensorProto)", f)
+		}
+		if _, dup := values[name]; dup {
+			return nil, fmt.Errorf("--input-value: input '%s' is given twice", name)
+		}
+		data, err := atomicfile.ReadFile(file, maxModelBytes)
+		if err != nil {
+			return nil, fmt.Errorf("--input-value %s: %v", name, err)
+		}
+		if bytes.HasPrefix(data, []byte("\x93NUMPY")) {
+			a, err := npy.Decode(data)
+			if err != nil {
+				return nil, fmt.Errorf("--input-value %s: %s: %v", name, file, err)
+			}
+			shape := make([]int64, len(a.Shape))
+			for i, d := range a.Shape {
+				shape[i] = int64(d)
+			}
+			values[name] = &onnximport.Tensor{Elem: a.DType.Elem(), Shape: shape, Values: a.Float64s()}
+			continue
+		}
+		t, err := onnximport.ReadTensor(data, file)
+		if err != nil {
+			return nil, fmt.Errorf("--input-value %s: %v", name, err)
+		}
+		values[name] = t
+	}
+	return values, nil
 }
 
 // maxModelBytes is the largest ONNX model file read: protobuf's own limit

@@ -8,6 +8,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/ipuir/ipuir/runtime/npy"
 	pb "github.com/ipuir/ipuir/translate/onnximport/onnxpb"
 )
 
@@ -70,5 +71,54 @@ func TestImportONNXPinsInputShapes(t *testing.T) {
 	code, _, errOut = runTool(t, "", "--emit-package", path, "--input-shape", "x=4,8", "-o", pkg+".2")
 	if code == 0 || !strings.Contains(errOut, "needs --target") {
 		t.Errorf("--emit-package without a target: exit %d, %s", code, errOut)
+	}
+}
+
+// --input-value gives a graph input's value at import, from a .npy file or
+// a serialized TensorProto: the shape a Reshape takes as an input.
+func TestImportONNXInputValues(t *testing.T) {
+	m := &pb.ModelProto{IrVersion: proto.Int64(8), OpsetImport: []*pb.OperatorSetIdProto{{Version: proto.Int64(17)}},
+		Graph: &pb.GraphProto{Name: proto.String("g"),
+			Input:  []*pb.ValueInfoProto{pb.TensorValueInfo("x", pb.TensorProto_FLOAT, 2, 6), pb.TensorValueInfo("shape", pb.TensorProto_INT64, 2)},
+			Output: []*pb.ValueInfoProto{{Name: proto.String("y")}},
+			Node:   []*pb.NodeProto{{OpType: proto.String("Reshape"), Name: proto.String("r"), Input: []string{"x", "shape"}, Output: []string{"y"}}}}}
+	dir := t.TempDir()
+	write := func(name string, data []byte) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	wire, err := proto.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := write("r.onnx", wire)
+	code, _, errOut := runTool(t, "", "--import-onnx", path, "--target=test16")
+	if code != 1 || !strings.Contains(errOut, "give its value with --input-value shape=FILE") {
+		t.Errorf("no value: exit %d, %s", code, errOut)
+	}
+	a, err := npy.FromInt64s(npy.Int64, []int{2}, []int64{3, 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	npyBytes, err := npy.Encode(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp, err := proto.Marshal(&pb.TensorProto{Name: proto.String("shape"), DataType: proto.Int32(int32(pb.TensorProto_INT64)), Dims: []int64{2}, Int64Data: []int64{3, 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range []string{write("shape.npy", npyBytes), write("shape.pb", tp)} {
+		code, out, errOut := runTool(t, "", "--import-onnx", path, "--target=test16", "--input-value", "shape="+file)
+		if code != 0 || !strings.Contains(out, "-> tensor<3x4xf32>") || strings.Contains(out, "ipu.name = \"shape\"") {
+			t.Errorf("%s: exit %d\n%s%s", file, code, out, errOut)
+		}
+	}
+	code, _, errOut = runTool(t, "", "--import-onnx", path, "--target=test16", "--input-value", "shape")
+	if code != 2 || !strings.Contains(errOut, "expected NAME=FILE") {
+		t.Errorf("malformed: exit %d, %s", code, errOut)
 	}
 }

@@ -17,6 +17,7 @@ package onnximport
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"path/filepath"
 	"slices"
@@ -27,6 +28,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/ipuir/ipuir/elem"
+	"github.com/ipuir/ipuir/internal/rowmajor"
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/numeric"
 	"github.com/ipuir/ipuir/translate/onnximport/onnxpb"
@@ -56,6 +58,12 @@ type Options struct {
 	// input and dimension; a pin of an input the graph lacks is refused
 	// too, and so are two pins that give one symbol two extents.
 	InputShapes map[string][]int64
+	// InputValues gives graph inputs' values at import (ipu-translate
+	// --input-value NAME=FILE): such an input becomes a constant, as an
+	// initializer is, so that the shapes, axes and indices it feeds are
+	// known when the graph is laid out. Its type must be the declared one
+	// (a free dimension takes the value's extent).
+	InputValues map[string]*Tensor
 }
 
 // Supported opsets of the default domain.
@@ -79,6 +87,10 @@ type value struct {
 	elem  elem.Type
 	shape []int64
 	konst *konst
+	// input names the graph input this value is (a function argument),
+	// so that an operator that needs it at import can say which value to
+	// give (--input-value).
+	input string
 }
 
 // konst is a value known at import time, row major.
@@ -133,6 +145,10 @@ type Error struct {
 	File, Node, Op string
 	Opset          int64
 	Msg            string
+	// NeedsValue, when set, is the graph input whose value the node needs
+	// at import (a shape, axes or indices): given with --input-value, the
+	// import may go on.
+	NeedsValue string
 }
 
 func (e *Error) Error() string {
@@ -205,6 +221,9 @@ func Import(model *onnxpb.ModelProto, opts Options) ([]byte, error) {
 	var sig []string
 	argNo := 0
 	inputs := map[string]bool{}
+	if err := im.pinGivenValues(g, inits); err != nil {
+		return nil, err
+	}
 	if err := im.checkPins(g, inits); err != nil {
 		return nil, err
 	}
@@ -228,9 +247,17 @@ func Import(model *onnxpb.ModelProto, opts Options) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
+		if given := opts.InputValues[in.GetName()]; given != nil {
+			v, err := im.givenValue(in.GetName(), et, shape, given)
+			if err != nil {
+				return nil, err
+			}
+			im.values[in.GetName()] = v
+			continue
+		}
 		ssa := fmt.Sprintf("%%arg%d", argNo)
 		argNo++
-		im.values[in.GetName()] = &value{ssa: ssa, elem: et, shape: shape}
+		im.values[in.GetName()] = &value{ssa: ssa, elem: et, shape: shape, input: in.GetName()}
 		sig = append(sig, fmt.Sprintf("%s: %s {ipu.name = %s}", ssa, tensorType(et, shape), quote(in.GetName())))
 	}
 	for _, t := range g.GetInitializer() {
@@ -352,6 +379,84 @@ func (im *importer) declaredAs(out *onnxpb.ValueInfoProto, v *value) error {
 		}
 	}
 	return nil
+}
+
+// pinGivenValues refuses values given for inputs the graph lacks, and pins
+// each given input's shape to its value's (unless --input-shape pins it,
+// which givenValue then checks against the value).
+func (im *importer) pinGivenValues(g *onnxpb.GraphProto, inits map[string]*onnxpb.TensorProto) error {
+	if len(im.opts.InputValues) == 0 {
+		return nil
+	}
+	var names []string
+	have := map[string]*onnxpb.ValueInfoProto{}
+	for _, in := range g.GetInput() {
+		if inits[in.GetName()] == nil {
+			names = append(names, in.GetName())
+			have[in.GetName()] = in
+		}
+	}
+	pins := maps.Clone(im.opts.InputShapes)
+	if pins == nil {
+		pins = map[string][]int64{}
+	}
+	for _, name := range slices.Sorted(maps.Keys(im.opts.InputValues)) {
+		in := have[name]
+		if in == nil {
+			return im.fail("--input-value %s: the graph has no input '%s' (its inputs: %s)", name, name, strings.Join(names, ", "))
+		}
+		if _, pinned := pins[name]; pinned {
+			continue
+		}
+		// The value's extents fill the free dimensions; a numeric one
+		// stays, so that givenValue names a value of the wrong shape.
+		t := im.opts.InputValues[name]
+		pin := slices.Clone(t.Shape)
+		if s := in.GetType().GetTensorType().GetShape(); s != nil {
+			if len(s.GetDim()) != len(t.Shape) {
+				return im.fail("--input-value %s: the value has shape %v; the input is of rank %d", name, t.Shape, len(s.GetDim()))
+			}
+			for i, d := range s.GetDim() {
+				if d.GetDimParam() == "" && d.Value != nil {
+					pin[i] = d.GetDimValue()
+				}
+			}
+		}
+		pins[name] = pin
+	}
+	im.opts.InputShapes = pins
+	return nil
+}
+
+// givenValue is graph input name given at import as t: a constant of the
+// input's declared type.
+func (im *importer) givenValue(name string, et elem.Type, shape []int64, t *Tensor) (*value, error) {
+	if t.Elem != et {
+		return nil, im.fail("--input-value %s: the value is %v; the input is declared %v", name, t.Elem, et)
+	}
+	if !slices.Equal(t.Shape, shape) {
+		return nil, im.fail("--input-value %s: the value has shape %v; the input is %v", name, t.Shape, shape)
+	}
+	if int64(len(t.Values)) != rowmajor.Elements(shape) {
+		return nil, im.fail("--input-value %s: %d values for shape %v", name, len(t.Values), shape)
+	}
+	if err := im.foldable(shape, 1); err != nil {
+		return nil, err
+	}
+	im.folded += 8 * int64(len(t.Values))
+	return &value{elem: et, shape: slices.Clone(shape), konst: &konst{vals: t.Values}}, nil
+}
+
+// needsValue is the error of an operator that must know v at import and
+// does not: what (say "input 1", "the indices") names it in the message,
+// and when v is a graph input the error says how to give its value.
+func (im *importer) needsValue(v *value, what string) error {
+	if v.input == "" {
+		return im.fail("%s must be a constant known at import time", what)
+	}
+	err := im.fail("%s must be known at import time; it is graph input '%s': give its value with --input-value %s=FILE (.npy or a serialized TensorProto)", what, v.input, v.input)
+	err.(*Error).NeedsValue = v.input
+	return err
 }
 
 // checkPins refuses pins of inputs the graph lacks, pins that give one

@@ -2,6 +2,7 @@ package onnximport_test
 
 import (
 	"encoding/binary"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -577,4 +578,38 @@ func declaredOutput(m *pb.ModelProto, dt pb.TensorProto_DataType, dims ...int64)
 	declared.Type.GetTensorType().ElemType = proto.Int32(int32(dt))
 	m.Graph.Output[0] = declared
 	return m
+}
+
+// A shape fed as a graph input is known only when its value is given at
+// import (--input-value): without it the error names the input and the
+// flag, and says so in Error.NeedsValue; with it the input is a constant.
+func TestInputValuesGivenAtImport(t *testing.T) {
+	reshape := func() *pb.ModelProto {
+		return model(17, []*pb.ValueInfoProto{input("x", 2, 6), pb.TensorValueInfo("shape", pb.TensorProto_INT64, 2)}, nil,
+			[]*pb.NodeProto{node("Reshape", "r", []string{"x", "shape"}, []string{"y"})}, "y")
+	}
+	_, err := onnximport.Import(reshape(), onnximport.Options{File: "m.onnx"})
+	var ie *onnximport.Error
+	if !errors.As(err, &ie) || ie.NeedsValue != "shape" ||
+		!strings.Contains(err.Error(), "input 1 must be known at import time; it is graph input 'shape': give its value with --input-value shape=FILE") {
+		t.Fatalf("no value: %v", err)
+	}
+	given := map[string]*onnximport.Tensor{"shape": {Elem: elem.I64, Shape: []int64{2}, Values: []float64{3, 4}}}
+	x, _ := eval.FromValues([]int{2, 6}, elem.F32, randoms(rand.New(rand.NewPCG(1, 1)), 12, 1))
+	outs := run(t, reshape(), onnximport.Options{File: "m.onnx", InputValues: given}, x)
+	if len(outs) != 1 || !slices.Equal(outs[0].Shape, []int{3, 4}) || !slices.Equal(outs[0].Data, x.Data) {
+		t.Fatalf("given: outputs %v", outs)
+	}
+	for _, c := range []struct {
+		values map[string]*onnximport.Tensor
+		want   string
+	}{
+		{map[string]*onnximport.Tensor{"s": given["shape"]}, "--input-value s: the graph has no input 's' (its inputs: x, shape)"},
+		{map[string]*onnximport.Tensor{"shape": {Elem: elem.I32, Shape: []int64{2}, Values: []float64{3, 4}}}, "--input-value shape: the value is i32; the input is declared i64"},
+		{map[string]*onnximport.Tensor{"shape": {Elem: elem.I64, Shape: []int64{3}, Values: []float64{3, 4, 1}}}, "--input-value shape: the value has shape [3]; the input is [2]"},
+	} {
+		if _, err := onnximport.Import(reshape(), onnximport.Options{File: "m.onnx", InputValues: c.values}); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("got %v\nwant %s", err, c.want)
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package onnximport
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -173,7 +174,7 @@ func (im *importer) ints(n *onnxpb.NodeProto, i int, name string) ([]int64, bool
 	}
 	if v != nil {
 		if v.konst == nil {
-			return nil, false, im.fail("input %d must be a constant known at import time", i)
+			return nil, false, im.needsValue(v, fmt.Sprintf("input %d", i))
 		}
 		out := make([]int64, len(v.konst.vals))
 		for k, x := range v.konst.vals {

@@ -1,6 +1,7 @@
 package onnximport
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/ipuir/ipuir/elem"
@@ -363,7 +364,7 @@ func (im *importer) where(n *onnxpb.NodeProto, in []*value) error {
 	vs := in[:3]
 	for i, v := range vs {
 		if v.konst == nil {
-			return im.fail("input %d must be a constant known at import time", i)
+			return im.needsValue(v, fmt.Sprintf("input %d", i))
 		}
 	}
 	shape, err := im.broadcastShape(vs[0].shape, vs[1].shape)

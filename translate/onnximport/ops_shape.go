@@ -461,7 +461,7 @@ func (im *importer) shapeOp(n *onnxpb.NodeProto, in []*value) error {
 func (im *importer) gather(n *onnxpb.NodeProto, in []*value) error {
 	x, ix := in[0], in[1]
 	if ix.konst == nil {
-		return im.fail("the indices must be constants known at import time")
+		return im.needsValue(ix, "the indices")
 	}
 	axis, err := im.axis(im.attrInt(n, "axis", 0), len(x.shape))
 	if err != nil {

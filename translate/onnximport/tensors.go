@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/internal/rowmajor"
 	"github.com/ipuir/ipuir/numeric"
@@ -170,4 +172,29 @@ func (im *importer) openExternal(rel string) (*os.File, os.FileInfo, error) {
 		return nil, nil, fmt.Errorf("%s changed while it was opened", real)
 	}
 	return f, st, nil
+}
+
+// Tensor is a decoded ONNX tensor: its element type, shape and values, row
+// major (each representable in its type).
+type Tensor struct {
+	Elem   elem.Type
+	Shape  []int64
+	Values []float64
+}
+
+// ReadTensor decodes a serialized TensorProto (a conformance test's
+// input_K.pb and output_K.pb, a value given with --input-value), validating
+// it as an initializer is validated. file names it in messages; external
+// data is read from its folder.
+func ReadTensor(data []byte, file string) (*Tensor, error) {
+	var t onnxpb.TensorProto
+	if err := proto.Unmarshal(data, &t); err != nil {
+		return nil, fmt.Errorf("%s: not an ONNX TensorProto: %v", file, err)
+	}
+	im := &importer{opts: Options{File: file, Dir: filepath.Dir(file)}}
+	v, err := im.tensorValue(&t)
+	if err != nil {
+		return nil, err
+	}
+	return &Tensor{Elem: v.elem, Shape: v.shape, Values: v.konst.vals}, nil
 }
