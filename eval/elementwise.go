@@ -80,6 +80,16 @@ const (
 	GeluTanh
 	// Silu is x·σ(x) = x/(1+e^(-x)) (the sigmoid-weighted linear unit).
 	Silu
+	// Log is the natural logarithm (NaN below 0, -Inf at 0).
+	Log
+	// Floor, Ceil and Round (half to even, as ONNX's Round) are integral
+	// values; Sign is -1, 0 or 1 (NaN for NaN). All four are monotone,
+	// so the accuracy model takes them at the ends of an input's interval
+	// and a value near a step is bounded by both sides of it.
+	Floor
+	Ceil
+	Round
+	Sign
 )
 
 // unaryOps are the unary operations: each one's exact value in float64,
@@ -110,7 +120,20 @@ var unaryOps = [...]struct {
 	}, 1.13},
 	// silu' = σ(x)·(1 + x·(1-σ(x))) lies in [-0.0998, 1.0998], its ends at
 	// x = ∓2.3994.
-	Silu: {"silu", func(x float64) float64 { return x / (1 + math.Exp(-x)) }, 1.1},
+	Silu:  {"silu", func(x float64) float64 { return x / (1 + math.Exp(-x)) }, 1.1},
+	Log:   {"log", math.Log, 0},
+	Floor: {"floor", math.Floor, 0},
+	Ceil:  {"ceil", math.Ceil, 0},
+	Round: {"round", math.RoundToEven, 0},
+	Sign: {"sign", func(x float64) float64 {
+		switch {
+		case x > 0:
+			return 1
+		case x < 0:
+			return -1
+		}
+		return x // 0, -0 and NaN are their own sign
+	}, 0},
 }
 
 // Valid reports whether o is a declared operation.

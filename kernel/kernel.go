@@ -45,6 +45,14 @@ var Fns = []*Fn{
 	// The target's transcendental support includes sigmoid; silu is it
 	// and a multiply.
 	{Name: "silu", Arity: 1, Unary: eval.Silu, Transcendental: 1, Simple: 1},
+	// log is one of the target's transcendental instructions, as exp is;
+	// floor, ceil, round and sign are one simple pass each (a rounding
+	// mode of the float-to-integral instruction, a compare and select).
+	{Name: "log", Arity: 1, Unary: eval.Log, Transcendental: 1},
+	{Name: "floor", Arity: 1, Unary: eval.Floor, Simple: 1},
+	{Name: "ceil", Arity: 1, Unary: eval.Ceil, Simple: 1},
+	{Name: "round", Arity: 1, Unary: eval.Round, Simple: 1},
+	{Name: "sign", Arity: 1, Unary: eval.Sign, Simple: 1},
 	{Name: "convert", Arity: 1, Simple: 1},
 }
 

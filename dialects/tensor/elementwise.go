@@ -132,6 +132,11 @@ func elementwiseSpecs() []*opSpec {
 		unarySpec(&ErfOp, ErfOpName, eval.Erf, "Elementwise error function."),
 		gelu,
 		unarySpec(nil, "tensor.silu", eval.Silu, "Sigmoid-weighted linear unit: x·σ(x) = x/(1+e^(-x))."),
+		unarySpec(nil, "tensor.log", eval.Log, "Elementwise natural logarithm."),
+		unarySpec(nil, "tensor.floor", eval.Floor, "Elementwise floor: the greatest integral value not above x."),
+		unarySpec(nil, "tensor.ceil", eval.Ceil, "Elementwise ceiling: the least integral value not below x."),
+		unarySpec(nil, "tensor.round", eval.Round, "Elementwise rounding to the nearest integral value, halves to even."),
+		unarySpec(nil, "tensor.sign", eval.Sign, "Elementwise sign: -1, 0 or 1 (0 and NaN are their own sign)."),
 		convertSpec(),
 	}
 }

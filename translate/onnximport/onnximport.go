@@ -68,7 +68,7 @@ type Options struct {
 
 // Supported opsets of the default domain.
 const (
-	MinOpset = 13
+	MinOpset = 6
 	MaxOpset = 21
 )
 

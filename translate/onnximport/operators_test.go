@@ -88,7 +88,7 @@ func TestEachOperator(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			inits := append([]*pb.TensorProto{int64s("z", 0)}, tc.inits...)
-			m := model(18, []*pb.ValueInfoProto{input("x", 2, 3)}, inits, tc.nodes, "y")
+			m := model(20, []*pb.ValueInfoProto{input("x", 2, 3)}, inits, tc.nodes, "y")
 			outs := run(t, m, onnximport.Options{File: "op.onnx"}, array(t, []int{2, 3}, x))
 			if got := outs[0].Shape; len(got) != len(tc.shape) {
 				t.Fatalf("shape %v, want %v", got, tc.shape)

@@ -2,6 +2,7 @@ package onnximport
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -16,10 +17,15 @@ import (
 // converter is how the importer takes one operator: its first required
 // inputs must be present (all of them when variadic), and convert gets
 // every input the node names, and at least required + optional, as values
-// (nil for an optional one left out).
+// (nil for an optional one left out). since is the first opset of the
+// default domain that has the operator (a model of an older opset that
+// uses it is refused), and doc says what it becomes, for the operator
+// table of docs/onnx.md (Operators, which a test keeps in step).
 type converter struct {
 	required, optional int
 	variadic           bool
+	since              int64
+	doc                string
 	convert            func(im *importer, n *onnxpb.NodeProto, in []*value) error
 }
 
@@ -27,37 +33,110 @@ type converter struct {
 var converters map[string]converter
 
 func init() {
-	binary := func(op string) converter {
-		return converter{required: 2, convert: func(im *importer, n *onnxpb.NodeProto, in []*value) error { return im.binary(n, in, op) }}
+	binary := func(op, doc string) converter {
+		return converter{required: 2, doc: doc, convert: func(im *importer, n *onnxpb.NodeProto, in []*value) error { return im.binary(n, in, op) }}
 	}
-	unary := func(op string) converter {
-		return converter{required: 1, convert: func(im *importer, n *onnxpb.NodeProto, in []*value) error { return im.unary(n, in, op) }}
+	unary := func(op string, since int64) converter {
+		return converter{required: 1, since: since, doc: "`tensor." + op + "`",
+			convert: func(im *importer, n *onnxpb.NodeProto, in []*value) error { return im.unary(n, in, op) }}
 	}
-	takes := func(required int, f func(*importer, *onnxpb.NodeProto, []*value) error) converter {
-		return converter{required: required, convert: f}
+	takes := func(required int, doc string, f func(*importer, *onnxpb.NodeProto, []*value) error) converter {
+		return converter{required: required, doc: doc, convert: f}
 	}
+	since := func(c converter, opset int64) converter { c.since = opset; return c }
+	arith := "the tensor dialect's binary op, operands broadcast numpy's way (before opset 7, `broadcast = 1` aligns the second operand at `axis`); integer operands only when both are constants (folded)"
 	converters = map[string]converter{
-		"Add": binary("add"), "Sub": binary("sub"), "Mul": binary("mul"), "Div": binary("div"),
-		"Max": {required: 1, variadic: true, convert: (*importer).maxOf},
-		"Exp": unary("exp"), "Tanh": unary("tanh"), "Erf": unary("erf"),
-		"Sqrt": takes(1, (*importer).sqrt), "Reciprocal": takes(1, (*importer).reciprocal), "Neg": takes(1, (*importer).neg),
-		"Relu": takes(1, (*importer).relu), "Sigmoid": takes(1, (*importer).sigmoid), "Pow": takes(2, (*importer).pow),
-		"MatMul": takes(2, (*importer).matmul), "Gemm": {required: 2, optional: 1, convert: (*importer).gemm},
-		"Softmax": takes(1, (*importer).softmax), "LayerNormalization": {required: 2, optional: 1, convert: (*importer).layerNorm},
-		"Gelu":      takes(1, (*importer).gelu),
-		"Transpose": takes(1, (*importer).transpose), "Reshape": takes(1, (*importer).reshapeOp), "Flatten": takes(1, (*importer).flatten),
-		"Unsqueeze": takes(1, (*importer).unsqueeze), "Squeeze": takes(1, (*importer).squeeze),
-		"Concat": {variadic: true, convert: (*importer).concat},
-		"Slice":  takes(1, (*importer).slice), "Split": takes(1, (*importer).split), "Expand": takes(1, (*importer).expand),
-		"Cast": takes(1, (*importer).cast), "Identity": takes(1, (*importer).identity), "Constant": takes(0, (*importer).constant),
-		"ConstantOfShape": takes(0, (*importer).constantOfShape), "Shape": takes(1, (*importer).shapeOp), "Gather": takes(2, (*importer).gather),
-		"ReduceSum": reduce("sum"), "ReduceMean": reduce("mean"), "ReduceMax": reduce("max"),
-		"Where": takes(3, (*importer).where),
+		"Add": binary("add", arith), "Sub": binary("sub", arith), "Mul": binary("mul", arith), "Div": binary("div", arith),
+		"Max":  {required: 1, variadic: true, doc: "`tensor.max` of one or more inputs, broadcast together", convert: variadic("max")},
+		"Min":  {required: 1, variadic: true, doc: "−max(−a, −b) of one or more inputs, broadcast together", convert: variadic("min")},
+		"Sum":  {required: 1, variadic: true, doc: "`tensor.add` of one or more inputs, broadcast together", convert: variadic("sum")},
+		"Mean": {required: 1, variadic: true, doc: "the sum divided by the number of inputs", convert: variadic("mean")},
+		"Exp":  unary("exp", 1), "Tanh": unary("tanh", 1), "Erf": unary("erf", 9), "Log": unary("log", 1),
+		"Floor": unary("floor", 1), "Ceil": unary("ceil", 1), "Round": unary("round", 11), "Sign": unary("sign", 9),
+		"Sqrt":       takes(1, "1 / `tensor.rsqrt` (exact at 0)", (*importer).sqrt),
+		"Reciprocal": takes(1, "1 / x", (*importer).reciprocal), "Neg": takes(1, "0 − x", (*importer).neg),
+		"Abs":         takes(1, "max(x, −x)", absOp),
+		"Relu":        takes(1, "max(x, 0)", (*importer).relu),
+		"LeakyRelu":   takes(1, "max(x, αx) (min for α > 1)", leakyReluOp),
+		"PRelu":       takes(2, "relu(x) + slope·min(x, 0), the slope broadcast (per channel before opset 7)", (*importer).prelu),
+		"Elu":         takes(1, "relu(x) + α(e^min(x, 0) − 1)", eluOp),
+		"Selu":        takes(1, "γ·elu_α(x)", seluOp),
+		"Celu":        since(takes(1, "relu(x) + min(0, α(e^(x/α) − 1))", celuOp), 12),
+		"HardSigmoid": takes(1, "max(0, min(1, αx + β))", hardSigmoidOp),
+		"HardSwish":   since(takes(1, "x·hardsigmoid(x) with α = 1/6, β = 1/2", hardSwishOp), 14),
+		"Softsign":    takes(1, "x / (1 + |x|)", softsignOp),
+		"Softplus":    takes(1, "relu(x) + log(1 + e^−|x|) (no overflow)", softplusOp),
+		"Mish":        since(takes(1, "x·tanh(softplus(x))", mishOp), 18),
+		"Sigmoid":     takes(1, "1 / (1 + exp(0 − x))", (*importer).sigmoid),
+		"Clip":        {required: 1, optional: 2, doc: "min(max(x, min), max): bounds as inputs from opset 11, attributes before; an absent bound does not clip", convert: (*importer).clip},
+		"Pow":         takes(2, "a constant scalar exponent of 1, 2, 3 (products), 0.5 (`1 / rsqrt`) or −1", (*importer).pow),
+		"MatMul":      takes(2, "`tensor.matmul`; stacked left operands by a matrix are flattened into one matmul; stacked pairs are `tensor.batch_matmul` (batch dimensions broadcast)", (*importer).matmul),
+		"Gemm":        {required: 2, optional: 1, doc: "transposes, the product, `alpha` and `beta` as multiplications, `C` broadcast", convert: (*importer).gemm},
+		"Conv": {required: 2, optional: 1, doc: "im2col and a matmul per group: the input channels-last and padded, one strided slice per kernel position concatenated, the weight as [kernel..., C/group, M]; 1-D, 2-D and 3-D; strides, pads, `auto_pad`, dilations, groups",
+			convert: (*importer).conv},
+		"MaxPool":           takes(1, "`tensor.max` of one strided slice per kernel position of the input padded with −∞; strides, pads, `auto_pad`, dilations, `ceil_mode` (the Indices output is refused)", pool("max")),
+		"AveragePool":       takes(1, "the sum of the same slices divided by each window's count (of the padded input with `count_include_pad`)", pool("avg")),
+		"GlobalAveragePool": takes(1, "`tensor.reduce_sum` over the spatial axes, by the count", globalPool("avg")),
+		"GlobalMaxPool":     takes(1, "`tensor.reduce_max` over the spatial axes", globalPool("max")),
+		"BatchNormalization": {required: 5, doc: "inference: x·a + b per channel, a = scale/√(var + ε) and b = B − mean·a folded when the statistics are constants (`spatial = 0` before opset 9: per activation); training mode is refused",
+			convert: (*importer).batchNorm},
+		"InstanceNormalization": takes(3, "the mean and variance of each plane by reductions, then `tensor.rsqrt`, scale and bias", (*importer).instanceNorm),
+		"LayerNormalization": since(converter{required: 2, optional: 1, doc: "`tensor.layer_norm` of the input viewed as [outer, inner] from `axis` (any axis); the Mean and InvStdDev outputs by reductions",
+			convert: (*importer).layerNorm}, 17),
+		"Pad": {required: 1, optional: 3, doc: "`tensor.concat` with constants (`constant`), unit slices (`edge`, `reflect`) or slices (`wrap`); pads and value as inputs from opset 11 (axes from 18), attributes before; negative pads crop",
+			convert: (*importer).pad},
+		"Dropout":         {required: 1, optional: 2, doc: "the identity (inference); the mask, when asked for, all true; `training_mode` true is refused", convert: (*importer).dropout},
+		"Softmax":         takes(1, "`tensor.softmax` on the axis (−1 by default); before opset 13 on the input coerced to 2-D at `axis` (default 1)", (*importer).softmax),
+		"LogSoftmax":      takes(1, "d − log(Σ e^d) with d = x − max(x), on the axis as Softmax takes it", (*importer).logSoftmax),
+		"Gelu":            since(takes(1, "`tensor.gelu` (`approximate = tanh` → `{approximate}`); the exporters' Erf and Tanh forms import as their elementwise ops", (*importer).gelu), 20),
+		"ReduceSum":       takes(1, "`tensor.reduce_sum` on the axes (input or attribute by opset), a reshape for `keepdims`", reduce("sum")),
+		"ReduceMean":      takes(1, "the sum by the count", reduce("mean")),
+		"ReduceMax":       takes(1, "`tensor.reduce_max`", reduce("max")),
+		"ReduceMin":       takes(1, "−max(−x)", reduce("min")),
+		"ReduceSumSquare": takes(1, "the sum of x·x", reduce("sum_square")),
+		"ReduceL1":        takes(1, "the sum of |x|", reduce("l1")),
+		"ReduceL2":        takes(1, "the square root of the sum of x·x", reduce("l2")),
+		"ReduceLogSum":    takes(1, "the log of the sum", reduce("log_sum")),
+		"ReduceLogSumExp": takes(1, "m + log(Σ e^(x − m)), m the maximum", (*importer).reduceLogSumExp),
+		"Transpose":       takes(1, "`tensor.transpose`", (*importer).transpose),
+		"Reshape":         takes(1, "`tensor.reshape` (0 and −1 as ONNX says, `allowzero`); the shape must be known at import", (*importer).reshapeOp),
+		"Flatten":         takes(1, "`tensor.reshape` to 2-D", (*importer).flatten),
+		"Unsqueeze":       takes(1, "`tensor.reshape`; axes as an attribute before opset 13, an input from 13", (*importer).unsqueeze),
+		"Squeeze":         takes(1, "`tensor.reshape`; axes as an attribute before opset 13, an input from 13", (*importer).squeeze),
+		"Concat":          {variadic: true, doc: "`tensor.concat`", convert: (*importer).concat},
+		"Slice":           takes(1, "`tensor.slice` (starts, ends, axes as attributes before opset 10, inputs from 10, and steps); a negative step reverses by unit slices", (*importer).slice),
+		"Split":           takes(1, "slices; the parts as an attribute before opset 13, an input from 13, `num_outputs` from 18", (*importer).split),
+		"Expand":          since(takes(1, "`tensor.broadcast`", (*importer).expand), 8),
+		"Tile":            takes(1, "`tensor.concat` of copies along each axis", (*importer).tile),
+		"Cast":            takes(1, "`tensor.convert` between float types; any type on constants", (*importer).cast),
+		"Identity":        takes(1, "the input", (*importer).identity),
+		"Constant":        takes(0, "folded", (*importer).constant),
+		"ConstantOfShape": since(takes(0, "folded", (*importer).constantOfShape), 9),
+		"Shape":           takes(1, "folded (an i64 constant)", (*importer).shapeOp),
+		"Size":            takes(1, "folded (an i64 scalar)", (*importer).size),
+		"Gather":          takes(2, "slices along the axis for constant indices (a concat for several)", (*importer).gather),
+		"Where":           since(takes(3, "folded, on constants", (*importer).where), 9),
 	}
+}
+
+// Operators is the table of docs/onnx.md: each operator the importer
+// takes, the opset it appears in, and what it becomes.
+func Operators() string {
+	names := slices.Sorted(maps.Keys(converters))
+	var b strings.Builder
+	b.WriteString("| operator | since opset | into |\n| --- | --- | --- |\n")
+	for _, name := range names {
+		c := converters[name]
+		fmt.Fprintf(&b, "| %s | %d | %s |\n", name, max(c.since, 1), c.doc)
+	}
+	return b.String()
 }
 
 func (im *importer) convert(n *onnxpb.NodeProto) error {
 	c, ok := converters[n.GetOpType()]
+	if ok && c.since > im.opset {
+		return im.fail("operator '%s' appears in opset %d; this model's opset %d does not have it", n.GetOpType(), c.since, im.opset)
+	}
 	if !ok {
 		names := make([]string, 0, len(converters))
 		for k := range converters {
@@ -354,20 +433,14 @@ func (im *importer) binaryValues(a, b *value, op string) (*value, error) {
 	return im.emit(a.elem, shape, "tensor.%s %s, %s : %s", op, x, y, tensorType(a.elem, shape)), nil
 }
 
-// maxOf is Max of one or more inputs, broadcast together.
-func (im *importer) maxOf(n *onnxpb.NodeProto, in []*value) error {
-	v := in[0]
-	for _, x := range in[1:] {
+func (im *importer) binary(n *onnxpb.NodeProto, in []*value, op string) error {
+	a, b := in[0], in[1]
+	if im.opset < 7 {
 		var err error
-		if v, err = im.binaryValues(v, x, "max"); err != nil {
+		if b, err = im.legacyBroadcast(n, a, b); err != nil {
 			return err
 		}
 	}
-	return im.out(n, v)
-}
-
-func (im *importer) binary(n *onnxpb.NodeProto, in []*value, op string) error {
-	a, b := in[0], in[1]
 	v, err := im.binaryValues(a, b, op)
 	if err != nil {
 		return err
@@ -375,7 +448,46 @@ func (im *importer) binary(n *onnxpb.NodeProto, in []*value, op string) error {
 	return im.out(n, v)
 }
 
-var unaryFold = map[string]func(float64) float64{"exp": math.Exp, "tanh": math.Tanh, "erf": math.Erf, "rsqrt": func(x float64) float64 { return 1 / math.Sqrt(x) }}
+// legacyBroadcast is the broadcasting of arithmetic before opset 7: with
+// broadcast = 1 the second operand's dimensions match the first's from
+// axis on (the trailing ones when axis is absent), and it is reshaped to
+// the first's rank so that numpy's rules apply; without, both have one
+// shape.
+func (im *importer) legacyBroadcast(n *onnxpb.NodeProto, a, b *value) (*value, error) {
+	if im.attrInt(n, "broadcast", 0) == 0 {
+		if !slices.Equal(a.shape, b.shape) && rowmajor.Elements(b.shape) != 1 {
+			return nil, im.fail("operands of shapes %v and %v without broadcast = 1 (opset %d)", a.shape, b.shape, im.opset)
+		}
+		return b, nil
+	}
+	r, rb := len(a.shape), len(b.shape)
+	axis := int64(r - rb)
+	if attr(n, "axis") != nil {
+		axis = im.attrInt(n, "axis", 0)
+		if axis < 0 {
+			axis += int64(r)
+		}
+	}
+	if axis < 0 || axis+int64(rb) > int64(r) {
+		return nil, im.fail("broadcasting %v onto %v at axis %d", b.shape, a.shape, im.attrInt(n, "axis", 0))
+	}
+	shape := make([]int64, r)
+	for i := range shape {
+		shape[i] = 1
+	}
+	copy(shape[axis:], b.shape)
+	return im.reshapeValue(b, shape)
+}
+
+var unaryFold = map[string]func(float64) float64{"exp": math.Exp, "tanh": math.Tanh, "erf": math.Erf, "rsqrt": func(x float64) float64 { return 1 / math.Sqrt(x) },
+	"log": math.Log, "floor": math.Floor, "ceil": math.Ceil, "round": math.RoundToEven, "sign": func(x float64) float64 {
+		if x > 0 {
+			return 1
+		} else if x < 0 {
+			return -1
+		}
+		return x
+	}}
 
 func (im *importer) unaryValue(x *value, op string) (*value, error) {
 	if !x.elem.IsFloat() {

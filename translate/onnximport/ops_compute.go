@@ -134,56 +134,6 @@ func (im *importer) gemm(n *onnxpb.NodeProto, in []*value) error {
 	return im.out(n, v)
 }
 
-func (im *importer) softmax(n *onnxpb.NodeProto, in []*value) error {
-	x := in[0]
-	axis, err := im.axis(im.attrInt(n, "axis", -1), len(x.shape))
-	if err != nil {
-		return err
-	}
-	src, err := im.use(x)
-	if err != nil {
-		return err
-	}
-	return im.out(n, im.emit(x.elem, x.shape, "tensor.softmax %s axis = %d : %s", src, axis, tensorType(x.elem, x.shape)))
-}
-
-// layerNorm normalises over the last axis (the tensor dialect's layer_norm);
-// scale and bias are one value per element of that axis.
-func (im *importer) layerNorm(n *onnxpb.NodeProto, in []*value) error {
-	x, scale, bias := in[0], in[1], in[2]
-	r := len(x.shape)
-	if axis, err := im.axis(im.attrInt(n, "axis", -1), r); err != nil {
-		return err
-	} else if axis != r-1 {
-		return im.fail("normalising from axis %d; the importer takes the last axis only", axis)
-	}
-	d := x.shape[r-1]
-	if bias == nil {
-		bias = splat(x.elem, []int64{d}, 0)
-	}
-	var names [2]string
-	for i, p := range []*value{scale, bias} {
-		if rowmajor.Elements(p.shape) != d {
-			return im.fail("a scale or bias of shape %v for a last axis of %d", p.shape, d)
-		}
-		flat, err := im.reshapeValue(p, []int64{d})
-		if err != nil {
-			return err
-		}
-		if names[i], err = im.use(flat); err != nil {
-			return err
-		}
-	}
-	src, err := im.use(x)
-	if err != nil {
-		return err
-	}
-	eps := floatLiteral(float64(float32(im.attrFloat(n, "epsilon", 1e-5))))
-	pt := tensorType(x.elem, []int64{d})
-	return im.out(n, im.emit(x.elem, x.shape, "tensor.layer_norm %s, %s, %s epsilon = %s : %s, %s, %s -> %s",
-		src, names[0], names[1], eps, tensorType(x.elem, x.shape), pt, pt, tensorType(x.elem, x.shape)))
-}
-
 func (im *importer) gelu(n *onnxpb.NodeProto, in []*value) error {
 	x := in[0]
 	src, err := im.use(x)
@@ -289,74 +239,6 @@ func (im *importer) constantOfShape(n *onnxpb.NodeProto, in []*value) error {
 		return err
 	}
 	return im.out(n, splat(et, spec, x))
-}
-
-// reduce is ReduceSum, ReduceMean or ReduceMax: the axes from the second
-// input (ReduceSum from opset 13, the others from 18) or the attribute,
-// all of them when none is given (unless noop_with_empty_axes).
-func reduce(kind string) converter {
-	return converter{required: 1, convert: func(im *importer, n *onnxpb.NodeProto, in []*value) error {
-		x := in[0]
-		axes, ok, err := im.ints(n, 1, "axes")
-		if err != nil {
-			return err
-		}
-		r := len(x.shape)
-		if !ok || len(axes) == 0 {
-			if im.attrInt(n, "noop_with_empty_axes", 0) != 0 {
-				return im.out(n, x)
-			}
-			axes = make([]int64, r)
-			for i := range axes {
-				axes[i] = int64(i)
-			}
-		}
-		keep := im.attrInt(n, "keepdims", 1) != 0
-		set := make([]bool, r)
-		var norm []int64
-		count := int64(1)
-		for _, a := range axes {
-			k, err := im.axis(a, r)
-			if err != nil {
-				return err
-			}
-			if !set[k] {
-				set[k] = true
-				norm = append(norm, int64(k))
-				count *= x.shape[k]
-			}
-		}
-		slices.Sort(norm)
-		var reduced, kept []int64
-		for i, d := range x.shape {
-			if set[i] {
-				kept = append(kept, 1)
-			} else {
-				reduced = append(reduced, d)
-				kept = append(kept, d)
-			}
-		}
-		src, err := im.use(x)
-		if err != nil {
-			return err
-		}
-		op := "reduce_sum"
-		if kind == "max" {
-			op = "reduce_max"
-		}
-		v := im.emit(x.elem, reduced, "tensor.%s %s axes = %s : %s -> %s", op, src, ints(norm), tensorType(x.elem, x.shape), tensorType(x.elem, reduced))
-		if kind == "mean" {
-			if v, err = im.binaryValues(v, splat(x.elem, nil, 1/float64(max(count, 1))), "mul"); err != nil {
-				return err
-			}
-		}
-		if keep {
-			if v, err = im.reshapeValue(v, kept); err != nil {
-				return err
-			}
-		}
-		return im.out(n, v)
-	}}
 }
 
 // where takes a constant condition and constant branches.

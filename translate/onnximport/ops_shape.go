@@ -336,14 +336,38 @@ func (im *importer) slice(n *onnxpb.NodeProto, in []*value) error {
 	for i := range strides {
 		strides[i] = 1
 	}
+	reversed := make([]bool, r)
 	for k, a := range axes {
 		axis, err := im.axis(a, r)
 		if err != nil {
 			return err
 		}
 		d := x.shape[axis]
-		if steps[k] < 1 {
-			return im.fail("step %d: the importer takes positive steps", steps[k])
+		step := steps[k]
+		if step == 0 {
+			return im.fail("a step of 0")
+		}
+		if step < 0 {
+			// Backwards from start (clamped to [-1, d-1]) down to end,
+			// exclusive: the positions are taken forwards from the last
+			// one and reversed after.
+			// (ONNX clamps a backward start to [0, d-1], its end to
+			// [-1, d-1].)
+			clamp := func(v, lo int64) int64 {
+				if v < 0 {
+					v += d
+				}
+				return min(max(v, lo), d-1)
+			}
+			s, e := clamp(starts[k], 0), clamp(ends[k], -1)
+			count, first := int64(0), int64(0)
+			if s > e && d > 0 {
+				count = (s - e - step - 1) / -step
+				first = s - (count-1)*-step
+			}
+			offsets[axis], sizes[axis], strides[axis] = first, count, -step
+			reversed[axis] = true
+			continue
 		}
 		clamp := func(v int64) int64 {
 			if v < 0 {
@@ -352,17 +376,45 @@ func (im *importer) slice(n *onnxpb.NodeProto, in []*value) error {
 			return min(max(v, 0), d)
 		}
 		s, e := clamp(starts[k]), clamp(ends[k])
-		offsets[axis], strides[axis] = s, steps[k]
+		offsets[axis], strides[axis] = s, step
 		sizes[axis] = 0
 		if e > s {
-			sizes[axis] = (e - s + steps[k] - 1) / steps[k]
+			sizes[axis] = (e - s + step - 1) / step
 		}
 	}
 	v, err := im.sliceValue(x, offsets, sizes, strides)
 	if err != nil {
 		return err
 	}
+	for axis, rev := range reversed {
+		if rev {
+			if v, err = im.reverse(v, axis); err != nil {
+				return err
+			}
+		}
+	}
 	return im.out(n, v)
+}
+
+// reverse reverses x along axis: folded when x is known, else a
+// concatenation of its unit slices, last first.
+func (im *importer) reverse(x *value, axis int) (*value, error) {
+	d := x.shape[axis]
+	if d <= 1 {
+		return x, nil
+	}
+	if x.konst == nil && d > maxKernelOffsets {
+		return nil, im.fail("reversing an axis of %d (the importer takes %d)", d, maxKernelOffsets)
+	}
+	parts := make([]*value, d)
+	for i := range d {
+		u, err := im.along(x, axis, d-1-i, 1, 1)
+		if err != nil {
+			return nil, err
+		}
+		parts[i] = u
+	}
+	return im.concatValues(parts, int64(axis))
 }
 
 func (im *importer) split(n *onnxpb.NodeProto, in []*value) error {
