@@ -74,6 +74,8 @@ func init() {
 		"Gemm":        {required: 2, optional: 1, doc: "transposes, the product, `alpha` and `beta` as multiplications, `C` broadcast", convert: (*importer).gemm},
 		"Conv": {required: 2, optional: 1, doc: "im2col and a matmul per group: the input channels-last and padded, one strided slice per kernel position concatenated, the weight as [kernel..., C/group, M]; 1-D, 2-D and 3-D; strides, pads, `auto_pad`, dilations, groups",
 			convert: (*importer).conv},
+		"ConvTranspose": {required: 2, optional: 1, doc: "a convolution of the input with stride−1 zeros between positions, padded by the kernel's span less the pads, by the flipped kernel; strides, pads, `auto_pad`, `output_padding`, `output_shape`, dilations, groups",
+			convert: (*importer).convTranspose},
 		"MaxPool":           takes(1, "`tensor.max` of one strided slice per kernel position of the input padded with −∞; strides, pads, `auto_pad`, dilations, `ceil_mode` (the Indices output is refused)", pool("max")),
 		"AveragePool":       takes(1, "the sum of the same slices divided by each window's count (of the padded input with `count_include_pad`)", pool("avg")),
 		"GlobalAveragePool": takes(1, "`tensor.reduce_sum` over the spatial axes, by the count", globalPool("avg")),
@@ -114,8 +116,11 @@ func init() {
 		"ConstantOfShape": since(takes(0, "folded", (*importer).constantOfShape), 9),
 		"Shape":           takes(1, "folded (an i64 constant)", (*importer).shapeOp),
 		"Size":            takes(1, "folded (an i64 scalar)", (*importer).size),
-		"Gather":          takes(2, "slices along the axis for constant indices (a concat for several)", (*importer).gather),
-		"Where":           since(takes(3, "folded, on constants", (*importer).where), 9),
+		"Gather":          takes(2, "slices along the axis for constant indices (one per run of consecutive indices, concatenated)", (*importer).gather),
+		"Resize": since(converter{required: 1, optional: 3, doc: "per axis, nearest positions as slices of the input (exact), linear and cubic weights as a matmul by a constant matrix; every coordinate transformation mode and nearest mode, `exclude_outside`, `tf_crop_and_resize` with its extrapolation value (not `antialias`, `axes`, `keep_aspect_ratio_policy`)",
+			convert: (*importer).resize}, 10),
+		"Upsample": since(converter{required: 1, optional: 1, doc: "Resize with asymmetric coordinates and nearest rounded down; scales as an attribute before opset 9", convert: (*importer).resize}, 7),
+		"Where":    since(takes(3, "folded, on constants", (*importer).where), 9),
 	}
 }
 

@@ -378,7 +378,7 @@ func (im *importer) conv(n *onnxpb.NodeProto, in []*value) error {
 		return im.fail("a convolution of %v by %v", x.elem, w.elem)
 	}
 	g := im.attrInt(n, "group", 1)
-	N, C, M := x.shape[0], x.shape[1], w.shape[0]
+	C, M := x.shape[1], w.shape[0]
 	if g < 1 || C%g != 0 || M%g != 0 || w.shape[1] != C/g {
 		return im.fail("group %d with %d input channels, a weight of %v", g, C, w.shape)
 	}
@@ -386,6 +386,19 @@ func (im *importer) conv(n *onnxpb.NodeProto, in []*value) error {
 	if err != nil {
 		return err
 	}
+	y, err := im.convCore(x, w, b, win, g)
+	if err != nil {
+		return err
+	}
+	return im.out(n, y)
+}
+
+// convCore is the convolution of x [N, C, s...] by w [M, C/g, k...] over
+// win (whose pads may be negative: crops) in g groups, plus the bias b
+// when there is one.
+func (im *importer) convCore(x, w, b *value, win *window, g int64) (*value, error) {
+	r := len(x.shape)
+	N, C, M := x.shape[0], x.shape[1], w.shape[0]
 	sp := r - 2
 	toLast := make([]int64, r) // [N, C, s...] → [N, s..., C]
 	toLast[0], toLast[r-1] = 0, 1
@@ -394,14 +407,14 @@ func (im *importer) conv(n *onnxpb.NodeProto, in []*value) error {
 	}
 	xl, err := im.transposeValue(x, toLast)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	before, after := make([]int64, r), make([]int64, r)
 	copy(before[1:], win.padBefore)
 	copy(after[1:], win.padAfter)
 	xp, err := im.padValue(xl, before, after, "constant", 0)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// [M, C/g, k...] → [k..., C/g, M]
 	wperm := make([]int64, r)
@@ -411,7 +424,7 @@ func (im *importer) conv(n *onnxpb.NodeProto, in []*value) error {
 	wperm[sp], wperm[sp+1] = 1, 0
 	wt, err := im.transposeValue(w, wperm)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	K, Cg, Mg := win.offsets(), C/g, M/g
 	P := N * rowmajor.Elements(win.out)
@@ -420,45 +433,45 @@ func (im *importer) conv(n *onnxpb.NodeProto, in []*value) error {
 		xg := xp
 		if g > 1 {
 			if xg, err = im.along(xp, r-1, gi*Cg, Cg, 1); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		var cols []*value
 		if err := im.windowSlices(xg, 1, win, func(s *value) error { cols = append(cols, s); return nil }); err != nil {
-			return err
+			return nil, err
 		}
 		col := cols[0]
 		if len(cols) > 1 {
 			if col, err = im.concatValues(cols, int64(r-1)); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		if col, err = im.reshapeValue(col, []int64{P, K * Cg}); err != nil {
-			return err
+			return nil, err
 		}
 		wg := wt
 		if g > 1 {
 			if wg, err = im.along(wt, r-1, gi*Mg, Mg, 1); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		if wg, err = im.reshapeValue(wg, []int64{K * Cg, Mg}); err != nil {
-			return err
+			return nil, err
 		}
 		y, err := im.matmulValues(col, wg)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		groups = append(groups, y)
 	}
 	y := groups[0]
 	if g > 1 {
 		if y, err = im.concatValues(groups, 1); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if y, err = im.reshapeValue(y, append(append([]int64{N}, win.out...), M)); err != nil {
-		return err
+		return nil, err
 	}
 	toFirst := make([]int64, r) // [N, s..., M] → [N, M, s...]
 	toFirst[1] = int64(r - 1)
@@ -466,11 +479,11 @@ func (im *importer) conv(n *onnxpb.NodeProto, in []*value) error {
 		toFirst[2+i] = int64(1 + i)
 	}
 	if y, err = im.transposeValue(y, toFirst); err != nil {
-		return err
+		return nil, err
 	}
 	if b != nil {
 		if rowmajor.Elements(b.shape) != M {
-			return im.fail("a bias of shape %v for %d output channels", b.shape, M)
+			return nil, im.fail("a bias of shape %v for %d output channels", b.shape, M)
 		}
 		bshape := make([]int64, r-1)
 		for i := range bshape {
@@ -478,9 +491,200 @@ func (im *importer) conv(n *onnxpb.NodeProto, in []*value) error {
 		}
 		bshape[0] = M
 		c := &calc{im: im}
-		return c.done(n, c.add(y, c.reshape(b, bshape)))
+		y = c.add(y, c.reshape(b, bshape))
+		return y, c.err
+	}
+	return y, nil
+}
+
+// convTranspose is ConvTranspose as a convolution: the input with s-1
+// zeros between positions (stride s), padded by the kernel's span less
+// the pads (negative: cropped), correlated at stride 1 with the kernel
+// flipped and its channel axes swapped per group.
+func (im *importer) convTranspose(n *onnxpb.NodeProto, in []*value) error {
+	x, w, b := in[0], in[1], in[2]
+	r := len(x.shape)
+	if r < 3 || len(w.shape) != r {
+		return im.fail("a transposed convolution of a rank-%d input by a rank-%d weight (both [N, C, spatial...] and [C, M/group, kernel...])", r, len(w.shape))
+	}
+	if !x.elem.IsFloat() || w.elem != x.elem {
+		return im.fail("a transposed convolution of %v by %v", x.elem, w.elem)
+	}
+	g := im.attrInt(n, "group", 1)
+	C := x.shape[1]
+	if g < 1 || C%g != 0 || w.shape[0] != C {
+		return im.fail("group %d with %d input channels, a weight of %v", g, C, w.shape)
+	}
+	sp := r - 2
+	Cg := C / g
+	kernel := w.shape[2:]
+	get := func(name string, def int64) ([]int64, error) {
+		out := make([]int64, sp)
+		for i := range out {
+			out[i] = def
+		}
+		if a := im.typedAttr(n, name, onnxpb.AttributeProto_INTS); a != nil {
+			if len(a.GetInts()) != sp {
+				return nil, im.fail("%s %v for %d spatial dimensions", name, a.GetInts(), sp)
+			}
+			copy(out, a.GetInts())
+		}
+		return out, nil
+	}
+	strides, err := get("strides", 1)
+	if err != nil {
+		return err
+	}
+	dilations, err := get("dilations", 1)
+	if err != nil {
+		return err
+	}
+	outPad, err := get("output_padding", 0)
+	if err != nil {
+		return err
+	}
+	if a := im.typedAttr(n, "kernel_shape", onnxpb.AttributeProto_INTS); a != nil && !slices.Equal(a.GetInts(), kernel) {
+		return im.fail("kernel_shape %v, but the weight's kernel is %v", a.GetInts(), kernel)
+	}
+	pb, pe := make([]int64, sp), make([]int64, sp)
+	if a := im.typedAttr(n, "pads", onnxpb.AttributeProto_INTS); a != nil {
+		if len(a.GetInts()) != 2*sp {
+			return im.fail("pads %v for %d spatial dimensions", a.GetInts(), sp)
+		}
+		copy(pb, a.GetInts()[:sp])
+		copy(pe, a.GetInts()[sp:])
+	}
+	autoPad := "NOTSET"
+	if a := im.typedAttr(n, "auto_pad", onnxpb.AttributeProto_STRING); a != nil {
+		autoPad = string(a.GetS())
+	}
+	var outShape []int64
+	if a := im.typedAttr(n, "output_shape", onnxpb.AttributeProto_INTS); a != nil {
+		outShape = a.GetInts()
+		if len(outShape) == r {
+			outShape = outShape[2:]
+		}
+		if len(outShape) != sp {
+			return im.fail("output_shape %v for %d spatial dimensions", a.GetInts(), sp)
+		}
+	}
+	for i := range sp {
+		if strides[i] < 1 || dilations[i] < 1 || kernel[i] < 1 || outPad[i] < 0 {
+			return im.fail("kernel %v, strides %v, dilations %v, output_padding %v", kernel, strides, dilations, outPad)
+		}
+		full := strides[i]*(x.shape[2+i]-1) + outPad[i] + (kernel[i]-1)*dilations[i] + 1
+		want := int64(-1)
+		switch {
+		case outShape != nil:
+			want = outShape[i]
+		case autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER":
+			want = x.shape[2+i] * strides[i]
+		case autoPad == "VALID":
+			pb[i], pe[i] = 0, 0
+		case autoPad != "NOTSET" && autoPad != "":
+			return im.fail("auto_pad '%s' (NOTSET, VALID, SAME_UPPER or SAME_LOWER)", autoPad)
+		}
+		if want >= 0 {
+			// A negative total extends the output past the last input
+			// position (with the bias alone), as ONNX Runtime does.
+			total := full - want
+			pb[i], pe[i] = total-total/2, total/2
+			if autoPad == "SAME_UPPER" || outShape != nil && autoPad != "SAME_LOWER" {
+				pb[i], pe[i] = total/2, total-total/2
+			}
+		}
+	}
+	// x with s-1 zeros after each position but the last, per axis.
+	xz := x
+	for i := range sp {
+		s, axis := strides[i], 2+i
+		if s == 1 {
+			continue
+		}
+		if xz, err = im.zeroInsert(xz, axis, s); err != nil {
+			return err
+		}
+	}
+	// The kernel flipped on every spatial axis, [C, M/g, k...] →
+	// [M, C/g, k...] (each group's block transposed).
+	wf := w
+	for i := range sp {
+		if wf, err = im.reverse(wf, 2+i); err != nil {
+			return err
+		}
+	}
+	swap := make([]int64, r)
+	for i := range swap {
+		swap[i] = int64(i)
+	}
+	swap[0], swap[1] = 1, 0
+	var blocks []*value
+	for gi := range g {
+		blk, err := im.along(wf, 0, gi*Cg, Cg, 1)
+		if err != nil {
+			return err
+		}
+		if blk, err = im.transposeValue(blk, swap); err != nil {
+			return err
+		}
+		blocks = append(blocks, blk)
+	}
+	wc := blocks[0]
+	if g > 1 {
+		if wc, err = im.concatValues(blocks, 0); err != nil {
+			return err
+		}
+	}
+	win := &window{kernel: kernel, strides: make([]int64, sp), dilations: dilations, padBefore: make([]int64, sp), padAfter: make([]int64, sp), out: make([]int64, sp)}
+	for i := range sp {
+		span := (kernel[i]-1)*dilations[i] + 1
+		win.strides[i] = 1
+		win.padBefore[i] = span - 1 - pb[i]
+		win.padAfter[i] = span - 1 - pe[i] + outPad[i]
+		padded := xz.shape[2+i] + win.padBefore[i] + win.padAfter[i]
+		if padded < span {
+			return im.fail("pads %v and %v leave no output on axis %d", pb, pe, i)
+		}
+		win.out[i] = padded - span + 1
+	}
+	if win.offsets() > maxKernelOffsets {
+		return im.fail("a kernel of %v positions (the importer takes %d)", kernel, maxKernelOffsets)
+	}
+
+	y, err := im.convCore(xz, wc, b, win, g)
+	if err != nil {
+		return err
 	}
 	return im.out(n, y)
+}
+
+// zeroInsert puts s-1 zeros after each position of x along axis but the
+// last: [.., I, ..] → [.., (I-1)·s+1, ..].
+func (im *importer) zeroInsert(x *value, axis int, s int64) (*value, error) {
+	d := x.shape[axis]
+	if d == 0 {
+		return x, nil
+	}
+	split := slices.Insert(slices.Clone(x.shape), axis+1, 1)
+	u, err := im.reshapeValue(x, split)
+	if err != nil {
+		return nil, err
+	}
+	zshape := slices.Clone(split)
+	zshape[axis+1] = s - 1
+	if err := im.foldable(zshape, 1); err != nil {
+		return nil, err
+	}
+	j, err := im.concatValues([]*value{u, splat(x.elem, zshape, 0)}, int64(axis+1))
+	if err != nil {
+		return nil, err
+	}
+	wide := slices.Clone(x.shape)
+	wide[axis] = d * s
+	if j, err = im.reshapeValue(j, wide); err != nil {
+		return nil, err
+	}
+	return im.along(j, axis, 0, (d-1)*s+1, 1)
 }
 
 // pool is MaxPool or AveragePool (kind "max" or "avg"): the maximum or

@@ -520,8 +520,8 @@ func (im *importer) gather(n *onnxpb.NodeProto, in []*value) error {
 		return err
 	}
 	d := x.shape[axis]
-	var parts []*value
-	for _, f := range ix.konst.vals {
+	idx := make([]int64, len(ix.konst.vals))
+	for k, f := range ix.konst.vals {
 		i := int64(f)
 		if i < 0 {
 			i += d
@@ -529,28 +529,16 @@ func (im *importer) gather(n *onnxpb.NodeProto, in []*value) error {
 		if i < 0 || i >= d {
 			return im.fail("index %d of an axis of size %d", int64(f), d)
 		}
-		offsets, sizes, strides := make([]int64, len(x.shape)), slices.Clone(x.shape), make([]int64, len(x.shape))
-		for k := range strides {
-			strides[k] = 1
-		}
-		offsets[axis], sizes[axis] = i, 1
-		p, err := im.sliceValue(x, offsets, sizes, strides)
-		if err != nil {
-			return err
-		}
-		parts = append(parts, p)
+		idx[k] = i
 	}
 	// The result's shape: x's with the axis replaced by the indices' shape.
 	shape := append(append(slices.Clone(x.shape[:axis]), ix.shape...), x.shape[axis+1:]...)
-	var v *value
-	if len(parts) == 1 {
-		v = parts[0]
-	} else if len(parts) > 1 {
-		if v, err = im.concatValues(parts, int64(axis)); err != nil {
-			return err
-		}
-	} else {
-		v = &value{elem: x.elem, shape: shape, konst: &konst{}}
+	if err := checkShape(shape); err != nil {
+		return im.fail("%v", err)
+	}
+	v, err := im.pick(x, axis, idx)
+	if err != nil {
+		return err
 	}
 	if v, err = im.reshapeValue(v, shape); err != nil {
 		return err
