@@ -90,6 +90,11 @@ const (
 	Ceil
 	Round
 	Sign
+	// Sin, Cos and Atan are the circular functions the others (tan,
+	// asin, acos) are composed from.
+	Sin
+	Cos
+	Atan
 )
 
 // unaryOps are the unary operations: each one's exact value in float64,
@@ -125,6 +130,9 @@ var unaryOps = [...]struct {
 	Floor: {"floor", math.Floor, 0},
 	Ceil:  {"ceil", math.Ceil, 0},
 	Round: {"round", math.RoundToEven, 0},
+	Sin:   {"sin", math.Sin, 1},
+	Cos:   {"cos", math.Cos, 1},
+	Atan:  {"atan", math.Atan, 0},
 	Sign: {"sign", func(x float64) float64 {
 		switch {
 		case x > 0:

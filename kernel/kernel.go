@@ -53,6 +53,13 @@ var Fns = []*Fn{
 	{Name: "ceil", Arity: 1, Unary: eval.Ceil, Simple: 1},
 	{Name: "round", Arity: 1, Unary: eval.Round, Simple: 1},
 	{Name: "sign", Arity: 1, Unary: eval.Sign, Simple: 1},
+	// The vector unit has no circular functions: sin, cos and atan are
+	// software sequences, a range reduction and a polynomial (poplibs'
+	// codelets). Assumption, not measured: ten simple passes each (about
+	// a degree-9 polynomial by Horner's rule and the reduction).
+	{Name: "sin", Arity: 1, Unary: eval.Sin, Simple: 10},
+	{Name: "cos", Arity: 1, Unary: eval.Cos, Simple: 10},
+	{Name: "atan", Arity: 1, Unary: eval.Atan, Simple: 10},
 	{Name: "convert", Arity: 1, Simple: 1},
 }
 

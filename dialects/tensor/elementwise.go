@@ -137,6 +137,9 @@ func elementwiseSpecs() []*opSpec {
 		unarySpec(nil, "tensor.ceil", eval.Ceil, "Elementwise ceiling: the least integral value not below x."),
 		unarySpec(nil, "tensor.round", eval.Round, "Elementwise rounding to the nearest integral value, halves to even."),
 		unarySpec(nil, "tensor.sign", eval.Sign, "Elementwise sign: -1, 0 or 1 (0 and NaN are their own sign)."),
+		unarySpec(nil, "tensor.sin", eval.Sin, "Elementwise sine."),
+		unarySpec(nil, "tensor.cos", eval.Cos, "Elementwise cosine."),
+		unarySpec(nil, "tensor.atan", eval.Atan, "Elementwise arctangent."),
 		convertSpec(),
 	}
 }

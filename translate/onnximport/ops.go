@@ -53,6 +53,15 @@ func init() {
 		"Mean": {required: 1, variadic: true, doc: "the sum divided by the number of inputs", convert: variadic("mean")},
 		"Exp":  unary("exp", 1), "Tanh": unary("tanh", 1), "Erf": unary("erf", 9), "Log": unary("log", 1),
 		"Floor": unary("floor", 1), "Ceil": unary("ceil", 1), "Round": unary("round", 11), "Sign": unary("sign", 9),
+		"Sin": unary("sin", 7), "Cos": unary("cos", 7), "Atan": unary("atan", 7),
+		"Tan":        since(takes(1, "sin(x) / cos(x)", tanOp), 7),
+		"Asin":       since(takes(1, "atan(x / √(1 − x²))", asinOp), 7),
+		"Acos":       since(takes(1, "π/2 − asin(x)", acosOp), 7),
+		"Sinh":       since(takes(1, "(e^x − e^−x) / 2", sinhOp), 9),
+		"Cosh":       since(takes(1, "(e^x + e^−x) / 2", coshOp), 9),
+		"Asinh":      since(takes(1, "sign(x)·log(|x| + √(x² + 1))", asinhOp), 9),
+		"Acosh":      since(takes(1, "log(x + √(x² − 1))", acoshOp), 9),
+		"Atanh":      since(takes(1, "log((1 + x) / (1 − x)) / 2", atanhOp), 9),
 		"Sqrt":       takes(1, "1 / `tensor.rsqrt` (exact at 0)", (*importer).sqrt),
 		"Reciprocal": takes(1, "1 / x", (*importer).reciprocal), "Neg": takes(1, "0 − x", (*importer).neg),
 		"Abs":         takes(1, "max(x, −x)", absOp),
@@ -485,7 +494,7 @@ func (im *importer) legacyBroadcast(n *onnxpb.NodeProto, a, b *value) (*value, e
 }
 
 var unaryFold = map[string]func(float64) float64{"exp": math.Exp, "tanh": math.Tanh, "erf": math.Erf, "rsqrt": func(x float64) float64 { return 1 / math.Sqrt(x) },
-	"log": math.Log, "floor": math.Floor, "ceil": math.Ceil, "round": math.RoundToEven, "sign": func(x float64) float64 {
+	"log": math.Log, "sin": math.Sin, "cos": math.Cos, "atan": math.Atan, "floor": math.Floor, "ceil": math.Ceil, "round": math.RoundToEven, "sign": func(x float64) float64 {
 		if x > 0 {
 			return 1
 		} else if x < 0 {

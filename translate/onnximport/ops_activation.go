@@ -148,6 +148,41 @@ var (
 	})
 )
 
+// The circular and hyperbolic functions the target has no instruction
+// for, from sin, cos, atan, exp and log.
+var (
+	tanOp  = elementwise(func(c *calc, _ *onnxpb.NodeProto, x *value) *value { return c.div(c.un(x, "sin"), c.un(x, "cos")) })
+	asinOp = elementwise(func(c *calc, _ *onnxpb.NodeProto, x *value) *value { return c.asin(x) })
+	acosOp = elementwise(func(c *calc, _ *onnxpb.NodeProto, x *value) *value {
+		return c.sub(c.k(x, math.Pi/2), c.asin(x))
+	})
+	sinhOp = elementwise(func(c *calc, _ *onnxpb.NodeProto, x *value) *value {
+		return c.mul(c.k(x, 0.5), c.sub(c.un(x, "exp"), c.un(c.neg(x), "exp")))
+	})
+	coshOp = elementwise(func(c *calc, _ *onnxpb.NodeProto, x *value) *value {
+		return c.mul(c.k(x, 0.5), c.add(c.un(x, "exp"), c.un(c.neg(x), "exp")))
+	})
+	// asinh by |x| and the sign, so that large negative x does not cancel.
+	asinhOp = elementwise(func(c *calc, _ *onnxpb.NodeProto, x *value) *value {
+		a := c.abs(x)
+		return c.mul(c.un(x, "sign"), c.un(c.add(a, c.sqrt(c.add(c.mul(x, x), c.k(x, 1)))), "log"))
+	})
+	acoshOp = elementwise(func(c *calc, _ *onnxpb.NodeProto, x *value) *value {
+		return c.un(c.add(x, c.sqrt(c.sub(c.mul(x, x), c.k(x, 1)))), "log")
+	})
+	atanhOp = elementwise(func(c *calc, _ *onnxpb.NodeProto, x *value) *value {
+		return c.mul(c.k(x, 0.5), c.un(c.div(c.add(c.k(x, 1), x), c.sub(c.k(x, 1), x)), "log"))
+	})
+)
+
+// sqrt is 1 / rsqrt(x), exact at 0.
+func (c *calc) sqrt(x *value) *value { return c.div(c.k(x, 1), c.un(x, "rsqrt")) }
+
+// asin is atan(x / √(1 − x²)): ±π/2 at ±1, NaN beyond.
+func (c *calc) asin(x *value) *value {
+	return c.un(c.div(x, c.sqrt(c.sub(c.k(x, 1), c.mul(x, x)))), "atan")
+}
+
 func (c *calc) hardSigmoid(x *value, alpha, beta float64) *value {
 	return c.max(c.k(x, 0), c.min(c.k(x, 1), c.add(c.mul(x, c.k(x, alpha)), c.k(x, beta))))
 }
