@@ -18,6 +18,9 @@ const (
 	Mul
 	Div
 	Max
+	// Pow is C's pow: x^y, NaN for a negative x and a non-integral y, 1
+	// for y = 0 whatever x is.
+	Pow
 )
 
 var binaryOps = [...]struct {
@@ -30,6 +33,7 @@ var binaryOps = [...]struct {
 	Div: {"div", func(x, y float64) float64 { return x / y }},
 	// NaN propagates, and max(-0, +0) is +0, as IEEE maximum says.
 	Max: {"max", math.Max},
+	Pow: {"pow", math.Pow},
 }
 
 // Valid reports whether o is a declared operation.

@@ -36,6 +36,9 @@ var Fns = []*Fn{
 	{Name: "mul", Arity: 2, Binary: eval.Mul, Simple: 1},
 	{Name: "div", Arity: 2, Binary: eval.Div, Transcendental: 1},
 	{Name: "max", Arity: 2, Binary: eval.Max, Simple: 1},
+	// pow is exp(y·log|x|) and the sign and special cases of C's pow: two
+	// transcendental passes and three simple ones.
+	{Name: "pow", Arity: 2, Binary: eval.Pow, Transcendental: 2, Simple: 3},
 	{Name: "exp", Arity: 1, Unary: eval.Exp, Transcendental: 1},
 	{Name: "rsqrt", Arity: 1, Unary: eval.Rsqrt, Transcendental: 1},
 	{Name: "tanh", Arity: 1, Unary: eval.Tanh, Transcendental: 1},

@@ -179,6 +179,25 @@ func boundOfBinary(bop eval.BinaryOp) boundRule {
 				case eval.Max:
 					out.Data[i] = max(ea, eb) // max picks an input: exact
 					continue
+				case eval.Pow:
+					// For x > 0, pow is monotone in each operand, so its
+					// extremes over the box of inputs are at the corners;
+					// a box that reaches x ≤ 0 is not bounded here.
+					switch {
+					case ea == 0 && eb == 0:
+					case a[i]-ea > 0:
+						p := math.Pow(a[i], b[i])
+						for _, x := range []float64{a[i] - ea, a[i] + ea} {
+							for _, y := range []float64{b[i] - eb, b[i] + eb} {
+								prop = max(prop, math.Abs(math.Pow(x, y)-p))
+							}
+						}
+						if math.IsNaN(prop) {
+							prop = math.Inf(1)
+						}
+					default:
+						prop = math.Inf(1)
+					}
 				}
 				out.Data[i] = prop + faithful(result.Data[i], prop, k)
 			}

@@ -16,7 +16,7 @@ func TestRegistrationDeclaresEveryOp(t *testing.T) {
 		t.Fatal("registering twice succeeded")
 	}
 	want := []string{"add", "atan", "batch_matmul", "broadcast", "ceil", "concat", "constant", "convert", "cos", "div", "erf", "exp",
-		"floor", "gelu", "layer_norm", "log", "matmul", "max", "mul", "reduce_max", "reduce_sum", "reshape", "round", "rsqrt", "sign", "silu", "sin", "slice",
+		"floor", "gelu", "layer_norm", "log", "matmul", "max", "mul", "pow", "reduce_max", "reduce_sum", "reshape", "round", "rsqrt", "sign", "silu", "sin", "slice",
 		"softmax", "splat", "sub", "tanh", "transpose"}
 	d := ctx.Dialect(Name)
 	if len(d.Ops) != len(want) {

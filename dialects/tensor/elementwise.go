@@ -126,6 +126,7 @@ func elementwiseSpecs() []*opSpec {
 		binarySpec(&MulOp, MulOpName, eval.Mul, "Elementwise multiplication.", ir.TraitCommutative, foldIdentity(1, true)),
 		binarySpec(&DivOp, DivOpName, eval.Div, "Elementwise division.", 0, foldIdentity(1, false)),
 		binarySpec(&MaxOp, MaxOpName, eval.Max, "Elementwise maximum (NaN propagates; +0 is above -0).", ir.TraitCommutative, foldMaxSame),
+		binarySpec(nil, "tensor.pow", eval.Pow, "Elementwise power x^y, as C's pow (NaN for negative x and non-integral y; 1 for y = 0).", 0, nil),
 		unarySpec(&ExpOp, ExpOpName, eval.Exp, "Elementwise e^x."),
 		unarySpec(&RsqrtOp, RsqrtOpName, eval.Rsqrt, "Elementwise 1/√x."),
 		unarySpec(&TanhOp, TanhOpName, eval.Tanh, "Elementwise hyperbolic tangent."),

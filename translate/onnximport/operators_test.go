@@ -1,7 +1,11 @@
 package onnximport_test
 
 import (
+	"flag"
 	"math"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
@@ -95,5 +99,35 @@ func TestEachOperator(t *testing.T) {
 			}
 			near(t, tc.name, outs[0], tc.want, 1e-6)
 		})
+	}
+}
+
+var updateDocs = flag.Bool("update", false, "rewrite docs/onnx.md's operator table")
+
+// TestOperatorDocs keeps docs/onnx.md's operator table the converter
+// table's (onnximport.Operators).
+func TestOperatorDocs(t *testing.T) {
+	path := filepath.Join("..", "..", "docs", "onnx.md")
+	page, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const begin, end = "<!-- operators: begin -->\n", "<!-- operators: end -->"
+	i, j := strings.Index(string(page), begin), strings.Index(string(page), end)
+	if i < 0 || j < i {
+		t.Fatalf("%s has no %q ... %q block", path, begin, end)
+	}
+	want := onnximport.Operators()
+	if got := string(page[i+len(begin) : j]); got != want {
+		if *updateDocs {
+			if err := os.WriteFile(path, []byte(string(page[:i+len(begin)])+want+string(page[j:])), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+		t.Errorf("%s's operator table is stale: run go test ./translate/onnximport -run TestOperatorDocs -update", path)
+	}
+	if rows := strings.Count(want, "\n") - 2; rows < 90 {
+		t.Errorf("the table has %d operators", rows)
 	}
 }

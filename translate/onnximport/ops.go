@@ -64,23 +64,31 @@ func init() {
 		"Atanh":      since(takes(1, "log((1 + x) / (1 − x)) / 2", atanhOp), 9),
 		"Sqrt":       takes(1, "1 / `tensor.rsqrt` (exact at 0)", (*importer).sqrt),
 		"Reciprocal": takes(1, "1 / x", (*importer).reciprocal), "Neg": takes(1, "0 − x", (*importer).neg),
-		"Abs":         takes(1, "max(x, −x)", absOp),
-		"Relu":        takes(1, "max(x, 0)", (*importer).relu),
-		"LeakyRelu":   takes(1, "max(x, αx) (min for α > 1)", leakyReluOp),
-		"PRelu":       takes(2, "relu(x) + slope·min(x, 0), the slope broadcast (per channel before opset 7)", (*importer).prelu),
-		"Elu":         takes(1, "relu(x) + α(e^min(x, 0) − 1)", eluOp),
-		"Selu":        takes(1, "γ·elu_α(x)", seluOp),
-		"Celu":        since(takes(1, "relu(x) + min(0, α(e^(x/α) − 1))", celuOp), 12),
-		"HardSigmoid": takes(1, "max(0, min(1, αx + β))", hardSigmoidOp),
-		"HardSwish":   since(takes(1, "x·hardsigmoid(x) with α = 1/6, β = 1/2", hardSwishOp), 14),
-		"Softsign":    takes(1, "x / (1 + |x|)", softsignOp),
-		"Softplus":    takes(1, "relu(x) + log(1 + e^−|x|) (no overflow)", softplusOp),
-		"Mish":        since(takes(1, "x·tanh(softplus(x))", mishOp), 18),
-		"Sigmoid":     takes(1, "1 / (1 + exp(0 − x))", (*importer).sigmoid),
-		"Clip":        {required: 1, optional: 2, doc: "min(max(x, min), max): bounds as inputs from opset 11, attributes before; an absent bound does not clip", convert: (*importer).clip},
-		"Pow":         takes(2, "a constant scalar exponent of 1, 2, 3 (products), 0.5 (`1 / rsqrt`) or −1", (*importer).pow),
-		"MatMul":      takes(2, "`tensor.matmul`; stacked left operands by a matrix are flattened into one matmul; stacked pairs are `tensor.batch_matmul` (batch dimensions broadcast)", (*importer).matmul),
-		"Gemm":        {required: 2, optional: 1, doc: "transposes, the product, `alpha` and `beta` as multiplications, `C` broadcast", convert: (*importer).gemm},
+		"Abs":                       takes(1, "max(x, −x)", absOp),
+		"Relu":                      takes(1, "max(x, 0)", (*importer).relu),
+		"LeakyRelu":                 takes(1, "max(x, αx) (min for α > 1)", leakyReluOp),
+		"PRelu":                     takes(2, "relu(x) + slope·min(x, 0), the slope broadcast (per channel before opset 7)", (*importer).prelu),
+		"Elu":                       takes(1, "relu(x) + α(e^min(x, 0) − 1)", eluOp),
+		"Selu":                      takes(1, "γ·elu_α(x)", seluOp),
+		"Celu":                      since(takes(1, "relu(x) + min(0, α(e^(x/α) − 1))", celuOp), 12),
+		"HardSigmoid":               takes(1, "max(0, min(1, αx + β))", hardSigmoidOp),
+		"HardSwish":                 since(takes(1, "x·hardsigmoid(x) with α = 1/6, β = 1/2", hardSwishOp), 14),
+		"Softsign":                  takes(1, "x / (1 + |x|)", softsignOp),
+		"Softplus":                  takes(1, "relu(x) + log(1 + e^−|x|) (no overflow)", softplusOp),
+		"Mish":                      since(takes(1, "x·tanh(softplus(x))", mishOp), 18),
+		"Sigmoid":                   takes(1, "1 / (1 + exp(0 − x))", (*importer).sigmoid),
+		"Clip":                      {required: 1, optional: 2, doc: "min(max(x, min), max): bounds as inputs from opset 11, attributes before; an absent bound does not clip", convert: (*importer).clip},
+		"Pow":                       takes(2, "a constant exponent, one value for all elements: integers from −64 to 64 as products by squaring (reciprocals for negative ones), 0.5 as `1 / rsqrt`, −0.5 as `tensor.rsqrt`; a runtime exponent is refused", (*importer).pow),
+		"Trilu":                     since(converter{required: 1, optional: 1, doc: "row by row, each row's kept columns between zeros (exact); folded on constants", convert: (*importer).trilu}, 14),
+		"DepthToSpace":              takes(1, "a reshape, a transpose (DCR or CRD) and a reshape", (*importer).depthToSpace),
+		"SpaceToDepth":              takes(1, "a reshape, a transpose and a reshape", (*importer).spaceToDepth),
+		"CumSum":                    since(takes(2, "unit slices added one after another (numpy's order), `exclusive` and `reverse`, concatenated", (*importer).cumSum), 11),
+		"EyeLike":                   since(takes(1, "folded", (*importer).eyeLike), 9),
+		"LRN":                       takes(1, "x / (bias + α/size·Σx²)^β over a window of channels (slices of the zero-padded squares), the power as exp(β·log)", (*importer).lrn),
+		"MeanVarianceNormalization": since(takes(1, "(x − mean) / (√variance + 1e−9) over the axes, by reductions", (*importer).meanVarianceNorm), 9),
+		"Einsum":                    since(converter{required: 1, variadic: true, doc: "one or two operands of distinct letters (no diagonals or ellipses): reductions of the letters one operand alone has, then a batched matmul and transposes", convert: (*importer).einsum}, 12),
+		"MatMul":                    takes(2, "`tensor.matmul`; stacked left operands by a matrix are flattened into one matmul; stacked pairs are `tensor.batch_matmul` (batch dimensions broadcast)", (*importer).matmul),
+		"Gemm":                      {required: 2, optional: 1, doc: "transposes, the product, `alpha` and `beta` as multiplications, `C` broadcast", convert: (*importer).gemm},
 		"Conv": {required: 2, optional: 1, doc: "im2col and a matmul per group: the input channels-last and padded, one strided slice per kernel position concatenated, the weight as [kernel..., C/group, M]; 1-D, 2-D and 3-D; strides, pads, `auto_pad`, dilations, groups",
 			convert: (*importer).conv},
 		"ConvTranspose": {required: 2, optional: 1, doc: "a convolution of the input with stride−1 zeros between positions, padded by the kernel's span less the pads, by the flipped kernel; strides, pads, `auto_pad`, `output_padding`, `output_shape`, dilations, groups",
@@ -400,7 +408,7 @@ func broadcastKonst(v *value, shape []int64) *value {
 var binaryFold = map[string]func(x, y float64) float64{
 	"add": func(x, y float64) float64 { return x + y }, "sub": func(x, y float64) float64 { return x - y },
 	"mul": func(x, y float64) float64 { return x * y }, "div": func(x, y float64) float64 { return x / y },
-	"max": math.Max,
+	"max": math.Max, "pow": math.Pow,
 }
 
 // binaryValues applies an elementwise op to a and b, broadcast: folded
@@ -590,34 +598,65 @@ func (im *importer) sigmoid(n *onnxpb.NodeProto, in []*value) error {
 	return im.out(n, m)
 }
 
-// pow takes a constant scalar exponent of 1, 2, 3, 0.5 or -1.
+// pow is x^y: for a constant exponent of one value for every element, an
+// integer from -64 to 64 as products by squaring (the reciprocal for
+// negative ones), 0.5 and -0.5 as √x and rsqrt; any other exponent, or
+// one known only at run time, tensor.pow (C's pow), broadcast.
 func (im *importer) pow(n *onnxpb.NodeProto, in []*value) error {
 	x, e := in[0], in[1]
-	if e.konst == nil || len(e.konst.vals) != 1 {
-		return im.fail("the exponent must be a constant scalar")
-	}
-	var v *value
-	var err error
-	switch p := e.konst.vals[0]; p {
-	case 1:
-		v = x
-	case 2:
-		v, err = im.binaryValues(x, x, "mul")
-	case 3:
-		if v, err = im.binaryValues(x, x, "mul"); err == nil {
-			v, err = im.binaryValues(v, x, "mul")
+	if im.opset < 7 {
+		var err error
+		if e, err = im.legacyBroadcast(n, x, e); err != nil {
+			return err
 		}
-	case 0.5:
-		if v, err = im.unaryValue(x, "rsqrt"); err == nil {
-			v, err = im.binaryValues(splat(x.elem, nil, 1), v, "div")
-		}
-	case -1:
-		v, err = im.binaryValues(splat(x.elem, nil, 1), x, "div")
-	default:
-		return im.fail("exponent %g: the importer takes 1, 2, 3, 0.5 and -1", p)
 	}
+	if !x.elem.IsFloat() && !(x.konst != nil && e.konst != nil) {
+		return im.fail("pow of an %v tensor known only at run time", x.elem)
+	}
+	uniform := e.konst != nil && len(e.konst.vals) > 0 && !slices.ContainsFunc(e.konst.vals, func(v float64) bool { return v != e.konst.vals[0] })
+	p := 0.0
+	if uniform {
+		p = e.konst.vals[0]
+	}
+	if !uniform || !(p == math.Trunc(p) && math.Abs(p) <= 64 || p == 0.5 || p == -0.5) {
+		if e.elem != x.elem {
+			if e.konst == nil {
+				return im.fail("an exponent of %v for a base of %v known only at run time", e.elem, x.elem)
+			}
+			e = &value{elem: x.elem, shape: e.shape, konst: e.konst}
+		}
+		v, err := im.binaryValues(x, e, "pow")
+		if err != nil {
+			return err
+		}
+		return im.out(n, v)
+	}
+	shape, err := im.broadcastShape(x.shape, e.shape)
 	if err != nil {
 		return err
+	}
+	if !x.elem.IsFloat() && x.konst == nil {
+		return im.fail("pow of an %v tensor known only at run time", x.elem)
+	}
+	c := &calc{im: im}
+	var v *value
+	switch {
+	case p == 0.5:
+		v = c.sqrt(x)
+	case p == -0.5:
+		v = c.un(x, "rsqrt")
+	default:
+		v = c.intPower(x, int64(p))
+	}
+	if c.err != nil {
+		return c.err
+	}
+	if !slices.Equal(v.shape, shape) {
+		s, err := im.broadcastTo(v, shape)
+		if err != nil {
+			return err
+		}
+		v = &value{ssa: s, elem: v.elem, shape: shape}
 	}
 	return im.out(n, v)
 }
