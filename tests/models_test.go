@@ -188,16 +188,28 @@ func onnxInfo(name string, dims ...int64) *pb.ValueInfoProto {
 	return pb.TensorValueInfo(name, pb.TensorProto_FLOAT, dims...)
 }
 
+// positive adds an initializer of values in [lo, lo + 1) (variances).
+func (o *onnxGraph) positive(name string, lo float64, dims ...int64) {
+	o.weight(name, 0, dims...)
+	t := o.g.Initializer[len(o.g.Initializer)-1]
+	for i := 0; i < len(t.RawData); i += 4 {
+		binary.LittleEndian.PutUint32(t.RawData[i:], math.Float32bits(float32(lo+o.rng.Float64())))
+	}
+}
+
 func (o *onnxGraph) node(op, out string, ins []string, attrs ...*pb.AttributeProto) {
 	o.g.Node = append(o.g.Node, &pb.NodeProto{OpType: proto.String(op), Name: proto.String("/" + o.g.GetName() + "/" + out),
 		Input: ins, Output: []string{out}, Attribute: attrs})
 }
 
 // imported is the graph as a model of opset 20, imported for ipu21.
-func (o *onnxGraph) imported(t *testing.T) string {
+func (o *onnxGraph) imported(t *testing.T) string { return o.importedFor(t, "ipu21") }
+
+// importedFor is the graph as a model of opset 20, imported for target.
+func (o *onnxGraph) importedFor(t *testing.T, target string) string {
 	t.Helper()
 	m := &pb.ModelProto{IrVersion: proto.Int64(9), OpsetImport: []*pb.OperatorSetIdProto{{Version: proto.Int64(20)}}, Graph: o.g}
-	text, err := onnximport.Import(m, onnximport.Options{File: o.g.GetName() + ".onnx", Target: "ipu21"})
+	text, err := onnximport.Import(m, onnximport.Options{File: o.g.GetName() + ".onnx", Target: target})
 	if err != nil {
 		t.Fatal(err)
 	}

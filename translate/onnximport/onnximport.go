@@ -108,6 +108,8 @@ type importer struct {
 	n      int
 	node   *onnxpb.NodeProto
 	index  int
+	// opInNode counts the ops emitted for node (loc's column).
+	opInNode int
 	// attrErr is the first attribute of the node being converted whose
 	// type is not what its operator reads (see typedAttr).
 	attrErr error
@@ -276,7 +278,7 @@ func Import(model *onnxpb.ModelProto, opts Options) ([]byte, error) {
 		im.values[t.GetName()] = v
 	}
 	for i, n := range g.GetNode() {
-		im.node, im.index = n, i
+		im.node, im.index, im.opInNode = n, i, 0
 		if d := n.GetDomain(); d != "" && d != "ai.onnx" {
 			return nil, im.fail("operators of domain '%s' are not supported", d)
 		}
@@ -663,8 +665,13 @@ func tensorType(et elem.Type, shape []int64) string {
 }
 
 // loc is the current node's location.
+// loc is the location of the next op of the node being converted: line
+// N for the graph's Nth node, column K for the Kth op the node becomes,
+// so that every op has a place of its own (checkpoints are matched to
+// the reference's ops by place).
 func (im *importer) loc() string {
-	return fmt.Sprintf("loc(%s(%s:%d:1))", quote(nodeName(im.node, im.index)), quote(filepath.Base(im.opts.File)), im.index+1)
+	im.opInNode++
+	return fmt.Sprintf("loc(%s(%s:%d:%d))", quote(nodeName(im.node, im.index)), quote(filepath.Base(im.opts.File)), im.index+1, im.opInNode)
 }
 
 // emit writes one op whose result has the given type and returns it.

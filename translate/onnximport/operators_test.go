@@ -3,6 +3,7 @@ package onnximport_test
 import (
 	"flag"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -129,5 +130,66 @@ func TestOperatorDocs(t *testing.T) {
 	}
 	if rows := strings.Count(want, "\n") - 2; rows < 90 {
 		t.Errorf("the table has %d operators", rows)
+	}
+}
+
+// Conv against a direct convolution computed here, on the geometries that
+// take each path: im2col by strided slices (pads, strides, dilations,
+// groups) and the patches of a ViT's embedding (stride = kernel, a
+// remainder cropped).
+func TestConvAgainstDirect(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, c := range []struct {
+		name                      string
+		n, ch, h, w, m, g, kh, kw int64
+		strides, pads, dilations  []int64
+	}{
+		{"3x3 pad 1", 1, 3, 6, 5, 4, 1, 3, 3, []int64{1, 1}, []int64{1, 1, 1, 1}, []int64{1, 1}},
+		{"stride 2, uneven pads", 2, 2, 7, 6, 3, 1, 3, 2, []int64{2, 2}, []int64{0, 1, 2, 0}, []int64{1, 1}},
+		{"dilated, grouped", 1, 4, 8, 8, 6, 2, 3, 3, []int64{1, 2}, []int64{1, 1, 1, 1}, []int64{2, 1}},
+		{"depthwise", 1, 3, 5, 5, 3, 3, 3, 3, []int64{1, 1}, []int64{1, 1, 1, 1}, []int64{1, 1}},
+		{"patches", 1, 3, 9, 8, 5, 1, 4, 4, []int64{4, 4}, []int64{0, 0, 0, 0}, []int64{1, 1}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			x := randoms(rng, int(c.n*c.ch*c.h*c.w), 1)
+			w := randoms(rng, int(c.m*(c.ch/c.g)*c.kh*c.kw), 1)
+			b := randoms(rng, int(c.m), 1)
+			m := model(17, []*pb.ValueInfoProto{input("x", c.n, c.ch, c.h, c.w)},
+				[]*pb.TensorProto{floats("w", []int64{c.m, c.ch / c.g, c.kh, c.kw}, w), floats("b", []int64{c.m}, b)},
+				[]*pb.NodeProto{node("Conv", "conv", []string{"x", "w", "b"}, []string{"y"}, intsAttr("strides", c.strides...),
+					intsAttr("pads", c.pads...), intsAttr("dilations", c.dilations...), intAttr("group", c.g))}, "y")
+			outs := run(t, m, onnximport.Options{File: "conv.onnx"}, array(t, []int{int(c.n), int(c.ch), int(c.h), int(c.w)}, x))
+			oh := (c.h+c.pads[0]+c.pads[2]-((c.kh-1)*c.dilations[0]+1))/c.strides[0] + 1
+			ow := (c.w+c.pads[1]+c.pads[3]-((c.kw-1)*c.dilations[1]+1))/c.strides[1] + 1
+			want := make([]float64, c.n*c.m*oh*ow)
+			cg, mg := c.ch/c.g, c.m/c.g
+			for n := range c.n {
+				for o := range c.m {
+					grp := o / mg
+					for i := range oh {
+						for j := range ow {
+							sum := b[o]
+							for ci := range cg {
+								for ki := range c.kh {
+									for kj := range c.kw {
+										y := i*c.strides[0] - c.pads[0] + ki*c.dilations[0]
+										z := j*c.strides[1] - c.pads[1] + kj*c.dilations[1]
+										if y < 0 || y >= c.h || z < 0 || z >= c.w {
+											continue
+										}
+										sum += x[((n*c.ch+grp*cg+ci)*c.h+y)*c.w+z] * w[((o*cg+ci)*c.kh+ki)*c.kw+kj]
+									}
+								}
+							}
+							want[((n*c.m+o)*oh+i)*ow+j] = sum
+						}
+					}
+				}
+			}
+			if got := outs[0].Shape; len(got) != 4 || got[2] != int(oh) || got[3] != int(ow) {
+				t.Fatalf("shape %v, want [%d %d %d %d]", got, c.n, c.m, oh, ow)
+			}
+			near(t, c.name, outs[0], want, 1e-4)
+		})
 	}
 }

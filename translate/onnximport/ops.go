@@ -360,12 +360,9 @@ func (im *importer) broadcastTo(v *value, shape []int64) (string, error) {
 	if slices.Equal(v.shape, shape) {
 		return im.use(v)
 	}
-	if v.konst != nil {
-		if err := im.foldable(shape, 1); err != nil {
-			return "", err
-		}
-		return im.use(broadcastKonst(v, shape))
-	}
+	// A known value is emitted at its own shape and broadcast, as a
+	// computed one is: a per-channel bias stays C values, not one per
+	// element of the activation (which would be one tile's constant).
 	src, err := im.use(v)
 	if err != nil {
 		return "", err

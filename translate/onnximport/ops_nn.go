@@ -363,6 +363,60 @@ func (im *importer) windowSlices(xp *value, first int, w *window, f func(*value)
 	return nil
 }
 
+// im2col is the receptive fields of xp [N, s..., C] (padded, channels
+// last) over win as [N, o..., K·C], kernel position major: one strided
+// slice per kernel position, concatenated; or, when the windows tile the
+// input (stride = kernel, no dilation: a ViT's patch embedding), a
+// reshape and a transpose, which move each value once.
+func (im *importer) im2col(xp *value, win *window) (*value, error) {
+	r := len(xp.shape)
+	sp := r - 2
+	patches := true
+	for i := range sp {
+		patches = patches && win.strides[i] == win.kernel[i] && win.dilations[i] == 1
+	}
+	if patches {
+		v := xp
+		split := []int64{xp.shape[0]}
+		for i := range sp {
+			if used := win.out[i] * win.kernel[i]; used != v.shape[1+i] {
+				var err error
+				if v, err = im.along(v, 1+i, 0, used, 1); err != nil {
+					return nil, err
+				}
+			}
+			split = append(split, win.out[i], win.kernel[i])
+		}
+		split = append(split, xp.shape[r-1])
+		// [N, o1, k1, o2, k2, ..., C] → [N, o1, o2, ..., k1, k2, ..., C]
+		perm := []int64{0}
+		for i := range sp {
+			perm = append(perm, int64(1+2*i))
+		}
+		for i := range sp {
+			perm = append(perm, int64(2+2*i))
+		}
+		perm = append(perm, int64(2*sp+1))
+		v, err := im.reshapeValue(v, split)
+		if err == nil {
+			v, err = im.transposeValue(v, perm)
+		}
+		if err != nil {
+			return nil, err
+		}
+		shape := append(append([]int64{xp.shape[0]}, win.out...), win.offsets()*xp.shape[r-1])
+		return im.reshapeValue(v, shape)
+	}
+	var cols []*value
+	if err := im.windowSlices(xp, 1, win, func(s *value) error { cols = append(cols, s); return nil }); err != nil {
+		return nil, err
+	}
+	if len(cols) == 1 {
+		return cols[0], nil
+	}
+	return im.concatValues(cols, int64(r-1))
+}
+
 // conv is Conv: im2col and a matmul per group. The input goes channels
 // last ([N, spatial..., C]), is padded, and each kernel position's strided
 // slice is concatenated along the channels, so that a row of the result
@@ -436,15 +490,9 @@ func (im *importer) convCore(x, w, b *value, win *window, g int64) (*value, erro
 				return nil, err
 			}
 		}
-		var cols []*value
-		if err := im.windowSlices(xg, 1, win, func(s *value) error { cols = append(cols, s); return nil }); err != nil {
+		col, err := im.im2col(xg, win)
+		if err != nil {
 			return nil, err
-		}
-		col := cols[0]
-		if len(cols) > 1 {
-			if col, err = im.concatValues(cols, int64(r-1)); err != nil {
-				return nil, err
-			}
 		}
 		if col, err = im.reshapeValue(col, []int64{P, K * Cg}); err != nil {
 			return nil, err

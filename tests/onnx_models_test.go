@@ -1,0 +1,176 @@
+package tests
+
+import (
+	"math"
+	"os"
+	"strings"
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/ipuir/ipuir/target"
+	pb "github.com/ipuir/ipuir/translate/onnximport/onnxpb"
+)
+
+// Models as PyTorch exports them, built here with the generated ONNX
+// types, imported, compiled for test16 and ipu21, run on the simulated
+// device and checked element by element against the reference.
+
+func ints(name string, v ...int64) *pb.AttributeProto {
+	return &pb.AttributeProto{Name: proto.String(name), Type: pb.AttributeProto_INTS.Enum(), Ints: v}
+}
+
+func intOf(name string, v int64) *pb.AttributeProto {
+	return &pb.AttributeProto{Name: proto.String(name), Type: pb.AttributeProto_INT.Enum(), I: proto.Int64(v)}
+}
+
+// onnxCNN is a small image classifier: two Conv → BatchNormalization →
+// Relu blocks with a MaxPool between, GlobalAveragePool, Flatten and a
+// Gemm head, its weights initializers.
+func onnxCNN(size, classes int64) *onnxGraph {
+	o := newONNXGraph("cnn")
+	o.g.Input = []*pb.ValueInfoProto{onnxInfo("image", 1, 3, size, size)}
+	o.g.Output = []*pb.ValueInfoProto{onnxInfo("logits", 1, classes)}
+	ch := []int64{3, 8, 16}
+	prev := "image"
+	for i := range 2 {
+		c := string(rune('1' + i))
+		in, out := ch[i], ch[i+1]
+		o.weight("conv"+c+".weight", 1/math.Sqrt(float64(9*in)), out, in, 3, 3)
+		o.weight("conv"+c+".bias", 0.02, out)
+		o.weight("bn"+c+".weight", 0.1, out)
+		o.weight("bn"+c+".bias", 0.1, out)
+		o.weight("bn"+c+".running_mean", 0.1, out)
+		o.positive("bn"+c+".running_var", 0.5, out)
+		o.node("Conv", "conv"+c, []string{prev, "conv" + c + ".weight", "conv" + c + ".bias"},
+			ints("kernel_shape", 3, 3), ints("pads", 1, 1, 1, 1), ints("strides", 1, 1))
+		o.node("BatchNormalization", "bn"+c, []string{"conv" + c, "bn" + c + ".weight", "bn" + c + ".bias", "bn" + c + ".running_mean", "bn" + c + ".running_var"})
+		o.node("Relu", "relu"+c, []string{"bn" + c})
+		prev = "relu" + c
+		if i == 0 {
+			o.node("MaxPool", "pool"+c, []string{prev}, ints("kernel_shape", 2, 2), ints("strides", 2, 2))
+			prev = "pool" + c
+		}
+	}
+	o.node("GlobalAveragePool", "gap", []string{prev})
+	o.node("Flatten", "flat", []string{"gap"}, intOf("axis", 1))
+	o.weight("fc.weight", 1/math.Sqrt(float64(ch[2])), classes, ch[2])
+	o.weight("fc.bias", 0.02, classes)
+	o.node("Gemm", "logits", []string{"flat", "fc.weight", "fc.bias"}, intOf("transB", 1))
+	return o
+}
+
+// onnxViT is a ViT's front and one encoder layer as torchvision exports
+// them: the 16×16 patch embedding (a Conv of stride 16), the patches
+// flattened and transposed to tokens, the class token concatenated before
+// them, the position embedding added, then a pre-norm attention block and
+// MLP with residuals, and the class token's LayerNorm as the output.
+func onnxViT(size, hidden, heads, mlp int64) *onnxGraph {
+	const patch = 16
+	side := size / patch
+	tokens := side*side + 1
+	d := hidden / heads
+	o := newONNXGraph("vit")
+	o.g.Input = []*pb.ValueInfoProto{onnxInfo("pixel_values", 1, 3, size, size)}
+	o.g.Output = []*pb.ValueInfoProto{onnxInfo("pooled", 1, hidden)}
+	o.weight("patch.weight", 1/math.Sqrt(3*patch*patch), hidden, 3, patch, patch)
+	o.weight("patch.bias", 0.02, hidden)
+	o.weight("cls_token", 0.02, 1, 1, hidden)
+	o.weight("pos_embed", 0.02, 1, tokens, hidden)
+	o.shape("flat_shape", 1, hidden, side*side)
+	o.node("Conv", "patches", []string{"pixel_values", "patch.weight", "patch.bias"}, ints("kernel_shape", patch, patch), ints("strides", patch, patch))
+	o.node("Reshape", "patches_flat", []string{"patches", "flat_shape"})
+	o.node("Transpose", "patch_tokens", []string{"patches_flat"}, ints("perm", 0, 2, 1))
+	o.node("Concat", "tokens", []string{"cls_token", "patch_tokens"}, intOf("axis", 1))
+	o.node("Add", "embedded", []string{"tokens", "pos_embed"})
+	layerNorm := func(name, in string) {
+		o.positive(name+".weight", 0.5, hidden)
+		o.weight(name+".bias", 0.02, hidden)
+		o.node("LayerNormalization", name, []string{in, name + ".weight", name + ".bias"}, intOf("axis", -1))
+	}
+	linear := func(name, in string, from, to int64) {
+		o.weight(name+".weight", 1/math.Sqrt(float64(from)), from, to)
+		o.weight(name+".bias", 0.02, to)
+		o.node("MatMul", name+"_mm", []string{in, name + ".weight"})
+		o.node("Add", name, []string{name + "_mm", name + ".bias"})
+	}
+	layerNorm("ln1", "embedded")
+	o.shape("split_shape", 1, tokens, heads, d)
+	o.shape("merged_shape", 1, tokens, hidden)
+	for _, p := range []struct {
+		name string
+		perm []int64
+	}{{"q", []int64{0, 2, 1, 3}}, {"k", []int64{0, 2, 3, 1}}, {"v", []int64{0, 2, 1, 3}}} {
+		linear(p.name, "ln1", hidden, hidden)
+		o.node("Reshape", p.name+"_split", []string{p.name, "split_shape"})
+		o.node("Transpose", p.name+"_heads", []string{p.name + "_split"}, ints("perm", p.perm...))
+	}
+	o.g.Initializer = append(o.g.Initializer, &pb.TensorProto{Name: proto.String("scale"),
+		DataType: proto.Int32(int32(pb.TensorProto_FLOAT)), FloatData: []float32{float32(1 / math.Sqrt(float64(d)))}})
+	o.node("MatMul", "scores", []string{"q_heads", "k_heads"})
+	o.node("Mul", "scaled", []string{"scores", "scale"})
+	o.node("Softmax", "probs", []string{"scaled"}, intOf("axis", -1))
+	o.node("MatMul", "context", []string{"probs", "v_heads"})
+	o.node("Transpose", "context_split", []string{"context"}, ints("perm", 0, 2, 1, 3))
+	o.node("Reshape", "merged", []string{"context_split", "merged_shape"})
+	linear("out_proj", "merged", hidden, hidden)
+	o.node("Add", "residual1", []string{"embedded", "out_proj"})
+	layerNorm("ln2", "residual1")
+	linear("fc1", "ln2", hidden, mlp)
+	o.node("Gelu", "gelu", []string{"fc1"})
+	linear("fc2", "gelu", mlp, hidden)
+	o.node("Add", "residual2", []string{"residual1", "fc2"})
+	o.shape("cls_start", 0)
+	o.shape("cls_end", 1)
+	o.shape("cls_axis", 1)
+	o.node("Slice", "cls", []string{"residual2", "cls_start", "cls_end", "cls_axis"})
+	o.shape("squeeze_axis", 1)
+	o.node("Squeeze", "cls_vec", []string{"cls", "squeeze_axis"})
+	layerNorm("pooled", "cls_vec")
+	return o
+}
+
+// TestONNXModelsRun compiles the CNN and the ViT layer for test16 and
+// ipu21 (the full 224×224 ViT-B/16 front in the long suite), runs each on
+// the simulated device and checks every element.
+func TestONNXModelsRun(t *testing.T) {
+	type model struct {
+		name, target string
+		graph        *onnxGraph
+		long         bool
+	}
+	models := []model{
+		{"CNN 32×32 on test16", "test16", onnxCNN(32, 10), false},
+		{"CNN 64×64 on ipu21", "ipu21", onnxCNN(64, 10), false},
+		{"ViT 32×32, hidden 32, on test16", "test16", onnxViT(32, 32, 2, 64), false},
+		{"ViT 64×64, hidden 64, on ipu21", "ipu21", onnxViT(64, 64, 4, 128), false},
+		{"ViT-B/16 224×224, one layer, on ipu21", "ipu21", onnxViT(224, 768, 12, 3072), true},
+	}
+	for _, m := range models {
+		t.Run(m.name, func(t *testing.T) {
+			if m.long && os.Getenv("IPUIR_LONG_MODELS") == "" {
+				t.Skip("the long suite: set IPUIR_LONG_MODELS=1")
+			}
+			tg, err := target.Lookup(m.target)
+			if err != nil {
+				t.Fatal(err)
+			}
+			src := m.graph.importedFor(t, m.target)
+			if dir := os.Getenv("IPUIR_DUMP_MODELS"); dir != "" {
+				_ = os.WriteFile(dir+"/"+strings.NewReplacer(" ", "_", "/", "_", "×", "x", ",", "").Replace(m.name)+".ipuir", []byte(src), 0o644)
+			}
+			pkg, refused, err := compileProgram(src, tg)
+			if err != nil || refused != "" {
+				t.Fatalf("does not compile: %v%s", err, refused)
+			}
+			report, cycles, err := runAndCheckFn(pkg, src, tg, 1, "main")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !report.Pass() || report.Compared == 0 {
+				t.Fatalf("check: %s", report.Summary())
+			}
+			t.Logf("%s: total_cycles=%d %s (%d ops imported)", m.name, cycles, report.Line(), strings.Count(src, " loc("))
+		})
+	}
+}
