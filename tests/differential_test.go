@@ -92,7 +92,8 @@ func compileProgram(src string, tg *target.Target) (*ipupkg.Package, string, err
 	if err != nil {
 		return nil, "", fmt.Errorf("the generator wrote invalid IR: %v", err)
 	}
-	opts := pkgemit.Options{Compiler: "test", Source: []byte(src), SourceOps: pkgemit.SourceOps(module)}
+	opts := pkgemit.Options{Compiler: "test"}
+	opts.SetSource([]byte(src), module)
 	pm, err := registry.NewPassRegistry().ParsePipeline(registry.ModulePipeline(registry.LowerToTileAsm))
 	if err != nil {
 		return nil, "", err

@@ -176,24 +176,31 @@ func streamInputs(o *options, pkg *ipupkg.Package) ([]*eval.Array, error) {
 			ins = append(ins, s)
 		}
 	}
-	if len(o.inputs) != len(ins) {
-		return nil, fmt.Errorf("the package takes %s, but --inputs names %s", count(len(ins), "input"), count(len(o.inputs), "file"))
+	names := make([]string, len(ins))
+	for _, s := range ins {
+		if s.Index < len(names) {
+			names[s.Index] = s.Name
+		}
+	}
+	files, err := ordered(o.inputFiles, names, "the package")
+	if err != nil {
+		return nil, err
 	}
 	out := make([]*eval.Array, len(ins))
 	for _, s := range ins {
 		if s.Index >= len(out) {
 			return nil, fmt.Errorf("input stream %d of %d", s.Index, len(out))
 		}
-		a, err := npy.ReadFile(o.inputs[s.Index])
+		a, err := npy.ReadFile(files[s.Index])
 		if err != nil {
-			return nil, fmt.Errorf("input #%d: %w", s.Index, err)
+			return nil, fmt.Errorf("%s: %w", inputLabel(names, s.Index), err)
 		}
 		shape := make([]int, len(s.Shape))
 		for i, d := range s.Shape {
 			shape[i] = int(d)
 		}
 		if a.DType != reference.DTypeFor(s.Elem) || !slices.Equal(a.Shape, shape) {
-			return nil, fmt.Errorf("input #%d (%s) is %v, but the stream takes %v %v", s.Index, o.inputs[s.Index], a, s.Elem, s.Shape)
+			return nil, fmt.Errorf("%s (%s) is %v, but the stream takes %v %v", inputLabel(names, s.Index), files[s.Index], a, s.Elem, s.Shape)
 		}
 		out[s.Index] = &eval.Array{Shape: shape, Kind: s.Elem, Data: a.Float64s()}
 	}

@@ -33,17 +33,19 @@ import (
 
 // options are the command line.
 type options struct {
-	file      string
-	function  string
-	inputs    []string
-	outputs   []string
-	generate  string
-	reference bool
-	print     bool
-	compare   []string
-	atol      float64
-	rtol      float64
-	verbose   bool
+	file     string
+	function string
+	inputs   []string
+	// inputFiles are --inputs read: by name or by position.
+	inputFiles []inputFile
+	outputs    []string
+	generate   string
+	reference  bool
+	print      bool
+	compare    []string
+	atol       float64
+	rtol       float64
+	verbose    bool
 
 	memoryLimit int64 // --memory-limit in bytes
 
@@ -100,7 +102,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, error) {
 	fs.SetOutput(stderr)
 	fs.BoolVar(&o.reference, "reference", false, "run on the host reference interpreter")
 	fs.StringVar(&o.function, "function", "", "the function to run (default: the module's only function)")
-	fs.StringSliceVar(&o.inputs, "inputs", nil, "comma-separated .npy files, one per function argument")
+	fs.StringSliceVar(&o.inputs, "inputs", nil, "comma-separated .npy files, one per function argument in order, or by name: x=x.npy,mask=mask.npy (the arguments' ipu.name, the package's stream names: an ONNX model's input names)")
 	fs.StringSliceVar(&o.outputs, "outputs", nil, "comma-separated .npy files to write, one per result")
 	fs.StringVar(&o.generate, "generate", "", "generate the inputs: gaussian:seed=N[,mean=M][,stddev=S] or uniform:seed=N[,lo=L][,hi=H]; weights (right operands of matmuls) are scaled by 1/sqrt(fan-in) unless scale=none")
 	fs.BoolVar(&o.print, "print", false, "print every output value (for small outputs)")
@@ -163,6 +165,9 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, error) {
 	if len(o.inputs) > 0 && o.generate != "" {
 		return nil, fmt.Errorf("give either --inputs or --generate, not both")
 	}
+	if o.inputFiles, err = parseInputs(o.inputs); err != nil {
+		return nil, err
+	}
 	return o, nil
 }
 
@@ -194,8 +199,8 @@ func execute(o *options, stdout, stderr io.Writer) error {
 func registerFiles(o *options, stdout io.Writer) error {
 	o.outs = toolkit.NewOutputs(stdout)
 	o.outs.Input("the input file", o.file)
-	for _, f := range o.inputs {
-		o.outs.Input("--inputs", f)
+	for _, f := range o.inputFiles {
+		o.outs.Input("--inputs", f.file)
 	}
 	for _, f := range o.compare {
 		o.outs.Input("--compare", f)

@@ -7,7 +7,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ipuir/ipuir/parser"
+	"github.com/ipuir/ipuir/passes"
+	"github.com/ipuir/ipuir/registry"
 	"github.com/ipuir/ipuir/runtime/npy"
+	"github.com/ipuir/ipuir/target"
+	"github.com/ipuir/ipuir/target/irtarget"
+	"github.com/ipuir/ipuir/translate/pkgemit"
 )
 
 const testProgram = `func.func @double(%x: tensor<4xf32>) -> tensor<4xf32> {
@@ -101,5 +107,110 @@ func TestVerbosePhaseLog(t *testing.T) {
 	}
 	if strings.Contains(stderr, "success=false") {
 		t.Errorf("a phase failed:\n%s", stderr)
+	}
+}
+
+// --inputs takes files by the inputs' names (the arguments' ipu.name, the
+// package's stream names) as well as by position, on the reference and on
+// a device; errors name the input.
+func TestInputsByName(t *testing.T) {
+	src := writeFile(t, "named.ipuir", `module attributes {ipu.target = "test16"} {
+  func.func @main(%a: tensor<4x8xf32> {ipu.name = "x"}, %b: tensor<4x8xf32> {ipu.name = "bias"}) -> (tensor<4x8xf32> {ipu.name = "y"}) {
+    %0 = tensor.sub %a, %b : tensor<4x8xf32>
+    return %0 : tensor<4x8xf32>
+  }
+}
+`)
+	dir := t.TempDir()
+	vals := make([]float64, 32)
+	for i := range vals {
+		vals[i] = float64(i)
+	}
+	write := func(name string, scale float64) string {
+		v := make([]float64, 32)
+		for i := range v {
+			v[i] = vals[i] * scale
+		}
+		a, _ := npy.FromFloat64s(npy.Float32, []int{4, 8}, v)
+		path := filepath.Join(dir, name)
+		if err := npy.WriteFile(path, a); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	x, bias := write("x.npy", 3), write("bias.npy", 1)
+	want := write("want.npy", 2)
+	pkg := filepath.Join(dir, "named.ipupkg")
+	writePackage(t, src, pkg)
+	for _, c := range []struct {
+		what string
+		args []string
+	}{
+		{"reference by name", []string{"--reference", src, "--inputs", "bias=" + bias + ",x=" + x}},
+		{"reference by position", []string{"--reference", src, "--inputs", x + "," + bias}},
+		{"device by name", []string{pkg, "--lock-dir", dir, "--inputs", "bias=" + bias + ",x=" + x}},
+	} {
+		code, stdout, stderr := runTool(t, append(c.args, "--compare", want, "--atol", "0")...)
+		if code != 0 || !strings.Contains(stdout, "PASS") {
+			t.Errorf("%s: exit %d\n%s%s", c.what, code, stdout, stderr)
+		}
+	}
+	for _, c := range []struct{ inputs, want string }{
+		{"z=" + x + ",bias=" + bias, "@main has no input 'z' (its inputs: 'x', 'bias')"},
+		{"x=" + x, "--inputs gives no file for input #1 'bias'"},
+		{"x=" + x + ",x=" + bias, "input 'x' is given twice"},
+		{"x=" + x + "," + bias, "give every input by name"},
+	} {
+		code, _, stderr := runTool(t, "--reference", src, "--inputs", c.inputs, "--compare", want)
+		if code == 0 || !strings.Contains(stderr, c.want) {
+			t.Errorf("--inputs %s: exit %d, %s", c.inputs, code, stderr)
+		}
+	}
+	// A file of the wrong shape is named with its input.
+	bad, _ := npy.FromFloat64s(npy.Float32, []int{2}, []float64{1, 2})
+	badPath := filepath.Join(dir, "bad.npy")
+	if err := npy.WriteFile(badPath, bad); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runTool(t, pkg, "--lock-dir", dir, "--inputs", "x="+x+",bias="+badPath)
+	if code == 0 || !strings.Contains(stderr, "input #1 'bias'") {
+		t.Errorf("wrong shape: exit %d, %s", code, stderr)
+	}
+}
+
+// writePackage compiles the tensor-level module in src for its target and
+// writes its package to path, as ipu-translate --emit-package does.
+func writePackage(t *testing.T, src, path string) {
+	t.Helper()
+	text, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := registry.NewContext()
+	module, err := parser.ParseSourceString(ctx, text, parser.Config{Filename: src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := pkgemit.Options{Compiler: "test"}
+	opts.SetSource(text, module)
+	pm, err := registry.NewPassRegistry().ParsePipeline(registry.ModulePipeline(registry.LowerToTileAsm))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := target.Lookup("test16")
+	if err != nil {
+		t.Fatal(err)
+	}
+	popts := passes.DefaultOptions()
+	popts.Env = irtarget.EnvKey.With(nil, tg)
+	if err := passes.NewPassManager(ctx, pm, popts).Run(module); err != nil {
+		t.Fatal(err)
+	}
+	pkg, err := pkgemit.Build(module, tg, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, pkg.Encode(), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

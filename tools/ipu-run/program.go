@@ -9,6 +9,7 @@ import (
 	"github.com/ipuir/ipuir/execution/reference"
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/registry"
+	"github.com/ipuir/ipuir/translate/pkgemit"
 	"github.com/ipuir/ipuir/runtime/npy"
 	"github.com/ipuir/ipuir/target/irtarget"
 	"github.com/ipuir/ipuir/tools/toolkit"
@@ -92,27 +93,41 @@ func (p *program) inputs(o *options) ([]*eval.Array, error) {
 		}
 		return g.Generate(p.args, reference.FanIns(p.fn))
 	}
-	if len(o.inputs) == 0 {
+	if len(o.inputFiles) == 0 {
 		if len(p.args) == 0 {
 			return nil, nil
 		}
-		return nil, fmt.Errorf("@%s takes %s: give them with --inputs a.npy,... or --generate gaussian:seed=N", p.name, count(len(p.args), "input"))
+		return nil, fmt.Errorf("@%s takes %s: give them with --inputs a.npy,... (or NAME=a.npy,...) or --generate gaussian:seed=N", p.name, count(len(p.args), "input"))
 	}
-	if len(o.inputs) != len(p.args) {
-		return nil, fmt.Errorf("@%s takes %s, but --inputs names %s", p.name, count(len(p.args), "input"), count(len(o.inputs), "file"))
+	names := p.argNames()
+	files, err := ordered(o.inputFiles, names, "@"+p.name)
+	if err != nil {
+		return nil, err
 	}
-	out := make([]*eval.Array, len(o.inputs))
-	for i, path := range o.inputs {
+	out := make([]*eval.Array, len(files))
+	for i, path := range files {
 		a, err := npy.ReadFile(path)
 		if err != nil {
 			// The error names the file already.
-			return nil, fmt.Errorf("input #%d: %w", i, err)
+			return nil, fmt.Errorf("%s: %w", inputLabel(names, i), err)
 		}
 		if out[i], err = reference.FromNPY(a, p.args[i]); err != nil {
-			return nil, fmt.Errorf("input #%d (%s): %w", i, path, err)
+			return nil, fmt.Errorf("%s (%s): %w", inputLabel(names, i), path, err)
 		}
 	}
 	return out, nil
+}
+
+// argNames are the function's arguments' names (ipu.name; "" for one
+// without).
+func (p *program) argNames() []string {
+	names := make([]string, len(p.args))
+	for i := range names {
+		if a, ok := ir.ArgumentAttr(p.fn, i, pkgemit.StreamNameAttr).(*ir.StringAttr); ok {
+			names[i] = a.Val
+		}
+	}
+	return names
 }
 
 // count spells "1 input", "2 inputs".

@@ -26,8 +26,7 @@ func emitPackage(ctx *ir.Context, module *ir.Operation, in *optmain.Input, out i
 	}
 	opts := pkgemit.Options{Compiler: Version, Metadata: []ipupkg.Entry{{Key: "target", Value: tg.Name}}}
 	if !pkgemit.HasTileAsm(module) {
-		opts.Source = in.Source
-		opts.SourceOps = pkgemit.SourceOps(module)
+		opts.SetSource(in.Source, module)
 		pipeline := registry.ModulePipeline(registry.LowerToTileAsm)
 		pm, err := registry.NewPassRegistry().ParsePipeline(pipeline)
 		if err != nil {

@@ -287,7 +287,7 @@ func Import(model *onnxpb.ModelProto, opts Options) ([]byte, error) {
 		}
 	}
 	im.node = nil
-	var results, types []string
+	var results, types, named []string
 	for _, out := range g.GetOutput() {
 		v, ok := im.values[out.GetName()]
 		if !ok {
@@ -302,6 +302,7 @@ func Import(model *onnxpb.ModelProto, opts Options) ([]byte, error) {
 		}
 		results = append(results, ssa)
 		types = append(types, tensorType(v.elem, v.shape))
+		named = append(named, fmt.Sprintf("%s {ipu.name = %s}", tensorType(v.elem, v.shape), quote(out.GetName())))
 	}
 	if len(results) == 0 {
 		return nil, im.fail("the graph has no outputs")
@@ -313,10 +314,7 @@ func Import(model *onnxpb.ModelProto, opts Options) ([]byte, error) {
 	} else {
 		b.WriteString("module {\n")
 	}
-	ret := strings.Join(types, ", ")
-	if len(types) > 1 {
-		ret = "(" + ret + ")"
-	}
+	ret := "(" + strings.Join(named, ", ") + ")"
 	fmt.Fprintf(&b, "  func.func @%s(%s) -> %s {\n", opts.Function, strings.Join(sig, ", "), ret)
 	b.WriteString(im.body.String())
 	fmt.Fprintf(&b, "    return %s : %s\n  }\n}\n", strings.Join(results, ", "), strings.Join(types, ", "))

@@ -14,6 +14,7 @@ import (
 	"strconv"
 
 	"github.com/ipuir/ipuir/dialects/exchange"
+	funcdialect "github.com/ipuir/ipuir/dialects/func"
 	"github.com/ipuir/ipuir/dialects/tileasm"
 	"github.com/ipuir/ipuir/dialects/tiled"
 	"github.com/ipuir/ipuir/elem"
@@ -68,6 +69,56 @@ func SourceOps(module *ir.Operation) []SourceOp {
 	return ops
 }
 
+// StreamNameAttr is the argument and result attribute that names a
+// function's host stream (the ONNX importer writes the graph's names).
+const StreamNameAttr = "ipu.name"
+
+// SetSource records the tensor-level module a package is compiled from,
+// before it is lowered: its text, the ops checkpoints sample, and the
+// stream names of its function.
+func (o *Options) SetSource(text []byte, module *ir.Operation) {
+	o.Source, o.SourceOps = text, SourceOps(module)
+	o.InputNames, o.OutputNames = nil, nil
+	module.Walk(func(op *ir.Operation) ir.WalkResult {
+		if !op.Is(funcdialect.FuncOp) || o.InputNames != nil {
+			return ir.WalkAdvance
+		}
+		ft, ok := op.Attr(funcdialect.FunctionTypeAttr).(*ir.TypeAttr)
+		if !ok {
+			return ir.WalkAdvance
+		}
+		fty, ok := ft.T.(*ir.FunctionType)
+		if !ok {
+			return ir.WalkAdvance
+		}
+		o.InputNames = make([]string, len(fty.Inputs))
+		for i := range fty.Inputs {
+			if a, ok := ir.ArgumentAttr(op, i, StreamNameAttr).(*ir.StringAttr); ok {
+				o.InputNames[i] = a.Val
+			}
+		}
+		o.OutputNames = make([]string, len(fty.Results))
+		if arr, ok := op.Attr(funcdialect.ResAttrsAttr).(*ir.ArrayAttr); ok {
+			for i, e := range arr.Elems {
+				if d, ok := e.(*ir.DictAttr); ok && i < len(o.OutputNames) {
+					if a, ok := d.Get(StreamNameAttr).(*ir.StringAttr); ok {
+						o.OutputNames[i] = a.Val
+					}
+				}
+			}
+		}
+		return ir.WalkAdvance
+	})
+}
+
+// streamName is the name of stream i: the source's, or kind and i.
+func streamName(names []string, kind string, i int) string {
+	if i < len(names) && names[i] != "" {
+		return names[i]
+	}
+	return kind + " " + strconv.Itoa(i)
+}
+
 // Options are what the package records besides the program.
 type Options struct {
 	Compiler string
@@ -75,6 +126,11 @@ type Options struct {
 	// whose results are sampled where a buffer holds them.
 	Source    []byte
 	SourceOps []SourceOp
+	// InputNames and OutputNames name the host streams ("" for a stream
+	// left as "input N" or "output N"): the tensor-level function's
+	// ipu.name argument and result attributes, an ONNX model's graph
+	// input and output names.
+	InputNames, OutputNames []string
 	// Metadata is recorded as given, then the module's estimate
 	// (tiled.summary) when it has one.
 	Metadata []ipupkg.Entry
@@ -101,7 +157,7 @@ func Build(module *ir.Operation, tg *target.Target, opts Options) (*ipupkg.Packa
 	default:
 		return nil, memories[1].EmitOpError("a package holds one program; this module has %d", len(memories))
 	}
-	b := &builder{tg: tg, index: map[*ir.Value]int{}, pkg: &ipupkg.Package{
+	b := &builder{tg: tg, index: map[*ir.Value]int{}, inputNames: opts.InputNames, outputNames: opts.OutputNames, pkg: &ipupkg.Package{
 		Compiler: opts.Compiler, Target: tg.Name, Tiles: tg.Tiles, SRAMBytes: tg.SRAMBytesPerTile, ExchangeBusPairs: tg.ExchangeBusPairs,
 		Source: opts.Source, Metadata: opts.Metadata}}
 	for _, c := range tg.MemoryClasses {
@@ -144,10 +200,12 @@ func Build(module *ir.Operation, tg *target.Target, opts Options) (*ipupkg.Packa
 }
 
 type builder struct {
-	tg    *target.Target
-	pkg   *ipupkg.Package
-	index map[*ir.Value]int // value → buffer
-	locs  []ir.Location     // per buffer
+	// inputNames and outputNames name the streams (Options).
+	inputNames, outputNames []string
+	tg                      *target.Target
+	pkg                     *ipupkg.Package
+	index                   map[*ir.Value]int // value → buffer
+	locs                    []ir.Location     // per buffer
 	// order is, per buffer, where its value appears in the program: a
 	// buffer written by step s at 2s+1, a view made before step s at 2s,
 	// so that the last value made at a location is its op's result.
@@ -234,7 +292,7 @@ func (b *builder) buffer(op *ir.Operation) error {
 		buf.Init = &ipupkg.Init{Splat: init.Splat, Data: data}
 	}
 	if a, ok := op.Attr(tileasm.HostInputAttr).(*ir.IntegerAttr); ok {
-		b.pkg.Streams = append(b.pkg.Streams, ipupkg.Stream{Name: "input " + strconv.FormatInt(a.Int, 10),
+		b.pkg.Streams = append(b.pkg.Streams, ipupkg.Stream{Name: streamName(b.inputNames, "input", int(a.Int)),
 			Index: int(a.Int), Elem: buf.Elem, Shape: buf.Shape, Buffer: len(b.pkg.Buffers)})
 	}
 	b.add(op.Result(0), buf, op.Loc())
@@ -456,7 +514,7 @@ func (b *builder) outputs(mem *ir.Operation) error {
 			return term.EmitOpError("result #%d is not a buffer or a view of the program", i)
 		}
 		buf := b.pkg.Buffers[k]
-		b.pkg.Streams = append(b.pkg.Streams, ipupkg.Stream{Name: "output " + strconv.Itoa(i), Output: true, Index: i,
+		b.pkg.Streams = append(b.pkg.Streams, ipupkg.Stream{Name: streamName(b.outputNames, "output", i), Output: true, Index: i,
 			Elem: buf.Elem, Shape: buf.Shape, Buffer: k})
 	}
 	return nil
