@@ -350,6 +350,14 @@ func ReshapeLayouts(l *Layout, in, out []int64, et elem.Type, tg *target.Target)
 	if r, ok := ReshapeLayout(&u, in, out); ok && fits(u, in) {
 		return u, r, nil
 	}
+	// l's partitions were on the regrouped axes: the default layout of
+	// the input with those made whole spreads the axes that stay.
+	if d, err := DefaultLayout(in, tg); err == nil {
+		u := Unpartition(&d, len(in), whole)
+		if r, ok := ReshapeLayout(&u, in, out); ok && fits(u, in) {
+			return u, r, nil
+		}
+	}
 	return Layout{}, Layout{}, layoutErr("no layout lets a reshape of %v to %v stay on its tiles and fit target %s", in, out, tg.Name)
 }
 

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/target"
 )
 
@@ -347,4 +348,25 @@ func TestDerivationsKeepElementsOnTheirTiles(t *testing.T) {
 			t.Errorf("only %d %s cases", checked[what], what)
 		}
 	}
+}
+
+// A reshape that regroups an axis its operand's layout cuts unevenly (a
+// ViT's 196 patch rows, cut 46 ways by the matmul's plan, into 14 × 14)
+// takes the default layout with the regrouped axis whole, which spreads
+// the axis that stays (the 768 features); without it no layout fit.
+func TestReshapeLayoutsSpreadTheAxisThatStays(t *testing.T) {
+	tg, err := target.Lookup("ipu21")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, out := []int64{196, 768}, []int64{1, 14, 14, 768}
+	l := rowMajor(46, NewAxis(2, 46))
+	inL, outL, err := ReshapeLayouts(&l, in, out, elem.F32, tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Check(&inL, in, elem.F32, tg); err != nil {
+		t.Fatalf("input layout %s: %v", &inL, err)
+	}
+	sameElementsOnTiles(t, mustMap(t, inL, in), mustMap(t, outL, out))
 }
