@@ -9,10 +9,10 @@ import (
 	"github.com/ipuir/ipuir/execution/reference"
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/registry"
-	"github.com/ipuir/ipuir/translate/pkgemit"
 	"github.com/ipuir/ipuir/runtime/npy"
 	"github.com/ipuir/ipuir/target/irtarget"
 	"github.com/ipuir/ipuir/tools/toolkit"
+	"github.com/ipuir/ipuir/translate/pkgemit"
 )
 
 // program is a parsed, verified module and the function to run.
