@@ -43,7 +43,7 @@ func NumElements(shape []int) (int, error) {
 
 // New returns a zero-filled array.
 func New(shape []int, kind elem.Type) (*Array, error) {
-	if !kind.IsFloat() {
+	if !kind.Valid() {
 		return nil, fmt.Errorf("invalid element kind %v", kind)
 	}
 	n, err := NumElements(shape)
@@ -75,7 +75,7 @@ func (a *Array) Check() error {
 	if a == nil {
 		return fmt.Errorf("missing array")
 	}
-	if !a.Kind.IsFloat() {
+	if !a.Kind.Valid() {
 		return fmt.Errorf("invalid element kind %v", a.Kind)
 	}
 	n, err := NumElements(a.Shape)

@@ -21,6 +21,14 @@ const (
 	// Pow is C's pow: x^y, NaN for a negative x and a non-integral y, 1
 	// for y = 0 whatever x is.
 	Pow
+	// The comparisons are 1 where they hold and 0 where not (in the
+	// operands' kind; the tensor dialect's comparison ops convert to i1).
+	// A NaN compares unequal to everything, itself included, as IEEE 754
+	// says: Less, LessEqual and Equal are 0 for it, NotEqual 1.
+	Less
+	LessEqual
+	Equal
+	NotEqual
 )
 
 var binaryOps = [...]struct {
@@ -32,9 +40,25 @@ var binaryOps = [...]struct {
 	Mul: {"mul", func(x, y float64) float64 { return x * y }},
 	Div: {"div", func(x, y float64) float64 { return x / y }},
 	// NaN propagates, and max(-0, +0) is +0, as IEEE maximum says.
-	Max: {"max", math.Max},
-	Pow: {"pow", math.Pow},
+	Max:       {"max", math.Max},
+	Pow:       {"pow", math.Pow},
+	Less:      {"lt", func(x, y float64) float64 { return truth(x < y) }},
+	LessEqual: {"le", func(x, y float64) float64 { return truth(x <= y) }},
+	Equal:     {"eq", func(x, y float64) float64 { return truth(x == y) }},
+	NotEqual:  {"ne", func(x, y float64) float64 { return truth(x != y) }},
 }
+
+// truth is 1 for true and 0 for false.
+func truth(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// IsComparison reports whether o is a comparison (its result is a truth
+// value, whatever its operands' kind).
+func (o BinaryOp) IsComparison() bool { return o >= Less && o <= NotEqual }
 
 // Valid reports whether o is a declared operation.
 func (o BinaryOp) Valid() bool { return int(o) < len(binaryOps) && binaryOps[o].apply != nil }
@@ -179,6 +203,9 @@ type Function struct {
 	Binary  BinaryOp
 	Unary   UnaryOp
 	Convert bool
+	// Select is where(c, a, b): a where the i1 condition c is 1, b where
+	// it is 0.
+	Select bool
 }
 
 func (f Function) String() string {
@@ -189,8 +216,30 @@ func (f Function) String() string {
 		return f.Unary.String()
 	case f.Convert:
 		return "convert"
+	case f.Select:
+		return "select"
 	}
 	return "no function"
+}
+
+// Select is a where c is non-zero and b where it is zero, elementwise: c,
+// a and b have one shape, a and b one kind, the result's.
+func Select(c, a, b *Array) (*Array, error) {
+	if err := checkAll(c, a, b); err != nil {
+		return nil, err
+	}
+	if !SameShape(c.Shape, a.Shape) || !SameShape(a.Shape, b.Shape) || a.Kind != b.Kind {
+		return nil, fmt.Errorf("select: operands differ: %s, %s and %s", c.TypeString(), a.TypeString(), b.TypeString())
+	}
+	out := &Array{Shape: append([]int{}, a.Shape...), Kind: a.Kind, Data: make([]float64, len(a.Data))}
+	for i := range out.Data {
+		if c.Data[i] != 0 {
+			out.Data[i] = a.Data[i]
+		} else {
+			out.Data[i] = b.Data[i]
+		}
+	}
+	return out, nil
 }
 
 // Unary applies op to every element of a in float64 and rounds each result
@@ -216,7 +265,7 @@ func Convert(a *Array, kind elem.Type) (*Array, error) {
 	if err := a.Check(); err != nil {
 		return nil, err
 	}
-	if !kind.IsFloat() {
+	if !kind.Valid() {
 		return nil, fmt.Errorf("invalid element kind %v", kind)
 	}
 	out := &Array{Shape: append([]int{}, a.Shape...), Kind: kind, Data: make([]float64, len(a.Data))}

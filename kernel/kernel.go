@@ -63,6 +63,15 @@ var Fns = []*Fn{
 	{Name: "sin", Arity: 1, Unary: eval.Sin, Simple: 10},
 	{Name: "cos", Arity: 1, Unary: eval.Cos, Simple: 10},
 	{Name: "atan", Arity: 1, Unary: eval.Atan, Simple: 10},
+	// A comparison is the vector unit's compare, one simple pass; its
+	// result is a truth value (i1), and the cost is charged at the result's
+	// rate, one element a cycle, which is no less than the operands'.
+	{Name: "lt", Arity: 2, Binary: eval.Less, Simple: 1},
+	{Name: "le", Arity: 2, Binary: eval.LessEqual, Simple: 1},
+	{Name: "eq", Arity: 2, Binary: eval.Equal, Simple: 1},
+	{Name: "ne", Arity: 2, Binary: eval.NotEqual, Simple: 1},
+	// select is a masked move: one simple pass.
+	{Name: "select", Arity: 3, Simple: 1},
 	{Name: "convert", Arity: 1, Simple: 1},
 }
 
@@ -88,6 +97,8 @@ func FnNames() []string {
 // Function is what f computes, in eval's terms.
 func (f *Fn) Function() eval.Function {
 	switch {
+	case f.Arity == 3:
+		return eval.Function{Select: true}
 	case f.Arity == 2:
 		return eval.Function{Binary: f.Binary}
 	case f.Unary.Valid():
@@ -160,6 +171,37 @@ func ReductionFor(op eval.ReduceOp) *Reduction {
 
 // CheckElementwise checks a function's inputs against its output: as many
 // as its arity, each of the output's shape.
+// CheckElems checks the element types of f's inputs and output: convert
+// changes the type; a comparison takes inputs of one type into i1; select
+// takes an i1 condition and two values of the output's type; the others
+// take and give one type.
+func (f *Fn) CheckElems(ins []elem.Type, out elem.Type) error {
+	if len(ins) != f.Arity {
+		return fmt.Errorf("%s takes %d inputs, got %d", f.Name, f.Arity, len(ins))
+	}
+	switch {
+	case f.Name == "convert":
+		if ins[0] == out {
+			return fmt.Errorf("'convert' must change the element type")
+		}
+	case f.Arity == 3:
+		if ins[0] != elem.I1 || ins[1] != out || ins[2] != out {
+			return fmt.Errorf("select takes an i1 condition and two %v values, got %v, %v and %v", out, ins[0], ins[1], ins[2])
+		}
+	case f.Binary.IsComparison():
+		if ins[0] != ins[1] || out != elem.I1 {
+			return fmt.Errorf("%s compares two inputs of one type into i1, got %v and %v into %v", f.Name, ins[0], ins[1], out)
+		}
+	default:
+		for i, in := range ins {
+			if in != out {
+				return fmt.Errorf("%s: input #%d is %v, the output %v", f.Name, i, in, out)
+			}
+		}
+	}
+	return nil
+}
+
 func (f *Fn) CheckElementwise(ins [][]int64, out []int64) error {
 	if len(ins) != f.Arity {
 		return fmt.Errorf("%s takes %d inputs, the instruction has %d (and its output)", f.Name, f.Arity, len(ins))

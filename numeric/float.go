@@ -9,10 +9,21 @@ import (
 
 // Round rounds x to the nearest value representable in the float type k
 // (ties to even), returned as a float64. Values too large for k become ±Inf,
-// NaN stays NaN and the sign of zero is kept. k must be a float type; any
-// other is a programming error and panics.
+// NaN stays NaN and the sign of zero is kept. For an integer type k, x is
+// truncated toward zero and wrapped to k's width (two's complement, as the
+// machines' integer arithmetic and ONNX's casts do; i1 is 1 for any non-zero
+// x); NaN and ±Inf become 0 (the value of C's conversion is undefined
+// there). i64 and u64 values are exact up to 2^53. k must be a type of
+// package elem; any other is a programming error and panics.
 func Round(x float64, k elem.Type) float64 {
 	switch k {
+	case elem.I1:
+		if x != 0 && !math.IsNaN(x) {
+			return 1
+		}
+		return 0
+	case elem.I8, elem.I16, elem.I32, elem.I64, elem.U8, elem.U16, elem.U32, elem.U64:
+		return WrapInt(x, k)
 	case elem.F16:
 		return RoundF16(x)
 	case elem.BF16:
@@ -25,9 +36,33 @@ func Round(x float64, k elem.Type) float64 {
 	panic(fmt.Sprintf("BUG: numeric.Round: invalid %v", k))
 }
 
+// WrapInt truncates x toward zero and wraps it to the integer type k.
+func WrapInt(x float64, k elem.Type) float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return 0
+	}
+	x = math.Trunc(x)
+	bits := k.Bits()
+	if bits >= 64 {
+		if k == elem.U64 && x < 0 {
+			return x + (1 << 64)
+		}
+		return x
+	}
+	span := math.Ldexp(1, bits)
+	x = math.Mod(x, span)
+	if x < 0 {
+		x += span
+	}
+	if !k.IsUnsigned() && x >= span/2 {
+		x -= span
+	}
+	return x
+}
+
 // RoundSlice rounds every element of xs to kind k in place.
 func RoundSlice(xs []float64, k elem.Type) {
-	if !k.IsFloat() {
+	if !k.Valid() {
 		panic(fmt.Sprintf("BUG: numeric.RoundSlice: invalid %v", k))
 	}
 	for i, x := range xs {

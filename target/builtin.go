@@ -167,17 +167,24 @@ func t10MatmulFit(et elem.Type) MatmulFit {
 // the hardware transcendental support the Programmer's Guide mentions, whose
 // throughput is not public. Assumption: about one f16 element per cycle
 // (4 cycles per 4-lane vector) and half an f32 element per cycle (4 cycles per
-// 2-lane vector). Integers have none.
+// 2-lane vector). Integers have none in hardware: the only one the tensor
+// dialect computes on them, division, is a software loop. Assumption: 32
+// cycles an element (a shift-and-subtract step a bit for 32 bits), which is
+// no less than a real routine would take.
 func ipuVectorRates() []VectorRate {
 	return []VectorRate{
 		{Elem: elem.F16, Lanes: 4, SimpleCyclesPerVector: 1, TranscendentalCyclesPerVector: 4},
 		{Elem: elem.F32, Lanes: 2, SimpleCyclesPerVector: 1, TranscendentalCyclesPerVector: 4},
-		{Elem: elem.I32, Lanes: 1, SimpleCyclesPerVector: 1},
-		{Elem: elem.I16, Lanes: 1, SimpleCyclesPerVector: 1},
-		{Elem: elem.I8, Lanes: 1, SimpleCyclesPerVector: 1},
+		{Elem: elem.I32, Lanes: 1, SimpleCyclesPerVector: 1, TranscendentalCyclesPerVector: integerDivideCycles},
+		{Elem: elem.I16, Lanes: 1, SimpleCyclesPerVector: 1, TranscendentalCyclesPerVector: integerDivideCycles},
+		{Elem: elem.I8, Lanes: 1, SimpleCyclesPerVector: 1, TranscendentalCyclesPerVector: integerDivideCycles},
 		{Elem: elem.I1, Lanes: 1, SimpleCyclesPerVector: 1},
 	}
 }
+
+// integerDivideCycles is the software division's cost per element
+// (ipuVectorRates: an assumption).
+const integerDivideCycles = 32
 
 // ipuTile returns a target with the per-tile figures shared by all built-ins
 // and the given identity, size and clock.

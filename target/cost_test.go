@@ -146,7 +146,7 @@ func TestElementwiseCyclesHandComputed(t *testing.T) {
 		n     int64
 		et    elem.Type
 		class OpClass
-	}{{-1, elem.F16, Simple}, {8, elem.I32, Transcendental}, {8, elem.Invalid, Simple}, {8, elem.F16, OpClass(7)}} {
+	}{{-1, elem.F16, Simple}, {8, elem.I1, Transcendental}, {8, elem.Invalid, Simple}, {8, elem.F16, OpClass(7)}} {
 		if _, err := tg.ElementwiseCycles(bad.n, bad.et, bad.class); err == nil {
 			t.Errorf("ElementwiseCycles(%d, %v, %v) accepted", bad.n, bad.et, bad.class)
 		}

@@ -27,6 +27,10 @@ func TestEveryElementwiseOpHasAKernel(t *testing.T) {
 		switch {
 		case def.Name == tensor.ConvertOpName:
 			fmt.Fprintf(&body, "    %%r%d = %s %%a : tensor<4xf32> -> tensor<4xf16>\n", n, def.Name)
+		case def.Results[0].Type.Desc == tensor.BoolTensor.Desc:
+			fmt.Fprintf(&body, "    %%r%d = %s %%a, %%a : tensor<4xf32>, tensor<4xf32> -> tensor<4xi1>\n", n, def.Name)
+		case len(def.Operands) == 3:
+			fmt.Fprintf(&body, "    %%r%d = %s %%c, %%a, %%a : tensor<4xi1>, tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>\n", n, def.Name)
 		case len(def.Operands) == 2:
 			fmt.Fprintf(&body, "    %%r%d = %s %%a, %%a : tensor<4xf32>\n", n, def.Name)
 		default:
@@ -38,7 +42,7 @@ func TestEveryElementwiseOpHasAKernel(t *testing.T) {
 			n++
 		}
 	}
-	src := "func.func @f(%a: tensor<4xf32>) {\n" + body.String() + "    return\n}\n"
+	src := "func.func @f(%a: tensor<4xf32>, %c: tensor<4xi1>) {\n" + body.String() + "    return\n}\n"
 	_, module := registrytest.Parse(t, "elementwise.ipuir", []byte(src))
 	fns := map[string]string{}
 	checked := 0

@@ -130,7 +130,59 @@ func allExact(errs []*eval.Array) bool {
 // magnitude y whose exact value may have moved by prop: one ulp for the
 // device and half an ulp for the reference, at the larger magnitude.
 func faithful(y, prop float64, k elem.Type) float64 {
+	if !k.IsFloat() {
+		return 0 // integer arithmetic on its inputs is exact (wrapping as the device does)
+	}
 	return 1.5 * numeric.Ulp(math.Abs(y)+prop, k)
+}
+
+// boundOfCompare: exact on exact inputs; where the operands' intervals
+// meet (or one is NaN with a bound), the device's truth value may be
+// either, so the bound is 1 there.
+func boundOfCompare(bop eval.BinaryOp) boundRule {
+	return func(_ *opSpec, _ *ir.Operation, args, errs []*eval.Array, result *eval.Array) (*eval.Array, error) {
+		if allExact(errs) {
+			return nil, nil
+		}
+		out := zeros(result.Shape)
+		a, b := args[0].Data, args[1].Data
+		for i := range out.Data {
+			ea, eb := errAt(errs, 0, i), errAt(errs, 1, i)
+			if ea == 0 && eb == 0 {
+				continue
+			}
+			if d := math.Abs(a[i] - b[i]); !(d > ea+eb) {
+				out.Data[i] = 1
+			}
+		}
+		return out, nil
+	}
+}
+
+// boundOfSelect: the chosen value's bound where the condition is exact;
+// where the condition may be either, both values and the distance between
+// them.
+func boundOfSelect(_ *opSpec, _ *ir.Operation, args, errs []*eval.Array, result *eval.Array) (*eval.Array, error) {
+	if allExact(errs) {
+		return nil, nil
+	}
+	out := zeros(result.Shape)
+	c, a, b := args[0].Data, args[1].Data, args[2].Data
+	for i := range out.Data {
+		ea, eb := errAt(errs, 1, i), errAt(errs, 2, i)
+		switch {
+		case errAt(errs, 0, i) > 0:
+			out.Data[i] = math.Abs(a[i]-b[i]) + max(ea, eb)
+			if math.IsNaN(out.Data[i]) {
+				out.Data[i] = math.Inf(1)
+			}
+		case c[i] != 0:
+			out.Data[i] = ea
+		default:
+			out.Data[i] = eb
+		}
+	}
+	return out, nil
 }
 
 // exact is the rule of constants: no error.
@@ -259,6 +311,15 @@ func boundOfConvert(_ *opSpec, _ *ir.Operation, _, errs []*eval.Array, result *e
 	out := zeros(result.Shape)
 	for i := range out.Data {
 		if e := errAt(errs, 0, i); e > 0 {
+			if !k.IsFloat() {
+				// Truncation to an integer moves by less than e + 1; to
+				// i1, anything but an exact zero is 1.
+				out.Data[i] = math.Ceil(e) + 1
+				if k == elem.I1 {
+					out.Data[i] = 1
+				}
+				continue
+			}
 			out.Data[i] = e + numeric.Ulp(math.Abs(result.Data[i])+e, k)
 		}
 	}

@@ -14,11 +14,11 @@ var (
 	}}
 	// ConstantValueKind accepts what tensor.constant can hold.
 	ConstantValueKind = ir.AttrKind{
-		Desc: "dense float elements attribute of static shape or float attribute",
+		Desc: "dense float or integer elements attribute of static shape or float attribute",
 		Pred: func(a ir.Attribute) bool {
 			switch v := a.(type) {
 			case *ir.DenseElementsAttr:
-				return isStaticFloatTensor(v.Typ)
+				return isStaticTensor(v.Typ)
 			case *ir.FloatAttr:
 				_, ok := kindOf(v.Typ)
 				return ok

@@ -20,11 +20,11 @@ func constantSpecs() []*opSpec {
 			def: &ir.OpDef{
 				Name:    ConstantOpName,
 				Summary: "A constant tensor or float scalar.",
-				Description: "The result is `value`, a dense float elements attribute of static shape " +
+				Description: "The result is `value`, a dense float or integer elements attribute of static shape " +
 					"or a float attribute; the result type is the value's type. The dialect's folders " +
 					"materialise folded values as this op.",
 				Example:        "%0 = tensor.constant dense<[1.0, 2.0]> : tensor<2xf32>",
-				Results:        []ir.ValueDef{{Name: "result", Type: FloatTensorOrScalar}},
+				Results:        []ir.ValueDef{{Name: "result", Type: AnyTensorOrFloatScalar}},
 				Attributes:     []ir.AttrDef{{Name: "value", Kind: ConstantValueKind}},
 				Traits:         ir.TraitPure | ir.TraitConstantLike,
 				AssemblyFormat: "attr-dict $value",
@@ -59,8 +59,8 @@ func constantSpecs() []*opSpec {
 				Description: "The operand is a float scalar of the result's element type. " +
 					"A constant operand folds to a splat constant of any size.",
 				Example:        "%1 = tensor.splat %0 : f16 -> tensor<729x1152xf16>",
-				Operands:       []ir.ValueDef{{Name: "input", Type: FloatScalar}},
-				Results:        []ir.ValueDef{{Name: "result", Type: FloatTensor}},
+				Operands:       []ir.ValueDef{{Name: "input", Type: AnyScalar}},
+				Results:        []ir.ValueDef{{Name: "result", Type: AnyTensor}},
 				Traits:         ir.TraitPure,
 				AssemblyFormat: "$input attr-dict `:` type($input) `->` type($result)",
 			},

@@ -15,8 +15,8 @@ func TestRegistrationDeclaresEveryOp(t *testing.T) {
 	if err := Register(ctx); err == nil {
 		t.Fatal("registering twice succeeded")
 	}
-	want := []string{"add", "atan", "batch_matmul", "broadcast", "ceil", "concat", "constant", "convert", "cos", "div", "erf", "exp",
-		"floor", "gelu", "layer_norm", "log", "matmul", "max", "mul", "pow", "reduce_max", "reduce_sum", "reshape", "round", "rsqrt", "sign", "silu", "sin", "slice",
+	want := []string{"add", "atan", "batch_matmul", "broadcast", "ceil", "concat", "constant", "convert", "cos", "div", "equal", "erf", "exp",
+		"floor", "gelu", "layer_norm", "less", "less_equal", "log", "matmul", "max", "mul", "not_equal", "pow", "reduce_max", "reduce_sum", "reshape", "round", "rsqrt", "select", "sign", "silu", "sin", "slice",
 		"softmax", "splat", "sub", "tanh", "transpose"}
 	d := ctx.Dialect(Name)
 	if len(d.Ops) != len(want) {

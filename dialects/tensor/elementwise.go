@@ -29,6 +29,12 @@ const ApproximateAttr = "approximate"
 
 func binarySpec(handle **ir.OpDef, name string, op eval.BinaryOp, summary string, traits ir.Trait,
 	fold func(op *ir.Operation, operands []ir.Attribute) (ir.FoldResult, bool)) *opSpec {
+	return binarySpecOf(handle, name, op, summary, traits, fold, AnyTensor)
+}
+
+// binarySpecOf is binarySpec for operands of constraint c.
+func binarySpecOf(handle **ir.OpDef, name string, op eval.BinaryOp, summary string, traits ir.Trait,
+	fold func(op *ir.Operation, operands []ir.Attribute) (ir.FoldResult, bool), c ir.TypeConstraint) *opSpec {
 	short := name[len(Name)+1:]
 	return &opSpec{
 		handle: handle,
@@ -36,10 +42,11 @@ func binarySpec(handle **ir.OpDef, name string, op eval.BinaryOp, summary string
 			Name:    name,
 			Summary: summary,
 			Description: "Elementwise on two operands of one type (no implicit broadcasting: use " +
-				"tensor.broadcast). Each element is computed in float64 and rounded once to the element type.",
+				"tensor.broadcast). Each element is computed in float64 and rounded once to the element type; " +
+				"on integers, truncated toward zero and wrapped to the type's width (i1: 1 for any non-zero value).",
 			Example:        fmt.Sprintf("%%2 = tensor.%s %%0, %%1 : tensor<4x8xf16>", short),
-			Operands:       []ir.ValueDef{{Name: "lhs", Type: FloatTensor}, {Name: "rhs", Type: FloatTensor}},
-			Results:        []ir.ValueDef{{Name: "result", Type: FloatTensor}},
+			Operands:       []ir.ValueDef{{Name: "lhs", Type: c}, {Name: "rhs", Type: c}},
+			Results:        []ir.ValueDef{{Name: "result", Type: c}},
 			Traits:         ir.TraitPure | ir.TraitSameOperandsAndResultType | traits,
 			Interfaces:     []any{ir.ElementwiseImpl{}},
 			AssemblyFormat: "$lhs `,` $rhs attr-dict `:` type($result)",
@@ -95,14 +102,14 @@ func sameAsOperand(operands []ir.Type, _ attrLookup) (resultType, error) {
 	return tensorResult(shapeOf(operands[0]), elemOf(operands[0])), nil
 }
 
-// requireTensor checks operand i against FloatTensor with the verifier's
+// requireTensor checks operand i against AnyTensor with the verifier's
 // wording, for inference that runs before verification.
 func requireTensor(operands []ir.Type, i int) error {
 	if i >= len(operands) {
 		return fmt.Errorf("expected %d operands, but found %d", i+1, len(operands))
 	}
-	if !FloatTensor.Accepts(operands[i]) {
-		return fmt.Errorf("operand #%d must be %s, but got %s", i, FloatTensor.Desc, typeStr(operands[i]))
+	if !AnyTensor.Accepts(operands[i]) {
+		return fmt.Errorf("operand #%d must be %s, but got %s", i, AnyTensor.Desc, typeStr(operands[i]))
 	}
 	return nil
 }
@@ -126,7 +133,12 @@ func elementwiseSpecs() []*opSpec {
 		binarySpec(&MulOp, MulOpName, eval.Mul, "Elementwise multiplication.", ir.TraitCommutative, foldIdentity(1, true)),
 		binarySpec(&DivOp, DivOpName, eval.Div, "Elementwise division.", 0, foldIdentity(1, false)),
 		binarySpec(&MaxOp, MaxOpName, eval.Max, "Elementwise maximum (NaN propagates; +0 is above -0).", ir.TraitCommutative, foldMaxSame),
-		binarySpec(nil, "tensor.pow", eval.Pow, "Elementwise power x^y, as C's pow (NaN for negative x and non-integral y; 1 for y = 0).", 0, nil),
+		binarySpecOf(nil, "tensor.pow", eval.Pow, "Elementwise power x^y, as C's pow (NaN for negative x and non-integral y; 1 for y = 0).", 0, nil, FloatTensor),
+		compareSpec("tensor.less", eval.Less, "Elementwise x < y, as i1."),
+		compareSpec("tensor.less_equal", eval.LessEqual, "Elementwise x ≤ y, as i1."),
+		compareSpec("tensor.equal", eval.Equal, "Elementwise x = y, as i1 (NaN equals nothing, itself included)."),
+		compareSpec("tensor.not_equal", eval.NotEqual, "Elementwise x ≠ y, as i1 (NaN differs from everything)."),
+		selectSpec(),
 		unarySpec(&ExpOp, ExpOpName, eval.Exp, "Elementwise e^x."),
 		unarySpec(&RsqrtOp, RsqrtOpName, eval.Rsqrt, "Elementwise 1/√x."),
 		unarySpec(&TanhOp, TanhOpName, eval.Tanh, "Elementwise hyperbolic tangent."),
@@ -194,18 +206,97 @@ func isSplatOf(a ir.Attribute, v float64) bool {
 	return true
 }
 
+// compareSpec declares a comparison: two operands of one type, an i1
+// result of their shape.
+func compareSpec(name string, op eval.BinaryOp, summary string) *opSpec {
+	short := name[len(Name)+1:]
+	return &opSpec{
+		def: &ir.OpDef{
+			Name:    name,
+			Summary: summary,
+			Description: "Elementwise on two operands of one type (no implicit broadcasting); the result has " +
+				"their shape and i1 elements, 1 where the comparison holds.",
+			Example:        fmt.Sprintf("%%2 = tensor.%s %%0, %%1 : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xi1>", short),
+			Operands:       []ir.ValueDef{{Name: "lhs", Type: AnyTensor}, {Name: "rhs", Type: AnyTensor}},
+			Results:        []ir.ValueDef{{Name: "result", Type: BoolTensor}},
+			Traits:         ir.TraitPure,
+			Interfaces:     []any{ir.ElementwiseImpl{}},
+			AssemblyFormat: "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)",
+		},
+		infer: func(operands []ir.Type, _ attrLookup) (resultType, error) {
+			if err := requireTensor(operands, 1); err != nil {
+				return resultType{}, err
+			}
+			if operands[0] != operands[1] {
+				return resultType{}, fmt.Errorf("operands of types %s and %s: a comparison's operands have one type", typeStr(operands[0]), typeStr(operands[1]))
+			}
+			return resultType{Shape: shapeOf(operands[0]), Kind: elem.I1}, nil
+		},
+		evaluate: func(_ *ir.Operation, args []*eval.Array) (*eval.Array, error) {
+			r, err := eval.Binary(op, args[0], args[1])
+			if err != nil {
+				return nil, err
+			}
+			return eval.Convert(r, elem.I1)
+		},
+		splat: splatElementwise,
+		bound: boundOfCompare(op),
+		fn:    func(*ir.Operation) eval.Function { return eval.Function{Binary: op} },
+	}
+}
+
+// selectSpec declares tensor.select: where(c, a, b).
+func selectSpec() *opSpec {
+	return &opSpec{
+		def: &ir.OpDef{
+			Name:    "tensor.select",
+			Summary: "Elementwise where(c, a, b): a where the i1 condition is 1, b where it is 0.",
+			Description: "The condition and both values have one shape (no implicit broadcasting); the values " +
+				"have one type, the result's. The value not chosen is not computed with: an Inf or NaN " +
+				"there does not reach the result.",
+			Example: "%3 = tensor.select %0, %1, %2 : tensor<4x8xi1>, tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>",
+			Operands: []ir.ValueDef{{Name: "condition", Type: BoolTensor}, {Name: "true_value", Type: AnyTensor},
+				{Name: "false_value", Type: AnyTensor}},
+			Results:        []ir.ValueDef{{Name: "result", Type: AnyTensor}},
+			Traits:         ir.TraitPure,
+			Interfaces:     []any{ir.ElementwiseImpl{}},
+			AssemblyFormat: "$condition `,` $true_value `,` $false_value attr-dict `:` type($condition) `,` type($true_value) `,` type($false_value) `->` type($result)",
+		},
+		infer: func(operands []ir.Type, _ attrLookup) (resultType, error) {
+			if err := requireTensor(operands, 2); err != nil {
+				return resultType{}, err
+			}
+			if operands[1] != operands[2] {
+				return resultType{}, fmt.Errorf("values of types %s and %s: both have the result's type", typeStr(operands[1]), typeStr(operands[2]))
+			}
+			if !eval.SameShape(shapeOf(operands[0]), shapeOf(operands[1])) {
+				return resultType{}, fmt.Errorf("a condition of type %s for values of type %s: they have one shape", typeStr(operands[0]), typeStr(operands[1]))
+			}
+			return tensorResult(shapeOf(operands[1]), elemOf(operands[1])), nil
+		},
+		evaluate: func(_ *ir.Operation, args []*eval.Array) (*eval.Array, error) {
+			return eval.Select(args[0], args[1], args[2])
+		},
+		splat: splatElementwise,
+		bound: boundOfSelect,
+		fn:    func(*ir.Operation) eval.Function { return eval.Function{Select: true} },
+	}
+}
+
 func convertSpec() *opSpec {
 	return &opSpec{
 		handle: &ConvertOp,
 		def: &ir.OpDef{
 			Name:    ConvertOpName,
-			Summary: "Converts elements to another float type (f16, bf16, f32, f64).",
+			Summary: "Converts elements to another element type.",
 			Description: "The result has the operand's shape and its own element type; each element is " +
-				"rounded to nearest, ties to even. Converting to the same type folds away, and a chain " +
+				"rounded to nearest, ties to even, to a float type, and truncated toward zero and " +
+				"wrapped to an integer type (to i1: 1 for any non-zero value; NaN and ±Inf become 0). " +
+				"Converting to the same type folds away, and a chain " +
 				"of two conversions whose middle type loses nothing folds into one.",
 			Example:        "%1 = tensor.convert %0 : tensor<4x8xf32> -> tensor<4x8xf16>",
-			Operands:       []ir.ValueDef{{Name: "input", Type: FloatTensor}},
-			Results:        []ir.ValueDef{{Name: "result", Type: FloatTensor}},
+			Operands:       []ir.ValueDef{{Name: "input", Type: AnyTensor}},
+			Results:        []ir.ValueDef{{Name: "result", Type: AnyTensor}},
 			Traits:         ir.TraitPure,
 			Interfaces:     []any{ir.ElementwiseImpl{}},
 			AssemblyFormat: "$input attr-dict `:` type($input) `->` type($result)",

@@ -3,6 +3,7 @@ package tensor
 import (
 	"fmt"
 
+	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/eval"
 	"github.com/ipuir/ipuir/ir"
 )
@@ -53,7 +54,7 @@ func matchesType(a *eval.Array, t ir.Type) bool {
 		return false
 	}
 	switch tt := t.(type) {
-	case *ir.FloatType:
+	case *ir.FloatType, *ir.IntegerType:
 		return a.Rank() == 0
 	case *ir.RankedTensorType:
 		return ir.NumElements(tt.Dims) >= 0 && eval.SameShape(a.Shape, shapeOf(t))
@@ -61,15 +62,29 @@ func matchesType(a *eval.Array, t ir.Type) bool {
 	return false
 }
 
+// intsOf is integral float64 values as int64s (u64 values above 2^63
+// wrap, as their bit patterns do).
+func intsOf(xs []float64) []int64 {
+	out := make([]int64, len(xs))
+	for i, x := range xs {
+		if x >= 1<<63 {
+			out[i] = int64(uint64(x))
+		} else {
+			out[i] = int64(x)
+		}
+	}
+	return out
+}
+
 func describe(a *eval.Array) string { return "a value of type '" + a.TypeString() + "'" }
 
-// ArrayFromAttr decodes a constant: dense float elements of static shape,
-// or a float scalar.
+// ArrayFromAttr decodes a constant: dense float or integer elements of
+// static shape, or a float scalar.
 func ArrayFromAttr(a ir.Attribute) (*eval.Array, error) {
 	switch v := a.(type) {
 	case *ir.DenseElementsAttr:
-		if !isStaticFloatTensor(v.Typ) {
-			return nil, fmt.Errorf("constant of type %s is not a statically shaped tensor of f16, bf16, f32 or f64", typeStr(v.Typ))
+		if !isStaticTensor(v.Typ) {
+			return nil, fmt.Errorf("constant of type %s is not a statically shaped tensor of floats or integers", typeStr(v.Typ))
 		}
 		k, _ := ElementKind(v.Typ)
 		shape := shapeOf(v.Typ)
@@ -81,13 +96,21 @@ func ArrayFromAttr(a ir.Attribute) (*eval.Array, error) {
 			// block's 16×729×729 scale would otherwise decode millions.
 			n, _ := eval.NumElements(shape)
 			data := make([]float64, n)
-			x := v.FloatAt(0)
+			x := denseAt(v, k, 0)
 			for i := range data {
 				data[i] = x
 			}
 			return &eval.Array{Shape: shape, Kind: k, Data: data}, nil
 		}
-		return &eval.Array{Shape: shape, Kind: k, Data: v.Float64s()}, nil
+		if k.IsFloat() {
+			return &eval.Array{Shape: shape, Kind: k, Data: v.Float64s()}, nil
+		}
+		n := v.NumElements()
+		data := make([]float64, n)
+		for i := range data {
+			data[i] = denseAt(v, k, int64(i))
+		}
+		return &eval.Array{Shape: shape, Kind: k, Data: data}, nil
 	case *ir.FloatAttr:
 		k, ok := kindOf(v.Typ)
 		if !ok {
@@ -96,6 +119,23 @@ func ArrayFromAttr(a ir.Attribute) (*eval.Array, error) {
 		return &eval.Array{Kind: k, Data: []float64{v.Val}}, nil
 	}
 	return nil, fmt.Errorf("unsupported constant %s", ir.AttrString(a))
+}
+
+// denseAt is element i of a dense attribute of kind k as a float64 (an
+// integer's value; i1 is 0 or 1).
+func denseAt(v *ir.DenseElementsAttr, k elem.Type, i int64) float64 {
+	switch {
+	case k.IsFloat():
+		return v.FloatAt(i)
+	case k == elem.I1:
+		if v.Int64At(i) != 0 {
+			return 1
+		}
+		return 0
+	case k.IsUnsigned():
+		return float64(uint64(v.Int64At(i)))
+	}
+	return float64(v.Int64At(i))
 }
 
 // AttrFromArray encodes a value of type t as a constant attribute: a float
@@ -108,7 +148,10 @@ func AttrFromArray(ctx *ir.Context, t ir.Type, a *eval.Array) (ir.Attribute, err
 	case *ir.FloatType:
 		return ctx.FloatAttr(tt, a.Data[0]), nil
 	case *ir.RankedTensorType:
-		return ctx.DenseFloats(tt, a.Data), nil
+		if a.Kind.IsFloat() {
+			return ctx.DenseFloats(tt, a.Data), nil
+		}
+		return ctx.DenseInts(tt, intsOf(a.Data)), nil
 	}
 	return nil, fmt.Errorf("type %s cannot hold a constant", typeStr(t))
 }

@@ -80,11 +80,11 @@ func elementCount(a ir.Attribute) int64 {
 func splatValue(a ir.Attribute) (*eval.Array, bool) {
 	switch v := a.(type) {
 	case *ir.DenseElementsAttr:
-		if !v.Splat || !isStaticFloatTensor(v.Typ) {
+		if !v.Splat || !isStaticTensor(v.Typ) {
 			return nil, false
 		}
 		k, _ := ElementKind(v.Typ)
-		return &eval.Array{Shape: []int{1}, Kind: k, Data: []float64{v.FloatAt(0)}}, true
+		return &eval.Array{Shape: []int{1}, Kind: k, Data: []float64{denseAt(v, k, 0)}}, true
 	case *ir.FloatAttr:
 		k, ok := kindOf(v.Typ)
 		return &eval.Array{Shape: []int{1}, Kind: k, Data: []float64{v.Val}}, ok
@@ -96,7 +96,7 @@ func splatValue(a ir.Attribute) (*eval.Array, bool) {
 // result type, at the cost of one element.
 func foldSplats(s *opSpec, op *ir.Operation, operands []ir.Attribute) (ir.Attribute, bool) {
 	rt, ok := op.Result(0).Type().(*ir.RankedTensorType)
-	if !ok || !isStaticFloatTensor(rt) {
+	if !ok || !isStaticTensor(rt) {
 		return nil, false
 	}
 	args := make([]*eval.Array, len(operands))
@@ -123,6 +123,9 @@ func foldSplats(s *opSpec, op *ir.Operation, operands []ir.Attribute) (ir.Attrib
 	k, _ := ElementKind(rt)
 	if args[0].Kind != k && s.splat == splatMove {
 		return nil, false
+	}
+	if !k.IsFloat() {
+		return op.Context().DenseInts(rt, intsOf([]float64{value})), true
 	}
 	return op.Context().DenseFloats(rt, []float64{value}), true
 }

@@ -17,9 +17,39 @@ func kindOf(t ir.Type) (elem.Type, bool) {
 	return e, ok && e.IsFloat()
 }
 
-// ElementKind returns the float type of a supported scalar float type or
-// of the element type of a supported tensor type.
-func ElementKind(t ir.Type) (elem.Type, bool) { return kindOf(ir.ElementTypeOrSelf(t)) }
+// scalarKindOf maps a float or integer element type to its elem.Type; ok
+// is false for element types the dialect does not compute on (index,
+// complex, ...).
+func scalarKindOf(t ir.Type) (elem.Type, bool) {
+	switch t.(type) {
+	case *ir.FloatType, *ir.IntegerType:
+		return irelem.Of(t)
+	}
+	return elem.Invalid, false
+}
+
+// ElementKind returns the element type of a supported scalar type (float
+// or integer) or of the element type of a supported tensor type.
+func ElementKind(t ir.Type) (elem.Type, bool) { return scalarKindOf(ir.ElementTypeOrSelf(t)) }
+
+// isStaticTensor accepts ranked tensors with static dimensions of any
+// element type the dialect computes on: floats, integers, i1.
+func isStaticTensor(t ir.Type) bool {
+	rt, ok := t.(*ir.RankedTensorType)
+	if !ok {
+		return false
+	}
+	if _, ok := scalarKindOf(rt.Elem); !ok {
+		return false
+	}
+	return ir.NumElements(rt.Dims) >= 0
+}
+
+// isStaticBoolTensor accepts statically shaped tensors of i1.
+func isStaticBoolTensor(t ir.Type) bool {
+	k, ok := ElementKind(t)
+	return ok && k == elem.I1 && isStaticTensor(t)
+}
 
 // FloatType returns the IR float type of a float element type.
 func FloatType(ctx *ir.Context, k elem.Type) *ir.FloatType { return irelem.FloatType(ctx, k) }
@@ -48,9 +78,23 @@ var (
 		Desc: "f16, bf16, f32 or f64",
 		Pred: func(t ir.Type) bool { _, ok := kindOf(t); return ok },
 	}
-	FloatTensorOrScalar = ir.TypeConstraint{
-		Desc: "f16, bf16, f32 or f64, or a statically shaped tensor of them",
-		Pred: func(t ir.Type) bool { return isStaticFloatTensor(t) || FloatScalar.Accepts(t) },
+	// AnyTensor is what data movement, constants, conversions, arithmetic
+	// and comparisons take: floats, signless and unsigned integers, i1.
+	AnyTensor = ir.TypeConstraint{
+		Desc: "statically shaped tensor of floats, integers or i1",
+		Pred: isStaticTensor,
+	}
+	AnyTensorOrFloatScalar = ir.TypeConstraint{
+		Desc: "f16, bf16, f32 or f64, or a statically shaped tensor of floats, integers or i1",
+		Pred: func(t ir.Type) bool { return isStaticTensor(t) || FloatScalar.Accepts(t) },
+	}
+	AnyScalar = ir.TypeConstraint{
+		Desc: "a float or integer type",
+		Pred: func(t ir.Type) bool { _, ok := scalarKindOf(t); return ok },
+	}
+	BoolTensor = ir.TypeConstraint{
+		Desc: "statically shaped tensor of i1",
+		Pred: isStaticBoolTensor,
 	}
 )
 
@@ -104,8 +148,11 @@ func typeStr(t ir.Type) string { return "'" + ir.TypeString(t) + "'" }
 // scalar. It is not an ir.Type because verification has no context to
 // unique one in; Type makes one when a context is at hand.
 type resultType struct {
-	Shape  []int
-	Elem   ir.Type
+	Shape []int
+	Elem  ir.Type
+	// Kind, when Elem is nil, is the element type by kind (a comparison's
+	// i1, which inference names without a context).
+	Kind   elem.Type
 	Scalar bool
 }
 
@@ -114,10 +161,14 @@ func tensorResult(shape []int, elem ir.Type) resultType { return resultType{Shap
 // Type returns the result as an IR type of ctx (a tensor without encoding,
 // or the scalar type).
 func (r resultType) Type(ctx *ir.Context) ir.Type {
-	if r.Scalar {
-		return r.Elem
+	e := r.Elem
+	if e == nil {
+		e = irelem.Type(ctx, r.Kind)
 	}
-	return ctx.Tensor(dims64(r.Shape), r.Elem)
+	if r.Scalar {
+		return e
+	}
+	return ctx.Tensor(dims64(r.Shape), e)
 }
 
 // Matches reports whether t has the inferred shape and element type; a
@@ -127,7 +178,10 @@ func (r resultType) Matches(t ir.Type) bool {
 		return t == r.Elem
 	}
 	rt, ok := t.(*ir.RankedTensorType)
-	if !ok || rt.Elem != r.Elem || len(rt.Dims) != len(r.Shape) {
+	if !ok || len(rt.Dims) != len(r.Shape) {
+		return false
+	}
+	if k, _ := scalarKindOf(rt.Elem); r.Elem != nil && rt.Elem != r.Elem || r.Elem == nil && k != r.Kind {
 		return false
 	}
 	for i, d := range rt.Dims {
@@ -146,7 +200,11 @@ func (r resultType) String() string {
 	var p ir.AsmPrinter
 	p.WriteString("tensor<")
 	p.PrintShape(dims64(r.Shape))
-	p.PrintType(r.Elem)
+	if r.Elem == nil {
+		p.WriteString(r.Kind.String())
+	} else {
+		p.PrintType(r.Elem)
+	}
 	p.WriteByte('>')
 	return p.String()
 }

@@ -68,10 +68,30 @@ func TestVerifierMessages(t *testing.T) {
 			x := f.block.AddArgument(f.tensor(f16(f), 4), nil)
 			return f.raw(ConvertOpName, f.tensor(f.ctx.F32(), 2, 2), []*ir.Value{x})
 		}, "operand type 'tensor<4xf16>' and result type 'tensor<2x2xf32>' have different shapes"},
-		{"convert to integer", func(f *fixture) *ir.Operation {
+		{"convert to index", func(f *fixture) *ir.Operation {
 			x := f.block.AddArgument(f.tensor(f16(f), 4), nil)
-			return f.raw(ConvertOpName, f.tensor(f.ctx.I(8), 4), []*ir.Value{x})
-		}, "result #0 must be statically shaped tensor of f16, bf16, f32 or f64 values, but got 'tensor<4xi8>'"},
+			return f.raw(ConvertOpName, f.tensor(f.ctx.Index(), 4), []*ir.Value{x})
+		}, "result #0 must be statically shaped tensor of floats, integers or i1, but got 'tensor<4xindex>'"},
+		{"exp of integers", func(f *fixture) *ir.Operation {
+			x := f.block.AddArgument(f.tensor(f.ctx.I(32), 4), nil)
+			return f.raw(ExpOpName, f.tensor(f.ctx.I(32), 4), []*ir.Value{x})
+		}, "operand #0 must be statically shaped tensor of f16, bf16, f32 or f64 values, but got 'tensor<4xi32>'"},
+		{"select of two types", func(f *fixture) *ir.Operation {
+			c := f.block.AddArgument(f.tensor(f.ctx.I(1), 4), nil)
+			x := f.block.AddArgument(f.tensor(f16(f), 4), nil)
+			y := f.block.AddArgument(f.tensor(f.ctx.F32(), 4), nil)
+			return f.raw("tensor.select", f.tensor(f16(f), 4), []*ir.Value{c, x, y})
+		}, "values of types 'tensor<4xf16>' and 'tensor<4xf32>': both have the result's type"},
+		{"select on a float condition", func(f *fixture) *ir.Operation {
+			c := f.block.AddArgument(f.tensor(f16(f), 4), nil)
+			x := f.block.AddArgument(f.tensor(f16(f), 4), nil)
+			return f.raw("tensor.select", f.tensor(f16(f), 4), []*ir.Value{c, x, x})
+		}, "operand #0 must be statically shaped tensor of i1, but got 'tensor<4xf16>'"},
+		{"compare of two types", func(f *fixture) *ir.Operation {
+			x := f.block.AddArgument(f.tensor(f16(f), 4), nil)
+			y := f.block.AddArgument(f.tensor(f.ctx.F32(), 4), nil)
+			return f.raw("tensor.less", f.tensor(f.ctx.I(1), 4), []*ir.Value{x, y})
+		}, "operands of types 'tensor<4xf16>' and 'tensor<4xf32>': a comparison's operands have one type"},
 		{"reduce axis range", func(f *fixture) *ir.Operation {
 			x := f.block.AddArgument(f.tensor(f16(f), 4, 8), nil)
 			return f.raw(ReduceSumOpName, f.tensor(f16(f), 4), []*ir.Value{x}, named(AxesAttr, arr(f, 2)))
@@ -186,9 +206,9 @@ func TestVerifierMessages(t *testing.T) {
 		{"constant type", func(f *fixture) *ir.Operation {
 			return f.raw(ConstantOpName, f.tensor(f16(f), 3), nil, named("value", f.ctx.DenseFloats(f.tensor(f16(f), 2), []float64{1, 2})))
 		}, "result type 'tensor<3xf16>' does not match the inferred type 'tensor<2xf16>'"},
-		{"constant integer", func(f *fixture) *ir.Operation {
-			return f.raw(ConstantOpName, f.tensor(f.ctx.I(32), 2), nil, named("value", f.ctx.DenseInts(f.tensor(f.ctx.I(32), 2), []int64{1, 2})))
-		}, "result #0 must be f16, bf16, f32 or f64, or a statically shaped tensor of them, but got 'tensor<2xi32>'"},
+		{"constant of another type", func(f *fixture) *ir.Operation {
+			return f.raw(ConstantOpName, f.tensor(f.ctx.I(16), 2), nil, named("value", f.ctx.DenseInts(f.tensor(f.ctx.I(32), 2), []int64{1, 2})))
+		}, "result type 'tensor<2xi16>' does not match the inferred type 'tensor<2xi32>'"},
 		{"splat element", func(f *fixture) *ir.Operation {
 			x := f.block.AddArgument(f.ctx.F32(), nil)
 			return f.raw(SplatOpName, f.tensor(f16(f), 4), []*ir.Value{x})
@@ -196,7 +216,7 @@ func TestVerifierMessages(t *testing.T) {
 		{"splat tensor operand", func(f *fixture) *ir.Operation {
 			x := f.block.AddArgument(f.tensor(f16(f), 1), nil)
 			return f.raw(SplatOpName, f.tensor(f16(f), 4), []*ir.Value{x})
-		}, "operand #0 must be f16, bf16, f32 or f64, but got 'tensor<1xf16>'"},
+		}, "operand #0 must be a float or integer type, but got 'tensor<1xf16>'"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ipuir/ipuir/elem"
+	"github.com/ipuir/ipuir/elem/irelem"
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/kernel"
 	"github.com/ipuir/ipuir/layout"
@@ -247,16 +249,20 @@ func verifyElementwise(op *ir.Operation, env *ir.Env) error {
 	}
 	out := rankedOf(op.Result(0))
 	lo, _ := LayoutOf(out)
+	var ins []elem.Type
 	for i := 0; i < op.NumOperands(); i++ {
 		in := rankedOf(op.Operand(i))
 		li, _ := LayoutOf(in)
-		if !slices.Equal(in.Dims, out.Dims) || !li.Equal(lo) || (in.Elem != out.Elem && fn.Name != "convert") {
-			return fmt.Errorf("operand #%d of type %s must have the result's shape, layout and element type (%s)",
+		if !slices.Equal(in.Dims, out.Dims) || !li.Equal(lo) {
+			return fmt.Errorf("operand #%d of type %s must have the result's shape and layout (%s)",
 				i, ir.TypeString(in), ir.TypeString(out))
 		}
+		e, _ := irelem.Of(in.Elem)
+		ins = append(ins, e)
 	}
-	if fn.Name == "convert" && rankedOf(op.Operand(0)).Elem == out.Elem {
-		return fmt.Errorf("'convert' must change the element type")
+	oe, _ := irelem.Of(out.Elem)
+	if err := fn.CheckElems(ins, oe); err != nil {
+		return err
 	}
 	_, err := layoutOfValue(env, op.Result(0), "result")
 	return err

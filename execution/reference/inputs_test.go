@@ -77,7 +77,9 @@ func TestFromNPYErrors(t *testing.T) {
 		t.Fatal("accepted an array whose data is short")
 	}
 	_, err = FromNPY(f16, ctx.Tensor([]int64{2}, ctx.I(32)))
-	wantError(t, err, "type 'tensor<2xi32>' is not f16, bf16, f32 or f64, nor a tensor of them")
+	wantError(t, err, "array is float16 (3, 2), but an argument of type 'tensor<2xi32>' needs int32 data")
+	_, err = FromNPY(f16, ctx.Tensor([]int64{2}, ctx.Index()))
+	wantError(t, err, "type 'tensor<2xindex>' is not")
 }
 
 func TestGenerators(t *testing.T) {

@@ -450,6 +450,8 @@ func (s *session) compute(in ipupkg.Instruction, tile int) (int64, error) {
 		switch {
 		case fn.Name == "convert":
 			res, err = eval.Convert(args[0], outBuf.Elem)
+		case fn.Arity == 3:
+			res, err = eval.Select(args[0], args[1], args[2])
 		case fn.Arity == 2:
 			res, err = eval.Binary(fn.Binary, args[0], args[1])
 		default:

@@ -83,13 +83,13 @@ func checkInstruction(p *ipupkg.Package, in ipupkg.Instruction) error {
 		if err := fn.CheckElementwise(ins, ob.Shape); err != nil {
 			return err
 		}
+		var elems []elem.Type
 		for k := range fn.Arity {
-			if elemOf(k) != elemOf(0) {
-				return fmt.Errorf("inputs of %v and %v", elemOf(0), elemOf(k))
-			}
+			elems = append(elems, elemOf(k))
 		}
-		if fn.Name != "convert" && ob.Elem != elemOf(0) && ob.Elem != elem.F32 {
-			return fmt.Errorf("%s of %v inputs into a %v output", fn.Name, elemOf(0), ob.Elem)
+		// A function of f16 inputs may also write f32 (a widening output).
+		if err := fn.CheckElems(elems, ob.Elem); err != nil && (ob.Elem != elem.F32 || fn.CheckElems(elems, elemOf(0)) != nil) {
+			return err
 		}
 	case ipupkg.OpReduce:
 		name := in.Str(ipupkg.ParamFn)
