@@ -26,8 +26,8 @@ func reduceSpec(handle **ir.OpDef, name string, kind eval.ReduceOp, summary, sem
 			Description: "Reduces the operand over `axes` (strictly increasing, each in range) and drops " +
 				"those axes from the shape; reducing every axis gives a rank-0 tensor. " + semantics,
 			Example:        fmt.Sprintf("%%1 = tensor.%s %%0 axes = [1] : tensor<729x1152xf32> -> tensor<729xf32>", short),
-			Operands:       []ir.ValueDef{{Name: "input", Type: FloatTensor}},
-			Results:        []ir.ValueDef{{Name: "result", Type: FloatTensor}},
+			Operands:       []ir.ValueDef{{Name: "input", Type: AnyTensor}},
+			Results:        []ir.ValueDef{{Name: "result", Type: AnyTensor}},
 			Attributes:     []ir.AttrDef{{Name: AxesAttr, Kind: ir.DenseI64ArrayKind, Doc: "the reduced axes"}},
 			Traits:         ir.TraitPure | ir.TraitSameOperandsAndResultElementType,
 			AssemblyFormat: "$input `axes` `=` custom<IndexList>($axes) attr-dict `:` type($input) `->` type($result)",

@@ -686,9 +686,6 @@ func (im *importer) use(v *value) (string, error) {
 	if v.ssa != "" {
 		return v.ssa, nil
 	}
-	if !v.elem.IsFloat() {
-		return "", im.fail("an %v tensor reaches a computation; the importer computes on float tensors only (integer tensors may only shape the graph)", v.elem)
-	}
 	dense := denseLiteral(v)
 	if im.node == nil {
 		// A constant returned as it is: emit it without a node location.
@@ -710,7 +707,22 @@ func denseLiteral(v *value) string {
 	vals := v.konst.vals
 	finite := len(vals) > 0 && !math.IsNaN(vals[0]) && !math.IsInf(vals[0], 0)
 	if finite && !slices.ContainsFunc(vals, func(x float64) bool { return x != vals[0] }) {
+		switch {
+		case v.elem == elem.I1:
+			return fmt.Sprintf("dense<%t> : %s", vals[0] != 0, ty)
+		case !v.elem.IsFloat():
+			return fmt.Sprintf("dense<%s> : %s", strconv.FormatFloat(vals[0], 'f', 0, 64), ty)
+		}
 		return fmt.Sprintf("dense<%s> : %s", floatLiteral(vals[0]), ty)
+	}
+	if v.elem == elem.I1 {
+		// i1 has no byte-per-element hex form (MLIR packs its bits):
+		// nested literals.
+		var b strings.Builder
+		b.WriteString("dense<")
+		nestedBools(&b, vals, v.shape)
+		b.WriteString("> : " + ty)
+		return b.String()
 	}
 	const digits = "0123456789ABCDEF"
 	size := v.elem.Bytes()
@@ -725,6 +737,23 @@ func denseLiteral(v *value) string {
 	}
 	b = append(b, `"> : `...)
 	return string(append(b, ty...))
+}
+
+// nestedBools writes vals of shape as nested lists of true and false.
+func nestedBools(b *strings.Builder, vals []float64, shape []int64) {
+	if len(shape) == 0 {
+		b.WriteString(strconv.FormatBool(vals[0] != 0))
+		return
+	}
+	b.WriteByte('[')
+	step := len(vals) / max(int(shape[0]), 1)
+	for i := range shape[0] {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		nestedBools(b, vals[int(i)*step:int(i+1)*step], shape[1:])
+	}
+	b.WriteByte(']')
 }
 
 // floatLiteral writes a finite float as MLIR's grammar takes it (a

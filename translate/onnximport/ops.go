@@ -435,8 +435,8 @@ func (im *importer) binaryValues(a, b *value, op string) (*value, error) {
 		}
 		return out, nil
 	}
-	if !a.elem.IsFloat() {
-		return nil, im.fail("%s of %v tensors known only at run time: the tensor dialect computes on floats (integer arithmetic folds when its inputs are constants)", op, a.elem)
+	if !a.elem.IsFloat() && op == "pow" {
+		return nil, im.fail("pow of %v tensors known only at run time (tensor.pow computes on floats)", a.elem)
 	}
 	if err := checkShape(shape); err != nil {
 		return nil, im.fail("%v", err)

@@ -166,9 +166,6 @@ func (im *importer) cast(n *onnxpb.NodeProto, in []*value) error {
 		}
 		return im.out(n, out)
 	}
-	if !x.elem.IsFloat() || !to.IsFloat() {
-		return im.fail("a cast from %v to %v of a computed tensor (the importer casts between float types)", x.elem, to)
-	}
 	src, err := im.use(x)
 	if err != nil {
 		return err
