@@ -1,7 +1,6 @@
 package onnximport
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/ipuir/ipuir/elem"
@@ -151,11 +150,16 @@ func (im *importer) gelu(n *onnxpb.NodeProto, in []*value) error {
 }
 
 func (im *importer) cast(n *onnxpb.NodeProto, in []*value) error {
-	x := in[0]
 	to, err := im.elemType(int32(im.attrInt(n, "to", 0)))
 	if err != nil {
 		return im.fail("%v", err)
 	}
+	return im.castTo(n, in[0], to)
+}
+
+// castTo converts x to the element type to: folded on constants,
+// tensor.convert otherwise.
+func (im *importer) castTo(n *onnxpb.NodeProto, x *value, to elem.Type) error {
 	if x.elem == to {
 		return im.out(n, x)
 	}
@@ -236,33 +240,4 @@ func (im *importer) constantOfShape(n *onnxpb.NodeProto, in []*value) error {
 		return err
 	}
 	return im.out(n, splat(et, spec, x))
-}
-
-// where takes a constant condition and constant branches.
-func (im *importer) where(n *onnxpb.NodeProto, in []*value) error {
-	vs := in[:3]
-	for i, v := range vs {
-		if v.konst == nil {
-			return im.needsValue(v, fmt.Sprintf("input %d", i))
-		}
-	}
-	shape, err := im.broadcastShape(vs[0].shape, vs[1].shape)
-	if err == nil {
-		shape, err = im.broadcastShape(shape, vs[2].shape)
-	}
-	if err != nil {
-		return err
-	}
-	if err := im.foldable(shape, 4); err != nil {
-		return err
-	}
-	c, x, y := broadcastKonst(vs[0], shape), broadcastKonst(vs[1], shape), broadcastKonst(vs[2], shape)
-	out := &value{elem: vs[1].elem, shape: shape, konst: &konst{vals: make([]float64, rowmajor.Elements(shape))}}
-	for i := range out.konst.vals {
-		out.konst.vals[i] = y.konst.vals[i]
-		if c.konst.vals[i] != 0 {
-			out.konst.vals[i] = x.konst.vals[i]
-		}
-	}
-	return im.out(n, out)
 }

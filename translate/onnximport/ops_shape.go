@@ -512,12 +512,12 @@ func (im *importer) shapeOp(n *onnxpb.NodeProto, in []*value) error {
 // slices of the data along the axis (one index drops the axis).
 func (im *importer) gather(n *onnxpb.NodeProto, in []*value) error {
 	x, ix := in[0], in[1]
-	if ix.konst == nil {
-		return im.needsValue(ix, "the indices")
-	}
 	axis, err := im.axis(im.attrInt(n, "axis", 0), len(x.shape))
 	if err != nil {
 		return err
+	}
+	if ix.konst == nil {
+		return im.gatherRuntime(n, x, ix, axis)
 	}
 	d := x.shape[axis]
 	idx := make([]int64, len(ix.konst.vals))
