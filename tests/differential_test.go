@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ipuir/ipuir/eval"
 	"github.com/ipuir/ipuir/execution/check"
 	"github.com/ipuir/ipuir/execution/reference"
 	"github.com/ipuir/ipuir/internal/randprog"
@@ -176,6 +177,46 @@ func runAndCheckFn(pkg *ipupkg.Package, src string, tg *target.Target, seed uint
 	if err != nil {
 		return nil, 0, err
 	}
+	return runAndCheckOn(pkg, fn, tg, inputs)
+}
+
+// runAndCheckInputs is runAndCheckFn on given inputs: the integer ones
+// (token ids, masks) first, the others generated.
+func runAndCheckInputs(pkg *ipupkg.Package, src string, tg *target.Target, name string, given [][]float64) (*check.Report, int64, error) {
+	ctx := registry.NewContext()
+	module, err := parser.ParseSourceString(ctx, []byte(src), parser.Config{Filename: "random.ipuir"})
+	if err != nil {
+		return nil, 0, err
+	}
+	fn, err := reference.LookupFunction(module, name)
+	if err != nil {
+		return nil, 0, err
+	}
+	types, err := reference.ArgumentTypes(fn)
+	if err != nil {
+		return nil, 0, err
+	}
+	g, err := reference.ParseGenerator("gaussian:seed=1")
+	if err != nil {
+		return nil, 0, err
+	}
+	inputs, err := g.Generate(types, reference.FanIns(fn))
+	if err != nil {
+		return nil, 0, err
+	}
+	for i, vals := range given {
+		a, err := eval.FromValues(inputs[i].Shape, inputs[i].Kind, vals)
+		if err != nil {
+			return nil, 0, err
+		}
+		inputs[i] = a
+	}
+	return runAndCheckOn(pkg, fn, tg, inputs)
+}
+
+// runAndCheckOn runs pkg on a simulated device with inputs and checks it
+// against fn.
+func runAndCheckOn(pkg *ipupkg.Package, fn *ir.Operation, tg *target.Target, inputs []*eval.Array) (*check.Report, int64, error) {
 	dev := sim.New(tg, nil)
 	if err := dev.Attach(); err != nil {
 		return nil, 0, err

@@ -171,3 +171,94 @@ func TestONNXModelsRun(t *testing.T) {
 		})
 	}
 }
+
+// onnxTextEncoder is a text encoder's front and one attention layer as
+// Hugging Face exports them: token ids looked up in an embedding table by
+// Gather, position embeddings added, and the attention mask turned into an
+// additive bias by Equal and Where (0 where attended, -10000 where not)
+// before the softmax.
+func onnxTextEncoder(tokens, vocab, hidden, heads int64) *onnxGraph {
+	d := hidden / heads
+	o := newONNXGraph("text")
+	ids := pb.TensorValueInfo("input_ids", pb.TensorProto_INT64, 1, tokens)
+	mask := pb.TensorValueInfo("attention_mask", pb.TensorProto_INT64, 1, tokens)
+	o.g.Input = []*pb.ValueInfoProto{ids, mask}
+	o.g.Output = []*pb.ValueInfoProto{onnxInfo("last_hidden_state", 1, tokens, hidden)}
+	o.weight("embeddings.word", 0.5, vocab, hidden)
+	o.weight("embeddings.position", 0.1, 1, tokens, hidden)
+	o.node("Gather", "words", []string{"embeddings.word", "input_ids"}, intOf("axis", 0))
+	o.node("Add", "embedded", []string{"words", "embeddings.position"})
+	// The mask's bias: [1, T] → [1, 1, 1, T].
+	o.g.Initializer = append(o.g.Initializer,
+		&pb.TensorProto{Name: proto.String("zero"), DataType: proto.Int32(int32(pb.TensorProto_INT64)), Int64Data: []int64{0}},
+		&pb.TensorProto{Name: proto.String("masked"), DataType: proto.Int32(int32(pb.TensorProto_FLOAT)), FloatData: []float32{-10000}},
+		&pb.TensorProto{Name: proto.String("kept"), DataType: proto.Int32(int32(pb.TensorProto_FLOAT)), FloatData: []float32{0}})
+	o.node("Equal", "padding", []string{"attention_mask", "zero"})
+	o.node("Where", "bias2d", []string{"padding", "masked", "kept"})
+	o.shape("bias_shape", 1, 1, 1, tokens)
+	o.node("Reshape", "bias", []string{"bias2d", "bias_shape"})
+	o.shape("split_shape", 1, tokens, heads, d)
+	o.shape("merged_shape", 1, tokens, hidden)
+	for _, p := range []struct {
+		name string
+		perm []int64
+	}{{"q", []int64{0, 2, 1, 3}}, {"k", []int64{0, 2, 3, 1}}, {"v", []int64{0, 2, 1, 3}}} {
+		o.weight(p.name+".weight", 1/math.Sqrt(float64(hidden)), hidden, hidden)
+		o.node("MatMul", p.name, []string{"embedded", p.name + ".weight"})
+		o.node("Reshape", p.name+"_split", []string{p.name, "split_shape"})
+		o.node("Transpose", p.name+"_heads", []string{p.name + "_split"}, ints("perm", p.perm...))
+	}
+	o.g.Initializer = append(o.g.Initializer, &pb.TensorProto{Name: proto.String("scale"),
+		DataType: proto.Int32(int32(pb.TensorProto_FLOAT)), FloatData: []float32{float32(1 / math.Sqrt(float64(d)))}})
+	o.node("MatMul", "scores", []string{"q_heads", "k_heads"})
+	o.node("Mul", "scaled", []string{"scores", "scale"})
+	o.node("Add", "biased", []string{"scaled", "bias"})
+	o.node("Softmax", "probs", []string{"biased"}, intOf("axis", -1))
+	o.node("MatMul", "context", []string{"probs", "v_heads"})
+	o.node("Transpose", "context_split", []string{"context"}, ints("perm", 0, 2, 1, 3))
+	o.node("Reshape", "merged", []string{"context_split", "merged_shape"})
+	o.weight("o.weight", 1/math.Sqrt(float64(hidden)), hidden, hidden)
+	o.node("MatMul", "attended", []string{"merged", "o.weight"})
+	o.node("Add", "residual", []string{"embedded", "attended"})
+	o.positive("ln.weight", 0.5, hidden)
+	o.weight("ln.bias", 0.02, hidden)
+	o.node("LayerNormalization", "last_hidden_state", []string{"residual", "ln.weight", "ln.bias"}, intOf("axis", -1))
+	return o
+}
+
+// TestONNXTextEncoderRuns runs the text encoder on test16 and ipu21 with
+// real token ids (every id of the vocabulary's range, some tokens padding)
+// and checks every element, the padded keys' probabilities included.
+func TestONNXTextEncoderRuns(t *testing.T) {
+	for _, c := range []struct {
+		target                       string
+		tokens, vocab, hidden, heads int64
+	}{{"test16", 8, 48, 32, 2}, {"ipu21", 32, 256, 128, 4}} {
+		t.Run(c.target, func(t *testing.T) {
+			tg, err := target.Lookup(c.target)
+			if err != nil {
+				t.Fatal(err)
+			}
+			src := onnxTextEncoder(c.tokens, c.vocab, c.hidden, c.heads).importedFor(t, c.target)
+			pkg, refused, err := compileProgram(src, tg)
+			if err != nil || refused != "" {
+				t.Fatalf("does not compile: %v%s", err, refused)
+			}
+			ids, mask := make([]float64, c.tokens), make([]float64, c.tokens)
+			for i := range ids {
+				ids[i] = float64((int64(i)*7919 + 3) % c.vocab)
+				if int64(i) < c.tokens-c.tokens/4 {
+					mask[i] = 1
+				}
+			}
+			report, cycles, err := runAndCheckInputs(pkg, src, tg, "main", [][]float64{ids, mask})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !report.Pass() || report.Compared == 0 {
+				t.Fatalf("check: %s", report.Summary())
+			}
+			t.Logf("text encoder (%d tokens, vocabulary %d, hidden %d) on %s: total_cycles=%d %s", c.tokens, c.vocab, c.hidden, c.target, cycles, report.Line())
+		})
+	}
+}

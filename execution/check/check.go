@@ -342,7 +342,7 @@ func (c *checker) matchCheckpoints(body *ir.Block, dev Device) {
 			}
 			rt, ok := op.Result(0).Type().(*ir.RankedTensorType)
 			et, known := irelem.Of(ir.ElementTypeOrSelf(op.Result(0).Type()))
-			if ok && known && et == buf.Elem && slices.Equal(rt.Dims, buf.Shape) {
+			if ok && known && (ipupkg.Stream{Elem: et}).Carries(buf.Elem) && slices.Equal(rt.Dims, buf.Shape) {
 				c.ops[k] = op
 			}
 		}
@@ -353,6 +353,13 @@ func (c *checker) matchCheckpoints(body *ir.Block, dev Device) {
 			c.problem("checkpoint %d (%s) was not taken by the device", k, cp.Name)
 			c.ops[k] = nil
 		default:
+			// A value the device computes in another type (i64 as i32)
+			// is compared, and evaluated on, in the source's.
+			if et, _ := irelem.Of(ir.ElementTypeOrSelf(c.ops[k].Result(0).Type())); dev.Checkpoints[k].Kind != et {
+				if wide, err := eval.Convert(dev.Checkpoints[k], et); err == nil {
+					dev.Checkpoints[k] = wide
+				}
+			}
 			if prev, dup := c.checkpointOf[c.ops[k]]; dup {
 				c.problem("checkpoints %d and %d name the same op (%s at %s)", prev, k, c.ops[k].Name(), c.where(c.ops[k]))
 			}

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/ipuir/ipuir/eval"
@@ -31,7 +32,14 @@ func Execute(dev device.Device, pkg *ipupkg.Package, inputs []*eval.Array, phase
 	if err != nil {
 		return Device{}, nil, err
 	}
+	ins := InputStreams(pkg)
 	for i, a := range inputs {
+		if i < len(ins) {
+			var err error
+			if a, err = toDevice(a, ins[i], pkg); err != nil {
+				return Device{}, nil, fmt.Errorf("input #%d: %v", i, err)
+			}
+		}
 		if err := sess.Write(i, a.Bytes()); err != nil {
 			return Device{}, nil, fmt.Errorf("input #%d: %v", i, err)
 		}
@@ -47,7 +55,11 @@ func Execute(dev device.Device, pkg *ipupkg.Package, inputs []*eval.Array, phase
 	for i, s := range streams {
 		data, err := sess.Read(i)
 		if err == nil {
-			out.Outputs[i], err = eval.FromBytes(data, s.Elem, s.Shape)
+			out.Outputs[i], err = eval.FromBytes(data, pkg.Buffers[s.Buffer].Elem, s.Shape)
+		}
+		if err == nil && out.Outputs[i].Kind != s.Elem {
+			// Widened to the host's type (i64 computed as i32).
+			out.Outputs[i], err = eval.Convert(out.Outputs[i], s.Elem)
 		}
 		if err != nil {
 			return Device{}, nil, fmt.Errorf("output #%d: %v", i, err)
@@ -64,6 +76,34 @@ func Execute(dev device.Device, pkg *ipupkg.Package, inputs []*eval.Array, phase
 		}
 	}
 	return out, sess.Cycles(), nil
+}
+
+// toDevice is a in the element type of stream s's buffer: itself, or an
+// i64 input narrowed to the i32 the device computes it in, every value
+// checked to fit.
+func toDevice(a *eval.Array, s ipupkg.Stream, pkg *ipupkg.Package) (*eval.Array, error) {
+	dev := pkg.Buffers[s.Buffer].Elem
+	if a.Kind == dev || a.Kind != s.Elem {
+		return a, nil
+	}
+	for k, v := range a.Data {
+		if v < math.MinInt32 || v > math.MaxInt32 {
+			return nil, fmt.Errorf("element %d is %d, beyond the 32 bits the device computes %v in", k, int64(v), s.Elem)
+		}
+	}
+	return eval.Convert(a, dev)
+}
+
+// InputStreams are pkg's input streams in order (as OutputStreams).
+func InputStreams(pkg *ipupkg.Package) []ipupkg.Stream {
+	var out []ipupkg.Stream
+	for _, s := range pkg.Streams {
+		if !s.Output {
+			out = append(out, s)
+		}
+	}
+	slices.SortFunc(out, func(a, b ipupkg.Stream) int { return a.Index - b.Index })
+	return out
 }
 
 // OutputStreams are pkg's output streams in order (the reader checked

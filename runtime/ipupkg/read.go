@@ -413,7 +413,7 @@ func (p *Package) checkStream(s Stream, seen map[[2]int]bool, written []bool) er
 		return fmt.Errorf("buffer %d of %d", s.Buffer, len(p.Buffers))
 	}
 	b := p.Buffers[s.Buffer]
-	if s.Elem != b.Elem || !slices.Equal(s.Shape, b.Shape) {
+	if !s.Carries(b.Elem) || !slices.Equal(s.Shape, b.Shape) {
 		return fmt.Errorf("%v %v, but its buffer holds %v %v", s.Elem, s.Shape, b.Elem, b.Shape)
 	}
 	if !s.Output {

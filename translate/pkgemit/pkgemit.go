@@ -91,6 +91,13 @@ func (o *Options) SetSource(text []byte, module *ir.Operation) {
 		if !ok {
 			return ir.WalkAdvance
 		}
+		o.InputElems, o.OutputElems = make([]elem.Type, len(fty.Inputs)), make([]elem.Type, len(fty.Results))
+		for i, t := range fty.Inputs {
+			o.InputElems[i], _ = irelem.Of(ir.ElementTypeOrSelf(t))
+		}
+		for i, t := range fty.Results {
+			o.OutputElems[i], _ = irelem.Of(ir.ElementTypeOrSelf(t))
+		}
 		o.InputNames = make([]string, len(fty.Inputs))
 		for i := range fty.Inputs {
 			if a, ok := ir.ArgumentAttr(op, i, StreamNameAttr).(*ir.StringAttr); ok {
@@ -109,6 +116,15 @@ func (o *Options) SetSource(text []byte, module *ir.Operation) {
 		}
 		return ir.WalkAdvance
 	})
+}
+
+// hostElem is stream i's host element type: the source's where the
+// program computes it in device (i64 as i32), else device.
+func hostElem(elems []elem.Type, i int, device elem.Type) elem.Type {
+	if i < len(elems) && (ipupkg.Stream{Elem: elems[i]}).Carries(device) {
+		return elems[i]
+	}
+	return device
 }
 
 // streamName is the name of stream i: the source's, or kind and i.
@@ -131,6 +147,10 @@ type Options struct {
 	// ipu.name argument and result attributes, an ONNX model's graph
 	// input and output names.
 	InputNames, OutputNames []string
+	// InputElems and OutputElems are the source's element types of the
+	// streams, where the program computes them in another (i64 as i32:
+	// narrow-i64); Invalid where they are the buffer's.
+	InputElems, OutputElems []elem.Type
 	// Metadata is recorded as given, then the module's estimate
 	// (tiled.summary) when it has one.
 	Metadata []ipupkg.Entry
@@ -157,9 +177,10 @@ func Build(module *ir.Operation, tg *target.Target, opts Options) (*ipupkg.Packa
 	default:
 		return nil, memories[1].EmitOpError("a package holds one program; this module has %d", len(memories))
 	}
-	b := &builder{tg: tg, index: map[*ir.Value]int{}, inputNames: opts.InputNames, outputNames: opts.OutputNames, pkg: &ipupkg.Package{
-		Compiler: opts.Compiler, Target: tg.Name, Tiles: tg.Tiles, SRAMBytes: tg.SRAMBytesPerTile, ExchangeBusPairs: tg.ExchangeBusPairs,
-		Source: opts.Source, Metadata: opts.Metadata}}
+	b := &builder{tg: tg, index: map[*ir.Value]int{}, inputNames: opts.InputNames, outputNames: opts.OutputNames,
+		inputElems: opts.InputElems, outputElems: opts.OutputElems, pkg: &ipupkg.Package{
+			Compiler: opts.Compiler, Target: tg.Name, Tiles: tg.Tiles, SRAMBytes: tg.SRAMBytesPerTile, ExchangeBusPairs: tg.ExchangeBusPairs,
+			Source: opts.Source, Metadata: opts.Metadata}}
 	for _, c := range tg.MemoryClasses {
 		b.pkg.Classes = append(b.pkg.Classes, ipupkg.MemoryClass{Name: c.Name, Kind: c.Kind.String(), Start: c.Start, End: c.End, Alignment: c.Alignment, HoldsCode: c.HoldsCode})
 	}
@@ -200,8 +221,10 @@ func Build(module *ir.Operation, tg *target.Target, opts Options) (*ipupkg.Packa
 }
 
 type builder struct {
-	// inputNames and outputNames name the streams (Options).
+	// inputNames and outputNames name the streams, inputElems and
+	// outputElems give their host types (Options).
 	inputNames, outputNames []string
+	inputElems, outputElems []elem.Type
 	tg                      *target.Target
 	pkg                     *ipupkg.Package
 	index                   map[*ir.Value]int // value → buffer
@@ -293,7 +316,7 @@ func (b *builder) buffer(op *ir.Operation) error {
 	}
 	if a, ok := op.Attr(tileasm.HostInputAttr).(*ir.IntegerAttr); ok {
 		b.pkg.Streams = append(b.pkg.Streams, ipupkg.Stream{Name: streamName(b.inputNames, "input", int(a.Int)),
-			Index: int(a.Int), Elem: buf.Elem, Shape: buf.Shape, Buffer: len(b.pkg.Buffers)})
+			Index: int(a.Int), Elem: hostElem(b.inputElems, int(a.Int), buf.Elem), Shape: buf.Shape, Buffer: len(b.pkg.Buffers)})
 	}
 	b.add(op.Result(0), buf, op.Loc())
 	return nil
@@ -515,7 +538,7 @@ func (b *builder) outputs(mem *ir.Operation) error {
 		}
 		buf := b.pkg.Buffers[k]
 		b.pkg.Streams = append(b.pkg.Streams, ipupkg.Stream{Name: streamName(b.outputNames, "output", i), Output: true, Index: i,
-			Elem: buf.Elem, Shape: buf.Shape, Buffer: k})
+			Elem: hostElem(b.outputElems, i, buf.Elem), Shape: buf.Shape, Buffer: k})
 	}
 	return nil
 }
@@ -533,7 +556,7 @@ func (b *builder) checkpoints(opts Options) {
 		best := -1
 		for i, buf := range b.pkg.Buffers {
 			loc, ok := ir.FileLineColOf(b.locs[i])
-			if ok && !b.constant(i) && loc.Line == so.Line && loc.Col == so.Column && buf.Elem == so.Elem && slices.Equal(buf.Shape, so.Shape) &&
+			if ok && !b.constant(i) && loc.Line == so.Line && loc.Col == so.Column && (ipupkg.Stream{Elem: so.Elem}).Carries(buf.Elem) && slices.Equal(buf.Shape, so.Shape) &&
 				(best < 0 || b.order[i] >= b.order[best]) {
 				best = i
 			}
