@@ -96,6 +96,33 @@ type value struct {
 // konst is a value known at import time, row major.
 type konst struct {
 	vals []float64
+	// raw, while vals is nil, is the values encoded as rawElem: an
+	// initializer's raw data, decoded only when an operator folds it, and
+	// written out as it is (100 MB of f32 weights stay 100 MB, not 200 MB
+	// of float64).
+	raw     []byte
+	rawElem elem.Type
+}
+
+// v is k's values, decoding raw data the first time.
+func (k *konst) v() []float64 {
+	if k.vals == nil && k.raw != nil {
+		c := numeric.CodecOf(k.rawElem)
+		k.vals = make([]float64, len(k.raw)/c.Bytes)
+		for i := range k.vals {
+			k.vals[i] = c.Load(k.raw[i*c.Bytes:])
+		}
+		k.raw = nil
+	}
+	return k.vals
+}
+
+// n is the number of k's values, without decoding them.
+func (k *konst) n() int {
+	if k.vals == nil && k.raw != nil {
+		return len(k.raw) / k.rawElem.Bytes()
+	}
+	return len(k.vals)
 }
 
 // importer holds the state of one import.
@@ -277,6 +304,12 @@ func Import(model *onnxpb.ModelProto, opts Options) ([]byte, error) {
 		}
 		im.values[t.GetName()] = v
 	}
+	// The body holds every initializer's data in hex: grown once.
+	weights := 0
+	for _, t := range g.GetInitializer() {
+		weights += len(t.GetRawData())
+	}
+	im.body.Grow(2*weights + 64<<10)
 	for i, n := range g.GetNode() {
 		im.node, im.index, im.opInNode = n, i, 0
 		if d := n.GetDomain(); d != "" && d != "ai.onnx" {
@@ -307,18 +340,21 @@ func Import(model *onnxpb.ModelProto, opts Options) ([]byte, error) {
 	if len(results) == 0 {
 		return nil, im.fail("the graph has no outputs")
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "// Imported from %s by ipu-translate --import-onnx (opset %d).\n", filepath.Base(opts.File), im.opset)
+	var head strings.Builder
+	fmt.Fprintf(&head, "// Imported from %s by ipu-translate --import-onnx (opset %d).\n", filepath.Base(opts.File), im.opset)
 	if opts.Target != "" {
-		fmt.Fprintf(&b, "module attributes {ipu.target = %s} {\n", quote(opts.Target))
+		fmt.Fprintf(&head, "module attributes {ipu.target = %s} {\n", quote(opts.Target))
 	} else {
-		b.WriteString("module {\n")
+		head.WriteString("module {\n")
 	}
 	ret := "(" + strings.Join(named, ", ") + ")"
-	fmt.Fprintf(&b, "  func.func @%s(%s) -> %s {\n", opts.Function, strings.Join(sig, ", "), ret)
-	b.WriteString(im.body.String())
-	fmt.Fprintf(&b, "    return %s : %s\n  }\n}\n", strings.Join(results, ", "), strings.Join(types, ", "))
-	return []byte(b.String()), nil
+	fmt.Fprintf(&head, "  func.func @%s(%s) -> %s {\n", opts.Function, strings.Join(sig, ", "), ret)
+	tail := fmt.Sprintf("    return %s : %s\n  }\n}\n", strings.Join(results, ", "), strings.Join(types, ", "))
+	// One copy of the body (which holds the weights' hex), into a buffer
+	// of its final size.
+	out := make([]byte, 0, head.Len()+im.body.Len()+len(tail))
+	out = append(append(append(out, head.String()...), im.body.String()...), tail...)
+	return out, nil
 }
 
 // sameAsInitializer checks that a graph input listed for initializer t
@@ -686,57 +722,108 @@ func (im *importer) use(v *value) (string, error) {
 	if v.ssa != "" {
 		return v.ssa, nil
 	}
-	dense := denseLiteral(v)
-	if im.node == nil {
-		// A constant returned as it is: emit it without a node location.
-		ssa := fmt.Sprintf("%%v%d", im.n)
-		im.n++
-		fmt.Fprintf(&im.body, "    %s = tensor.constant %s\n", ssa, dense)
-		v.ssa = ssa
-		return ssa, nil
+	// The literal goes straight into the body: a weight's is as long as
+	// its data in hex, and is not copied on the way.
+	ssa := fmt.Sprintf("%%v%d", im.n)
+	im.n++
+	fmt.Fprintf(&im.body, "    %s = tensor.constant ", ssa)
+	writeDense(&im.body, v)
+	if im.node != nil {
+		// A constant returned as it is has no node's location.
+		im.body.WriteString(" ")
+		im.body.WriteString(im.loc())
 	}
-	c := im.emit(v.elem, v.shape, "tensor.constant %s", dense)
-	v.ssa = c.ssa
-	return v.ssa, nil
+	im.body.WriteString("\n")
+	v.ssa = ssa
+	return ssa, nil
 }
 
-// denseLiteral writes a constant: a splat when all elements are equal,
-// the raw data in hex otherwise (exact, and compact for large weights).
+// hexPairs is every byte's two uppercase hex digits.
+var hexPairs = func() (t [256][2]byte) {
+	const digits = "0123456789ABCDEF"
+	for i := range t {
+		t[i] = [2]byte{digits[i>>4], digits[i&15]}
+	}
+	return t
+}()
+
+// writeHex writes data in uppercase hex, a chunk at a time.
+func writeHex(b *strings.Builder, data []byte) {
+	var chunk [64 << 10]byte
+	for len(data) > 0 {
+		n := min(len(data), len(chunk)/2)
+		for i, byt := range data[:n] {
+			chunk[2*i], chunk[2*i+1] = hexPairs[byt][0], hexPairs[byt][1]
+		}
+		b.Write(chunk[:2*n])
+		data = data[n:]
+	}
+}
+
+// denseLiteral is writeDense's text.
 func denseLiteral(v *value) string {
+	var b strings.Builder
+	writeDense(&b, v)
+	return b.String()
+}
+
+// writeDense writes a constant: a splat when all elements are equal, the
+// data in hex otherwise (exact, and compact for large weights; straight
+// from the model's bytes when they are kept).
+func writeDense(b *strings.Builder, v *value) {
 	ty := tensorType(v.elem, v.shape)
-	vals := v.konst.vals
+	if k := v.konst; k.vals == nil && k.raw != nil && k.rawElem == v.elem {
+		size := v.elem.Bytes()
+		splat := true
+		for i := size; i < len(k.raw) && splat; i += size {
+			splat = string(k.raw[i:i+size]) == string(k.raw[:size])
+		}
+		if x := numeric.CodecOf(v.elem).Load(k.raw); splat && !math.IsNaN(x) && !math.IsInf(x, 0) {
+			fmt.Fprintf(b, "dense<%s> : %s", floatLiteral(x), ty)
+			return
+		}
+		b.Grow(2*len(k.raw) + len(ty) + 16)
+		b.WriteString(`dense<"0x`)
+		writeHex(b, k.raw)
+		b.WriteString(`"> : `)
+		b.WriteString(ty)
+		return
+	}
+	vals := v.konst.v()
 	finite := len(vals) > 0 && !math.IsNaN(vals[0]) && !math.IsInf(vals[0], 0)
 	if finite && !slices.ContainsFunc(vals, func(x float64) bool { return x != vals[0] }) {
 		switch {
 		case v.elem == elem.I1:
-			return fmt.Sprintf("dense<%t> : %s", vals[0] != 0, ty)
+			fmt.Fprintf(b, "dense<%t> : %s", vals[0] != 0, ty)
 		case !v.elem.IsFloat():
-			return fmt.Sprintf("dense<%s> : %s", strconv.FormatFloat(vals[0], 'f', 0, 64), ty)
+			fmt.Fprintf(b, "dense<%s> : %s", strconv.FormatFloat(vals[0], 'f', 0, 64), ty)
+		default:
+			fmt.Fprintf(b, "dense<%s> : %s", floatLiteral(vals[0]), ty)
 		}
-		return fmt.Sprintf("dense<%s> : %s", floatLiteral(vals[0]), ty)
+		return
 	}
 	if v.elem == elem.I1 {
 		// i1 has no byte-per-element hex form (MLIR packs its bits):
 		// nested literals.
-		var b strings.Builder
 		b.WriteString("dense<")
-		nestedBools(&b, vals, v.shape)
+		nestedBools(b, vals, v.shape)
 		b.WriteString("> : " + ty)
-		return b.String()
+		return
 	}
 	const digits = "0123456789ABCDEF"
 	size := v.elem.Bytes()
-	b := make([]byte, 0, len(`dense<"0x`)+2*size*len(vals)+len(ty)+8)
-	b = append(b, `dense<"0x`...)
+	b.Grow(len(`dense<"0x`) + 2*size*len(vals) + len(ty) + 8)
+	b.WriteString(`dense<"0x`)
 	var scratch [8]byte
 	c := numeric.CodecOf(v.elem)
 	for _, x := range vals {
 		for _, byt := range c.Append(scratch[:0], x) {
-			b = append(b, digits[byt>>4], digits[byt&15])
+			b.WriteByte(digits[byt>>4])
+			b.WriteByte(digits[byt&15])
 		}
 	}
-	b = append(b, `"> : `...)
-	return string(append(b, ty...))
+	b.WriteString(`"> : `)
+	b.WriteString(ty)
 }
 
 // nestedBools writes vals of shape as nested lists of true and false.

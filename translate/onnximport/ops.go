@@ -248,7 +248,7 @@ func (im *importer) out(n *onnxpb.NodeProto, v *value) error {
 	}
 	im.values[n.GetOutput()[0]] = v
 	if v.konst != nil {
-		im.folded += 8 * int64(len(v.konst.vals))
+		im.folded += 8 * int64(v.konst.n())
 	}
 	return nil
 }
@@ -302,8 +302,8 @@ func (im *importer) ints(n *onnxpb.NodeProto, i int, name string) ([]int64, bool
 		if v.konst == nil {
 			return nil, false, im.needsValue(v, fmt.Sprintf("input %d", i))
 		}
-		out := make([]int64, len(v.konst.vals))
-		for k, x := range v.konst.vals {
+		out := make([]int64, len(v.konst.v()))
+		for k, x := range v.konst.v() {
 			out[k] = int64(x)
 		}
 		return out, true, nil
@@ -412,7 +412,7 @@ func broadcastKonst(v *value, shape []int64) *value {
 	out := &value{elem: v.elem, shape: slices.Clone(shape), konst: &konst{vals: make([]float64, rowmajor.Elements(shape))}}
 	off := len(shape) - len(v.shape)
 	idx := make([]int64, len(shape))
-	for lin := range out.konst.vals {
+	for lin := range out.konst.v() {
 		rowmajor.Unravel(int64(lin), shape, idx)
 		src := int64(0)
 		for i, d := range v.shape {
@@ -422,7 +422,7 @@ func broadcastKonst(v *value, shape []int64) *value {
 			}
 			src = src*d + k
 		}
-		out.konst.vals[lin] = v.konst.vals[src]
+		out.konst.v()[lin] = v.konst.v()[src]
 	}
 	return out
 }
@@ -448,14 +448,14 @@ func (im *importer) binaryValues(a, b *value, op string) (*value, error) {
 			return nil, err
 		}
 		x, y := broadcastKonst(a, shape), broadcastKonst(b, shape)
-		out := &value{elem: a.elem, shape: shape, konst: &konst{vals: make([]float64, len(x.konst.vals))}}
+		out := &value{elem: a.elem, shape: shape, konst: &konst{vals: make([]float64, len(x.konst.v()))}}
 		f := binaryFold[op]
-		for i := range out.konst.vals {
-			out.konst.vals[i] = round(a.elem, f(x.konst.vals[i], y.konst.vals[i]))
+		for i := range out.konst.v() {
+			out.konst.v()[i] = round(a.elem, f(x.konst.v()[i], y.konst.v()[i]))
 		}
 		if !a.elem.IsFloat() && op == "div" {
-			for i := range out.konst.vals {
-				out.konst.vals[i] = math.Trunc(x.konst.vals[i] / y.konst.vals[i])
+			for i := range out.konst.v() {
+				out.konst.v()[i] = math.Trunc(x.konst.v()[i] / y.konst.v()[i])
 			}
 		}
 		return out, nil
@@ -538,9 +538,9 @@ func (im *importer) unaryValue(x *value, op string) (*value, error) {
 		return nil, im.fail("%s of an %v tensor", op, x.elem)
 	}
 	if x.konst != nil {
-		out := &value{elem: x.elem, shape: x.shape, konst: &konst{vals: make([]float64, len(x.konst.vals))}}
-		for i, v := range x.konst.vals {
-			out.konst.vals[i] = round(x.elem, unaryFold[op](v))
+		out := &value{elem: x.elem, shape: x.shape, konst: &konst{vals: make([]float64, len(x.konst.v()))}}
+		for i, v := range x.konst.v() {
+			out.konst.v()[i] = round(x.elem, unaryFold[op](v))
 		}
 		return out, nil
 	}
@@ -635,10 +635,10 @@ func (im *importer) pow(n *onnxpb.NodeProto, in []*value) error {
 	if !x.elem.IsFloat() && !(x.konst != nil && e.konst != nil) {
 		return im.fail("pow of an %v tensor known only at run time", x.elem)
 	}
-	uniform := e.konst != nil && len(e.konst.vals) > 0 && !slices.ContainsFunc(e.konst.vals, func(v float64) bool { return v != e.konst.vals[0] })
+	uniform := e.konst != nil && len(e.konst.v()) > 0 && !slices.ContainsFunc(e.konst.v(), func(v float64) bool { return v != e.konst.v()[0] })
 	p := 0.0
 	if uniform {
-		p = e.konst.vals[0]
+		p = e.konst.v()[0]
 	}
 	if !uniform || !(p == math.Trunc(p) && math.Abs(p) <= 64 || p == 0.5 || p == -0.5) {
 		if e.elem != x.elem {

@@ -325,7 +325,7 @@ func (im *importer) dropout(n *onnxpb.NodeProto, in []*value) error {
 		if t.konst == nil {
 			return im.needsValue(t, "training_mode")
 		}
-		if len(t.konst.vals) == 1 && t.konst.vals[0] != 0 {
+		if len(t.konst.v()) == 1 && t.konst.v()[0] != 0 {
 			return im.fail("training_mode is true; the importer compiles inference, where Dropout is the identity")
 		}
 	}
@@ -402,8 +402,8 @@ func (im *importer) reduceValue(x *value, axes []int64, base string, keep bool) 
 		if base == "max" {
 			init = math.Inf(-1)
 		}
-		for i := range out.konst.vals {
-			out.konst.vals[i] = init
+		for i := range out.konst.v() {
+			out.konst.v()[i] = init
 		}
 		idx := make([]int64, len(x.shape))
 		rowmajor.ForEach(x.shape, func(lin int64, src []int64) {
@@ -413,13 +413,13 @@ func (im *importer) reduceValue(x *value, axes []int64, base string, keep bool) 
 			}
 			o := rowmajor.Linear(kept, idx)
 			if base == "max" {
-				out.konst.vals[o] = math.Max(out.konst.vals[o], x.konst.vals[lin])
+				out.konst.v()[o] = math.Max(out.konst.v()[o], x.konst.v()[lin])
 			} else {
-				out.konst.vals[o] += x.konst.vals[lin]
+				out.konst.v()[o] += x.konst.v()[lin]
 			}
 		})
-		for i, v := range out.konst.vals {
-			out.konst.vals[i] = round(x.elem, v)
+		for i, v := range out.konst.v() {
+			out.konst.v()[i] = round(x.elem, v)
 		}
 		if !keep {
 			out.shape = reduced

@@ -164,9 +164,9 @@ func (im *importer) castTo(n *onnxpb.NodeProto, x *value, to elem.Type) error {
 		return im.out(n, x)
 	}
 	if x.konst != nil {
-		out := &value{elem: to, shape: x.shape, konst: &konst{vals: make([]float64, len(x.konst.vals))}}
-		for i, v := range x.konst.vals {
-			out.konst.vals[i] = round(to, v)
+		out := &value{elem: to, shape: x.shape, konst: &konst{vals: make([]float64, len(x.konst.v()))}}
+		for i, v := range x.konst.v() {
+			out.konst.v()[i] = round(to, v)
 		}
 		return im.out(n, out)
 	}
@@ -231,10 +231,10 @@ func (im *importer) constantOfShape(n *onnxpb.NodeProto, in []*value) error {
 		if err != nil {
 			return err
 		}
-		if len(v.konst.vals) != 1 {
-			return im.fail("a value of %d elements, not one", len(v.konst.vals))
+		if len(v.konst.v()) != 1 {
+			return im.fail("a value of %d elements, not one", len(v.konst.v()))
 		}
-		et, x = v.elem, v.konst.vals[0]
+		et, x = v.elem, v.konst.v()[0]
 	}
 	if err := im.foldable(spec, 1); err != nil {
 		return err

@@ -44,10 +44,10 @@ func (im *importer) compareValues(a, b *value, pred string) (*value, error) {
 			return nil, err
 		}
 		x, y := broadcastKonst(a, shape), broadcastKonst(b, shape)
-		out := &value{elem: elem.I1, shape: shape, konst: &konst{vals: make([]float64, len(x.konst.vals))}}
-		for i := range out.konst.vals {
-			if c.fold(x.konst.vals[i], y.konst.vals[i]) {
-				out.konst.vals[i] = 1
+		out := &value{elem: elem.I1, shape: shape, konst: &konst{vals: make([]float64, len(x.konst.v()))}}
+		for i := range out.konst.v() {
+			if c.fold(x.konst.v()[i], y.konst.v()[i]) {
+				out.konst.v()[i] = 1
 			}
 		}
 		return out, nil
@@ -88,12 +88,12 @@ func (im *importer) selectValues(cond, a, b *value) (*value, error) {
 			return nil, err
 		}
 		c, x, y := broadcastKonst(cond, shape), broadcastKonst(a, shape), broadcastKonst(b, shape)
-		out := &value{elem: a.elem, shape: shape, konst: &konst{vals: make([]float64, len(c.konst.vals))}}
-		for i, t := range c.konst.vals {
+		out := &value{elem: a.elem, shape: shape, konst: &konst{vals: make([]float64, len(c.konst.v()))}}
+		for i, t := range c.konst.v() {
 			if t != 0 {
-				out.konst.vals[i] = x.konst.vals[i]
+				out.konst.v()[i] = x.konst.v()[i]
 			} else {
-				out.konst.vals[i] = y.konst.vals[i]
+				out.konst.v()[i] = y.konst.v()[i]
 			}
 		}
 		return out, nil
@@ -388,7 +388,7 @@ func (im *importer) gatherElements(n *onnxpb.NodeProto, in []*value) error {
 		return err
 	}
 	if ix.konst != nil {
-		for _, v := range ix.konst.vals {
+		for _, v := range ix.konst.v() {
 			if v < -float64(d) || v >= float64(d) {
 				return im.fail("index %d of an axis of %d", int64(v), d)
 			}
@@ -430,7 +430,7 @@ func (im *importer) oneHot(n *onnxpb.NodeProto, in []*value) error {
 	if d < 1 || d > maxKernelOffsets*16 {
 		return im.fail("depth %d", d)
 	}
-	if vals.konst == nil || len(vals.konst.vals) != 2 {
+	if vals.konst == nil || len(vals.konst.v()) != 2 {
 		return im.fail("the values must be two constants, [off, on]")
 	}
 	r := len(ix.shape) + 1
@@ -448,10 +448,10 @@ func (im *importer) oneHot(n *onnxpb.NodeProto, in []*value) error {
 	iotaShape[axis] = d
 	iota := &value{elem: ix.elem, shape: iotaShape, konst: &konst{vals: make([]float64, d)}}
 	for i := range d {
-		iota.konst.vals[i] = float64(i)
+		iota.konst.v()[i] = float64(i)
 	}
 	hot := c.cmp(idx, iota, "eq")
-	off, on := splat(vals.elem, nil, vals.konst.vals[0]), splat(vals.elem, nil, vals.konst.vals[1])
+	off, on := splat(vals.elem, nil, vals.konst.v()[0]), splat(vals.elem, nil, vals.konst.v()[1])
 	return c.done(n, c.sel(hot, on, off))
 }
 
@@ -480,7 +480,7 @@ func (im *importer) nll(x, t, w *value, ignore *int64, reduction string) (*value
 	iotaShape[1] = C
 	iota := &value{elem: t.elem, shape: iotaShape, konst: &konst{vals: make([]float64, C)}}
 	for i := range C {
-		iota.konst.vals[i] = float64(i)
+		iota.konst.v()[i] = float64(i)
 	}
 	hot := c.cmp(lab, iota, "eq")
 	picked := c.reduce(c.sel(hot, x, c.k(x, 0)), []int64{1}, "sum", false)
@@ -618,8 +618,8 @@ func (im *importer) rangeOp(n *onnxpb.NodeProto, in []*value) error {
 		return err
 	}
 	out := &value{elem: in[0].elem, shape: []int64{count}, konst: &konst{vals: make([]float64, count)}}
-	for i := range out.konst.vals {
-		out.konst.vals[i] = round(in[0].elem, v[0]+float64(i)*v[2])
+	for i := range out.konst.v() {
+		out.konst.v()[i] = round(in[0].elem, v[0]+float64(i)*v[2])
 	}
 	return im.out(n, out)
 }

@@ -17,10 +17,10 @@ func (im *importer) scalarOf(v *value, what string, def float64) (float64, error
 	if v.konst == nil {
 		return 0, im.needsValue(v, what)
 	}
-	if len(v.konst.vals) != 1 {
+	if len(v.konst.v()) != 1 {
 		return 0, im.fail("%s of shape %v, not a scalar", what, v.shape)
 	}
-	return v.konst.vals[0], nil
+	return v.konst.v()[0], nil
 }
 
 // trilu keeps the upper (j - i ≥ k) or lower (j - i ≤ k) triangle of each
@@ -46,10 +46,10 @@ func (im *importer) trilu(n *onnxpb.NodeProto, in []*value) error {
 		return 0, min(max(i+k+1, 0), cols)
 	}
 	if x.konst != nil {
-		out := &value{elem: x.elem, shape: x.shape, konst: &konst{vals: slices.Clone(x.konst.vals)}}
+		out := &value{elem: x.elem, shape: x.shape, konst: &konst{vals: slices.Clone(x.konst.v())}}
 		rowmajor.ForEach(x.shape, func(lin int64, idx []int64) {
 			if lo, hi := keep(idx[r-2]); idx[r-1] < lo || idx[r-1] >= hi {
-				out.konst.vals[lin] = 0
+				out.konst.v()[lin] = 0
 			}
 		})
 		return im.out(n, out)
@@ -229,7 +229,7 @@ func (im *importer) eyeLike(n *onnxpb.NodeProto, in []*value) error {
 	out := splat(et, x.shape, 0)
 	for i := range x.shape[0] {
 		if j := i + k; j >= 0 && j < x.shape[1] {
-			out.konst.vals[i*x.shape[1]+j] = 1
+			out.konst.v()[i*x.shape[1]+j] = 1
 		}
 	}
 	return im.out(n, out)

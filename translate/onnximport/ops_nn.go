@@ -32,13 +32,13 @@ func (im *importer) transposeValue(x *value, perm []int64) (*value, error) {
 		return x, nil
 	}
 	if x.konst != nil {
-		out := &value{elem: x.elem, shape: shape, konst: &konst{vals: make([]float64, len(x.konst.vals))}}
+		out := &value{elem: x.elem, shape: shape, konst: &konst{vals: make([]float64, len(x.konst.v()))}}
 		src := make([]int64, r)
 		rowmajor.ForEach(shape, func(lin int64, idx []int64) {
 			for i, p := range perm {
 				src[p] = idx[i]
 			}
-			out.konst.vals[lin] = x.konst.vals[rowmajor.Linear(x.shape, src)]
+			out.konst.v()[lin] = x.konst.v()[rowmajor.Linear(x.shape, src)]
 		})
 		return out, nil
 	}
@@ -205,10 +205,10 @@ func (im *importer) pad(n *onnxpb.NodeProto, in []*value) error {
 			if v.konst == nil {
 				return im.needsValue(v, "the constant value")
 			}
-			if len(v.konst.vals) != 1 {
+			if len(v.konst.v()) != 1 {
 				return im.fail("a constant value of shape %v", v.shape)
 			}
-			fill = v.konst.vals[0]
+			fill = v.konst.v()[0]
 		}
 	}
 	axes := make([]int64, r)
@@ -813,12 +813,12 @@ func pool(kind string) func(*importer, *onnxpb.NodeProto, []*value) error {
 				}
 				count *= float64(k)
 			}
-			counts.konst.vals[lin] = count
-			uniform = uniform && count == counts.konst.vals[0]
+			counts.konst.v()[lin] = count
+			uniform = uniform && count == counts.konst.v()[0]
 		})
 		divisor := counts
 		if uniform {
-			divisor = splat(x.elem, nil, counts.konst.vals[0])
+			divisor = splat(x.elem, nil, counts.konst.v()[0])
 		}
 		return c.done(n, c.div(acc, divisor))
 	}

@@ -28,7 +28,7 @@ func (im *importer) pick(x *value, axis int, idx []int64) (*value, error) {
 		rowmajor.ForEach(shape, func(lin int64, o []int64) {
 			copy(src, o)
 			src[axis] = idx[o[axis]]
-			out.konst.vals[lin] = x.konst.vals[rowmajor.Linear(x.shape, src)]
+			out.konst.v()[lin] = x.konst.v()[rowmajor.Linear(x.shape, src)]
 		})
 		return out, nil
 	}
@@ -83,7 +83,7 @@ func (im *importer) resampleAxis(x *value, axis int, r [][]float64) (*value, err
 	m := &value{elem: x.elem, shape: []int64{in, out}, konst: &konst{vals: make([]float64, in*out)}}
 	for i := range in {
 		for o := range out {
-			m.konst.vals[i*out+o] = round(x.elem, r[i][o])
+			m.konst.v()[i*out+o] = round(x.elem, r[i][o])
 		}
 	}
 	y, err := im.matmulValues(flat, m)
@@ -263,26 +263,26 @@ func (im *importer) resize(n *onnxpb.NodeProto, in []*value) error {
 			if v.konst == nil {
 				return im.needsValue(v, "the scales")
 			}
-			scales = v.konst.vals
+			scales = v.konst.v()
 		}
 	default:
 		if v := in[1]; v != nil && sp.transform == "tf_crop_and_resize" {
 			if v.konst == nil {
 				return im.needsValue(v, "the roi")
 			}
-			sp.roi = v.konst.vals
+			sp.roi = v.konst.v()
 		}
 		if v := in[2]; v != nil && len(v.shape) > 0 && rowmajor.Elements(v.shape) > 0 {
 			if v.konst == nil {
 				return im.needsValue(v, "the scales")
 			}
-			scales = v.konst.vals
+			scales = v.konst.v()
 		}
 		if v := in[3]; v != nil {
 			if v.konst == nil {
 				return im.needsValue(v, "the sizes")
 			}
-			for _, f := range v.konst.vals {
+			for _, f := range v.konst.v() {
 				sizes = append(sizes, int64(f))
 			}
 		}

@@ -186,13 +186,13 @@ func (im *importer) transpose(n *onnxpb.NodeProto, in []*value) error {
 		shape[i] = x.shape[p]
 	}
 	if x.konst != nil {
-		out := &value{elem: x.elem, shape: shape, konst: &konst{vals: make([]float64, len(x.konst.vals))}}
+		out := &value{elem: x.elem, shape: shape, konst: &konst{vals: make([]float64, len(x.konst.v()))}}
 		rowmajor.ForEach(shape, func(lin int64, idx []int64) {
 			src := make([]int64, r)
 			for i, p := range perm {
 				src[p] = idx[i]
 			}
-			out.konst.vals[lin] = x.konst.vals[rowmajor.Linear(x.shape, src)]
+			out.konst.v()[lin] = x.konst.v()[rowmajor.Linear(x.shape, src)]
 		})
 		return im.out(n, out)
 	}
@@ -234,7 +234,7 @@ func (im *importer) concatValues(vs []*value, a int64) (*value, error) {
 			src := slices.Clone(idx)
 			for _, v := range vs {
 				if src[axis] < v.shape[axis] {
-					out.konst.vals[lin] = v.konst.vals[rowmajor.Linear(v.shape, src)]
+					out.konst.v()[lin] = v.konst.v()[rowmajor.Linear(v.shape, src)]
 					return
 				}
 				src[axis] -= v.shape[axis]
@@ -280,7 +280,7 @@ func (im *importer) sliceValue(x *value, offsets, sizes, strides []int64) (*valu
 			for i := range idx {
 				src[i] = offsets[i] + strides[i]*idx[i]
 			}
-			out.konst.vals[lin] = x.konst.vals[rowmajor.Linear(x.shape, src)]
+			out.konst.v()[lin] = x.konst.v()[rowmajor.Linear(x.shape, src)]
 		})
 		return out, nil
 	}
@@ -520,8 +520,8 @@ func (im *importer) gather(n *onnxpb.NodeProto, in []*value) error {
 		return im.gatherRuntime(n, x, ix, axis)
 	}
 	d := x.shape[axis]
-	idx := make([]int64, len(ix.konst.vals))
-	for k, f := range ix.konst.vals {
+	idx := make([]int64, len(ix.konst.v()))
+	for k, f := range ix.konst.v() {
 		i := int64(f)
 		if i < 0 {
 			i += d

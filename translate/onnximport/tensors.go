@@ -40,6 +40,11 @@ func (im *importer) tensorValue(t *onnxpb.TensorProto) (*value, error) {
 		if int64(len(raw)) != n*int64(et.Bytes()) {
 			return nil, im.fail("tensor '%s': %d bytes of data for %d elements of %v", t.GetName(), len(raw), n, et)
 		}
+		if et.IsFloat() && n > 0 {
+			// Kept as the model stores it (little endian, as the
+			// package's codec): weights are written out, not folded.
+			return &value{elem: et, shape: shape, konst: &konst{raw: raw, rawElem: et}}, nil
+		}
 		c := numeric.CodecOf(et)
 		for i := int64(0); i < n; i++ {
 			vals = append(vals, c.Load(raw[i*int64(c.Bytes):]))
@@ -196,5 +201,5 @@ func ReadTensor(data []byte, file string) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Tensor{Elem: v.elem, Shape: v.shape, Values: v.konst.vals}, nil
+	return &Tensor{Elem: v.elem, Shape: v.shape, Values: v.konst.v()}, nil
 }
