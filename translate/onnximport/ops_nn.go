@@ -325,7 +325,14 @@ func (im *importer) windowOf(n *onnxpb.NodeProto, in, kernel []int64, ceil bool)
 			}
 		}
 	}
-	if w.offsets() > maxKernelOffsets {
+	limit := w.offsets() // im2col: a slice per kernel position
+	if kernel == nil {
+		limit = 0 // pooling: a slice per kernel extent, axis by axis
+		for _, k := range w.kernel {
+			limit += k
+		}
+	}
+	if limit > maxKernelOffsets {
 		return nil, im.fail("a kernel of %v positions (the importer takes %d)", w.kernel, maxKernelOffsets)
 	}
 	return w, nil
@@ -773,21 +780,31 @@ func pool(kind string) func(*importer, *onnxpb.NodeProto, []*value) error {
 		if err != nil {
 			return err
 		}
+		// The window is separable: a maximum (or a sum) over a box is the
+		// one over each axis in turn, so a k1×k2 window is k1 + k2
+		// strided slices, not k1·k2.
 		c := &calc{im: im}
-		var acc *value
-		err = im.windowSlices(xp, 2, win, func(s *value) error {
-			switch {
-			case acc == nil:
-				acc = s
-			case kind == "max":
-				acc = c.max(acc, s)
-			default:
-				acc = c.add(acc, s)
+		acc := xp
+		for i := range sp {
+			var line *value
+			for j := range win.kernel[i] {
+				s, err := im.along(acc, 2+i, j*win.dilations[i], win.out[i], win.strides[i])
+				if err != nil {
+					return err
+				}
+				switch {
+				case line == nil:
+					line = s
+				case kind == "max":
+					line = c.max(line, s)
+				default:
+					line = c.add(line, s)
+				}
 			}
-			return c.err
-		})
-		if err != nil {
-			return err
+			if c.err != nil {
+				return c.err
+			}
+			acc = line
 		}
 		if kind == "max" {
 			return c.done(n, acc)
