@@ -126,6 +126,13 @@ func runPackage(o *options, stdout, stderr io.Writer) error {
 	// memory back before the reference runs.
 	dev.Close()
 	outputs := got.Outputs
+	for _, s := range check.OutputStreams(pkg) {
+		name := s.Name
+		if name == fmt.Sprintf("output %d", s.Index) {
+			name = "" // the default name says nothing the number does not
+		}
+		o.outputNames = append(o.outputNames, name)
+	}
 	summarise(o, outputs, stdout)
 	ctx := ir.NewContext()
 	if p != nil {

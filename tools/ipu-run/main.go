@@ -38,14 +38,17 @@ type options struct {
 	inputs   []string
 	// inputFiles are --inputs read: by name or by position.
 	inputFiles []inputFile
-	outputs    []string
-	generate   string
-	reference  bool
-	print      bool
-	compare    []string
-	atol       float64
-	rtol       float64
-	verbose    bool
+	// outputNames name the outputs in what is printed (the results'
+	// ipu.name, the package's output streams'; "" for none).
+	outputNames []string
+	outputs     []string
+	generate    string
+	reference   bool
+	print       bool
+	compare     []string
+	atol        float64
+	rtol        float64
+	verbose     bool
 
 	memoryLimit int64 // --memory-limit in bytes
 
@@ -249,6 +252,7 @@ func executeMode(o *options, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%s run: %w", m.Name(), err)
 	}
 	done = log.start("outputs")
+	o.outputNames = p.resultNames()
 	err = deliver(o, "@"+p.name, outputs, stdout)
 	if err == nil {
 		err = compare(o, "@"+p.name, p.Ctx, outputs, stdout)

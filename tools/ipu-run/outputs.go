@@ -26,7 +26,7 @@ func deliver(o *options, who string, outputs []*eval.Array, stdout io.Writer) er
 func summarise(o *options, outputs []*eval.Array, stdout io.Writer) {
 	if len(o.outputs) == 0 || o.print {
 		for i, a := range outputs {
-			fmt.Fprintf(stdout, "output #%d: %s\n", i, summary(a))
+			fmt.Fprintf(stdout, "%s: %s\n", outputLabel(o.outputNames, i), summary(a))
 			if o.print {
 				fmt.Fprintln(stdout, values(a))
 			}
@@ -49,10 +49,18 @@ func writeOutputs(o *options, who string, outputs []*eval.Array) error {
 			err = o.outFiles[i].Write(func(w io.Writer) error { return npy.Write(w, n) })
 		}
 		if err != nil {
-			return fmt.Errorf("output #%d (%s): %w", i, o.outFiles[i].Path, err)
+			return fmt.Errorf("%s (%s): %w", outputLabel(o.outputNames, i), o.outFiles[i].Path, err)
 		}
 	}
 	return nil
+}
+
+// outputLabel names output i in messages: output #0 'logits', or output #0.
+func outputLabel(names []string, i int) string {
+	if i < len(names) && names[i] != "" {
+		return fmt.Sprintf("output #%d '%s'", i, names[i])
+	}
+	return fmt.Sprintf("output #%d", i)
 }
 
 // summary is a line of statistics: type, min, max, mean, and the count of
@@ -130,7 +138,7 @@ func compare(o *options, who string, ctx *ir.Context, outputs []*eval.Array, std
 			verdict = "FAIL"
 			failed++
 		}
-		fmt.Fprintf(stdout, "output #%d: max abs error %s against %s (atol %s): %s\n", i, num(diff), path, num(o.atol), verdict)
+		fmt.Fprintf(stdout, "%s: max abs error %s against %s (atol %s): %s\n", outputLabel(o.outputNames, i), num(diff), path, num(o.atol), verdict)
 	}
 	if failed > 0 {
 		return fmt.Errorf("%s out of tolerance", count(failed, "output"))

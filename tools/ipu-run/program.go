@@ -130,6 +130,32 @@ func (p *program) argNames() []string {
 	return names
 }
 
+// resultNames are the function's results' names (ipu.name in res_attrs;
+// "" for one without).
+func (p *program) resultNames() []string {
+	ft, ok := p.fn.Attr("function_type").(*ir.TypeAttr)
+	if !ok {
+		return nil
+	}
+	f, ok := ft.T.(*ir.FunctionType)
+	if !ok {
+		return nil
+	}
+	names := make([]string, len(f.Results))
+	arr, _ := p.fn.Attr("res_attrs").(*ir.ArrayAttr)
+	for i := range names {
+		if arr == nil || i >= len(arr.Elems) {
+			break
+		}
+		if d, ok := arr.Elems[i].(*ir.DictAttr); ok {
+			if a, ok := d.Get(pkgemit.StreamNameAttr).(*ir.StringAttr); ok {
+				names[i] = a.Val
+			}
+		}
+	}
+	return names
+}
+
 // count spells "1 input", "2 inputs".
 func count(n int, noun string) string {
 	if n == 1 {
