@@ -142,6 +142,12 @@ type importer struct {
 	attrErr error
 	// folded is the bytes of the values folded so far (see foldable).
 	folded int64
+	// graph is the graph being imported, and consumers the nodes that
+	// read each value (for folds across nodes: a BatchNormalization into
+	// the Conv it alone reads); foldedInto marks the nodes so folded.
+	graph      *onnxpb.GraphProto
+	consumers  map[string][]int
+	foldedInto map[int]bool
 }
 
 // DefaultMemoryLimit is MemoryLimit's default: the reference
@@ -303,6 +309,15 @@ func Import(model *onnxpb.ModelProto, opts Options) ([]byte, error) {
 			v.konst = nil
 		}
 		im.values[t.GetName()] = v
+	}
+	im.graph, im.consumers, im.foldedInto = g, map[string][]int{}, map[int]bool{}
+	for i, n := range g.GetNode() {
+		for _, in := range n.GetInput() {
+			im.consumers[in] = append(im.consumers[in], i)
+		}
+	}
+	for _, out := range g.GetOutput() {
+		im.consumers[out.GetName()] = append(im.consumers[out.GetName()], -1)
 	}
 	// The body holds every initializer's data in hex: grown once.
 	weights := 0

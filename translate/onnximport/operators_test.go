@@ -193,3 +193,50 @@ func TestConvAgainstDirect(t *testing.T) {
 		})
 	}
 }
+
+// A BatchNormalization that alone reads a Conv of constant weights folds
+// into them: the module has no multiplication, and computes the same.
+func TestBatchNormFoldsIntoConv(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	x := randoms(rng, 2*3*5*5, 1)
+	w := randoms(rng, 4*3*3*3, 1)
+	b := randoms(rng, 4, 1)
+	scale, bias, mean := randoms(rng, 4, 1), randoms(rng, 4, 1), randoms(rng, 4, 1)
+	variance := []float64{0.5, 1, 1.5, 2}
+	inits := []*pb.TensorProto{floats("w", []int64{4, 3, 3, 3}, w), floats("b", []int64{4}, b), floats("s", []int64{4}, scale),
+		floats("beta", []int64{4}, bias), floats("mean", []int64{4}, mean), floats("var", []int64{4}, variance)}
+	nodes := []*pb.NodeProto{node("Conv", "conv", []string{"x", "w", "b"}, []string{"c"}, intsAttr("pads", 1, 1, 1, 1)),
+		node("BatchNormalization", "bn", []string{"c", "s", "beta", "mean", "var"}, []string{"y"})}
+	m := model(17, []*pb.ValueInfoProto{input("x", 2, 3, 5, 5)}, inits, nodes, "y")
+	text, err := onnximport.Import(m, onnximport.Options{File: "bn.onnx"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(text), "tensor.mul") || strings.Contains(string(text), "tensor.sub") {
+		t.Errorf("the normalisation was not folded:\n%s", text)
+	}
+	outs := run(t, m, onnximport.Options{File: "bn.onnx"}, array(t, []int{2, 3, 5, 5}, x))
+	want := make([]float64, 2*4*5*5)
+	for n := range 2 {
+		for o := range 4 {
+			a := scale[o] / math.Sqrt(variance[o]+float64(float32(1e-5)))
+			for i := range 5 {
+				for j := range 5 {
+					sum := b[o]
+					for c := range 3 {
+						for ki := range 3 {
+							for kj := range 3 {
+								y, z := i-1+ki, j-1+kj
+								if y >= 0 && y < 5 && z >= 0 && z < 5 {
+									sum += x[((n*3+c)*5+y)*5+z] * w[((o*3+c)*3+ki)*3+kj]
+								}
+							}
+						}
+					}
+					want[((n*4+o)*5+i)*5+j] = (sum-mean[o])*a + bias[o]
+				}
+			}
+		}
+	}
+	near(t, "conv+bn", outs[0], want, 1e-4)
+}

@@ -97,7 +97,7 @@ func init() {
 		"AveragePool":       takes(1, "the sum of the same slices, axis by axis, divided by each window's count (of the padded input with `count_include_pad`)", pool("avg")),
 		"GlobalAveragePool": takes(1, "`tensor.reduce_sum` over the spatial axes, by the count", globalPool("avg")),
 		"GlobalMaxPool":     takes(1, "`tensor.reduce_max` over the spatial axes", globalPool("max")),
-		"BatchNormalization": {required: 5, doc: "inference: x·a + b per channel, a = scale/√(var + ε) and b = B − mean·a folded when the statistics are constants (`spatial = 0` before opset 9: per activation); training mode is refused",
+		"BatchNormalization": {required: 5, doc: "inference: folded into the weights and bias of a Conv it alone reads when both are constants; else x·a + b per channel, a = scale/√(var + ε) and b = B − mean·a folded when the statistics are constants (`spatial = 0` before opset 9: per activation); training mode is refused",
 			convert: (*importer).batchNorm},
 		"InstanceNormalization": takes(3, "the mean and variance of each plane by reductions, then `tensor.rsqrt`, scale and bias", (*importer).instanceNorm),
 		"LayerNormalization": since(converter{required: 2, optional: 1, doc: "`tensor.layer_norm` of the input viewed as [outer, inner] from `axis` (any axis); the Mean and InvStdDev outputs by reductions",

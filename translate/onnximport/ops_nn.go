@@ -447,11 +447,68 @@ func (im *importer) conv(n *onnxpb.NodeProto, in []*value) error {
 	if err != nil {
 		return err
 	}
+	if fw, fb, ok := im.foldBatchNorm(n, w, b); ok {
+		w, b = fw, fb
+	}
 	y, err := im.convCore(x, w, b, win, g)
 	if err != nil {
 		return err
 	}
 	return im.out(n, y)
+}
+
+// foldBatchNorm folds the BatchNormalization that alone reads a Conv's
+// output into the Conv's weight w [M, ...] and bias b, when w and the
+// statistics are constants: w·a per output channel and (b − mean)·a + B,
+// a = scale/√(var + ε). The BatchNormalization node then passes its input
+// on (foldedInto).
+func (im *importer) foldBatchNorm(n *onnxpb.NodeProto, w, b *value) (*value, *value, bool) {
+	if len(n.GetOutput()) == 0 || w.konst == nil || (b != nil && b.konst == nil) {
+		return nil, nil, false
+	}
+	readers := im.consumers[n.GetOutput()[0]]
+	if len(readers) != 1 || readers[0] < 0 {
+		return nil, nil, false
+	}
+	bn := im.graph.GetNode()[readers[0]]
+	if bn.GetOpType() != "BatchNormalization" || len(bn.GetInput()) < 5 || bn.GetInput()[0] != n.GetOutput()[0] {
+		return nil, nil, false
+	}
+	for _, o := range bn.GetOutput()[1:] {
+		if o != "" {
+			return nil, nil, false
+		}
+	}
+	if im.attrInt(bn, "training_mode", 0) != 0 || im.opset < 9 && im.attrInt(bn, "spatial", 1) == 0 {
+		return nil, nil, false
+	}
+	M := w.shape[0]
+	var params [4][]float64
+	for i := range params {
+		v := im.values[bn.GetInput()[1+i]]
+		if v == nil || v.konst == nil || v.elem != w.elem || rowmajor.Elements(v.shape) != M {
+			return nil, nil, false
+		}
+		params[i] = v.konst.v()
+	}
+	eps := float64(float32(im.attrFloat(bn, "epsilon", 1e-5)))
+	wv := w.konst.v()
+	per := int64(len(wv)) / max(M, 1)
+	fw := &value{elem: w.elem, shape: w.shape, konst: &konst{vals: make([]float64, len(wv))}}
+	fb := &value{elem: w.elem, shape: []int64{M}, konst: &konst{vals: make([]float64, M)}}
+	for m := range M {
+		a := params[0][m] / math.Sqrt(params[3][m]+eps)
+		for k := range per {
+			fw.konst.vals[m*per+k] = round(w.elem, wv[m*per+k]*a)
+		}
+		bias := 0.0
+		if b != nil {
+			bias = b.konst.v()[m]
+		}
+		fb.konst.vals[m] = round(w.elem, (bias-params[2][m])*a+params[1][m])
+	}
+	im.foldedInto[readers[0]] = true
+	return fw, fb, true
 }
 
 // convCore is the convolution of x [N, C, s...] by w [M, C/g, k...] over
@@ -882,6 +939,10 @@ func (im *importer) channelParam(p *value, r int, channels int64, what string) (
 // constants (as exporters write them).
 func (im *importer) batchNorm(n *onnxpb.NodeProto, in []*value) error {
 	x := in[0]
+	if im.foldedInto[im.index] {
+		// Folded into the Conv it reads (foldBatchNorm).
+		return im.out(n, x)
+	}
 	if im.attrInt(n, "training_mode", 0) != 0 {
 		return im.fail("training_mode = 1; the importer compiles inference")
 	}
