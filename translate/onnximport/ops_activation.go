@@ -479,6 +479,9 @@ func reduce(kind string) func(*importer, *onnxpb.NodeProto, []*value) error {
 		if count == 0 {
 			return im.fail("a reduction over an empty axis")
 		}
+		if kind == "prod" {
+			return im.reduceProd(n, x, norm, keep)
+		}
 		spec := reduceKinds[kind]
 		c := &calc{im: im}
 		v := x
@@ -539,6 +542,38 @@ func (im *importer) reduceLogSumExp(n *onnxpb.NodeProto, in []*value) error {
 		var shape []int64
 		for i, d := range x.shape {
 			if !set[i] {
+				shape = append(shape, d)
+			}
+		}
+		v = c.reshape(v, shape)
+	}
+	return c.done(n, v)
+}
+
+// reduceProd is ReduceProd: the product along each axis in turn, its unit
+// slices multiplied one after another (the target has no product
+// reduction; up to 4,096 positions an axis).
+func (im *importer) reduceProd(n *onnxpb.NodeProto, x *value, axes []int64, keep bool) error {
+	c := &calc{im: im}
+	v := x
+	for _, a := range axes {
+		parts, err := im.axisSlices(v, int(a), "ReduceProd")
+		if err != nil {
+			return err
+		}
+		if len(parts) == 0 {
+			return im.fail("a product over an empty axis")
+		}
+		acc := parts[0]
+		for _, p := range parts[1:] {
+			acc = c.mul(acc, p)
+		}
+		v = acc
+	}
+	if !keep {
+		var shape []int64
+		for i, d := range x.shape {
+			if !slices.Contains(axes, int64(i)) {
 				shape = append(shape, d)
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/ipuir/ipuir/elem"
+	"github.com/ipuir/ipuir/internal/rowmajor"
 	"github.com/ipuir/ipuir/translate/onnximport/onnxpb"
 )
 
@@ -430,8 +431,8 @@ func (im *importer) oneHot(n *onnxpb.NodeProto, in []*value) error {
 	if d < 1 || d > maxKernelOffsets*16 {
 		return im.fail("depth %d", d)
 	}
-	if vals.konst == nil || len(vals.konst.v()) != 2 {
-		return im.fail("the values must be two constants, [off, on]")
+	if rowmajor.Elements(vals.shape) != 2 || len(vals.shape) != 1 {
+		return im.fail("values of shape %v; OneHot takes [off, on]", vals.shape)
 	}
 	r := len(ix.shape) + 1
 	axis, err := im.axis(im.attrInt(n, "axis", -1), r)
@@ -451,8 +452,16 @@ func (im *importer) oneHot(n *onnxpb.NodeProto, in []*value) error {
 		iota.konst.v()[i] = float64(i)
 	}
 	hot := c.cmp(idx, iota, "eq")
-	off, on := splat(vals.elem, nil, vals.konst.v()[0]), splat(vals.elem, nil, vals.konst.v()[1])
-	return c.done(n, c.sel(hot, on, off))
+	// off and on as scalars (known or not), broadcast by the select.
+	off, err := im.along(vals, 0, 0, 1, 1)
+	if err != nil {
+		return err
+	}
+	on, err := im.along(vals, 0, 1, 1, 1)
+	if err != nil {
+		return err
+	}
+	return c.done(n, c.sel(hot, c.reshape(on, nil), c.reshape(off, nil)))
 }
 
 // nll computes NegativeLogLikelihoodLoss of log-probabilities x [N, C,
