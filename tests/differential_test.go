@@ -156,51 +156,17 @@ func runAndCheck(pkg *ipupkg.Package, src string, tg *target.Target, seed uint64
 // runAndCheckFn is runAndCheck of the function called name; it returns
 // the run's total cycles too.
 func runAndCheckFn(pkg *ipupkg.Package, src string, tg *target.Target, seed uint64, name string) (*check.Report, int64, error) {
-	ctx := registry.NewContext()
-	module, err := parser.ParseSourceString(ctx, []byte(src), parser.Config{Filename: "random.ipuir"})
-	if err != nil {
-		return nil, 0, err
-	}
-	fn, err := reference.LookupFunction(module, name)
-	if err != nil {
-		return nil, 0, err
-	}
-	types, err := reference.ArgumentTypes(fn)
-	if err != nil {
-		return nil, 0, err
-	}
-	g, err := reference.ParseGenerator(fmt.Sprintf("gaussian:seed=%d", seed))
-	if err != nil {
-		return nil, 0, err
-	}
-	inputs, err := g.Generate(types, reference.FanIns(fn))
+	fn, inputs, err := generatedInputs(src, name, seed)
 	if err != nil {
 		return nil, 0, err
 	}
 	return runAndCheckOn(pkg, fn, tg, inputs)
 }
 
-// runAndCheckInputs is runAndCheckFn on given inputs: the integer ones
-// (token ids, masks) first, the others generated.
+// runAndCheckInputs is runAndCheckFn on given inputs: the first ones
+// (token ids, masks) as given, the others generated.
 func runAndCheckInputs(pkg *ipupkg.Package, src string, tg *target.Target, name string, given [][]float64) (*check.Report, int64, error) {
-	ctx := registry.NewContext()
-	module, err := parser.ParseSourceString(ctx, []byte(src), parser.Config{Filename: "random.ipuir"})
-	if err != nil {
-		return nil, 0, err
-	}
-	fn, err := reference.LookupFunction(module, name)
-	if err != nil {
-		return nil, 0, err
-	}
-	types, err := reference.ArgumentTypes(fn)
-	if err != nil {
-		return nil, 0, err
-	}
-	g, err := reference.ParseGenerator("gaussian:seed=1")
-	if err != nil {
-		return nil, 0, err
-	}
-	inputs, err := g.Generate(types, reference.FanIns(fn))
+	fn, inputs, err := generatedInputs(src, name, 1)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -212,6 +178,30 @@ func runAndCheckInputs(pkg *ipupkg.Package, src string, tg *target.Target, name 
 		inputs[i] = a
 	}
 	return runAndCheckOn(pkg, fn, tg, inputs)
+}
+
+// generatedInputs parses src and generates inputs for its function called
+// name (gaussian, seeded).
+func generatedInputs(src, name string, seed uint64) (*ir.Operation, []*eval.Array, error) {
+	ctx := registry.NewContext()
+	module, err := parser.ParseSourceString(ctx, []byte(src), parser.Config{Filename: "random.ipuir"})
+	if err != nil {
+		return nil, nil, err
+	}
+	fn, err := reference.LookupFunction(module, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	types, err := reference.ArgumentTypes(fn)
+	if err != nil {
+		return nil, nil, err
+	}
+	g, err := reference.ParseGenerator(fmt.Sprintf("gaussian:seed=%d", seed))
+	if err != nil {
+		return nil, nil, err
+	}
+	inputs, err := g.Generate(types, reference.FanIns(fn))
+	return fn, inputs, err
 }
 
 // runAndCheckOn runs pkg on a simulated device with inputs and checks it

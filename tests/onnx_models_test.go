@@ -60,6 +60,38 @@ func onnxCNN(size, classes int64) *onnxGraph {
 	return o
 }
 
+// attention adds multi-head self-attention over in [1, tokens, hidden] as
+// exporters write it: the q, k and v projections (project, which names
+// its result), the heads split by Reshape and Transpose, the scores scaled
+// by a Mul (and with bias, an additive mask, added), Softmax over the
+// keys, the heads merged back into "merged".
+func (o *onnxGraph) attention(in, bias string, tokens, hidden, heads int64, project func(name, in string)) {
+	d := hidden / heads
+	o.shape("split_shape", 1, tokens, heads, d)
+	o.shape("merged_shape", 1, tokens, hidden)
+	for _, p := range []struct {
+		name string
+		perm []int64
+	}{{"q", []int64{0, 2, 1, 3}}, {"k", []int64{0, 2, 3, 1}}, {"v", []int64{0, 2, 1, 3}}} {
+		project(p.name, in)
+		o.node("Reshape", p.name+"_split", []string{p.name, "split_shape"})
+		o.node("Transpose", p.name+"_heads", []string{p.name + "_split"}, ints("perm", p.perm...))
+	}
+	o.g.Initializer = append(o.g.Initializer, &pb.TensorProto{Name: proto.String("scale"),
+		DataType: proto.Int32(int32(pb.TensorProto_FLOAT)), FloatData: []float32{float32(1 / math.Sqrt(float64(d)))}})
+	o.node("MatMul", "scores", []string{"q_heads", "k_heads"})
+	o.node("Mul", "scaled", []string{"scores", "scale"})
+	logits := "scaled"
+	if bias != "" {
+		o.node("Add", "biased", []string{"scaled", bias})
+		logits = "biased"
+	}
+	o.node("Softmax", "probs", []string{logits}, intOf("axis", -1))
+	o.node("MatMul", "context", []string{"probs", "v_heads"})
+	o.node("Transpose", "context_split", []string{"context"}, ints("perm", 0, 2, 1, 3))
+	o.node("Reshape", "merged", []string{"context_split", "merged_shape"})
+}
+
 // onnxViT is a ViT's front and one encoder layer as torchvision exports
 // them: the 16×16 patch embedding (a Conv of stride 16), the patches
 // flattened and transposed to tokens, the class token concatenated before
@@ -69,7 +101,6 @@ func onnxViT(size, hidden, heads, mlp int64) *onnxGraph {
 	const patch = 16
 	side := size / patch
 	tokens := side*side + 1
-	d := hidden / heads
 	o := newONNXGraph("vit")
 	o.g.Input = []*pb.ValueInfoProto{onnxInfo("pixel_values", 1, 3, size, size)}
 	o.g.Output = []*pb.ValueInfoProto{onnxInfo("pooled", 1, hidden)}
@@ -95,24 +126,7 @@ func onnxViT(size, hidden, heads, mlp int64) *onnxGraph {
 		o.node("Add", name, []string{name + "_mm", name + ".bias"})
 	}
 	layerNorm("ln1", "embedded")
-	o.shape("split_shape", 1, tokens, heads, d)
-	o.shape("merged_shape", 1, tokens, hidden)
-	for _, p := range []struct {
-		name string
-		perm []int64
-	}{{"q", []int64{0, 2, 1, 3}}, {"k", []int64{0, 2, 3, 1}}, {"v", []int64{0, 2, 1, 3}}} {
-		linear(p.name, "ln1", hidden, hidden)
-		o.node("Reshape", p.name+"_split", []string{p.name, "split_shape"})
-		o.node("Transpose", p.name+"_heads", []string{p.name + "_split"}, ints("perm", p.perm...))
-	}
-	o.g.Initializer = append(o.g.Initializer, &pb.TensorProto{Name: proto.String("scale"),
-		DataType: proto.Int32(int32(pb.TensorProto_FLOAT)), FloatData: []float32{float32(1 / math.Sqrt(float64(d)))}})
-	o.node("MatMul", "scores", []string{"q_heads", "k_heads"})
-	o.node("Mul", "scaled", []string{"scores", "scale"})
-	o.node("Softmax", "probs", []string{"scaled"}, intOf("axis", -1))
-	o.node("MatMul", "context", []string{"probs", "v_heads"})
-	o.node("Transpose", "context_split", []string{"context"}, ints("perm", 0, 2, 1, 3))
-	o.node("Reshape", "merged", []string{"context_split", "merged_shape"})
+	o.attention("ln1", "", tokens, hidden, heads, func(name, in string) { linear(name, in, hidden, hidden) })
 	linear("out_proj", "merged", hidden, hidden)
 	o.node("Add", "residual1", []string{"embedded", "out_proj"})
 	layerNorm("ln2", "residual1")
@@ -178,7 +192,6 @@ func TestONNXModelsRun(t *testing.T) {
 // additive bias by Equal and Where (0 where attended, -10000 where not)
 // before the softmax.
 func onnxTextEncoder(tokens, vocab, hidden, heads int64) *onnxGraph {
-	d := hidden / heads
 	o := newONNXGraph("text")
 	ids := pb.TensorValueInfo("input_ids", pb.TensorProto_INT64, 1, tokens)
 	mask := pb.TensorValueInfo("attention_mask", pb.TensorProto_INT64, 1, tokens)
@@ -197,26 +210,10 @@ func onnxTextEncoder(tokens, vocab, hidden, heads int64) *onnxGraph {
 	o.node("Where", "bias2d", []string{"padding", "masked", "kept"})
 	o.shape("bias_shape", 1, 1, 1, tokens)
 	o.node("Reshape", "bias", []string{"bias2d", "bias_shape"})
-	o.shape("split_shape", 1, tokens, heads, d)
-	o.shape("merged_shape", 1, tokens, hidden)
-	for _, p := range []struct {
-		name string
-		perm []int64
-	}{{"q", []int64{0, 2, 1, 3}}, {"k", []int64{0, 2, 3, 1}}, {"v", []int64{0, 2, 1, 3}}} {
-		o.weight(p.name+".weight", 1/math.Sqrt(float64(hidden)), hidden, hidden)
-		o.node("MatMul", p.name, []string{"embedded", p.name + ".weight"})
-		o.node("Reshape", p.name+"_split", []string{p.name, "split_shape"})
-		o.node("Transpose", p.name+"_heads", []string{p.name + "_split"}, ints("perm", p.perm...))
-	}
-	o.g.Initializer = append(o.g.Initializer, &pb.TensorProto{Name: proto.String("scale"),
-		DataType: proto.Int32(int32(pb.TensorProto_FLOAT)), FloatData: []float32{float32(1 / math.Sqrt(float64(d)))}})
-	o.node("MatMul", "scores", []string{"q_heads", "k_heads"})
-	o.node("Mul", "scaled", []string{"scores", "scale"})
-	o.node("Add", "biased", []string{"scaled", "bias"})
-	o.node("Softmax", "probs", []string{"biased"}, intOf("axis", -1))
-	o.node("MatMul", "context", []string{"probs", "v_heads"})
-	o.node("Transpose", "context_split", []string{"context"}, ints("perm", 0, 2, 1, 3))
-	o.node("Reshape", "merged", []string{"context_split", "merged_shape"})
+	o.attention("embedded", "bias", tokens, hidden, heads, func(name, in string) {
+		o.weight(name+".weight", 1/math.Sqrt(float64(hidden)), hidden, hidden)
+		o.node("MatMul", name, []string{in, name + ".weight"})
+	})
 	o.weight("o.weight", 1/math.Sqrt(float64(hidden)), hidden, hidden)
 	o.node("MatMul", "attended", []string{"merged", "o.weight"})
 	o.node("Add", "residual", []string{"embedded", "attended"})

@@ -478,19 +478,31 @@ func (im *importer) binaryValues(a, b *value, op string) (*value, error) {
 	return im.emit(a.elem, shape, "tensor.%s %s, %s : %s", op, x, y, tensorType(a.elem, shape)), nil
 }
 
-func (im *importer) binary(n *onnxpb.NodeProto, in []*value, op string) error {
-	a, b := in[0], in[1]
+// pair is a binary operator's two operands, the second broadcast as the
+// opset says (legacyBroadcast before opset 7).
+func (im *importer) pair(n *onnxpb.NodeProto, in []*value) (a, b *value, err error) {
+	a, b = in[0], in[1]
 	if im.opset < 7 {
-		var err error
-		if b, err = im.legacyBroadcast(n, a, b); err != nil {
-			return err
-		}
+		b, err = im.legacyBroadcast(n, a, b)
 	}
-	v, err := im.binaryValues(a, b, op)
+	return a, b, err
+}
+
+// pairwise is a binary operator computed by f on its pair of operands.
+func (im *importer) pairwise(n *onnxpb.NodeProto, in []*value, f func(a, b *value) (*value, error)) error {
+	a, b, err := im.pair(n, in)
+	if err != nil {
+		return err
+	}
+	v, err := f(a, b)
 	if err != nil {
 		return err
 	}
 	return im.out(n, v)
+}
+
+func (im *importer) binary(n *onnxpb.NodeProto, in []*value, op string) error {
+	return im.pairwise(n, in, func(a, b *value) (*value, error) { return im.binaryValues(a, b, op) })
 }
 
 // legacyBroadcast is the broadcasting of arithmetic before opset 7: with
@@ -626,12 +638,9 @@ func (im *importer) sigmoid(n *onnxpb.NodeProto, in []*value) error {
 // negative ones), 0.5 and -0.5 as √x and rsqrt; any other exponent, or
 // one known only at run time, tensor.pow (C's pow), broadcast.
 func (im *importer) pow(n *onnxpb.NodeProto, in []*value) error {
-	x, e := in[0], in[1]
-	if im.opset < 7 {
-		var err error
-		if e, err = im.legacyBroadcast(n, x, e); err != nil {
-			return err
-		}
+	x, e, err := im.pair(n, in)
+	if err != nil {
+		return err
 	}
 	if !x.elem.IsFloat() && !(x.konst != nil && e.konst != nil) {
 		return im.fail("pow of an %v tensor known only at run time", x.elem)

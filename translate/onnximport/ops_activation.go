@@ -441,41 +441,56 @@ func (im *importer) reduceValue(x *value, axes []int64, base string, keep bool) 
 	return v, nil
 }
 
+// reduceAxes are a ReduceX node's axes, normalised and each once: from the
+// second input (ReduceSum from opset 13, the others from 18) or the
+// attribute, all of them when none is given; noop when none is given and
+// noop_with_empty_axes says the input passes. count is the reduced
+// elements per result.
+func (im *importer) reduceAxes(n *onnxpb.NodeProto, x *value) (norm []int64, count int64, noop bool, err error) {
+	axes, ok, err := im.ints(n, 1, "axes")
+	if err != nil {
+		return nil, 0, false, err
+	}
+	r := len(x.shape)
+	if !ok || len(axes) == 0 {
+		if im.attrInt(n, "noop_with_empty_axes", 0) != 0 {
+			return nil, 0, true, nil
+		}
+		axes = make([]int64, r)
+		for i := range axes {
+			axes[i] = int64(i)
+		}
+	}
+	set := make([]bool, r)
+	count = 1
+	for _, a := range axes {
+		k, err := im.axis(a, r)
+		if err != nil {
+			return nil, 0, false, err
+		}
+		if !set[k] {
+			set[k] = true
+			norm = append(norm, int64(k))
+			count *= x.shape[k]
+		}
+	}
+	return norm, count, false, nil
+}
+
 // reduce is a ReduceX operator: the axes from the second input (ReduceSum
 // from opset 13, the others from 18) or the attribute, all of them when
 // none is given (unless noop_with_empty_axes).
 func reduce(kind string) func(*importer, *onnxpb.NodeProto, []*value) error {
 	return func(im *importer, n *onnxpb.NodeProto, in []*value) error {
 		x := in[0]
-		axes, ok, err := im.ints(n, 1, "axes")
-		if err != nil {
+		norm, count, noop, err := im.reduceAxes(n, x)
+		if err != nil || noop {
+			if err == nil {
+				err = im.out(n, x)
+			}
 			return err
 		}
-		r := len(x.shape)
-		if !ok || len(axes) == 0 {
-			if im.attrInt(n, "noop_with_empty_axes", 0) != 0 {
-				return im.out(n, x)
-			}
-			axes = make([]int64, r)
-			for i := range axes {
-				axes[i] = int64(i)
-			}
-		}
 		keep := im.attrInt(n, "keepdims", 1) != 0
-		set := make([]bool, r)
-		var norm []int64
-		count := int64(1)
-		for _, a := range axes {
-			k, err := im.axis(a, r)
-			if err != nil {
-				return err
-			}
-			if !set[k] {
-				set[k] = true
-				norm = append(norm, int64(k))
-				count *= x.shape[k]
-			}
-		}
 		if count == 0 {
 			return im.fail("a reduction over an empty axis")
 		}
@@ -509,31 +524,16 @@ func reduce(kind string) func(*importer, *onnxpb.NodeProto, []*value) error {
 // that nothing overflows.
 func (im *importer) reduceLogSumExp(n *onnxpb.NodeProto, in []*value) error {
 	x := in[0]
-	axes, ok, err := im.ints(n, 1, "axes")
-	if err != nil {
+	norm, _, noop, err := im.reduceAxes(n, x)
+	if err != nil || noop {
+		if err == nil {
+			err = im.out(n, x)
+		}
 		return err
 	}
-	r := len(x.shape)
-	if !ok || len(axes) == 0 {
-		if im.attrInt(n, "noop_with_empty_axes", 0) != 0 {
-			return im.out(n, x)
-		}
-		axes = make([]int64, r)
-		for i := range axes {
-			axes[i] = int64(i)
-		}
-	}
-	set := make([]bool, r)
-	var norm []int64
-	for _, a := range axes {
-		k, err := im.axis(a, r)
-		if err != nil {
-			return err
-		}
-		if !set[k] {
-			set[k] = true
-			norm = append(norm, int64(k))
-		}
+	set := make([]bool, len(x.shape))
+	for _, a := range norm {
+		set[a] = true
 	}
 	c := &calc{im: im}
 	m := c.reduce(x, norm, "max", true)

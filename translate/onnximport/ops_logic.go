@@ -127,23 +127,9 @@ func (c *calc) sel(cond, a, b *value) *value {
 	return v
 }
 
-// truthOf is x ≠ 0 as i1.
-func (c *calc) truthOf(x *value) *value { return c.cmp(x, c.k(x, 0), "ne") }
-
 func comparison(pred string) func(*importer, *onnxpb.NodeProto, []*value) error {
 	return func(im *importer, n *onnxpb.NodeProto, in []*value) error {
-		a, b := in[0], in[1]
-		if im.opset < 7 {
-			var err error
-			if b, err = im.legacyBroadcast(n, a, b); err != nil {
-				return err
-			}
-		}
-		v, err := im.compareValues(a, b, pred)
-		if err != nil {
-			return err
-		}
-		return im.out(n, v)
+		return im.pairwise(n, in, func(a, b *value) (*value, error) { return im.compareValues(a, b, pred) })
 	}
 }
 
@@ -151,15 +137,12 @@ func comparison(pred string) func(*importer, *onnxpb.NodeProto, []*value) error 
 // their difference.
 func logic(kind string) func(*importer, *onnxpb.NodeProto, []*value) error {
 	return func(im *importer, n *onnxpb.NodeProto, in []*value) error {
-		a, b := in[0], in[1]
+		a, b, err := im.pair(n, in)
+		if err != nil {
+			return err
+		}
 		if a.elem != elem.I1 || b.elem != elem.I1 {
 			return im.fail("%v and %v operands (the logical operators take bool)", a.elem, b.elem)
-		}
-		if im.opset < 7 {
-			var err error
-			if b, err = im.legacyBroadcast(n, a, b); err != nil {
-				return err
-			}
 		}
 		c := &calc{im: im}
 		var v *value
