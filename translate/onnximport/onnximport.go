@@ -68,7 +68,7 @@ type Options struct {
 
 // Supported opsets of the default domain.
 const (
-	MinOpset = 6
+	MinOpset = 1
 	MaxOpset = 21
 )
 
@@ -232,6 +232,13 @@ func Import(model *onnxpb.ModelProto, opts Options) ([]byte, error) {
 		if d := o.GetDomain(); d == "" || d == "ai.onnx" {
 			im.opset = o.GetVersion()
 		}
+	}
+	if im.opset == 0 {
+		var domains []string
+		for _, o := range model.GetOpsetImport() {
+			domains = append(domains, fmt.Sprintf("%s %d", o.GetDomain(), o.GetVersion()))
+		}
+		return nil, im.fail("the model imports no opset of the default domain (it imports %s)", strings.Join(domains, ", "))
 	}
 	if im.opset < MinOpset || im.opset > MaxOpset {
 		return nil, im.fail("opset %d of the default domain; the importer takes opsets %d to %d", im.opset, MinOpset, MaxOpset)

@@ -150,7 +150,18 @@ func (im *importer) gelu(n *onnxpb.NodeProto, in []*value) error {
 }
 
 func (im *importer) cast(n *onnxpb.NodeProto, in []*value) error {
-	to, err := im.elemType(int32(im.attrInt(n, "to", 0)))
+	code := int32(im.attrInt(n, "to", 0))
+	if im.opset < 6 {
+		// Before opset 6, `to` names the type: "FLOAT", "INT64", ...
+		if a := im.typedAttr(n, "to", onnxpb.AttributeProto_STRING); a != nil {
+			c, ok := onnxpb.TensorProto_DataType_value[string(a.GetS())]
+			if !ok {
+				return im.fail("to = '%s' names no ONNX type", a.GetS())
+			}
+			code = c
+		}
+	}
+	to, err := im.elemType(code)
 	if err != nil {
 		return im.fail("%v", err)
 	}

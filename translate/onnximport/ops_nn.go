@@ -1106,6 +1106,9 @@ func (im *importer) layerNorm(n *onnxpb.NodeProto, in []*value) error {
 // tile repeats x along each axis, a concatenation of copies.
 func (im *importer) tile(n *onnxpb.NodeProto, in []*value) error {
 	x := in[0]
+	if im.opset < 6 {
+		return im.fail("Tile before opset 6 takes a count and an axis; the importer takes Tile from opset 6")
+	}
 	reps, ok, err := im.ints(n, 1, "")
 	if err != nil {
 		return err

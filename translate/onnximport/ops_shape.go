@@ -261,10 +261,11 @@ func (im *importer) concat(n *onnxpb.NodeProto, in []*value) error {
 		}
 		vs = append(vs, v)
 	}
-	if a := attr(n, "axis"); a == nil {
+	// The axis is required from opset 4; before, it is 1 by default.
+	if a := attr(n, "axis"); a == nil && im.opset >= 4 {
 		return im.fail("no axis")
 	}
-	v, err := im.concatValues(vs, im.attrInt(n, "axis", 0))
+	v, err := im.concatValues(vs, im.attrInt(n, "axis", 1))
 	if err != nil {
 		return err
 	}
