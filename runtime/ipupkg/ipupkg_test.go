@@ -293,6 +293,10 @@ func TestRejectionsNameTheProblem(t *testing.T) {
 		{"tile images", func(p *Package) { p.TileImages = p.TileImages[:1] }, "1 tile images for 2 tiles"},
 		{"schedule", func(p *Package) { p.Exchanges[0].Segments[0].Words = 4 }, "transfer 0 has 8 words, its segments send 4"},
 		{"stream", func(p *Package) { p.Streams[0].Shape = []int64{8, 4} }, "stream 0 (x): f16 [8 4], but its buffer holds f16 [4 8]"},
+		// A host stream's type is its buffer's, or i64 over i32 (computed
+		// as i32): nothing else, i64 over f16 not either.
+		{"stream of another type", func(p *Package) { p.Streams[0].Elem = elem.F32 }, "stream 0 (x): f32 [4 8], but its buffer holds f16 [4 8]"},
+		{"i64 stream over f16", func(p *Package) { p.Streams[0].Elem = elem.I64 }, "stream 0 (x): i64 [4 8], but its buffer holds f16 [4 8]"},
 		{"output numbered past the outputs", func(p *Package) { p.Streams[1].Index = 5 }, "stream 1 (y) is output #5 of 1: the outputs are numbered 0 to 0, each once"},
 		{"output twice", func(p *Package) { p.Streams = append(p.Streams, p.Streams[1]) }, "stream 2 (y): a second output stream #0"},
 		{"input written by the program", func(p *Package) { p.Streams[0].Buffer = 1 }, "stream 0 (x): an input fills buffer 1 (y), which an instruction writes"},

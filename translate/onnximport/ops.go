@@ -434,6 +434,19 @@ var binaryFold = map[string]func(x, y float64) float64{
 	"max": math.Max, "pow": math.Pow,
 }
 
+// foldPair is f of known a and b, broadcast to shape, rounded to et.
+func (im *importer) foldPair(a, b *value, shape []int64, et elem.Type, f func(x, y float64) float64) (*value, error) {
+	if err := im.foldable(shape, 3); err != nil {
+		return nil, err
+	}
+	x, y := broadcastKonst(a, shape).konst.v(), broadcastKonst(b, shape).konst.v()
+	out := &value{elem: et, shape: shape, konst: &konst{vals: make([]float64, len(x))}}
+	for i := range out.konst.vals {
+		out.konst.vals[i] = round(et, f(x[i], y[i]))
+	}
+	return out, nil
+}
+
 // binaryValues applies an elementwise op to a and b, broadcast: folded
 // when both are known, emitted otherwise.
 func (im *importer) binaryValues(a, b *value, op string) (*value, error) {
@@ -445,21 +458,8 @@ func (im *importer) binaryValues(a, b *value, op string) (*value, error) {
 		return nil, err
 	}
 	if a.konst != nil && b.konst != nil {
-		if err := im.foldable(shape, 3); err != nil {
-			return nil, err
-		}
-		x, y := broadcastKonst(a, shape), broadcastKonst(b, shape)
-		out := &value{elem: a.elem, shape: shape, konst: &konst{vals: make([]float64, len(x.konst.v()))}}
-		f := binaryFold[op]
-		for i := range out.konst.v() {
-			out.konst.v()[i] = round(a.elem, f(x.konst.v()[i], y.konst.v()[i]))
-		}
-		if !a.elem.IsFloat() && op == "div" {
-			for i := range out.konst.v() {
-				out.konst.v()[i] = math.Trunc(x.konst.v()[i] / y.konst.v()[i])
-			}
-		}
-		return out, nil
+		// Rounded to the type (an integer quotient truncates).
+		return im.foldPair(a, b, shape, a.elem, binaryFold[op])
 	}
 	if !a.elem.IsFloat() && op == "pow" {
 		return nil, im.fail("pow of %v tensors known only at run time (tensor.pow computes on floats)", a.elem)

@@ -41,17 +41,12 @@ func (im *importer) compareValues(a, b *value, pred string) (*value, error) {
 	}
 	c := compareOps[pred]
 	if a.konst != nil && b.konst != nil {
-		if err := im.foldable(shape, 3); err != nil {
-			return nil, err
-		}
-		x, y := broadcastKonst(a, shape), broadcastKonst(b, shape)
-		out := &value{elem: elem.I1, shape: shape, konst: &konst{vals: make([]float64, len(x.konst.v()))}}
-		for i := range out.konst.v() {
-			if c.fold(x.konst.v()[i], y.konst.v()[i]) {
-				out.konst.v()[i] = 1
+		return im.foldPair(a, b, shape, elem.I1, func(x, y float64) float64 {
+			if c.fold(x, y) {
+				return 1
 			}
-		}
-		return out, nil
+			return 0
+		})
 	}
 	x, err := im.broadcastTo(a, shape)
 	if err != nil {
