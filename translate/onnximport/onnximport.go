@@ -91,6 +91,11 @@ type value struct {
 	// so that an operator that needs it at import can say which value to
 	// give (--input-value).
 	input string
+	// isSeq marks an ONNX sequence, seq its tensors: sequences are lists
+	// known at import (their positions constants), so that the sequence
+	// operators move values, and no sequence reaches the module.
+	isSeq bool
+	seq   []*value
 }
 
 // konst is a value known at import time, row major.

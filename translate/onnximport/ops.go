@@ -161,9 +161,17 @@ func init() {
 			convert: (*importer).negativeLogLikelihood}, 12),
 		"SoftmaxCrossEntropyLoss": since(converter{required: 2, optional: 1, doc: "LogSoftmax over the classes, then NegativeLogLikelihoodLoss; the log-probabilities as the optional second output",
 			convert: (*importer).softmaxCrossEntropy}, 12),
-		"Mod":      since(takes(2, "a − trunc(a/b)·b (`fmod = 1`), moved by b where its sign differs from b's (`fmod = 0`), on floats and integers", (*importer).mod), 10),
-		"CastLike": since(takes(2, "Cast to the second input's type", (*importer).castLike), 15),
-		"Range":    since(takes(3, "folded (constant start, limit and delta)", (*importer).rangeOp), 11),
+		"Mod":                since(takes(2, "a − trunc(a/b)·b (`fmod = 1`), moved by b where its sign differs from b's (`fmod = 0`), on floats and integers", (*importer).mod), 10),
+		"CastLike":           since(takes(2, "Cast to the second input's type", (*importer).castLike), 15),
+		"Range":              since(takes(3, "folded (constant start, limit and delta)", (*importer).rangeOp), 11),
+		"SequenceEmpty":      since(takes(0, "an empty list, known at import", (*importer).sequenceEmpty), 11),
+		"SequenceConstruct":  since(converter{required: 1, variadic: true, doc: "a list of its inputs, known at import (no sequence reaches the module)", convert: (*importer).sequenceConstruct}, 11),
+		"SequenceInsert":     since(converter{required: 2, optional: 1, doc: "the list with the tensor inserted at a position known at import (the end by default)", convert: (*importer).sequenceInsert}, 11),
+		"SequenceErase":      since(converter{required: 1, optional: 1, doc: "the list without the tensor at a position known at import (the last by default)", convert: (*importer).sequenceErase}, 11),
+		"SequenceAt":         since(takes(2, "the list's tensor at a position known at import", (*importer).sequenceAt), 11),
+		"SequenceLength":     since(takes(1, "folded (an i64 scalar)", (*importer).sequenceLength), 11),
+		"SplitToSequence":    since(converter{required: 1, optional: 1, doc: "Split's slices as a list (chunks of 1 along the axis by default, squeezed unless `keepdims`)", convert: (*importer).splitToSequence}, 11),
+		"ConcatFromSequence": since(takes(1, "`tensor.concat` of the list (`new_axis`: stacked)", (*importer).concatFromSequence), 11),
 	}
 }
 
@@ -208,6 +216,13 @@ func (im *importer) convert(n *onnxpb.NodeProto) error {
 		}
 		if err != nil {
 			return err
+		}
+	}
+	if !sequenceOps[n.GetOpType()] {
+		for i, v := range in {
+			if v != nil && v.isSeq {
+				return im.fail("input %d '%s' is a sequence; %s takes tensors", i, n.GetInput()[i], n.GetOpType())
+			}
 		}
 	}
 	im.attrErr = nil
