@@ -216,6 +216,14 @@ func runConformanceTest(dir string, tg *target.Target) (out conformanceOutcome) 
 	// Inputs that shape the graph are given at import, as a user gives
 	// them with --input-value; the rest are the run's inputs.
 	opts := onnximport.Options{File: filepath.Base(filepath.Dir(dir)) + "/" + filepath.Base(dir) + "/model.onnx", Target: tg.Name, InputValues: map[string]*onnximport.Tensor{}}
+	// Free dimensions are pinned to the data set's shapes, as a user pins
+	// them with --input-shape.
+	if inputsErr == nil && len(inputs) == len(names) {
+		opts.InputShapes = map[string][]int64{}
+		for i, name := range names {
+			opts.InputShapes[name] = inputs[i].Shape
+		}
+	}
 	var text []byte
 	for {
 		text, err = onnximport.Import(model, opts)
