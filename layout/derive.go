@@ -346,12 +346,36 @@ func ReshapeLayouts(l *Layout, in, out []int64, et elem.Type, tg *target.Target)
 			}
 		}
 	}
+	// l's partitions do not reinterpret: the default layout of the input
+	// with the regrouped axes made whole but the outermost of each group,
+	// whose partitions are whole runs of the group (im2col's [N, H, W, KC]
+	// read as [N·H·W, KC] cut by rows of H: spread, where l with the
+	// regrouped axes whole would put the rows on a few tiles); then that;
+	// then the default with every regrouped axis whole, which spreads the
+	// axes that stay.
+	if d, err := DefaultLayout(in, tg); err == nil {
+		var inner []int
+		for _, g := range groups {
+			if g[1]-g[0] != 1 || g[3]-g[2] != 1 {
+				first := true
+				for i := g[0]; i < g[1]; i++ {
+					if first && in[i] > 1 {
+						first = false
+						continue
+					}
+					inner = append(inner, i)
+				}
+			}
+		}
+		u := Unpartition(&d, len(in), inner)
+		if r, ok := ReshapeLayout(&u, in, out); ok && fits(u, in) {
+			return u, r, nil
+		}
+	}
 	u := Unpartition(l, len(in), whole)
 	if r, ok := ReshapeLayout(&u, in, out); ok && fits(u, in) {
 		return u, r, nil
 	}
-	// l's partitions were on the regrouped axes: the default layout of
-	// the input with those made whole spreads the axes that stay.
 	if d, err := DefaultLayout(in, tg); err == nil {
 		u := Unpartition(&d, len(in), whole)
 		if r, ok := ReshapeLayout(&u, in, out); ok && fits(u, in) {
