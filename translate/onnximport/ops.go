@@ -462,13 +462,18 @@ func (im *importer) foldPair(a, b *value, shape []int64, et elem.Type, f func(x,
 	return out, nil
 }
 
-// binaryValues applies an elementwise op to a and b, broadcast: folded
-// when both are known, emitted otherwise.
-func (im *importer) binaryValues(a, b *value, op string) (*value, error) {
+// pairShape is the broadcast shape of two operands of one element type.
+func (im *importer) pairShape(a, b *value) ([]int64, error) {
 	if a.elem != b.elem {
 		return nil, im.fail("operands of %v and %v", a.elem, b.elem)
 	}
-	shape, err := im.broadcastShape(a.shape, b.shape)
+	return im.broadcastShape(a.shape, b.shape)
+}
+
+// binaryValues applies an elementwise op to a and b, broadcast: folded
+// when both are known, emitted otherwise.
+func (im *importer) binaryValues(a, b *value, op string) (*value, error) {
+	shape, err := im.pairShape(a, b)
 	if err != nil {
 		return nil, err
 	}

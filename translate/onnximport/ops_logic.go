@@ -32,10 +32,7 @@ var compareOps = map[string]struct {
 // compareValues is a comparison of a and b, broadcast, into i1: folded
 // when both are known.
 func (im *importer) compareValues(a, b *value, pred string) (*value, error) {
-	if a.elem != b.elem {
-		return nil, im.fail("comparing %v with %v", a.elem, b.elem)
-	}
-	shape, err := im.broadcastShape(a.shape, b.shape)
+	shape, err := im.pairShape(a, b)
 	if err != nil {
 		return nil, err
 	}
