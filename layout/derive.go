@@ -219,6 +219,12 @@ func reshapeGroups(in, out []int64) ([][4]int, bool) {
 // are also boxes of the output axes. A shard stored row major then is the
 // same memory before and after: the reshape is a reinterpretation.
 func ReshapeLayout(l *Layout, shape, outShape []int64) (Layout, bool) {
+	if slices.Contains(shape, 0) && slices.Contains(outShape, 0) {
+		// No element to keep anywhere: the result whole on l's tiles.
+		t := l.Tiling.resolved()
+		return Layout{Order: Order{Kind: RowMajor}, MemoryClass: l.MemoryClass,
+			Tiling: Tiling{TileCount: t.TileCount, Replicas: t.Replicas, ReplicaStride: t.ReplicaStride, TileOffset: t.TileOffset}}, true
+	}
 	groups, ok := reshapeGroups(shape, outShape)
 	if !ok {
 		return Layout{}, false
@@ -311,14 +317,28 @@ func ReshapeLayout(l *Layout, shape, outShape []int64) (Layout, bool) {
 	return out, true
 }
 
+// tilesInRowMajorOrder is d (a layout with derived strides) with its axes
+// listed back to front. DefaultLayout lists its axes front to back, so the
+// front axis varies fastest over the tiles; listed back to front, the
+// tiles follow the row-major order of the shards, and consecutive rows of
+// axes a reshape merges land on consecutive tiles, as ReshapeLayout needs.
+func tilesInRowMajorOrder(d Layout) Layout {
+	d.Tiling.Axes = slices.Clone(d.Tiling.Axes)
+	slices.Reverse(d.Tiling.Axes)
+	return d
+}
+
 // Choices of the tiled lowering: for an op that must stay local, the
 // layouts it needs its input in and leaves its result in.
 
 // ReshapeLayouts returns the layout a reshape of a tensor in l needs its
 // input in, and its result's layout: l itself when its shards reinterpret
 // (ReshapeLayout); else the layout that reinterprets into the result
-// shape's default layout; else l with every regrouped axis made whole. The
-// caller relays the input out when the first differs from l.
+// shape's default layout (its tiles in either order); else the input's
+// default layout in row-major tile order; else, spread less, the default
+// cut only on each group's outer axis, l with every regrouped axis made
+// whole, and the default so. The caller relays the input out when the
+// first differs from l.
 func ReshapeLayouts(l *Layout, in, out []int64, et elem.Type, tg *target.Target) (Layout, Layout, error) {
 	fits := func(x Layout, shape []int64) bool {
 		_, err := Check(&x, shape, et, tg)
@@ -327,10 +347,13 @@ func ReshapeLayouts(l *Layout, in, out []int64, et elem.Type, tg *target.Target)
 	if r, ok := ReshapeLayout(l, in, out); ok && fits(r, out) {
 		return *l, r, nil
 	}
+
 	if d, err := DefaultLayout(out, tg); err == nil {
-		if back, ok := ReshapeLayout(&d, out, in); ok && fits(back, in) {
-			if r, ok := ReshapeLayout(&back, in, out); ok {
-				return back, r, nil
+		for _, d := range []Layout{d, tilesInRowMajorOrder(d)} {
+			if back, ok := ReshapeLayout(&d, out, in); ok && fits(back, in) {
+				if r, ok := ReshapeLayout(&back, in, out); ok {
+					return back, r, nil
+				}
 			}
 		}
 	}
@@ -346,7 +369,11 @@ func ReshapeLayouts(l *Layout, in, out []int64, et elem.Type, tg *target.Target)
 			}
 		}
 	}
-	// l's partitions do not reinterpret: the default layout of the input
+	// l's partitions do not reinterpret: the input's default layout, when
+	// its cuts are whole runs of each group (the outer axes of a group cut
+	// into single rows, as the default cuts them front to back: im2col's
+	// [N, H, W, KC] read as [N·H·W, KC] cut by N and H into rows of W);
+	// then the default layout of the input
 	// with the regrouped axes made whole but the outermost of each group,
 	// whose partitions are whole runs of the group (im2col's [N, H, W, KC]
 	// read as [N·H·W, KC] cut by rows of H: spread, where l with the
@@ -354,6 +381,10 @@ func ReshapeLayouts(l *Layout, in, out []int64, et elem.Type, tg *target.Target)
 	// then the default with every regrouped axis whole, which spreads the
 	// axes that stay.
 	if d, err := DefaultLayout(in, tg); err == nil {
+		rows := tilesInRowMajorOrder(d)
+		if r, ok := ReshapeLayout(&rows, in, out); ok && fits(rows, in) {
+			return rows, r, nil
+		}
 		var inner []int
 		for _, g := range groups {
 			if g[1]-g[0] != 1 || g[3]-g[2] != 1 {

@@ -393,3 +393,49 @@ func TestReshapeLayoutsKeepRegroupedRowsSpread(t *testing.T) {
 	}
 	sameElementsOnTiles(t, m, mustMap(t, outL, out))
 }
+
+// A convolution's im2col rows [20, 48, 38, 144] read as [36480, 144], and
+// its result [36480, 13] read back as [20, 48, 38, 13]: neither the
+// planned layouts nor the default (whose tiles follow the front axis
+// first) reinterpret, and cut only on the outer axis the shards overflow
+// ipu21's tiles; the default with its tiles in row-major order keeps a
+// batch row of 38 image columns on each of 960 tiles.
+func TestReshapeLayoutsMergeRowsInTileOrder(t *testing.T) {
+	tg, err := target.Lookup("ipu21")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ in, out []int64 }{
+		{[]int64{20, 48, 38, 144}, []int64{36480, 144}},
+		{[]int64{36480, 13}, []int64{20, 48, 38, 13}},
+	} {
+		l := rowMajor(1472, NewAxis(2, 1472))
+		inL, outL, err := ReshapeLayouts(&l, c.in, c.out, elem.F32, tg)
+		if err != nil {
+			t.Fatalf("%v to %v: %v", c.in, c.out, err)
+		}
+		if _, err := Check(&inL, c.in, elem.F32, tg); err != nil {
+			t.Fatalf("input layout %s: %v", &inL, err)
+		}
+		if inL.Tiling.TileCount < 900 {
+			t.Errorf("%v to %v: the input is on %d tiles, want it spread over at least 900", c.in, c.out, inL.Tiling.TileCount)
+		}
+		sameElementsOnTiles(t, mustMap(t, inL, c.in), mustMap(t, outL, c.out))
+	}
+}
+
+// A reshape of an empty tensor (ONNX's Reshape with allowzero, [0, 3, 4]
+// to [3, 4, 0]) keeps nothing anywhere: it reinterprets from any layout.
+func TestReshapeLayoutOfAnEmptyTensor(t *testing.T) {
+	l := rowMajor(3, NewAxis(2, 3))
+	r, ok := ReshapeLayout(&l, []int64{0, 3, 4}, []int64{3, 4, 0})
+	if !ok {
+		t.Fatal("an empty tensor's reshape does not reinterpret")
+	}
+	if len(r.Tiling.Axes) != 0 || r.Tiling.TileCount != 3 {
+		t.Errorf("result layout %s, want it whole on the input's 3 tiles", &r)
+	}
+	if _, ok := ReshapeLayout(&l, []int64{2, 3, 4}, []int64{3, 4, 3}); ok {
+		t.Error("a reshape that changes the element count reinterprets")
+	}
+}
