@@ -16,16 +16,55 @@ import (
 // narrowed.
 func NarrowI64(root *ir.Operation) (int, error) {
 	ctx := root.Context()
-	i64, i32 := ctx.I(64), ctx.I(32)
+	return narrow(root, ctx.I(64), ctx.I(32), func(op *ir.Operation, d *ir.DenseElementsAttr, t ir.ShapedType) (ir.Attribute, error) {
+		vals := d.Int64s()
+		for _, v := range vals {
+			if v < math.MinInt32 || v > math.MaxInt32 {
+				return nil, op.EmitOpError("the i64 constant %d does not fit 32 bits, and the machines compute i64 as i32", v)
+			}
+		}
+		return ctx.DenseInts(t, vals), nil
+	})
+}
+
+// NarrowF64 computes the program's f64 values as f32, as NarrowI64 does
+// for i64: the machines' vector and AMP units have no binary64 arithmetic,
+// and models exported from NumPy or with double defaults carry f64 where
+// single precision is what the machine can give (IREE demotes f64 to f32
+// on its input for the same reason). Each f64 constant is rounded to
+// f32; one whose finite magnitude is beyond f32's range is refused rather
+// than turned into an infinity. The host streams keep f64, a runner
+// rounds each input (refusing the same out-of-range values) and widens
+// each output, and --check compares the widened outputs with the f64
+// reference, so the precision lost is measured, not hidden.
+func NarrowF64(root *ir.Operation) (int, error) {
+	ctx := root.Context()
+	return narrow(root, ctx.F64(), ctx.F32(), func(op *ir.Operation, d *ir.DenseElementsAttr, t ir.ShapedType) (ir.Attribute, error) {
+		vals := d.Float64s()
+		for _, v := range vals {
+			if !math.IsInf(v, 0) && math.Abs(v) > math.MaxFloat32 {
+				return nil, op.EmitOpError("the f64 constant %g is beyond f32's range, and the machines compute f64 as f32", v)
+			}
+		}
+		return ctx.DenseFloats(t, vals), nil
+	})
+}
+
+// narrow retypes every from-typed value under root (block arguments, op
+// results, function signatures, scalar and tensor element types) as to,
+// and each constant's value with convert, and drops the converts that
+// become identities. It returns how many values it retyped.
+func narrow(root *ir.Operation, from, to ir.Type, convert func(op *ir.Operation, d *ir.DenseElementsAttr, t ir.ShapedType) (ir.Attribute, error)) (int, error) {
+	ctx := root.Context()
 	narrow := func(t ir.Type) (ir.Type, bool) {
 		switch tt := t.(type) {
 		case *ir.RankedTensorType:
-			if tt.Elem == i64 {
-				return ctx.TensorWithEncoding(tt.Dims, i32, tt.Encoding), true
+			if tt.Elem == from {
+				return ctx.TensorWithEncoding(tt.Dims, to, tt.Encoding), true
 			}
-		case *ir.IntegerType:
-			if tt == i64 {
-				return i32, true
+		default:
+			if t == from {
+				return to, true
 			}
 		}
 		return t, false
@@ -67,14 +106,12 @@ func NarrowI64(root *ir.Operation) (int, error) {
 		if op.Is(ConstantOp) {
 			if d, ok := op.Attr("value").(*ir.DenseElementsAttr); ok {
 				if t, ok := narrow(d.Typ); ok {
-					vals := d.Int64s()
-					for _, v := range vals {
-						if v < math.MinInt32 || v > math.MaxInt32 {
-							failure = op.EmitOpError("the i64 constant %d does not fit 32 bits, and the machines compute i64 as i32", v)
-							return ir.WalkInterrupt
-						}
+					v, err := convert(op, d, t.(ir.ShapedType))
+					if err != nil {
+						failure = err
+						return ir.WalkInterrupt
 					}
-					op.SetAttr(ctx, "value", ctx.DenseInts(t.(ir.ShapedType), vals))
+					op.SetAttr(ctx, "value", v)
 				}
 			}
 		}
@@ -82,6 +119,20 @@ func NarrowI64(root *ir.Operation) (int, error) {
 	})
 	if failure != nil {
 		return 0, failure
+	}
+	// A convert between the two types (an ONNX Cast from f64 to f32) now
+	// converts to its operand's own type: it is the identity, and the
+	// tiled dialect refuses a convert that changes nothing.
+	var identities []*ir.Operation
+	root.Walk(func(op *ir.Operation) ir.WalkResult {
+		if op.Is(ConvertOp) && op.NumOperands() == 1 && op.NumResults() == 1 && op.Operand(0).Type() == op.Result(0).Type() {
+			identities = append(identities, op)
+		}
+		return ir.WalkAdvance
+	})
+	for _, op := range identities {
+		op.Result(0).ReplaceAllUsesWith(op.Operand(0))
+		op.Erase()
 	}
 	return n, nil
 }

@@ -25,6 +25,11 @@
 // folded or merged it away), so a package cannot pass by leaving out what
 // it got wrong. A package compiled from lower IR has no checkpoints: its
 // outputs are compared.
+//
+// Values the device computes in a narrower type than the source's are
+// compared in the source's: i64 computed as i32 exactly; f64 computed as
+// f32 (narrow-f64) against the source narrowed the same way, on inputs
+// rounded to f32, so that the bounds are f32's.
 package check
 
 import (
@@ -36,6 +41,7 @@ import (
 	"sync"
 
 	"github.com/ipuir/ipuir/dialects/tensor"
+	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/elem/irelem"
 	"github.com/ipuir/ipuir/eval"
 	"github.com/ipuir/ipuir/execution/reference"
@@ -201,6 +207,30 @@ func Run(fn *ir.Operation, pkg *ipupkg.Package, inputs []*eval.Array, dev Device
 	if err := Signature(fn, pkg); err != nil {
 		c.problem("the package does not match the source: %v", err)
 	}
+	if computesF64AsF32(pkg) {
+		// The device computes the program's f64 values as f32
+		// (narrow-f64): it is checked against the program as compiled,
+		// the source narrowed the same way and run on its inputs rounded
+		// to f32, so each bound is f32's rounding (the f64 source's bounds
+		// would hold the device to f64's precision, which no f32
+		// arithmetic meets).
+		narrowed := fn.Clone(fn.Context(), nil)
+		if _, err := tensor.NarrowF64(narrowed); err != nil {
+			return nil, fmt.Errorf("narrowing the source's f64 to f32: %v", err)
+		}
+		fn, body = narrowed, narrowed.Region(0).Front()
+		rounded := make([]*eval.Array, len(inputs))
+		for i, a := range inputs {
+			rounded[i] = a
+			if a.Kind == elem.F64 {
+				var err error
+				if rounded[i], err = eval.Convert(a, elem.F32); err != nil {
+					return nil, fmt.Errorf("input #%d: %v", i, err)
+				}
+			}
+		}
+		inputs = rounded
+	}
 	for i, a := range inputs {
 		if nan, inf := nonFinite(a); nan+inf > 0 {
 			c.rep.NonFinite = append(c.rep.NonFinite, fmt.Sprintf("input #%d holds %d NaN and %d infinite values", i, nan, inf))
@@ -281,6 +311,17 @@ func (c *checker) local(fn *ir.Operation, inputs []*eval.Array, dev Device) erro
 	return nil
 }
 
+// computesF64AsF32 reports whether a stream of pkg carries f64 over an
+// f32 buffer.
+func computesF64AsF32(pkg *ipupkg.Package) bool {
+	for _, s := range pkg.Streams {
+		if s.Elem == elem.F64 && s.Buffer >= 0 && s.Buffer < len(pkg.Buffers) && pkg.Buffers[s.Buffer].Elem == elem.F32 {
+			return true
+		}
+	}
+	return false
+}
+
 // fork is a checker with an empty report of its own that shares c's
 // read-only state, for one check.
 func (c *checker) fork() *checker {
@@ -353,7 +394,7 @@ func (c *checker) matchCheckpoints(body *ir.Block, dev Device) {
 			c.problem("checkpoint %d (%s) was not taken by the device", k, cp.Name)
 			c.ops[k] = nil
 		default:
-			// A value the device computes in another type (i64 as i32)
+			// A value the device computes in another type (i64 as i32, f64 as f32)
 			// is compared, and evaluated on, in the source's.
 			if et, _ := irelem.Of(ir.ElementTypeOrSelf(c.ops[k].Result(0).Type())); dev.Checkpoints[k].Kind != et {
 				if wide, err := eval.Convert(dev.Checkpoints[k], et); err == nil {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/eval"
 	"github.com/ipuir/ipuir/runtime/device"
 	"github.com/ipuir/ipuir/runtime/ipupkg"
@@ -37,7 +38,7 @@ func Execute(dev device.Device, pkg *ipupkg.Package, inputs []*eval.Array, phase
 		if i < len(ins) {
 			var err error
 			if a, err = toDevice(a, ins[i], pkg); err != nil {
-				return Device{}, nil, fmt.Errorf("input #%d: %v", i, err)
+				return Device{}, nil, &NarrowError{Input: i, Name: ins[i].Name, Err: err}
 			}
 		}
 		if err := sess.Write(i, a.Bytes()); err != nil {
@@ -58,7 +59,7 @@ func Execute(dev device.Device, pkg *ipupkg.Package, inputs []*eval.Array, phase
 			out.Outputs[i], err = eval.FromBytes(data, pkg.Buffers[s.Buffer].Elem, s.Shape)
 		}
 		if err == nil && out.Outputs[i].Kind != s.Elem {
-			// Widened to the host's type (i64 computed as i32).
+			// Widened to the host's type (i64 computed as i32, f64 as f32).
 			out.Outputs[i], err = eval.Convert(out.Outputs[i], s.Elem)
 		}
 		if err != nil {
@@ -78,17 +79,40 @@ func Execute(dev device.Device, pkg *ipupkg.Package, inputs []*eval.Array, phase
 	return out, sess.Cycles(), nil
 }
 
+// NarrowError is an input that the device cannot take in the narrower
+// type it computes the stream's type in (an i64 beyond 32 bits, an f64
+// beyond f32's range): the program is right, the data are beyond the
+// machine.
+type NarrowError struct {
+	Input int
+	Name  string
+	Err   error
+}
+
+func (e *NarrowError) Error() string {
+	if e.Name != "" {
+		return fmt.Sprintf("input #%d '%s': %v", e.Input, e.Name, e.Err)
+	}
+	return fmt.Sprintf("input #%d: %v", e.Input, e.Err)
+}
+
+func (e *NarrowError) Unwrap() error { return e.Err }
+
 // toDevice is a in the element type of stream s's buffer: itself, or an
-// i64 input narrowed to the i32 the device computes it in, every value
-// checked to fit.
+// i64 input narrowed to the i32 (an f64 one to the f32) the device
+// computes it in, every value checked to be within the narrow type's
+// range.
 func toDevice(a *eval.Array, s ipupkg.Stream, pkg *ipupkg.Package) (*eval.Array, error) {
 	dev := pkg.Buffers[s.Buffer].Elem
 	if a.Kind == dev || a.Kind != s.Elem {
 		return a, nil
 	}
 	for k, v := range a.Data {
-		if v < math.MinInt32 || v > math.MaxInt32 {
+		switch {
+		case dev == elem.I32 && (v < math.MinInt32 || v > math.MaxInt32):
 			return nil, fmt.Errorf("element %d is %d, beyond the 32 bits the device computes %v in", k, int64(v), s.Elem)
+		case dev == elem.F32 && !math.IsInf(v, 0) && math.Abs(v) > math.MaxFloat32:
+			return nil, fmt.Errorf("element %d is %g, beyond the range of the f32 the device computes %v in", k, v, s.Elem)
 		}
 	}
 	return eval.Convert(a, dev)

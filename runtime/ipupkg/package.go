@@ -284,17 +284,18 @@ type Stream struct {
 	Output bool
 	Index  int // position among the inputs or the outputs
 	// Elem is the host's element type: the buffer's, or i64 over an i32
-	// buffer (the machines compute i64 as i32: a runner narrows each
-	// input, refusing a value beyond 32 bits, and widens each output).
+	// buffer or f64 over an f32 one (the machines compute i64 as i32 and
+	// f64 as f32: a runner narrows each input, refusing a value beyond
+	// the narrow type's range, and widens each output).
 	Elem   elem.Type
 	Shape  []int64
 	Buffer int
 }
 
 // Carries reports whether a stream of s's element type may have a buffer of
-// device elements: the same type, or i64 over i32.
+// device elements: the same type, i64 over i32, or f64 over f32.
 func (s Stream) Carries(device elem.Type) bool {
-	return s.Elem == device || s.Elem == elem.I64 && device == elem.I32
+	return s.Elem == device || s.Elem == elem.I64 && device == elem.I32 || s.Elem == elem.F64 && device == elem.F32
 }
 
 // Checkpoint names a buffer that holds a source op's value, which a

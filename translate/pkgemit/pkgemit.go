@@ -119,7 +119,7 @@ func (o *Options) SetSource(text []byte, module *ir.Operation) {
 }
 
 // hostElem is stream i's host element type: the source's where the
-// program computes it in device (i64 as i32), else device.
+// program computes it in device (i64 as i32, f64 as f32), else device.
 func hostElem(elems []elem.Type, i int, device elem.Type) elem.Type {
 	if i < len(elems) && (ipupkg.Stream{Elem: elems[i]}).Carries(device) {
 		return elems[i]
@@ -148,8 +148,8 @@ type Options struct {
 	// input and output names.
 	InputNames, OutputNames []string
 	// InputElems and OutputElems are the source's element types of the
-	// streams, where the program computes them in another (i64 as i32:
-	// narrow-i64); Invalid where they are the buffer's.
+	// streams, where the program computes them in another (i64 as i32, f64 as f32:
+	// narrow-i64, narrow-f64); Invalid where they are the buffer's.
 	InputElems, OutputElems []elem.Type
 	// Metadata is recorded as given, then the module's estimate
 	// (tiled.summary) when it has one.
