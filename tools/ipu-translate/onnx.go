@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/ipuir/ipuir/registry"
 	"github.com/ipuir/ipuir/runtime/atomicfile"
@@ -44,23 +43,27 @@ func importONNX(path string, args []string, opts onnximport.Options, stdout io.W
 		return err
 	}
 	log.Info("reading ONNX model", "path", path, "bytes", len(data))
+	// The model's initializers refer to data, and the text to them: the
+	// weights are held once, and written out in hex as the text is.
 	var model onnxpb.ModelProto
-	if err := proto.Unmarshal(data, &model); err != nil {
+	if err := onnximport.Unmarshal(data, &model); err != nil {
 		return fmt.Errorf("%s: not an ONNX model: %v", path, err)
 	}
 	opts.File, opts.Dir = filepath.Base(path), filepath.Dir(path)
-	text, err := onnximport.Import(&model, opts)
+	text, err := onnximport.ImportText(&model, opts)
 	if err != nil {
 		return err
 	}
 	// The module must parse and verify: a failure here is the importer's.
+	// Its skeleton (each weight cut to a splat of its type) is what is
+	// checked, so that the weights' hex is never held whole.
 	loader := &toolkit.Loader{Setup: registry.RegisterDialects, Env: irtarget.EnvOfModule}
 	var diag bytes.Buffer
-	if _, err := loader.LoadSource(filepath.Base(path)+" (imported)", text, &diag); err != nil {
+	if _, err := loader.LoadSource(filepath.Base(path)+" (imported)", text.Skeleton(), &diag); err != nil {
 		return fmt.Errorf("the imported module does not verify (an importer bug):\n%s%v", diag.String(), err)
 	}
-	log.Info("imported ONNX model", "path", path, "bytes", len(text))
-	if err := out.WriteData(text); err != nil {
+	log.Info("imported ONNX model", "path", path, "bytes", text.Len())
+	if err := out.Write(func(w io.Writer) error { _, err := text.WriteTo(w); return err }); err != nil {
 		return err
 	}
 	return outs.Commit()

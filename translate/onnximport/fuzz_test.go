@@ -4,6 +4,7 @@ import (
 	"os"
 	"testing"
 
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/ipuir/ipuir/parser"
@@ -52,6 +53,46 @@ func FuzzImport(f *testing.F) {
 		}
 		if _, err := parser.ParseSourceString(registry.NewContext(), text, parser.Config{Filename: "fuzz.ipuir"}); err != nil {
 			t.Fatalf("an imported module does not verify: %v\n%s", err, text)
+		}
+	})
+}
+
+// FuzzUnmarshal decodes arbitrary bytes with the aliasing Unmarshal and
+// with proto.Unmarshal: both fail, or both give the same model.
+func FuzzUnmarshal(f *testing.F) {
+	for _, path := range []string{"../../examples/attention-tiny.onnx"} {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	two := model(18, []*pb.ValueInfoProto{input("x", 2, 2)}, []*pb.TensorProto{floats("w", []int64{2, 2}, []float64{1, 2, 3, 4}), floats("b", []int64{2}, []float64{5, 6})},
+		[]*pb.NodeProto{node("MatMul", "mm", []string{"x", "w"}, []string{"h"}), node("Add", "add", []string{"h", "b"}, []string{"y"})}, "y")
+	data, err := proto.Marshal(two)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(data)
+	// The graph twice (merged: initializers concatenated), and raw data
+	// twice in one tensor (the last wins).
+	f.Add(append(append([]byte(nil), data...), data...))
+	tensor := protowire.AppendBytes(protowire.AppendTag(nil, 9, protowire.BytesType), []byte{1, 2, 3, 4})
+	tensor = protowire.AppendBytes(protowire.AppendTag(tensor, 9, protowire.BytesType), []byte{5, 6, 7, 8})
+	tensor = protowire.AppendVarint(protowire.AppendTag(tensor, 1, protowire.VarintType), 1)
+	graph := protowire.AppendBytes(protowire.AppendTag(nil, 5, protowire.BytesType), tensor)
+	f.Add(protowire.AppendBytes(protowire.AppendTag(data, 7, protowire.BytesType), graph))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 1<<16 {
+			return
+		}
+		var want, got pb.ModelProto
+		wantErr, gotErr := proto.Unmarshal(data, &want), onnximport.Unmarshal(data, &got)
+		if (wantErr != nil) != (gotErr != nil) {
+			t.Fatalf("proto.Unmarshal: %v; Unmarshal: %v", wantErr, gotErr)
+		}
+		if wantErr == nil && !proto.Equal(&want, &got) {
+			t.Fatalf("the models differ:\nproto.Unmarshal: %v\nUnmarshal:       %v", &want, &got)
 		}
 	})
 }

@@ -25,7 +25,6 @@ import (
 	"strings"
 
 	"github.com/dustin/go-humanize"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/internal/rowmajor"
@@ -135,7 +134,7 @@ type importer struct {
 	opts   Options
 	opset  int64
 	values map[string]*value
-	body   strings.Builder
+	body   textBuilder
 	args   []string
 	n      int
 	node   *onnxpb.NodeProto
@@ -218,7 +217,7 @@ func nodeName(n *onnxpb.NodeProto, index int) string {
 // packages), so that tools can name the format of a binary input.
 func Decode(data []byte) (model *onnxpb.ModelProto, ok bool) {
 	var m onnxpb.ModelProto
-	if err := proto.Unmarshal(data, &m); err != nil || m.GetGraph() == nil || len(m.GetOpsetImport()) == 0 {
+	if err := Unmarshal(data, &m); err != nil || m.GetGraph() == nil || len(m.GetOpsetImport()) == 0 {
 		return nil, false
 	}
 	return &m, true
@@ -226,6 +225,17 @@ func Decode(data []byte) (model *onnxpb.ModelProto, ok bool) {
 
 // Import translates model to a module's text.
 func Import(model *onnxpb.ModelProto, opts Options) ([]byte, error) {
+	t, err := ImportText(model, opts)
+	if err != nil {
+		return nil, err
+	}
+	return t.Bytes(), nil
+}
+
+// ImportText translates model to a module's text, held as a Text that
+// refers to the model's initializers' raw data rather than copying it:
+// the model must not change while the Text is in use.
+func ImportText(model *onnxpb.ModelProto, opts Options) (*Text, error) {
 	if opts.File == "" {
 		opts.File = "model.onnx"
 	}
@@ -331,12 +341,6 @@ func Import(model *onnxpb.ModelProto, opts Options) ([]byte, error) {
 	for _, out := range g.GetOutput() {
 		im.consumers[out.GetName()] = append(im.consumers[out.GetName()], -1)
 	}
-	// The body holds every initializer's data in hex: grown once.
-	weights := 0
-	for _, t := range g.GetInitializer() {
-		weights += len(t.GetRawData())
-	}
-	im.body.Grow(2*weights + 64<<10)
 	for i, n := range g.GetNode() {
 		im.node, im.index, im.opInNode = n, i, 0
 		if d := n.GetDomain(); d != "" && d != "ai.onnx" {
@@ -377,11 +381,11 @@ func Import(model *onnxpb.ModelProto, opts Options) ([]byte, error) {
 	ret := "(" + strings.Join(named, ", ") + ")"
 	fmt.Fprintf(&head, "  func.func @%s(%s) -> %s {\n", opts.Function, strings.Join(sig, ", "), ret)
 	tail := fmt.Sprintf("    return %s : %s\n  }\n}\n", strings.Join(results, ", "), strings.Join(types, ", "))
-	// One copy of the body (which holds the weights' hex), into a buffer
-	// of its final size.
-	out := make([]byte, 0, head.Len()+im.body.Len()+len(tail))
-	out = append(append(append(out, head.String()...), im.body.String()...), tail...)
-	return out, nil
+	body := im.body.text()
+	text := &Text{pieces: make([]piece, 0, len(body.pieces)+2)}
+	text.pieces = append(append(append(text.pieces, piece{text: []byte(head.String())}), body.pieces...), piece{text: []byte(tail)})
+	text.size = int64(head.Len()) + body.size + int64(len(tail))
+	return text, nil
 }
 
 // sameAsInitializer checks that a graph input listed for initializer t
@@ -765,39 +769,10 @@ func (im *importer) use(v *value) (string, error) {
 	return ssa, nil
 }
 
-// hexPairs is every byte's two uppercase hex digits.
-var hexPairs = func() (t [256][2]byte) {
-	const digits = "0123456789ABCDEF"
-	for i := range t {
-		t[i] = [2]byte{digits[i>>4], digits[i&15]}
-	}
-	return t
-}()
-
-// writeHex writes data in uppercase hex, a chunk at a time.
-func writeHex(b *strings.Builder, data []byte) {
-	var chunk [64 << 10]byte
-	for len(data) > 0 {
-		n := min(len(data), len(chunk)/2)
-		for i, byt := range data[:n] {
-			chunk[2*i], chunk[2*i+1] = hexPairs[byt][0], hexPairs[byt][1]
-		}
-		b.Write(chunk[:2*n])
-		data = data[n:]
-	}
-}
-
-// denseLiteral is writeDense's text.
-func denseLiteral(v *value) string {
-	var b strings.Builder
-	writeDense(&b, v)
-	return b.String()
-}
-
 // writeDense writes a constant: a splat when all elements are equal, the
 // data in hex otherwise (exact, and compact for large weights; straight
 // from the model's bytes when they are kept).
-func writeDense(b *strings.Builder, v *value) {
+func writeDense(b *textBuilder, v *value) {
 	ty := tensorType(v.elem, v.shape)
 	if k := v.konst; k.vals == nil && k.raw != nil && k.rawElem == v.elem {
 		size := v.elem.Bytes()
@@ -809,9 +784,8 @@ func writeDense(b *strings.Builder, v *value) {
 			fmt.Fprintf(b, "dense<%s> : %s", floatLiteral(x), ty)
 			return
 		}
-		b.Grow(2*len(k.raw) + len(ty) + 16)
 		b.WriteString(`dense<"0x`)
-		writeHex(b, k.raw)
+		b.blob(k.raw, size)
 		b.WriteString(`"> : `)
 		b.WriteString(ty)
 		return
@@ -837,24 +811,21 @@ func writeDense(b *strings.Builder, v *value) {
 		b.WriteString("> : " + ty)
 		return
 	}
-	const digits = "0123456789ABCDEF"
+	// Encoded as the package's codec, and written in hex with the Text.
 	size := v.elem.Bytes()
-	b.Grow(len(`dense<"0x`) + 2*size*len(vals) + len(ty) + 8)
-	b.WriteString(`dense<"0x`)
-	var scratch [8]byte
+	data := make([]byte, 0, size*len(vals))
 	c := numeric.CodecOf(v.elem)
 	for _, x := range vals {
-		for _, byt := range c.Append(scratch[:0], x) {
-			b.WriteByte(digits[byt>>4])
-			b.WriteByte(digits[byt&15])
-		}
+		data = c.Append(data, x)
 	}
+	b.WriteString(`dense<"0x`)
+	b.blob(data, size)
 	b.WriteString(`"> : `)
 	b.WriteString(ty)
 }
 
 // nestedBools writes vals of shape as nested lists of true and false.
-func nestedBools(b *strings.Builder, vals []float64, shape []int64) {
+func nestedBools(b *textBuilder, vals []float64, shape []int64) {
 	if len(shape) == 0 {
 		b.WriteString(strconv.FormatBool(vals[0] != 0))
 		return

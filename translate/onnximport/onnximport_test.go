@@ -1,8 +1,10 @@
 package onnximport_test
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -17,6 +19,7 @@ import (
 	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/eval"
 	"github.com/ipuir/ipuir/execution/reference"
+	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/parser"
 	"github.com/ipuir/ipuir/registry"
 	"github.com/ipuir/ipuir/translate/onnximport"
@@ -465,7 +468,10 @@ func TestInputShapesPinFreeDimensions(t *testing.T) {
 }
 
 // BenchmarkImport100MB decodes and imports a model with 100 MB of f32
-// initializers (four 2560×2560 weights chained by MatMul).
+// initializers (four 2560×2560 weights chained by MatMul), as
+// ipu-translate --import-onnx does: the aliasing Unmarshal, ImportText and
+// the text written out (to io.Discard); and, for comparison, as
+// proto.Unmarshal and Import's one buffer of text.
 func BenchmarkImport100MB(b *testing.B) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	const d = 2560
@@ -483,14 +489,79 @@ func BenchmarkImport100MB(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.SetBytes(int64(len(wire)))
-	for b.Loop() {
-		var m pb.ModelProto
-		if err := proto.Unmarshal(wire, &m); err != nil {
-			b.Fatal(err)
+	b.Run("streamed", func(b *testing.B) {
+		b.SetBytes(int64(len(wire)))
+		for b.Loop() {
+			var m pb.ModelProto
+			if err := onnximport.Unmarshal(wire, &m); err != nil {
+				b.Fatal(err)
+			}
+			text, err := onnximport.ImportText(&m, onnximport.Options{File: "big.onnx"})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := text.WriteTo(io.Discard); err != nil {
+				b.Fatal(err)
+			}
 		}
-		if _, err := onnximport.Import(&m, onnximport.Options{File: "big.onnx"}); err != nil {
-			b.Fatal(err)
+	})
+	b.Run("bytes", func(b *testing.B) {
+		b.SetBytes(int64(len(wire)))
+		for b.Loop() {
+			var m pb.ModelProto
+			if err := proto.Unmarshal(wire, &m); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := onnximport.Import(&m, onnximport.Options{File: "big.onnx"}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// A Text written out is its Bytes; its Skeleton is the same module with
+// each weight a splat of its type, and both parse and verify.
+func TestTextPieces(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	m := model(17, []*pb.ValueInfoProto{input("x", 1, 8)}, []*pb.TensorProto{floats("w", []int64{8, 8}, randoms(rng, 64, 1))},
+		[]*pb.NodeProto{node("MatMul", "mm", []string{"x", "w"}, []string{"y"})}, "y")
+	wire, err := proto.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back pb.ModelProto
+	if err := onnximport.Unmarshal(wire, &back); err != nil {
+		t.Fatal(err)
+	}
+	text, err := onnximport.ImportText(&back, onnximport.Options{File: "m.onnx"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var written bytes.Buffer
+	if n, err := text.WriteTo(&written); err != nil || n != text.Len() {
+		t.Fatalf("WriteTo wrote %d bytes (%v); Len is %d", n, err, text.Len())
+	}
+	whole := text.Bytes()
+	if !bytes.Equal(written.Bytes(), whole) {
+		t.Fatalf("WriteTo and Bytes differ:\n%s\n%s", written.Bytes(), whole)
+	}
+	if !bytes.Contains(whole, []byte(`dense<"0x`)) || int64(len(whole)) != text.Len() {
+		t.Fatalf("the weight is not in hex, or Len is wrong:\n%s", whole)
+	}
+	skeleton := text.Skeleton()
+	if len(skeleton) != len(whole)-2*4*63 {
+		t.Fatalf("the skeleton keeps the weight (%d bytes of %d)", len(skeleton), len(whole))
+	}
+	for name, src := range map[string][]byte{"whole": whole, "skeleton": skeleton} {
+		mod, err := parser.ParseSourceString(registry.NewContext(), src, parser.Config{Filename: name + ".ipuir"})
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", name, err, src)
+		}
+		if d := ir.Verify(mod); d != nil {
+			t.Fatalf("%s: %v\n%s", name, d, src)
+		}
+		if !bytes.Contains(src, []byte("> : tensor<8x8xf32>")) {
+			t.Fatalf("%s: no 8x8 weight in\n%s", name, src)
 		}
 	}
 }

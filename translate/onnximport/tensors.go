@@ -34,7 +34,7 @@ func (im *importer) tensorValue(t *onnxpb.TensorProto) (*value, error) {
 			return nil, err
 		}
 	}
-	vals := make([]float64, 0, min(n, 1<<20))
+	var vals []float64
 	switch {
 	case raw != nil || t.GetDataLocation() == onnxpb.TensorProto_EXTERNAL:
 		if int64(len(raw)) != n*int64(et.Bytes()) {
