@@ -343,10 +343,18 @@ func ImportText(model *onnxpb.ModelProto, opts Options) (*Text, error) {
 	}
 	for i, n := range g.GetNode() {
 		im.node, im.index, im.opInNode = n, i, 0
-		if d := n.GetDomain(); d != "" && d != "ai.onnx" {
-			return nil, im.fail("operators of domain '%s' are not supported", d)
+		var err error
+		switch d := n.GetDomain(); {
+		case d == "" || d == "ai.onnx":
+			err = im.convert(n)
+		case d == trainingDomain && n.GetOpType() == "Gradient":
+			err = im.gradient(n)
+		case d == trainingDomain:
+			err = im.fail("operator '%s' of domain '%s' is not supported (the importer takes its Gradient)", n.GetOpType(), d)
+		default:
+			err = im.fail("operators of domain '%s' are not supported", d)
 		}
-		if err := im.convert(n); err != nil {
+		if err != nil {
 			return nil, err
 		}
 	}

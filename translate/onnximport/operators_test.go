@@ -109,26 +109,30 @@ var updateDocs = flag.Bool("update", false, "rewrite docs/onnx.md's operator tab
 // table's (onnximport.Operators).
 func TestOperatorDocs(t *testing.T) {
 	path := filepath.Join("..", "..", "docs", "onnx.md")
-	page, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	const begin, end = "<!-- operators: begin -->\n", "<!-- operators: end -->"
-	i, j := strings.Index(string(page), begin), strings.Index(string(page), end)
-	if i < 0 || j < i {
-		t.Fatalf("%s has no %q ... %q block", path, begin, end)
-	}
-	want := onnximport.Operators()
-	if got := string(page[i+len(begin) : j]); got != want {
-		if *updateDocs {
-			if err := os.WriteFile(path, []byte(string(page[:i+len(begin)])+want+string(page[j:])), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			return
+	for _, block := range []struct{ name, want string }{
+		{"operators", onnximport.Operators()},
+		{"gradient rules", onnximport.GradientRules()},
+	} {
+		page, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
 		}
-		t.Errorf("%s's operator table is stale: run go test ./translate/onnximport -run TestOperatorDocs -update", path)
+		begin, end := "<!-- "+block.name+": begin -->\n", "<!-- "+block.name+": end -->"
+		i, j := strings.Index(string(page), begin), strings.Index(string(page), end)
+		if i < 0 || j < i {
+			t.Fatalf("%s has no %q ... %q block", path, begin, end)
+		}
+		if got := string(page[i+len(begin) : j]); got != block.want {
+			if *updateDocs {
+				if err := os.WriteFile(path, []byte(string(page[:i+len(begin)])+block.want+string(page[j:])), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				continue
+			}
+			t.Errorf("%s's %s table is stale: run go test ./translate/onnximport -run TestOperatorDocs -update", path, block.name)
+		}
 	}
-	if rows := strings.Count(want, "\n") - 2; rows < 90 {
+	if rows := strings.Count(onnximport.Operators(), "\n") - 2; rows < 90 {
 		t.Errorf("the table has %d operators", rows)
 	}
 }
