@@ -34,10 +34,10 @@ func gradientNode(y string, outs []string, xs ...string) *pb.NodeProto {
 func TestGradientAgainstFiniteDifferences(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	for _, c := range []struct {
-		op     string
-		a, b   []int64 // b nil: a unary operator
-		out    []int64
-		attrs  []*pb.AttributeProto
+		op    string
+		a, b  []int64 // b nil: a unary operator
+		out   []int64
+		attrs []*pb.AttributeProto
 	}{
 		{op: "Add", a: []int64{2, 3}, b: []int64{3}, out: []int64{2, 3}},
 		{op: "Sub", a: []int64{2, 3}, b: []int64{2, 1}, out: []int64{2, 3}},
