@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/ipuir/ipuir/eval"
 	"github.com/ipuir/ipuir/execution/check"
 	"github.com/ipuir/ipuir/execution/reference"
@@ -23,6 +25,7 @@ import (
 	"github.com/ipuir/ipuir/runtime/sim"
 	"github.com/ipuir/ipuir/target"
 	"github.com/ipuir/ipuir/translate/onnximport"
+	"github.com/ipuir/ipuir/translate/onnximport/onnxpb"
 )
 
 // The ONNX backend conformance tests (Debian's libonnx-testdata: ONNX's own
@@ -192,9 +195,33 @@ func TestONNXConformance(t *testing.T) {
 		}
 	}
 	t.Logf("ONNX conformance: %d of %d tests pass on the reference interpreter, %d of them on the test16 device too; %d elements compared", passed, len(tests), onDevice, compared)
+	for name, e := range conformanceErrata {
+		t.Logf("ONNX conformance: %s run with its data's model: %s", name, e.why)
+	}
 	if compared == 0 {
 		t.Error("no element was compared")
 	}
+}
+
+// conformanceErrata are tests whose expected outputs were computed with
+// another model than the one they ship: each is run with the model its
+// data was made from (apply changes the model), so that it is checked,
+// not listed; why says where the two differ.
+var conformanceErrata = map[string]struct {
+	why   string
+	apply func(*onnxpb.ModelProto)
+}{
+	// ONNX's generator (backend/test/case/node/adam.py, export_adam_multiple)
+	// computes the outputs with epsilon = 1e-2 but does not set it on the
+	// node, whose default is 1e-6 (onnx/defs/training/defs.cc): the data
+	// is 0.75913626 where the spec's model gives 0.75595933.
+	"node/test_adam_multiple": {"the expected outputs use epsilon = 1e-2, which the node leaves at its default 1e-6", func(m *onnxpb.ModelProto) {
+		n := m.GetGraph().GetNode()[0]
+		if n.GetOpType() != "Adam" || slices.ContainsFunc(n.GetAttribute(), func(a *onnxpb.AttributeProto) bool { return a.GetName() == "epsilon" }) {
+			return // not the model this erratum is for: checked as it is
+		}
+		n.Attribute = append(n.Attribute, &onnxpb.AttributeProto{Name: proto.String("epsilon"), Type: onnxpb.AttributeProto_FLOAT.Enum(), F: proto.Float32(1e-2)})
+	}},
 }
 
 // runConformanceTest imports, runs and checks the test in dir.
@@ -215,6 +242,9 @@ func runConformanceTest(dir string, tg, larger *target.Target) (out conformanceO
 	model, ok := onnximport.Decode(raw)
 	if !ok {
 		return fail("import", "not an ONNX model")
+	}
+	if fix := conformanceErrata[filepath.Base(filepath.Dir(dir))+"/"+filepath.Base(dir)]; fix.apply != nil {
+		fix.apply(model)
 	}
 	for _, n := range model.GetGraph().GetNode() {
 		if !slices.Contains(out.ops, n.GetOpType()) {

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/internal/rowmajor"
 	"github.com/ipuir/ipuir/translate/onnximport/onnxpb"
 )
@@ -74,13 +73,13 @@ var gradientRules = map[string]gradientRule{
 			if err != nil {
 				return nil, err
 			}
-			return im.binaryValues(scalarOf(y.elem, 1), yy, "sub")
+			return im.binaryValues(splat(y.elem, nil, 1), yy, "sub")
 		})
 		return []*value{v}, err
 	}},
 	"Sigmoid": {"∂x = g·y·(1 − y)", func(im *importer, _ *onnxpb.NodeProto, _ []*value, out, g *value, _ []bool) ([]*value, error) {
 		v, err := im.chain(out, g, func(y *value) (*value, error) {
-			rest, err := im.binaryValues(scalarOf(y.elem, 1), y, "sub")
+			rest, err := im.binaryValues(splat(y.elem, nil, 1), y, "sub")
 			if err != nil {
 				return nil, err
 			}
@@ -89,11 +88,11 @@ var gradientRules = map[string]gradientRule{
 		return []*value{v}, err
 	}},
 	"Relu": {"∂x = g where x > 0, else 0", func(im *importer, _ *onnxpb.NodeProto, in []*value, _, g *value, _ []bool) ([]*value, error) {
-		pos, err := im.compareValues(in[0], scalarOf(in[0].elem, 0), "gt")
+		pos, err := im.compareValues(in[0], splat(in[0].elem, nil, 0), "gt")
 		if err != nil {
 			return nil, err
 		}
-		v, err := im.selectValues(pos, g, scalarOf(g.elem, 0))
+		v, err := im.selectValues(pos, g, splat(g.elem, nil, 0))
 		return []*value{v}, err
 	}},
 	"ReduceSum": {"∂x = g broadcast over the reduced axes", func(im *importer, n *onnxpb.NodeProto, in []*value, _, g *value, _ []bool) ([]*value, error) {
@@ -314,7 +313,7 @@ func (im *importer) spread(n *onnxpb.NodeProto, x, g *value, mean bool) (*value,
 
 // scaled is v·c.
 func (im *importer) scaled(v *value, c float64) (*value, error) {
-	return im.binaryValues(v, scalarOf(v.elem, c), "mul")
+	return im.binaryValues(v, splat(v.elem, nil, c), "mul")
 }
 
 // sumTo sums g, of a broadcast shape, to shape: over its leading axes,
@@ -343,9 +342,4 @@ func (im *importer) sumTo(g *value, shape []int64) (*value, error) {
 		}
 	}
 	return im.reshapeValue(r, shape)
-}
-
-// scalarOf is the rank-0 constant x of et.
-func scalarOf(et elem.Type, x float64) *value {
-	return &value{elem: et, shape: []int64{}, konst: &konst{vals: []float64{x}}}
 }

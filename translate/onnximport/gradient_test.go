@@ -183,3 +183,67 @@ func ints(shape []int64) []int {
 	}
 	return out
 }
+
+// The optimizers at T = 0, where Momentum's β and Adam's bias correction
+// do not apply (the conformance tests have T > 0), and at T = 2, computed
+// here from the spec's formulas.
+func TestOptimizersAtFirstStep(t *testing.T) {
+	training := func(op string, ins, outs []string, attrs ...*pb.AttributeProto) *pb.ModelProto {
+		n := node(op, "opt", ins, outs, attrs...)
+		n.Domain = proto.String("ai.onnx.preview.training")
+		var vi []*pb.ValueInfoProto
+		for _, in := range ins {
+			switch in {
+			case "R":
+				vi = append(vi, pb.TensorValueInfo(in, pb.TensorProto_FLOAT))
+			case "T":
+				vi = append(vi, pb.TensorValueInfo(in, pb.TensorProto_INT64))
+			default:
+				vi = append(vi, input(in, 2))
+			}
+		}
+		m := model(1, vi, nil, []*pb.NodeProto{n}, outs...)
+		m.OpsetImport = []*pb.OperatorSetIdProto{{Domain: proto.String("ai.onnx.preview.training"), Version: proto.Int64(1)}}
+		return m
+	}
+	floatAttr := func(name string, v float32) *pb.AttributeProto {
+		return &pb.AttributeProto{Name: proto.String(name), Type: pb.AttributeProto_FLOAT.Enum(), F: proto.Float32(v)}
+	}
+	x, g, v, h := []float64{1, -2}, []float64{0.5, 0.25}, []float64{0.1, 0.2}, []float64{0.3, 0.4}
+	scalar := func(kind elem.Type, x float64) *eval.Array {
+		a, err := eval.FromValues(nil, kind, []float64{x})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	const r, alpha, beta = 0.1, 0.9, 0.5
+	for _, T := range []float64{0, 2} {
+		momentum := training("Momentum", []string{"R", "T", "X", "G", "V"}, []string{"Xn", "Vn"},
+			floatAttr("alpha", alpha), floatAttr("beta", beta), strAttr("mode", "standard"), floatAttr("norm_coefficient", 0))
+		got := run(t, momentum, onnximport.Options{}, scalar(elem.F32, r), scalar(elem.I64, T), array(t, []int{2}, x), array(t, []int{2}, g), array(t, []int{2}, v))
+		b := 1.0
+		if T > 0 {
+			b = beta
+		}
+		for i := range x {
+			vn := alpha*v[i] + b*g[i]
+			if d := got[1].Data[i] - vn; math.Abs(d) > 1e-6 || math.Abs(got[0].Data[i]-(x[i]-r*vn)) > 1e-6 {
+				t.Errorf("Momentum at T = %v: X' %v V' %v, want V'[%d] = %v", T, got[0].Data, got[1].Data, i, vn)
+			}
+		}
+		adam := training("Adam", []string{"R", "T", "X", "G", "V", "H"}, []string{"Xn", "Vn", "Hn"}, floatAttr("alpha", alpha), floatAttr("beta", beta))
+		got = run(t, adam, onnximport.Options{}, scalar(elem.F32, r), scalar(elem.I64, T), array(t, []int{2}, x), array(t, []int{2}, g), array(t, []int{2}, v), array(t, []int{2}, h))
+		rate := r
+		if T > 0 {
+			rate = r * math.Sqrt(1-math.Pow(beta, T)) / (1 - math.Pow(alpha, T))
+		}
+		for i := range x {
+			vn, hn := alpha*v[i]+(1-alpha)*g[i], beta*h[i]+(1-beta)*g[i]*g[i]
+			want := x[i] - rate*vn/(math.Sqrt(hn)+1e-6)
+			if math.Abs(got[0].Data[i]-want) > 1e-5 {
+				t.Errorf("Adam at T = %v: X'[%d] = %v, want %v", T, i, got[0].Data[i], want)
+			}
+		}
+	}
+}

@@ -243,10 +243,21 @@ func ImportText(model *onnxpb.ModelProto, opts Options) (*Text, error) {
 		opts.Function = "main"
 	}
 	im := &importer{opts: opts, values: map[string]*value{}}
+	training := false
 	for _, o := range model.GetOpsetImport() {
-		if d := o.GetDomain(); d == "" || d == "ai.onnx" {
+		switch d := o.GetDomain(); {
+		case d == "" || d == "ai.onnx":
 			im.opset = o.GetVersion()
+		case d == trainingDomain && o.GetVersion() == 1:
+			training = true
 		}
+	}
+	noDefault := im.opset == 0 && training
+	if noDefault {
+		// A model of the training domain alone (an optimizer's update):
+		// its nodes are that domain's, and the helpers they are built
+		// from read the newest opset.
+		im.opset = MaxOpset
 	}
 	if im.opset == 0 {
 		var domains []string
@@ -345,12 +356,12 @@ func ImportText(model *onnxpb.ModelProto, opts Options) (*Text, error) {
 		im.node, im.index, im.opInNode = n, i, 0
 		var err error
 		switch d := n.GetDomain(); {
+		case (d == "" || d == "ai.onnx") && noDefault:
+			err = im.fail("the model imports no opset of the default domain, whose operator this is")
 		case d == "" || d == "ai.onnx":
 			err = im.convert(n)
-		case d == trainingDomain && n.GetOpType() == "Gradient":
-			err = im.gradient(n)
 		case d == trainingDomain:
-			err = im.fail("operator '%s' of domain '%s' is not supported (the importer takes its Gradient)", n.GetOpType(), d)
+			err = im.convertTraining(n)
 		default:
 			err = im.fail("operators of domain '%s' are not supported", d)
 		}

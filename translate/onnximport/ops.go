@@ -595,16 +595,20 @@ func (im *importer) unary(n *onnxpb.NodeProto, in []*value, op string) error {
 
 // sqrt is 1 / rsqrt(x) (exact at 0, where x · rsqrt(x) is not).
 func (im *importer) sqrt(n *onnxpb.NodeProto, in []*value) error {
-	x := in[0]
-	r, err := im.unaryValue(x, "rsqrt")
-	if err != nil {
-		return err
-	}
-	v, err := im.binaryValues(splat(x.elem, nil, 1), r, "div")
+	v, err := im.sqrtValue(in[0])
 	if err != nil {
 		return err
 	}
 	return im.out(n, v)
+}
+
+// sqrtValue is √x, as 1 / rsqrt(x) (exact at 0).
+func (im *importer) sqrtValue(x *value) (*value, error) {
+	r, err := im.unaryValue(x, "rsqrt")
+	if err != nil {
+		return nil, err
+	}
+	return im.binaryValues(splat(x.elem, nil, 1), r, "div")
 }
 
 func (im *importer) reciprocal(n *onnxpb.NodeProto, in []*value) error {

@@ -171,21 +171,30 @@ func (im *importer) cast(n *onnxpb.NodeProto, in []*value) error {
 // castTo converts x to the element type to: folded on constants,
 // tensor.convert otherwise.
 func (im *importer) castTo(n *onnxpb.NodeProto, x *value, to elem.Type) error {
+	v, err := im.castValue(x, to)
+	if err != nil {
+		return err
+	}
+	return im.out(n, v)
+}
+
+// castValue is x converted to to: folded when x is known.
+func (im *importer) castValue(x *value, to elem.Type) (*value, error) {
 	if x.elem == to {
-		return im.out(n, x)
+		return x, nil
 	}
 	if x.konst != nil {
 		out := &value{elem: to, shape: x.shape, konst: &konst{vals: make([]float64, len(x.konst.v()))}}
 		for i, v := range x.konst.v() {
 			out.konst.v()[i] = round(to, v)
 		}
-		return im.out(n, out)
+		return out, nil
 	}
 	src, err := im.use(x)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return im.out(n, im.emit(to, x.shape, "tensor.convert %s : %s -> %s", src, tensorType(x.elem, x.shape), tensorType(to, x.shape)))
+	return im.emit(to, x.shape, "tensor.convert %s : %s -> %s", src, tensorType(x.elem, x.shape), tensorType(to, x.shape)), nil
 }
 
 func (im *importer) identity(n *onnxpb.NodeProto, in []*value) error {
