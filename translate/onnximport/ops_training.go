@@ -220,4 +220,3 @@ func momentumStep(a *arith, im *importer, n *onnxpb.NodeProto, r, _, tt *value, 
 	}
 	return []*value{a.sub(x, a.mul(r, vn)), vn}
 }
-
