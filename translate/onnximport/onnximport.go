@@ -717,10 +717,22 @@ func (im *importer) elemType(dt int32) (elem.Type, error) {
 		return elem.I64, nil
 	case onnxpb.TensorProto_INT32:
 		return elem.I32, nil
+	case onnxpb.TensorProto_INT16:
+		return elem.I16, nil
+	case onnxpb.TensorProto_INT8:
+		return elem.I8, nil
+	case onnxpb.TensorProto_UINT64:
+		return elem.U64, nil
+	case onnxpb.TensorProto_UINT32:
+		return elem.U32, nil
+	case onnxpb.TensorProto_UINT16:
+		return elem.U16, nil
+	case onnxpb.TensorProto_UINT8:
+		return elem.U8, nil
 	case onnxpb.TensorProto_BOOL:
 		return elem.I1, nil
 	}
-	return 0, fmt.Errorf("element type %v is not supported (float, float16, bfloat16, double, int64, int32, bool are)", onnxpb.TensorProto_DataType(dt))
+	return 0, fmt.Errorf("element type %v is not supported (float, float16, bfloat16, double, the signed and unsigned integers of 8 to 64 bits, and bool are)", onnxpb.TensorProto_DataType(dt))
 }
 
 func checkShape(shape []int64) error {

@@ -48,7 +48,7 @@ func init() {
 	converters = map[string]converter{
 		"Add": binary("add", arith), "Sub": binary("sub", arith), "Mul": binary("mul", arith), "Div": binary("div", arith),
 		"Max":  {required: 1, variadic: true, doc: "`tensor.max` of one or more inputs, broadcast together", convert: variadic("max")},
-		"Min":  {required: 1, variadic: true, doc: "−max(−a, −b) of one or more inputs, broadcast together", convert: variadic("min")},
+		"Min":  {required: 1, variadic: true, doc: "−max(−a, −b) of one or more inputs, broadcast together (for integers, whose negation wraps, a select of `tensor.less`)", convert: variadic("min")},
 		"Sum":  {required: 1, variadic: true, doc: "`tensor.add` of one or more inputs, broadcast together", convert: variadic("sum")},
 		"Mean": {required: 1, variadic: true, doc: "the sum divided by the number of inputs", convert: variadic("mean")},
 		"Exp":  unary("exp", 1), "Tanh": unary("tanh", 1), "Erf": unary("erf", 9), "Log": unary("log", 1),
@@ -64,7 +64,7 @@ func init() {
 		"Atanh":      since(takes(1, "log((1 + x) / (1 − x)) / 2", atanhOp), 9),
 		"Sqrt":       takes(1, "1 / `tensor.rsqrt` (exact at 0)", (*importer).sqrt),
 		"Reciprocal": takes(1, "1 / x", (*importer).reciprocal), "Neg": takes(1, "0 − x", (*importer).neg),
-		"Abs":                       takes(1, "max(x, −x)", absOp),
+		"Abs":                       takes(1, "max(x, −x) (x itself when unsigned)", absOp),
 		"Relu":                      takes(1, "max(x, 0)", (*importer).relu),
 		"LeakyRelu":                 takes(1, "max(x, αx) (min for α > 1)", leakyReluOp),
 		"PRelu":                     takes(2, "relu(x) + slope·min(x, 0), the slope broadcast (per channel before opset 7)", (*importer).prelu),
@@ -78,7 +78,7 @@ func init() {
 		"Mish":                      since(takes(1, "x·tanh(softplus(x))", mishOp), 18),
 		"Sigmoid":                   takes(1, "1 / (1 + exp(0 − x))", (*importer).sigmoid),
 		"Clip":                      {required: 1, optional: 2, doc: "min(max(x, min), max): bounds as inputs from opset 11, attributes before; an absent bound does not clip", convert: (*importer).clip},
-		"Pow":                       takes(2, "a constant exponent, one value for all elements: integers from −64 to 64 as products by squaring (reciprocals for negative ones), 0.5 as `1 / rsqrt`, −0.5 as `tensor.rsqrt`; a runtime exponent is refused", (*importer).pow),
+		"Pow":                       takes(2, "a constant exponent, one value for all elements: integers from −64 to 64 as products by squaring (reciprocals for negative ones), 0.5 as `1 / rsqrt`, −0.5 as `tensor.rsqrt`; any other exponent, or one known only at run time, `tensor.pow` (an exponent of another type converted to the base's)", (*importer).pow),
 		"Trilu":                     since(converter{required: 1, optional: 1, doc: "row by row, each row's kept columns between zeros (exact); folded on constants", convert: (*importer).trilu}, 14),
 		"DepthToSpace":              takes(1, "a reshape, a transpose (DCR or CRD) and a reshape", (*importer).depthToSpace),
 		"SpaceToDepth":              takes(1, "a reshape, a transpose and a reshape", (*importer).spaceToDepth),
@@ -595,20 +595,8 @@ func (im *importer) unary(n *onnxpb.NodeProto, in []*value, op string) error {
 
 // sqrt is 1 / rsqrt(x) (exact at 0, where x · rsqrt(x) is not).
 func (im *importer) sqrt(n *onnxpb.NodeProto, in []*value) error {
-	v, err := im.sqrtValue(in[0])
-	if err != nil {
-		return err
-	}
-	return im.out(n, v)
-}
-
-// sqrtValue is √x, as 1 / rsqrt(x) (exact at 0).
-func (im *importer) sqrtValue(x *value) (*value, error) {
-	r, err := im.unaryValue(x, "rsqrt")
-	if err != nil {
-		return nil, err
-	}
-	return im.binaryValues(splat(x.elem, nil, 1), r, "div")
+	c := &calc{im: im}
+	return c.done(n, c.sqrt(in[0]))
 }
 
 func (im *importer) reciprocal(n *onnxpb.NodeProto, in []*value) error {
@@ -676,10 +664,11 @@ func (im *importer) pow(n *onnxpb.NodeProto, in []*value) error {
 	}
 	if !uniform || !(p == math.Trunc(p) && math.Abs(p) <= 64 || p == 0.5 || p == -0.5) {
 		if e.elem != x.elem {
-			if e.konst == nil {
-				return im.fail("an exponent of %v for a base of %v known only at run time", e.elem, x.elem)
+			// An exponent of another type (Pow's T1 and T2 differ from
+			// opset 12) is converted to the base's.
+			if e, err = im.castValue(e, x.elem); err != nil {
+				return err
 			}
-			e = &value{elem: x.elem, shape: e.shape, konst: e.konst}
 		}
 		v, err := im.binaryValues(x, e, "pow")
 		if err != nil {

@@ -50,15 +50,27 @@ func (c *calc) div(a, b *value) *value { return c.bin(a, b, "div") }
 func (c *calc) max(a, b *value) *value { return c.bin(a, b, "max") }
 func (c *calc) neg(x *value) *value    { return c.sub(c.k(x, 0), x) }
 
-// min is -max(-a, -b): exact, and the larger-magnitude NaN rules of max.
-func (c *calc) min(a, b *value) *value { return c.neg(c.max(c.neg(a), c.neg(b))) }
+// min is -max(-a, -b) for floats: exact, and the larger-magnitude NaN
+// rules of max. For integers, whose negation wraps (an unsigned one, or
+// the most negative signed one), it is a select.
+func (c *calc) min(a, b *value) *value {
+	if a != nil && !a.elem.IsFloat() {
+		return c.sel(c.cmp(a, b, "lt"), a, b)
+	}
+	return c.neg(c.max(c.neg(a), c.neg(b)))
+}
 
 func (c *calc) relu(x *value) *value { return c.max(x, c.k(x, 0)) }
 
 // negPart is min(x, 0), exact also at ±Inf (x - relu(x) is NaN at +Inf).
 func (c *calc) negPart(x *value) *value { return c.min(x, c.k(x, 0)) }
 
-func (c *calc) abs(x *value) *value { return c.max(x, c.neg(x)) }
+func (c *calc) abs(x *value) *value {
+	if x != nil && x.elem.IsUnsigned() {
+		return x
+	}
+	return c.max(x, c.neg(x))
+}
 
 // reduce is x reduced over axes (normalised, sorted) by kind ("sum" or
 // "max"), their extents kept as 1 when keep.

@@ -39,66 +39,14 @@ func (im *importer) convertTraining(n *onnxpb.NodeProto) error {
 	return err
 }
 
-// arith is elementwise arithmetic on values whose first error it keeps,
-// so that an optimizer's update reads as its formula.
-type arith struct {
-	im  *importer
-	err error
-}
-
-func (a *arith) op(x, y *value, op string) *value {
-	if a.err != nil {
-		return nil
-	}
-	v, err := a.im.binaryValues(x, y, op)
-	a.err = err
-	return v
-}
-
-func (a *arith) add(x, y *value) *value { return a.op(x, y, "add") }
-func (a *arith) sub(x, y *value) *value { return a.op(x, y, "sub") }
-func (a *arith) mul(x, y *value) *value { return a.op(x, y, "mul") }
-func (a *arith) div(x, y *value) *value { return a.op(x, y, "div") }
-
-func (a *arith) sqrt(x *value) *value {
-	if a.err != nil {
-		return nil
-	}
-	v, err := a.im.sqrtValue(x)
-	a.err = err
-	return v
-}
-
-func (a *arith) exp(x *value) *value {
-	if a.err != nil {
-		return nil
-	}
-	v, err := a.im.unaryValue(x, "exp")
-	a.err = err
-	return v
-}
-
 // positive is where(t > 0, x, y), t an integer scalar.
-func (a *arith) positive(t, x, y *value) *value {
-	if a.err != nil {
-		return nil
-	}
-	c, err := a.im.compareValues(t, splat(t.elem, nil, 0), "gt")
-	if err == nil {
-		var v *value
-		v, err = a.im.selectValues(c, x, y)
-		a.err = err
-		return v
-	}
-	a.err = err
-	return nil
-}
+func (c *calc) positive(t, x, y *value) *value { return c.sel(c.cmp(t, c.k(t, 0), "gt"), x, y) }
 
 // step is one optimizer's update of one tensor: r the learning rate and
 // t the update count (as floats of the tensor's type), tt the count as
 // given, ins the tensor's group (X, G and the optimizer's state), and the
 // result the updated X then the updated state.
-type step func(a *arith, im *importer, n *onnxpb.NodeProto, r, t, tt *value, ins []*value) []*value
+type step func(a *calc, im *importer, n *onnxpb.NodeProto, r, t, tt *value, ins []*value) []*value
 
 // optimizer imports an optimizer of groups tensors per updated tensor
 // (X, G, then the state): inputs R, T, then each group's tensors, all X
@@ -137,7 +85,7 @@ func (im *importer) optimizer(n *onnxpb.NodeProto, groups int, f step) error {
 			}
 		}
 		et := group[0].elem
-		a := &arith{im: im}
+		a := &calc{im: im}
 		rf, err := im.castValue(r, et)
 		if err != nil {
 			return err
@@ -164,7 +112,7 @@ func (im *importer) optimizer(n *onnxpb.NodeProto, groups int, f step) error {
 
 // adagradStep: r' = R / (1 + T·decay_factor), g' = norm_coefficient·X + G,
 // H' = H + g'², X' = X − r'·g' / (√H' + epsilon).
-func adagradStep(a *arith, im *importer, n *onnxpb.NodeProto, r, t, _ *value, in []*value) []*value {
+func adagradStep(a *calc, im *importer, n *onnxpb.NodeProto, r, t, _ *value, in []*value) []*value {
 	x, g, h := in[0], in[1], in[2]
 	c := func(v float64) *value { return splat(x.elem, nil, v) }
 	rate := a.div(r, a.add(c(1), a.mul(t, c(im.attrFloat(n, "decay_factor", 0)))))
@@ -177,7 +125,7 @@ func adagradStep(a *arith, im *importer, n *onnxpb.NodeProto, r, t, _ *value, in
 // adamStep: g' = norm_coefficient·X + G, V' = αV + (1 − α)g',
 // H' = βH + (1 − β)g'², r' = R·√(1 − β^T) / (1 − α^T) when T > 0 (R
 // otherwise), X' = (1 − norm_coefficient_post)(X − r'·V' / (√H' + ε)).
-func adamStep(a *arith, im *importer, n *onnxpb.NodeProto, r, t, tt *value, in []*value) []*value {
+func adamStep(a *calc, im *importer, n *onnxpb.NodeProto, r, t, tt *value, in []*value) []*value {
 	x, g, v, h := in[0], in[1], in[2], in[3]
 	c := func(v float64) *value { return splat(x.elem, nil, v) }
 	alpha, beta := im.attrFloat(n, "alpha", 0.9), im.attrFloat(n, "beta", 0.999)
@@ -186,7 +134,7 @@ func adamStep(a *arith, im *importer, n *onnxpb.NodeProto, r, t, tt *value, in [
 	hn := a.add(a.mul(c(beta), h), a.mul(c(1-beta), a.mul(gr, gr)))
 	hs := a.add(a.sqrt(hn), c(im.attrFloat(n, "epsilon", 0)))
 	// α^T as e^(T·ln α), computed for T = 0 too, where the select keeps R.
-	pow := func(base float64) *value { return a.exp(a.mul(t, c(math.Log(base)))) }
+	pow := func(base float64) *value { return a.un(a.mul(t, c(math.Log(base))), "exp") }
 	adjusted := a.div(a.mul(r, a.sqrt(a.sub(c(1), pow(beta)))), a.sub(c(1), pow(alpha)))
 	rate := a.positive(tt, adjusted, r)
 	xn := a.sub(x, a.mul(rate, a.div(vn, hs)))
@@ -196,7 +144,7 @@ func adamStep(a *arith, im *importer, n *onnxpb.NodeProto, r, t, tt *value, in [
 // momentumStep: g' = norm_coefficient·X + G, β' = β when T > 0 (1
 // otherwise), V' = αV + β'g', and X' = X − R·V' (mode standard) or
 // X − R(g' + αV') (mode nesterov). Every attribute is required.
-func momentumStep(a *arith, im *importer, n *onnxpb.NodeProto, r, _, tt *value, in []*value) []*value {
+func momentumStep(a *calc, im *importer, n *onnxpb.NodeProto, r, _, tt *value, in []*value) []*value {
 	x, g, v := in[0], in[1], in[2]
 	for _, name := range []string{"alpha", "beta", "mode", "norm_coefficient"} {
 		if attr(n, name) == nil && a.err == nil {

@@ -77,6 +77,13 @@ func (im *importer) tensorValue(t *onnxpb.TensorProto) (*value, error) {
 		for _, x := range t.GetInt64Data() {
 			vals = append(vals, float64(x))
 		}
+	case len(t.GetUint64Data()) > 0:
+		if int64(len(t.GetUint64Data())) != n || (et != elem.U64 && et != elem.U32) {
+			return nil, im.fail("tensor '%s': %d uint64_data values for %d %v elements", t.GetName(), len(t.GetUint64Data()), n, et)
+		}
+		for _, x := range t.GetUint64Data() {
+			vals = append(vals, float64(x))
+		}
 	case len(t.GetDoubleData()) > 0:
 		if int64(len(t.GetDoubleData())) != n {
 			return nil, im.fail("tensor '%s': %d double_data values for %d elements", t.GetName(), len(t.GetDoubleData()), n)
