@@ -393,8 +393,8 @@ func TestErrorsNameTheNode(t *testing.T) {
 		m    *pb.ModelProto
 		want string
 	}{
-		{"unsupported", model(17, []*pb.ValueInfoProto{input("x", 2, 2)}, nil, []*pb.NodeProto{node("LSTM", "lstm1", []string{"x"}, []string{"y"})}, "y"),
-			"m.onnx: node 'lstm1' (LSTM, opset 17): operator 'LSTM' is not supported"},
+		{"unsupported", model(17, []*pb.ValueInfoProto{input("x", 2, 2)}, nil, []*pb.NodeProto{node("Unique", "unique1", []string{"x"}, []string{"y"})}, "y"),
+			"m.onnx: node 'unique1' (Unique, opset 17): operator 'Unique' is not supported"},
 		{"before its opset", model(17, []*pb.ValueInfoProto{input("x", 2, 2)}, nil, []*pb.NodeProto{node("Gelu", "g", []string{"x"}, []string{"y"})}, "y"),
 			"m.onnx: node 'g' (Gelu, opset 17): operator 'Gelu' appears in opset 20; this model's opset 17 does not have it"},
 		{"shapes", model(17, []*pb.ValueInfoProto{input("x", 2, 3)}, nil, mm, "y"),
