@@ -39,6 +39,24 @@ func FuzzImport(f *testing.F) {
 		}
 		f.Add(data)
 	}
+	// Control flow: an If on a runtime condition, and a Scan.
+	branch := func(name, from string) *pb.GraphProto {
+		return subgraph(name, nil, []*pb.NodeProto{node("Identity", name, []string{from}, []string{name + "_out"})}, name+"_out")
+	}
+	scanBody := subgraph("scan_body", []*pb.ValueInfoProto{input("s_in", 2), input("x_t", 2)},
+		[]*pb.NodeProto{node("Add", "sum", []string{"s_in", "x_t"}, []string{"s_out"}), node("Identity", "copy", []string{"s_out"}, []string{"scan_out"})}, "s_out", "scan_out")
+	for _, m := range []*pb.ModelProto{
+		model(13, []*pb.ValueInfoProto{pb.TensorValueInfo("c", pb.TensorProto_BOOL), input("a", 2), input("b", 2)}, nil,
+			[]*pb.NodeProto{node("If", "if", []string{"c"}, []string{"r"}, graphAttr("then_branch", branch("then", "a")), graphAttr("else_branch", branch("else", "b")))}, "r"),
+		model(11, []*pb.ValueInfoProto{input("s0", 2), input("x", 3, 2)}, nil, []*pb.NodeProto{node("Scan", "scan", []string{"s0", "x"}, []string{"s", "z"},
+			graphAttr("body", scanBody), intAttr("num_scan_inputs", 1))}, "s", "z"),
+	} {
+		data, err := proto.Marshal(m)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 1<<16 {
 			return

@@ -139,6 +139,15 @@ type importer struct {
 	n      int
 	node   *onnxpb.NodeProto
 	index  int
+	// line is the place in the model's graph of the node being imported
+	// (of the node a subgraph belongs to, inside one): the line of the
+	// ops' locations.
+	line int
+	// noDefault is set for a model of the training domain alone.
+	noDefault bool
+	// depth is how deep in subgraphs the import is, and inlined the
+	// subgraphs' nodes imported so far (see inline).
+	depth, inlined int
 	// opInNode counts the ops emitted for node (loc's column).
 	opInNode int
 	// attrErr is the first attribute of the node being converted whose
@@ -152,6 +161,20 @@ type importer struct {
 	graph      *onnxpb.GraphProto
 	consumers  map[string][]int
 	foldedInto map[int]bool
+}
+
+// convertNode imports node n of the graph being imported, by its domain.
+func (im *importer) convertNode(n *onnxpb.NodeProto) error {
+	switch d := n.GetDomain(); {
+	case (d == "" || d == "ai.onnx") && im.noDefault:
+		return im.fail("the model imports no opset of the default domain, whose operator this is")
+	case d == "" || d == "ai.onnx":
+		return im.convert(n)
+	case d == trainingDomain:
+		return im.convertTraining(n)
+	default:
+		return im.fail("operators of domain '%s' are not supported", d)
+	}
 }
 
 // DefaultMemoryLimit is MemoryLimit's default: the reference
@@ -352,20 +375,10 @@ func ImportText(model *onnxpb.ModelProto, opts Options) (*Text, error) {
 	for _, out := range g.GetOutput() {
 		im.consumers[out.GetName()] = append(im.consumers[out.GetName()], -1)
 	}
+	im.noDefault = noDefault
 	for i, n := range g.GetNode() {
-		im.node, im.index, im.opInNode = n, i, 0
-		var err error
-		switch d := n.GetDomain(); {
-		case (d == "" || d == "ai.onnx") && noDefault:
-			err = im.fail("the model imports no opset of the default domain, whose operator this is")
-		case d == "" || d == "ai.onnx":
-			err = im.convert(n)
-		case d == trainingDomain:
-			err = im.convertTraining(n)
-		default:
-			err = im.fail("operators of domain '%s' are not supported", d)
-		}
-		if err != nil {
+		im.node, im.index, im.line, im.opInNode = n, i, i, 0
+		if err := im.convertNode(n); err != nil {
 			return nil, err
 		}
 	}
@@ -375,6 +388,9 @@ func ImportText(model *onnxpb.ModelProto, opts Options) (*Text, error) {
 		v, ok := im.values[out.GetName()]
 		if !ok {
 			return nil, im.fail("graph output '%s' is computed by no node", out.GetName())
+		}
+		if v.isSeq {
+			return nil, im.fail("graph output '%s' is a sequence; the importer resolves sequences at import, and a module's results are tensors", out.GetName())
 		}
 		if err := im.declaredAs(out, v); err != nil {
 			return nil, err
@@ -767,7 +783,7 @@ func tensorType(et elem.Type, shape []int64) string {
 // the reference's ops by place).
 func (im *importer) loc() string {
 	im.opInNode++
-	return fmt.Sprintf("loc(%s(%s:%d:%d))", quote(nodeName(im.node, im.index)), quote(filepath.Base(im.opts.File)), im.index+1, im.opInNode)
+	return fmt.Sprintf("loc(%s(%s:%d:%d))", quote(nodeName(im.node, im.index)), quote(filepath.Base(im.opts.File)), im.line+1, im.opInNode)
 }
 
 // emit writes one op whose result has the given type and returns it.
@@ -783,6 +799,11 @@ func (im *importer) emit(et elem.Type, shape []int64, format string, args ...any
 func (im *importer) use(v *value) (string, error) {
 	if v.ssa != "" {
 		return v.ssa, nil
+	}
+	if v.isSeq || v.konst == nil {
+		// Sequences are lists known at import: only their tensors reach
+		// the module.
+		return "", im.fail("a sequence where a tensor is needed (a sequence is a list the importer resolves; a graph output, or an op's operand, must be a tensor)")
 	}
 	// The literal goes straight into the body: a weight's is as long as
 	// its data in hex, and is not copied on the way.

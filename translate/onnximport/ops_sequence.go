@@ -15,7 +15,9 @@ import (
 
 // sequenceOps are the operators that take sequences.
 var sequenceOps = map[string]bool{"SequenceEmpty": true, "SequenceConstruct": true, "SequenceInsert": true,
-	"SequenceErase": true, "SequenceAt": true, "SequenceLength": true, "SplitToSequence": true, "ConcatFromSequence": true}
+	"SequenceErase": true, "SequenceAt": true, "SequenceLength": true, "SplitToSequence": true, "ConcatFromSequence": true,
+	// Control flow passes its values to its subgraphs, sequences too.
+	"Loop": true, "Scan": true}
 
 func seqOf(vs []*value) *value { return &value{isSeq: true, seq: vs} }
 

@@ -1,0 +1,137 @@
+package onnximport_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/ipuir/ipuir/elem"
+	"github.com/ipuir/ipuir/eval"
+	"github.com/ipuir/ipuir/translate/onnximport"
+	pb "github.com/ipuir/ipuir/translate/onnximport/onnxpb"
+)
+
+func graphAttr(name string, g *pb.GraphProto) *pb.AttributeProto {
+	return &pb.AttributeProto{Name: proto.String(name), Type: pb.AttributeProto_GRAPH.Enum(), G: g}
+}
+
+func subgraph(name string, ins []*pb.ValueInfoProto, nodes []*pb.NodeProto, outs ...string) *pb.GraphProto {
+	g := &pb.GraphProto{Name: proto.String(name), Input: ins, Node: nodes}
+	for _, o := range outs {
+		g.Output = append(g.Output, &pb.ValueInfoProto{Name: proto.String(o)})
+	}
+	return g
+}
+
+// Loop, Scan and If unrolled and inlined: a loop that stops on its body's
+// condition, with an If in its body that defines the same names every
+// iteration; a Scan in reverse with its output stacked on axis 1; and an
+// If on a runtime condition, both branches selected.
+func TestControlFlowUnrolled(t *testing.T) {
+	scalarI64 := pb.TensorValueInfo("i", pb.TensorProto_INT64)
+	// for i in 0..: y += (i is even ? 1 : 10) until i + 1 < 3 fails: 1 + 10 + 1.
+	body := subgraph("body", []*pb.ValueInfoProto{scalarI64, pb.TensorValueInfo("c", pb.TensorProto_BOOL), input("y_in", 2)}, []*pb.NodeProto{
+		node("Constant", "two", nil, []string{"two"}, &pb.AttributeProto{Name: proto.String("value"), Type: pb.AttributeProto_TENSOR.Enum(), T: int64s("", 2)}),
+		node("Constant", "three", nil, []string{"three"}, &pb.AttributeProto{Name: proto.String("value"), Type: pb.AttributeProto_TENSOR.Enum(), T: int64s("", 3)}),
+		node("Constant", "one", nil, []string{"one"}, &pb.AttributeProto{Name: proto.String("value"), Type: pb.AttributeProto_TENSOR.Enum(), T: int64s("", 1)}),
+		node("Mod", "mod", []string{"i", "two"}, []string{"r"}),
+		node("Equal", "even", []string{"r", "zero"}, []string{"is_even"}),
+		node("If", "pick", []string{"is_even_s"}, []string{"step"},
+			graphAttr("then_branch", subgraph("then", nil, []*pb.NodeProto{node("Identity", "t", []string{"ones"}, []string{"picked"})}, "picked")),
+			graphAttr("else_branch", subgraph("else", nil, []*pb.NodeProto{node("Identity", "e", []string{"tens"}, []string{"picked"})}, "picked"))),
+		node("Add", "acc", []string{"y_in", "step"}, []string{"y_out"}),
+		node("Add", "next", []string{"i", "one"}, []string{"i1"}),
+		node("Less", "more", []string{"i1", "three"}, []string{"c_out"}),
+	}, "c_out", "y_out", "y_out")
+	// is_even is [1]; the If takes a scalar view of it.
+	body.Node = slices.Insert(body.Node, 5, node("Squeeze", "sq", []string{"is_even"}, []string{"is_even_s"}))
+	body.Initializer = []*pb.TensorProto{int64s("zero", 0)}
+	m := model(13, []*pb.ValueInfoProto{input("y", 2)}, []*pb.TensorProto{floats("ones", []int64{2}, []float64{1, 1}), floats("tens", []int64{2}, []float64{10, 10})},
+		[]*pb.NodeProto{node("Loop", "loop", []string{"", "", "y"}, []string{"y_final", "ys"}, graphAttr("body", body))}, "y_final", "ys")
+	got := run(t, m, onnximport.Options{}, array(t, []int{2}, []float64{0, 5}))
+	if want := []float64{12, 17}; !slices.Equal(got[0].Data, want) {
+		t.Errorf("the loop gives %v, want %v", got[0].Data, want)
+	}
+	if want := []float64{1, 6, 11, 16, 12, 17}; !slices.Equal(got[1].Data, want) || !slices.Equal(got[1].Shape, []int{3, 2}) {
+		t.Errorf("the loop's scan output is %v %v, want [3 2] %v", got[1].Shape, got[1].Data, want)
+	}
+
+	// Scan in reverse over axis 0 of x [3, 2], the running sums stacked on
+	// axis 1: [2, 3].
+	scanBody := subgraph("scan_body", []*pb.ValueInfoProto{input("s_in", 2), input("x_t", 2)},
+		[]*pb.NodeProto{node("Add", "sum", []string{"s_in", "x_t"}, []string{"s_out"}), node("Identity", "copy", []string{"s_out"}, []string{"scan_out"})}, "s_out", "scan_out")
+	m = model(11, []*pb.ValueInfoProto{input("s0", 2), input("x", 3, 2)}, nil, []*pb.NodeProto{node("Scan", "scan", []string{"s0", "x"}, []string{"s", "z"},
+		graphAttr("body", scanBody), intAttr("num_scan_inputs", 1), intsAttr("scan_input_directions", 1), intsAttr("scan_output_axes", 1))}, "s", "z")
+	got = run(t, m, onnximport.Options{}, array(t, []int{2}, []float64{0, 0}), array(t, []int{3, 2}, []float64{1, 2, 3, 4, 5, 6}))
+	if want := []float64{9, 12}; !slices.Equal(got[0].Data, want) {
+		t.Errorf("the scan's state is %v, want %v", got[0].Data, want)
+	}
+	// Steps take rows 2, 1, 0: sums [5 6], [8 10], [9 12], stacked on axis 1.
+	if want := []float64{5, 8, 9, 6, 10, 12}; !slices.Equal(got[1].Data, want) || !slices.Equal(got[1].Shape, []int{2, 3}) {
+		t.Errorf("the scan's output is %v %v, want [2 3] %v", got[1].Shape, got[1].Data, want)
+	}
+
+	// If on a runtime condition.
+	branch := func(name, from string) *pb.GraphProto {
+		return subgraph(name, nil, []*pb.NodeProto{node("Identity", name, []string{from}, []string{name + "_out"})}, name+"_out")
+	}
+	m = model(13, []*pb.ValueInfoProto{pb.TensorValueInfo("c", pb.TensorProto_BOOL), input("a", 2), input("b", 2)}, nil,
+		[]*pb.NodeProto{node("If", "if", []string{"c"}, []string{"r"}, graphAttr("then_branch", branch("then", "a")), graphAttr("else_branch", branch("else", "b")))}, "r")
+	for _, c := range []float64{0, 1} {
+		cond, err := arrayOf(t, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = run(t, m, onnximport.Options{}, cond, array(t, []int{2}, []float64{1, 2}), array(t, []int{2}, []float64{3, 4}))
+		want := []float64{3, 4}
+		if c != 0 {
+			want = []float64{1, 2}
+		}
+		if !slices.Equal(got[0].Data, want) {
+			t.Errorf("If(%v) gives %v, want %v", c, got[0].Data, want)
+		}
+	}
+}
+
+// Subgraphs nested past the limit, and loops without a known end, are
+// refused.
+func TestControlFlowRefusals(t *testing.T) {
+	leaf := subgraph("leaf", nil, []*pb.NodeProto{node("Identity", "id", []string{"x"}, []string{"leaf_out"})}, "leaf_out")
+	g := leaf
+	for i := range 40 {
+		name := "level" + string(rune('a'+i%26)) + string(rune('a'+i/26))
+		g = subgraph(name, nil, []*pb.NodeProto{node("If", name+"_if", []string{"k"}, []string{name + "_out"}, graphAttr("then_branch", g), graphAttr("else_branch", g))}, name+"_out")
+	}
+	m := model(13, []*pb.ValueInfoProto{input("x", 2)}, []*pb.TensorProto{{Name: proto.String("k"), DataType: proto.Int32(int32(pb.TensorProto_BOOL)), Int32Data: []int32{1}}},
+		[]*pb.NodeProto{node("If", "top", []string{"k"}, []string{"y"}, graphAttr("then_branch", g), graphAttr("else_branch", g))}, "y")
+	if _, err := onnximport.Import(m, onnximport.Options{File: "deep.onnx"}); err == nil || !strings.Contains(err.Error(), "nested more than 32 deep") {
+		t.Errorf("40 nested Ifs: %v", err)
+	}
+	// Both branches of an If on a runtime condition are imported: 30
+	// levels of them would be 2^30 imports of the leaf.
+	c := pb.TensorValueInfo("c", pb.TensorProto_BOOL)
+	g = leaf
+	for i := range 30 {
+		name := "run" + string(rune('a'+i%26)) + string(rune('a'+i/26))
+		g = subgraph(name, nil, []*pb.NodeProto{node("If", name+"_if", []string{"c"}, []string{name + "_out"}, graphAttr("then_branch", g), graphAttr("else_branch", g))}, name+"_out")
+	}
+	m = model(13, []*pb.ValueInfoProto{input("x", 2), c}, nil, []*pb.NodeProto{node("If", "top", []string{"c"}, []string{"y"}, graphAttr("then_branch", g), graphAttr("else_branch", g))}, "y")
+	if _, err := onnximport.Import(m, onnximport.Options{File: "wide.onnx"}); err == nil || !strings.Contains(err.Error(), "unrolls to more than") {
+		t.Errorf("30 nested Ifs on a runtime condition: %v", err)
+	}
+	forever := subgraph("forever", []*pb.ValueInfoProto{pb.TensorValueInfo("i", pb.TensorProto_INT64), pb.TensorValueInfo("c", pb.TensorProto_BOOL)},
+		[]*pb.NodeProto{node("Identity", "keep", []string{"c"}, []string{"c_out"})}, "c_out")
+	m = model(13, []*pb.ValueInfoProto{input("x", 2)}, nil, []*pb.NodeProto{node("Loop", "loop", []string{"", ""}, nil, graphAttr("body", forever)),
+		node("Identity", "y", []string{"x"}, []string{"y"})}, "y")
+	if _, err := onnximport.Import(m, onnximport.Options{File: "forever.onnx"}); err == nil || !strings.Contains(err.Error(), "iterations to unroll") {
+		t.Errorf("an endless loop: %v", err)
+	}
+}
+
+// arrayOf is the bool scalar c.
+func arrayOf(t *testing.T, c float64) (*eval.Array, error) {
+	t.Helper()
+	return eval.FromValues(nil, elem.I1, []float64{c})
+}
