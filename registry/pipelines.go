@@ -26,11 +26,31 @@ type Pipeline struct {
 // pass requires and provides (passes.Requirer, passes.Provider).
 var Pipelines = []Pipeline{
 	{LowerTensorToTiled, "Lower a tensor program to the tiled dialect: narrow i64 to i32 and f64 to f32, prepare, plan every matmul, lay out every tensor, convert every op, estimate",
-		[]string{"narrow-i64", "narrow-f64", "tiled-prepare", "plan-gemms", "tiled-assign-layouts", "convert-tensor-to-tiled", "tiled-estimate"}},
+		[]string{"narrow-i64", "narrow-f64", "tiled-prepare", "matmul-reassociate", "plan-gemms", "tiled-assign-layouts", "convert-tensor-to-tiled", "tiled-estimate"}},
 	{LowerToExchange, "Lower a tensor program to exchange phases: lower-tensor-to-tiled, then convert-tiled-to-exchange",
 		[]string{LowerTensorToTiled, "convert-tiled-to-exchange"}},
 	{LowerToTileAsm, "Lower a tensor program to per-tile programs with placed storage: lower-to-exchange, then convert-exchange-to-tile-asm",
 		[]string{LowerToExchange, "convert-exchange-to-tile-asm"}},
+}
+
+// PipelinePasses are the passes the named pipeline runs, its nested pipelines
+// expanded, in order (nil for a name that is not a pipeline).
+func PipelinePasses(name string) []string {
+	for _, p := range Pipelines {
+		if p.Name != name {
+			continue
+		}
+		var out []string
+		for _, step := range p.Steps {
+			if inner := PipelinePasses(step); inner != nil {
+				out = append(out, inner...)
+			} else {
+				out = append(out, step)
+			}
+		}
+		return out
+	}
+	return nil
 }
 
 // Text is the pipeline's steps as a pipeline text.

@@ -29,7 +29,10 @@
 // Values the device computes in a narrower type than the source's are
 // compared in the source's: i64 computed as i32 exactly; f64 computed as
 // f32 (narrow-f64) against the source narrowed the same way, on inputs
-// rounded to f32, so that the bounds are f32's.
+// rounded to f32, so that the bounds are f32's. Rewrites that change which
+// values the program computes (matmul-reassociate), which the package
+// names in its metadata, are replayed on a clone of the source, and the
+// device is checked against that.
 package check
 
 import (
@@ -231,6 +234,13 @@ func Run(fn *ir.Operation, pkg *ipupkg.Package, inputs []*eval.Array, dev Device
 		}
 		inputs = rounded
 	}
+	if rewrites := sourceRewrites(pkg); len(rewrites) > 0 {
+		replayed, err := replayRewrites(fn, rewrites)
+		if err != nil {
+			return nil, err
+		}
+		fn, body = replayed, replayed.Region(0).Front()
+	}
 	for i, a := range inputs {
 		if nan, inf := nonFinite(a); nan+inf > 0 {
 			c.rep.NonFinite = append(c.rep.NonFinite, fmt.Sprintf("input #%d holds %d NaN and %d infinite values", i, nan, inf))
@@ -309,6 +319,52 @@ func (c *checker) local(fn *ir.Operation, inputs []*eval.Array, dev Device) erro
 	}
 	c.compareOutputs(results, dev, "local")
 	return nil
+}
+
+// SourceRewritesKey is the package metadata that names, comma-separated,
+// the rewrites of the tensor-level program that the compiler made and a
+// check must replay on the source (see sourceReplays).
+const SourceRewritesKey = "source-rewrites"
+
+// sourceReplays are the rewrites a check knows how to replay: each changes
+// which values the program computes, so the device is checked against
+// the source rewritten the same way (values equal in exact arithmetic,
+// and each checkpoint's op the one the compiled program computes).
+var sourceReplays = map[string]func(fn *ir.Operation) error{
+	// matmul-reassociate runs on the decomposed softmax and layer_norm
+	// (tiled-prepare), so the replay decomposes them first.
+	"matmul-reassociate": func(fn *ir.Operation) error {
+		if _, err := tensor.DecomposeIf(fn, func(op *ir.Operation) bool { return op.Is(tensor.SoftmaxOp, tensor.LayerNormOp) }); err != nil {
+			return err
+		}
+		_, err := tensor.Reassociate(fn)
+		return err
+	},
+}
+
+// sourceRewrites are the rewrites pkg's metadata names.
+func sourceRewrites(pkg *ipupkg.Package) []string {
+	for _, m := range pkg.Metadata {
+		if m.Key == SourceRewritesKey && m.Value != "" {
+			return strings.Split(m.Value, ",")
+		}
+	}
+	return nil
+}
+
+// replayRewrites is a clone of fn with the rewrites applied, in order.
+func replayRewrites(fn *ir.Operation, rewrites []string) (*ir.Operation, error) {
+	clone := fn.Clone(fn.Context(), nil)
+	for _, name := range rewrites {
+		replay, ok := sourceReplays[name]
+		if !ok {
+			return nil, fmt.Errorf("the package was compiled with the source rewrite '%s', which this checker cannot replay", name)
+		}
+		if err := replay(clone); err != nil {
+			return nil, fmt.Errorf("replaying %s on the source: %v", name, err)
+		}
+	}
+	return clone, nil
 }
 
 // computesF64AsF32 reports whether a stream of pkg carries f64 over an
@@ -418,6 +474,14 @@ func (c *checker) matchCheckpoints(body *ir.Block, dev Device) {
 // two were merged).
 func (c *checker) requireCheckpoints(body *ir.Block, hashes map[*ir.Value]uint64) {
 	live := liveValues(body)
+	// The pieces of a decomposed op share its location: its checkpoint
+	// covers them all.
+	checkpointed := map[[2]int]bool{}
+	for op := range c.checkpointOf {
+		if l, ok := ir.FileLineColOf(op.Loc()); ok {
+			checkpointed[[2]int{l.Line, l.Col}] = true
+		}
+	}
 	fromInputs := map[*ir.Value]bool{}
 	for _, a := range body.Arguments() {
 		fromInputs[a] = true
@@ -441,7 +505,8 @@ func (c *checker) requireCheckpoints(body *ir.Block, hashes map[*ir.Value]uint64
 		if _, has := c.checkpointOf[op]; has || !fromInputs[r] || !live[r] {
 			continue
 		}
-		if _, ok := ir.FileLineColOf(op.Loc()); !ok {
+		l, ok := ir.FileLineColOf(op.Loc())
+		if !ok || checkpointed[[2]int{l.Line, l.Col}] {
 			continue
 		}
 		if from[hashes[r]] || c.mergedWithChecked(op) {

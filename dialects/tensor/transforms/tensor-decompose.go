@@ -1,5 +1,6 @@
 // Package transforms holds the passes of the tensor dialect alone (MLIR's
-// lib/Dialect/Tensor/Transforms): tensor-decompose and matmul-precision. The rewrites
+// lib/Dialect/Tensor/Transforms): tensor-decompose, matmul-precision, narrow-i64,
+// narrow-f64 and matmul-reassociate. The rewrites
 // themselves live in the dialect; a pass here only runs them.
 package transforms
 
