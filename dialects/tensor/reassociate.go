@@ -21,6 +21,44 @@ import (
 // Each applies only where the scaled value has no other use, so nothing
 // else changes.
 
+// SourceRewritesAttr names, on the op a pass ran on (a module or a
+// function), the rewrites that changed which values its program computes,
+// so that a package built from it says so and a check can replay them
+// (runtime/ipupkg's MetadataSourceRewrites).
+const SourceRewritesAttr = "tensor.source_rewrites"
+
+// MarkSourceRewrite adds name to op's SourceRewritesAttr.
+func MarkSourceRewrite(op *ir.Operation, name string) {
+	ctx := op.Context()
+	var names []ir.Attribute
+	if a, ok := op.Attr(SourceRewritesAttr).(*ir.ArrayAttr); ok {
+		for _, e := range a.Elems {
+			if s, ok := e.(*ir.StringAttr); ok && s.Val == name {
+				return
+			}
+		}
+		names = append(names, a.Elems...)
+	}
+	op.SetAttr(ctx, SourceRewritesAttr, ctx.Array(append(names, ctx.String(name))...))
+}
+
+// SourceRewrites are the rewrites named on op and on the ops nested in
+// it, in the order first met.
+func SourceRewrites(op *ir.Operation) []string {
+	var out []string
+	op.Walk(func(o *ir.Operation) ir.WalkResult {
+		if a, ok := o.Attr(SourceRewritesAttr).(*ir.ArrayAttr); ok {
+			for _, e := range a.Elems {
+				if s, ok := e.(*ir.StringAttr); ok && !slices.Contains(out, s.Val) {
+					out = append(out, s.Val)
+				}
+			}
+		}
+		return ir.WalkAdvance
+	})
+	return out
+}
+
 // reassociation is one rewrite: match returns the replacement's builder
 // for op, or nil.
 type reassociation struct {

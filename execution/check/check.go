@@ -321,11 +321,6 @@ func (c *checker) local(fn *ir.Operation, inputs []*eval.Array, dev Device) erro
 	return nil
 }
 
-// SourceRewritesKey is the package metadata that names, comma-separated,
-// the rewrites of the tensor-level program that the compiler made and a
-// check must replay on the source (see sourceReplays).
-const SourceRewritesKey = "source-rewrites"
-
 // sourceReplays are the rewrites a check knows how to replay: each changes
 // which values the program computes, so the device is checked against
 // the source rewritten the same way (values equal in exact arithmetic,
@@ -345,7 +340,7 @@ var sourceReplays = map[string]func(fn *ir.Operation) error{
 // sourceRewrites are the rewrites pkg's metadata names.
 func sourceRewrites(pkg *ipupkg.Package) []string {
 	for _, m := range pkg.Metadata {
-		if m.Key == SourceRewritesKey && m.Value != "" {
+		if m.Key == ipupkg.MetadataSourceRewrites && m.Value != "" {
 			return strings.Split(m.Value, ",")
 		}
 	}

@@ -48,6 +48,12 @@ import (
 // Magic starts every package.
 const Magic = "\x89IPUPKG\n"
 
+// MetadataSourceRewrites is the metadata key that names, comma-separated,
+// the rewrites of the tensor-level program that the compiler made and that
+// change which of its values the package computes: a check replays them on
+// the source (execution/check).
+const MetadataSourceRewrites = "source-rewrites"
+
 // TrailerMagic precedes the digest at the end of the file.
 const TrailerMagic = "IPUEND\x00\x00"
 

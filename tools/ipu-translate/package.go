@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"slices"
 
-	"github.com/ipuir/ipuir/execution/check"
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/passes"
 	"github.com/ipuir/ipuir/registry"
@@ -40,11 +38,6 @@ func emitPackage(ctx *ir.Context, module *ir.Operation, in *optmain.Input, out i
 			return err
 		}
 		opts.Metadata = append(opts.Metadata, ipupkg.Entry{Key: "pipeline", Value: pipeline})
-		// The rewrites that change which values the program computes,
-		// for --check to replay on the source.
-		if slices.Contains(registry.PipelinePasses(registry.LowerToTileAsm), "matmul-reassociate") {
-			opts.Metadata = append(opts.Metadata, ipupkg.Entry{Key: check.SourceRewritesKey, Value: "matmul-reassociate"})
-		}
 	}
 	in.Logger.Info("writing application package", "tiles", tg.Tiles)
 	pkg, err := pkgemit.Build(module, tg, opts)

@@ -12,8 +12,10 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/ipuir/ipuir/dialects/exchange"
+	"github.com/ipuir/ipuir/dialects/tensor"
 	funcdialect "github.com/ipuir/ipuir/dialects/func"
 	"github.com/ipuir/ipuir/dialects/tileasm"
 	"github.com/ipuir/ipuir/dialects/tiled"
@@ -186,6 +188,9 @@ func Build(module *ir.Operation, tg *target.Target, opts Options) (*ipupkg.Packa
 	}
 	if s := module.Attr(tiled.SummaryAnnotation); s != nil {
 		b.pkg.Metadata = append(b.pkg.Metadata, ipupkg.Entry{Key: "estimate", Value: ir.AttrString(s)})
+	}
+	if rewrites := tensor.SourceRewrites(module); len(rewrites) > 0 {
+		b.pkg.Metadata = append(b.pkg.Metadata, ipupkg.Entry{Key: ipupkg.MetadataSourceRewrites, Value: strings.Join(rewrites, ",")})
 	}
 	mem := memories[0]
 	for tile := range tg.Tiles {

@@ -29,5 +29,10 @@ func (*MatmulReassociate) Anchor() string { return "" }
 func (p *MatmulReassociate) Run(op *ir.Operation, _ *passes.PassContext) error {
 	n, err := tensor.Reassociate(op)
 	p.NumReassociated.Add(uint64(n))
+	if n > 0 {
+		// The scores and probabilities are no longer computed: the
+		// package says so, for --check to replay the rewrite.
+		tensor.MarkSourceRewrite(op, p.Name())
+	}
 	return err
 }
