@@ -15,8 +15,8 @@ import (
 	"strings"
 
 	"github.com/ipuir/ipuir/dialects/exchange"
-	"github.com/ipuir/ipuir/dialects/tensor"
 	funcdialect "github.com/ipuir/ipuir/dialects/func"
+	"github.com/ipuir/ipuir/dialects/tensor"
 	"github.com/ipuir/ipuir/dialects/tileasm"
 	"github.com/ipuir/ipuir/dialects/tiled"
 	"github.com/ipuir/ipuir/elem"
