@@ -144,6 +144,16 @@ func onnxViT(size, hidden, heads, mlp int64) *onnxGraph {
 	return o
 }
 
+// longSuite skips t outside the long suite (IPUIR_LONG=1, as .ci/run's
+// long step sets it): end-to-end runs on ipu21 take tens of seconds each,
+// which the main suite on a busy two-core machine cannot afford.
+func longSuite(t *testing.T, what string) {
+	t.Helper()
+	if os.Getenv("IPUIR_LONG") != "1" {
+		t.Skip("the long suite (IPUIR_LONG=1): " + what)
+	}
+}
+
 // TestONNXModelsRun compiles the CNN and the ViT layer for test16 and
 // ipu21, runs each on the simulated device and checks every element. (The
 // full 224×224 ViT-B/16 layer in f32 with its weights as constants is
@@ -162,6 +172,9 @@ func TestONNXModelsRun(t *testing.T) {
 	}
 	for _, m := range models {
 		t.Run(m.name, func(t *testing.T) {
+			if m.target == "ipu21" {
+				longSuite(t, "a model on the 1,472-tile chip")
+			}
 			tg, err := target.Lookup(m.target)
 			if err != nil {
 				t.Fatal(err)
@@ -232,6 +245,9 @@ func TestONNXTextEncoderRuns(t *testing.T) {
 		tokens, vocab, hidden, heads int64
 	}{{"test16", 8, 48, 32, 2}, {"ipu21", 32, 256, 128, 4}} {
 		t.Run(c.target, func(t *testing.T) {
+			if c.target == "ipu21" {
+				longSuite(t, "a model on the 1,472-tile chip")
+			}
 			tg, err := target.Lookup(c.target)
 			if err != nil {
 				t.Fatal(err)

@@ -163,6 +163,20 @@ type importer struct {
 	foldedInto map[int]bool
 }
 
+// enterGraph makes g the graph whose nodes are imported: its nodes'
+// readers (-1 for a graph output), for folds across nodes.
+func (im *importer) enterGraph(g *onnxpb.GraphProto) {
+	im.graph, im.consumers, im.foldedInto = g, map[string][]int{}, map[int]bool{}
+	for i, n := range g.GetNode() {
+		for _, in := range n.GetInput() {
+			im.consumers[in] = append(im.consumers[in], i)
+		}
+	}
+	for _, out := range g.GetOutput() {
+		im.consumers[out.GetName()] = append(im.consumers[out.GetName()], -1)
+	}
+}
+
 // convertNode imports node n of the graph being imported, by its domain.
 func (im *importer) convertNode(n *onnxpb.NodeProto) error {
 	switch d := n.GetDomain(); {
@@ -366,15 +380,7 @@ func ImportText(model *onnxpb.ModelProto, opts Options) (*Text, error) {
 		}
 		im.values[t.GetName()] = v
 	}
-	im.graph, im.consumers, im.foldedInto = g, map[string][]int{}, map[int]bool{}
-	for i, n := range g.GetNode() {
-		for _, in := range n.GetInput() {
-			im.consumers[in] = append(im.consumers[in], i)
-		}
-	}
-	for _, out := range g.GetOutput() {
-		im.consumers[out.GetName()] = append(im.consumers[out.GetName()], -1)
-	}
+	im.enterGraph(g)
 	im.noDefault = noDefault
 	for i, n := range g.GetNode() {
 		im.node, im.index, im.line, im.opInNode = n, i, i, 0

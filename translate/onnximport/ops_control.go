@@ -86,15 +86,7 @@ func (im *importer) inline(g *onnxpb.GraphProto, args []*value) ([]*value, error
 		}
 		im.values[t.GetName()] = v
 	}
-	im.graph, im.consumers, im.foldedInto = g, map[string][]int{}, map[int]bool{}
-	for i, n := range g.GetNode() {
-		for _, in := range n.GetInput() {
-			im.consumers[in] = append(im.consumers[in], i)
-		}
-	}
-	for _, out := range g.GetOutput() {
-		im.consumers[out.GetName()] = append(im.consumers[out.GetName()], -1)
-	}
+	im.enterGraph(g)
 	for i, n := range g.GetNode() {
 		im.node, im.index = n, i
 		if err := im.convertNode(n); err != nil {

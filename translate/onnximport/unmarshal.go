@@ -50,77 +50,61 @@ func Unmarshal(data []byte, m *onnxpb.ModelProto) error {
 // raw data, and that data, one entry (nil for none) per initializer in
 // wire order. ok is false for a malformed wire form.
 func stripModelRaw(model []byte) (stripped []byte, raws [][]byte, ok bool) {
-	out := make([]byte, 0, 64<<10)
-	for b := model; len(b) > 0; {
-		num, typ, n := protowire.ConsumeField(b)
-		if n < 0 {
-			return nil, nil, false
-		}
-		field := b[:n]
-		b = b[n:]
-		if num != fieldModelGraph || typ != protowire.BytesType {
-			out = append(out, field...)
-			continue
-		}
-		_, _, tagLen := protowire.ConsumeTag(field)
-		graph, _ := protowire.ConsumeBytes(field[tagLen:])
+	stripped, ok = rewriteField(model, fieldModelGraph, func(graph []byte) ([]byte, bool) {
 		g, graphRaws, ok := stripGraphRaw(graph)
-		if !ok {
-			return nil, nil, false
-		}
-		out = protowire.AppendTag(out, fieldModelGraph, protowire.BytesType)
-		out = protowire.AppendBytes(out, g)
 		raws = append(raws, graphRaws...)
-	}
-	return out, raws, true
+		return g, ok
+	})
+	return stripped, raws, ok
 }
 
 // stripGraphRaw is stripModelRaw for a GraphProto.
 func stripGraphRaw(graph []byte) (stripped []byte, raws [][]byte, ok bool) {
-	out := make([]byte, 0, min(len(graph), 64<<10))
-	for b := graph; len(b) > 0; {
-		num, typ, n := protowire.ConsumeField(b)
-		if n < 0 {
-			return nil, nil, false
-		}
-		field := b[:n]
-		b = b[n:]
-		if num != fieldGraphInitializer || typ != protowire.BytesType {
-			out = append(out, field...)
-			continue
-		}
-		_, _, tagLen := protowire.ConsumeTag(field)
-		tensor, _ := protowire.ConsumeBytes(field[tagLen:])
+	stripped, ok = rewriteField(graph, fieldGraphInitializer, func(tensor []byte) ([]byte, bool) {
 		t, raw, ok := stripTensorRaw(tensor)
-		if !ok {
-			return nil, nil, false
-		}
-		out = protowire.AppendTag(out, fieldGraphInitializer, protowire.BytesType)
-		out = protowire.AppendBytes(out, t)
 		raws = append(raws, raw)
-	}
-	return out, raws, true
+		return t, ok
+	})
+	return stripped, raws, ok
 }
 
 // stripTensorRaw is a TensorProto without its raw data, and that data
 // (the last one, as a scalar field's last occurrence wins), capped so that
 // an append cannot write into the model's bytes.
 func stripTensorRaw(tensor []byte) (stripped, raw []byte, ok bool) {
-	out := make([]byte, 0, min(len(tensor), 4<<10))
-	for b := tensor; len(b) > 0; {
-		num, typ, n := protowire.ConsumeField(b)
-		if n < 0 {
-			return nil, nil, false
+	stripped, ok = rewriteField(tensor, fieldTensorRawData, func(v []byte) ([]byte, bool) {
+		raw = v[:len(v):len(v)]
+		return nil, true
+	})
+	return stripped, raw, ok
+}
+
+// rewriteField copies msg's wire form with each length-delimited field num
+// replaced by what f makes of its contents (nil drops the field); other
+// fields are copied as they are. ok is false for a malformed wire form, or
+// when f says so.
+func rewriteField(msg []byte, num protowire.Number, f func([]byte) ([]byte, bool)) ([]byte, bool) {
+	out := make([]byte, 0, min(len(msg), 64<<10))
+	for b := msg; len(b) > 0; {
+		n, typ, size := protowire.ConsumeField(b)
+		if size < 0 {
+			return nil, false
 		}
-		field := b[:n]
-		b = b[n:]
-		if num != fieldTensorRawData || typ != protowire.BytesType {
+		field := b[:size]
+		b = b[size:]
+		if n != num || typ != protowire.BytesType {
 			out = append(out, field...)
 			continue
 		}
 		_, _, tagLen := protowire.ConsumeTag(field)
 		v, _ := protowire.ConsumeBytes(field[tagLen:])
-		raw = v[:len(v):len(v)]
+		inner, ok := f(v)
+		if !ok {
+			return nil, false
+		}
+		if inner != nil {
+			out = protowire.AppendBytes(protowire.AppendTag(out, num, protowire.BytesType), inner)
+		}
 	}
-	return out, raw, true
+	return out, true
 }
