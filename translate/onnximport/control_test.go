@@ -135,3 +135,22 @@ func arrayOf(t *testing.T, c float64) (*eval.Array, error) {
 	t.Helper()
 	return eval.FromValues(nil, elem.I1, []float64{c})
 }
+
+// QuantizeLinear into int8 with a zero point per channel: round half to
+// even, saturate at the type's bounds; and DequantizeLinear back.
+func TestQuantizeLinearInt8PerAxis(t *testing.T) {
+	zero := &pb.TensorProto{Name: proto.String("zp"), Dims: []int64{2}, DataType: proto.Int32(int32(pb.TensorProto_INT8)), Int32Data: []int32{0, -10}}
+	m := model(13, []*pb.ValueInfoProto{input("x", 2, 3)}, []*pb.TensorProto{floats("scale", []int64{2}, []float64{0.5, 2}), zero},
+		[]*pb.NodeProto{node("QuantizeLinear", "q", []string{"x", "scale", "zp"}, []string{"y"}, intAttr("axis", 0)),
+			node("DequantizeLinear", "dq", []string{"y", "scale", "zp"}, []string{"back"}, intAttr("axis", 0))}, "y", "back")
+	// Row 0 (scale 0.5, zero point 0): 2.5 → 2 (even), −3.5 → −4, 200 →
+	// 127. Row 1 (scale 2, zero point −10): 1.5 → 2 → −8, −500 → −510 →
+	// −128, 2.5 → 2 → −8.
+	got := run(t, m, onnximport.Options{}, array(t, []int{2, 3}, []float64{1.25, -1.75, 100, 3, -1000, 5}))
+	if want := []float64{2, -4, 127, -8, -128, -8}; !slices.Equal(got[0].Data, want) {
+		t.Errorf("QuantizeLinear gives %v, want %v", got[0].Data, want)
+	}
+	if want := []float64{1, -2, 63.5, 4, -236, 4}; !slices.Equal(got[1].Data, want) {
+		t.Errorf("DequantizeLinear gives %v, want %v", got[1].Data, want)
+	}
+}
