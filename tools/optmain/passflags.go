@@ -103,6 +103,13 @@ func (e *passFlags) early(args []string, stdout io.Writer) (bool, int, error) {
 	if len(e.passOrder) > 0 && e.pipelineText != "" {
 		return true, 1, fmt.Errorf("'--pass-pipeline' option can't be used with individual pass options")
 	}
+	// A misspelt pass name would print nothing, silently (mlir-opt refuses it).
+	if err := e.registry.CheckPassNames("mlir-print-ir-before", e.printBefore); err != nil {
+		return true, 1, err
+	}
+	if err := e.registry.CheckPassNames("mlir-print-ir-after", e.printAfter); err != nil {
+		return true, 1, err
+	}
 	return false, 0, nil
 }
 
