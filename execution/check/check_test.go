@@ -8,6 +8,7 @@ import (
 	"github.com/ipuir/ipuir/dialects/tensor"
 	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/eval"
+	"github.com/ipuir/ipuir/ir"
 )
 
 func arr(vals ...float64) *eval.Array {
@@ -97,5 +98,20 @@ func TestVerdict(t *testing.T) {
 	lines := r.Explain()
 	if len(lines) != 1+MaxExplained+1 || lines[len(lines)-1] != "and 3 more values outside their bounds" {
 		t.Errorf("%d lines, the last %q", len(lines), lines[len(lines)-1])
+	}
+}
+
+// A package naming a rewrite the checker cannot replay is refused by
+// name; a known one is replayed on a clone, the source left as it was.
+func TestReplayRewrites(t *testing.T) {
+	ctx := ir.NewContext()
+	tensor.Register(ctx)
+	fn := ir.NewOperation(ctx, &ir.OperationState{Name: "test.fn", Loc: ctx.UnknownLoc(), NumRegions: 1})
+	if _, err := replayRewrites(fn, []string{"no-such-rewrite"}); err == nil || !strings.Contains(err.Error(), "'no-such-rewrite', which this checker cannot replay") {
+		t.Fatalf("an unknown rewrite: %v", err)
+	}
+	clone, err := replayRewrites(fn, []string{"matmul-reassociate"})
+	if err != nil || clone == fn {
+		t.Fatalf("matmul-reassociate on an empty function: %v (a clone: %v)", err, clone != fn)
 	}
 }
