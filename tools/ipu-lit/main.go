@@ -1,19 +1,23 @@
 // Command ipu-lit runs lit-style tests (see package lit): the .ipuir and
 // .mlir files under the given folders, or the given files.
 //
-//	ipu-lit [-v] [-a] [-j N] [--tools-dir DIR] [--timeout D] PATH...
+//	ipu-lit [-q] [-a] [-j N] [--tools-dir DIR] [--timeout D] PATH...
 //
 // Unless --tools-dir names prebuilt tools, it first builds every command
 // under ./tools of the Go module containing the first PATH, so that tests
-// run against the current sources. It prints one line per test and a
-// summary such as "Passed: 12, Failed: 1", and exits with status 1 when a
-// test failed (or unexpectedly passed), 2 when it could not run the tests.
+// run against the current sources; for tests outside that module it uses
+// the tools installed beside itself (go install ./tools/...) or on PATH.
+// It prints one line per test, the commands and output of each failing
+// one (-q leaves them out), and a summary such as "Passed: 12, Failed: 1",
+// and exits with status 1 when a test failed (or unexpectedly passed), 2
+// when it could not run the tests.
 package main
 
 import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -34,7 +38,10 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("ipu-lit", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
-	verbose := fs.BoolP("verbose", "v", false, "show the commands and output of failing tests")
+	// Failing tests' commands and output are shown, as llvm-lit shows
+	// them; -v is kept for the scripts that pass it.
+	fs.BoolP("verbose", "v", false, "show the commands and output of failing tests (the default)")
+	quiet := fs.BoolP("quiet", "q", false, "show only the status line of failing tests, not their commands and output")
 	all := fs.BoolP("show-all", "a", false, "show the commands and output of every test")
 	jobs := fs.IntP("workers", "j", runtime.NumCPU(), "number of tests run at once")
 	toolsDir := fs.String("tools-dir", "", "use the commands in this folder instead of building ./tools/...")
@@ -69,21 +76,29 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 	if *toolsDir == "" {
 		root, err := lit.ModuleRoot(paths[0])
-		if err != nil {
-			fmt.Fprintln(stderr, "ipu-lit:", err)
-			return 2
+		switch {
+		case err != nil:
+			// Tests outside the module (a dialect of one's own): the tools
+			// installed beside ipu-lit (go install ./tools/...), or on PATH.
+			dir, ok := installedTools()
+			if !ok {
+				fmt.Fprintf(stderr, "ipu-lit: %v, and no ipu-opt is installed beside ipu-lit or on PATH: give --tools-dir, or run go install ./tools/... in the ipuir module\n", err)
+				return 2
+			}
+			*toolsDir = dir
+		default:
+			dir, err := os.MkdirTemp("", "ipu-lit-tools-")
+			if err != nil {
+				fmt.Fprintln(stderr, "ipu-lit:", err)
+				return 2
+			}
+			defer os.RemoveAll(dir)
+			if err := lit.BuildTools(root, dir, *tags...); err != nil {
+				// Tests of the commands that did build still run.
+				fmt.Fprintln(stderr, "ipu-lit: warning:", err)
+			}
+			*toolsDir = dir
 		}
-		dir, err := os.MkdirTemp("", "ipu-lit-tools-")
-		if err != nil {
-			fmt.Fprintln(stderr, "ipu-lit:", err)
-			return 2
-		}
-		defer os.RemoveAll(dir)
-		if err := lit.BuildTools(root, dir, *tags...); err != nil {
-			// Tests of the commands that did build still run.
-			fmt.Fprintln(stderr, "ipu-lit: warning:", err)
-		}
-		*toolsDir = dir
 	}
 	abs, err := filepath.Abs(*toolsDir)
 	if err != nil {
@@ -100,7 +115,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	start := time.Now()
 	results := runAll(cfg, files, max(1, *jobs), func(done int, r lit.Result) {
 		fmt.Fprintf(stdout, "%s: %s (%d of %d)\n", r.Status, r.Test.Name, done, len(files))
-		if *all || *verbose && r.Status.Failed() {
+		if *all || !*quiet && r.Status.Failed() {
 			fmt.Fprintf(stdout, "******************** TEST '%s' %s ********************\n%s", r.Test.Name, r.Status, r.Output)
 			if !strings.HasSuffix(r.Output, "\n") {
 				fmt.Fprintln(stdout)
@@ -135,6 +150,21 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// installedTools is the folder of the installed tools: ipu-lit's own
+// (go install puts every tool of ./tools in one), or ipu-opt's on PATH.
+func installedTools() (string, bool) {
+	if exe, err := os.Executable(); err == nil {
+		dir := filepath.Dir(exe)
+		if info, err := os.Stat(filepath.Join(dir, "ipu-opt")); err == nil && !info.IsDir() {
+			return dir, true
+		}
+	}
+	if path, err := exec.LookPath("ipu-opt"); err == nil {
+		return filepath.Dir(path), true
+	}
+	return "", false
 }
 
 func statusName(s lit.Status) string {
