@@ -136,3 +136,79 @@ func narrow(root *ir.Operation, from, to ir.Type, convert func(op *ir.Operation,
 	}
 	return n, nil
 }
+
+// WidenUnsigned computes the program's ui8 and ui16 values as i32: the
+// machines compute on signless integers of 8, 16 and 32 bits, none
+// unsigned. Every ui8 and ui16 type becomes i32, as NarrowI64 retypes
+// i64, and each op whose unsigned result can leave its type's range (an
+// add, sub, mul or div, a sum, a convert) is followed by the wrap the
+// unsigned type has: v mod 2^bits, as the reference computes it
+// (truncation, then the bits that fit). Data movement, selects and
+// maxima keep their operands' values and need none. The host streams keep
+// the source's type, which every i32 in range carries. It returns how many
+// values it retyped.
+func WidenUnsigned(root *ir.Operation) (int, error) {
+	ctx := root.Context()
+	type wrapping struct {
+		op      *ir.Operation
+		modulus int64
+	}
+	var wraps []wrapping
+	root.Walk(func(op *ir.Operation) ir.WalkResult {
+		if op.NumResults() != 1 || keepsValues(op) {
+			return ir.WalkAdvance
+		}
+		if it, ok := ir.ElementTypeOrSelf(op.Result(0).Type()).(*ir.IntegerType); ok && it.Signedness == ir.Unsigned && (it.Width == 8 || it.Width == 16) {
+			wraps = append(wraps, wrapping{op, 1 << it.Width})
+		}
+		return ir.WalkAdvance
+	})
+	total := 0
+	for _, width := range []int{8, 16} {
+		n, err := narrow(root, ctx.IntegerType(width, ir.Unsigned), ctx.I(32), func(op *ir.Operation, d *ir.DenseElementsAttr, t ir.ShapedType) (ir.Attribute, error) {
+			return ctx.DenseInts(t, d.Int64s()), nil
+		})
+		if err != nil {
+			return 0, err
+		}
+		total += n
+	}
+	rw := ir.NewRewriter(ctx, nil)
+	for _, w := range wraps {
+		v := w.op.Result(0)
+		rw.SetInsertionPointAfter(w.op)
+		d := decomposer{rw: rw, loc: w.op.Loc()}
+		m := d.must(Constant(&rw.Builder, d.loc, ctx.DenseInts(v.Type().(ir.ShapedType), []int64{w.modulus})))
+		zero := d.must(Constant(&rw.Builder, d.loc, ctx.DenseInts(v.Type().(ir.ShapedType), []int64{0})))
+		// r = v − trunc(v / m)·m lies in (−m, m); a negative one moves up by m.
+		r := d.binary(SubOpName, v, d.binary(MulOpName, d.binary(DivOpName, v, m), m))
+		wrapped := d.op("tensor.select", []*ir.Value{d.binary("tensor.less", r, zero), d.binary(AddOpName, r, m), r})
+		first := m.DefiningOp()
+		v.ReplaceUsesWithIf(wrapped, func(u *ir.OpOperand) bool { return !wrapOps(u.Owner(), first, wrapped.DefiningOp()) })
+	}
+	return total, nil
+}
+
+// keepsValues says whether op's result holds only values of its operands
+// (data movement, a select, a maximum), so that an unsigned result needs
+// no wrap.
+func keepsValues(op *ir.Operation) bool {
+	if op.Is(ConstantOp, SplatOp, TransposeOp, ReshapeOp, BroadcastOp, SliceOp, ConcatOp, MaxOp, ReduceMaxOp) {
+		return true
+	}
+	return op.Name() == "tensor.select"
+}
+
+// wrapOps says whether op is one of the ops of a wrap, which run from
+// first to last in one block.
+func wrapOps(op, first, last *ir.Operation) bool {
+	for o := first; o != nil; o = o.Next() {
+		if o == op {
+			return true
+		}
+		if o == last {
+			break
+		}
+	}
+	return false
+}
