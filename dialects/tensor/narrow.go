@@ -137,16 +137,19 @@ func narrow(root *ir.Operation, from, to ir.Type, convert func(op *ir.Operation,
 	return n, nil
 }
 
-// WidenUnsigned computes the program's ui8 and ui16 values as i32: the
+// WidenUnsigned computes the program's unsigned values as i32: the
 // machines compute on signless integers of 8, 16 and 32 bits, none
 // unsigned. Every ui8 and ui16 type becomes i32, as NarrowI64 retypes
 // i64, and each op whose unsigned result can leave its type's range (an
 // add, sub, mul or div, a sum, a convert) is followed by the wrap the
 // unsigned type has: v mod 2^bits, as the reference computes it
 // (truncation, then the bits that fit). Data movement, selects and
-// maxima keep their operands' values and need none. The host streams keep
-// the source's type, which every i32 in range carries. It returns how many
-// values it retyped.
+// maxima keep their operands' values and need none. ui32 and ui64 are
+// taken as far as i32 holds them (a runner refuses an input beyond 2³¹ −
+// 1, as it refuses an i64 beyond 32 bits): their data movement,
+// comparisons and conversions, but no arithmetic, whose results could pass
+// it. The host streams keep the source's type. It returns how many values
+// it retyped.
 func WidenUnsigned(root *ir.Operation) (int, error) {
 	ctx := root.Context()
 	type wrapping struct {
@@ -154,19 +157,38 @@ func WidenUnsigned(root *ir.Operation) (int, error) {
 		modulus int64
 	}
 	var wraps []wrapping
+	var failure error
 	root.Walk(func(op *ir.Operation) ir.WalkResult {
 		if op.NumResults() != 1 || keepsValues(op) {
 			return ir.WalkAdvance
 		}
-		if it, ok := ir.ElementTypeOrSelf(op.Result(0).Type()).(*ir.IntegerType); ok && it.Signedness == ir.Unsigned && (it.Width == 8 || it.Width == 16) {
+		it, ok := ir.ElementTypeOrSelf(op.Result(0).Type()).(*ir.IntegerType)
+		switch {
+		case !ok || it.Signedness != ir.Unsigned:
+		case it.Width == 8 || it.Width == 16:
 			wraps = append(wraps, wrapping{op, 1 << it.Width})
+		case (it.Width == 32 || it.Width == 64) && !fitsI32(op):
+			// ui32 and ui64 fit i32 only as far as 2³¹ − 1, which the
+			// runner checks of each input: a result computed from them
+			// may pass it, and would then read as negative.
+			failure = op.EmitOpError("computes %s values, which may pass 2^31 - 1; the machines compute ui32 and ui64 as i32, so only their data movement, comparisons, maxima and conversions to other types are taken", ir.TypeString(it))
+			return ir.WalkInterrupt
 		}
 		return ir.WalkAdvance
 	})
+	if failure != nil {
+		return 0, failure
+	}
 	total := 0
-	for _, width := range []int{8, 16} {
+	for _, width := range []int{8, 16, 32, 64} {
 		n, err := narrow(root, ctx.IntegerType(width, ir.Unsigned), ctx.I(32), func(op *ir.Operation, d *ir.DenseElementsAttr, t ir.ShapedType) (ir.Attribute, error) {
-			return ctx.DenseInts(t, d.Int64s()), nil
+			vals := d.Int64s()
+			for _, v := range vals {
+				if v < 0 || v > math.MaxInt32 {
+					return nil, op.EmitOpError("the ui%d constant %d does not fit 31 bits, and the machines compute it as i32", width, uint64(v))
+				}
+			}
+			return ctx.DenseInts(t, vals), nil
 		})
 		if err != nil {
 			return 0, err
@@ -187,6 +209,17 @@ func WidenUnsigned(root *ir.Operation) (int, error) {
 		v.ReplaceUsesWithIf(wrapped, func(u *ir.OpOperand) bool { return !wrapOps(u.Owner(), first, wrapped.DefiningOp()) })
 	}
 	return total, nil
+}
+
+// fitsI32 says whether op, of a ui32 or ui64 result, computes only values
+// an i32 holds when its operands' do: a convert from a narrower unsigned
+// type or from i1 (data movement, selects and maxima are keepsValues').
+func fitsI32(op *ir.Operation) bool {
+	if !op.Is(ConvertOp) {
+		return false
+	}
+	from, ok := ir.ElementTypeOrSelf(op.Operand(0).Type()).(*ir.IntegerType)
+	return ok && (from.Width == 1 || from.Signedness == ir.Unsigned)
 }
 
 // keepsValues says whether op's result holds only values of its operands

@@ -299,10 +299,10 @@ type Stream struct {
 }
 
 // Carries reports whether a stream of s's element type may have a buffer of
-// device elements: the same type, i64, ui8 or ui16 over i32, or f64 over
-// f32.
+// device elements: the same type, i64 or an unsigned integer over i32, or
+// f64 over f32.
 func (s Stream) Carries(device elem.Type) bool {
-	return s.Elem == device || device == elem.I32 && (s.Elem == elem.I64 || s.Elem == elem.U8 || s.Elem == elem.U16) || s.Elem == elem.F64 && device == elem.F32
+	return s.Elem == device || device == elem.I32 && (s.Elem == elem.I64 || s.Elem.IsUnsigned()) || s.Elem == elem.F64 && device == elem.F32
 }
 
 // Checkpoint names a buffer that holds a source op's value, which a
