@@ -1,6 +1,7 @@
 package onnximport_test
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -152,5 +153,27 @@ func TestQuantizeLinearInt8PerAxis(t *testing.T) {
 	}
 	if want := []float64{1, -2, 63.5, 4, -236, 4}; !slices.Equal(got[1].Data, want) {
 		t.Errorf("DequantizeLinear gives %v, want %v", got[1].Data, want)
+	}
+}
+
+// TopK takes ties in index order and excludes the positions it took by a
+// mask, so that values equal to -Inf (which a sentinel would be) come out
+// once each, at their own indices.
+func TestTopKTiesAndInfinities(t *testing.T) {
+	inf := math.Inf(-1)
+	for _, c := range []struct {
+		largest     int64
+		k           int64
+		values, idx []float64
+	}{
+		{1, 5, []float64{3, 3, 1, inf, inf}, []float64{2, 3, 0, 1, 4}},
+		{0, 3, []float64{inf, inf, 1}, []float64{1, 4, 0}},
+	} {
+		m := model(11, []*pb.ValueInfoProto{input("x", 1, 5)}, []*pb.TensorProto{int64s("k", c.k)},
+			[]*pb.NodeProto{node("TopK", "top", []string{"x", "k"}, []string{"v", "i"}, intAttr("largest", c.largest))}, "v", "i")
+		got := run(t, m, onnximport.Options{}, array(t, []int{1, 5}, []float64{1, inf, 3, 3, inf}))
+		if !slices.Equal(got[0].Data, c.values) || !slices.Equal(got[1].Data, c.idx) {
+			t.Errorf("largest=%d k=%d: values %v indices %v, want %v %v", c.largest, c.k, got[0].Data, got[1].Data, c.values, c.idx)
+		}
 	}
 }
