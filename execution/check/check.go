@@ -240,6 +240,7 @@ func Run(fn *ir.Operation, pkg *ipupkg.Package, inputs []*eval.Array, dev Device
 			return nil, err
 		}
 		fn, body = replayed, replayed.Region(0).Front()
+		c.replayed = rewrites
 	}
 	for i, a := range inputs {
 		if nan, inf := nonFinite(a); nan+inf > 0 {
@@ -393,6 +394,8 @@ func (c *checker) merge(r *Report) {
 }
 
 type checker struct {
+	// replayed are the source rewrites the check replayed (sourceReplays).
+	replayed     []string
 	opts         Options
 	pkg          *ipupkg.Package
 	rep          *Report
@@ -417,6 +420,12 @@ func (c *checker) where(op *ir.Operation) string {
 }
 
 func (c *checker) checkpointName(k int, op *ir.Operation) string {
+	if len(c.replayed) > 0 {
+		// The op is the rewritten source's: say so, since the source as
+		// written has another op there (a mul where the product is now
+		// scaled).
+		return fmt.Sprintf("checkpoint %d (%s at %s, in the source as %s rewrote it)", k, op.Name(), c.where(op), strings.Join(c.replayed, ", "))
+	}
 	return fmt.Sprintf("checkpoint %d (%s at %s)", k, op.Name(), c.where(op))
 }
 
