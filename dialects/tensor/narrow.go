@@ -3,6 +3,7 @@ package tensor
 import (
 	"math"
 
+	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/ir"
 )
 
@@ -55,6 +56,15 @@ func NarrowF64(root *ir.Operation) (int, error) {
 // and each constant's value with convert, and drops the converts that
 // become identities. It returns how many values it retyped.
 func narrow(root *ir.Operation, from, to ir.Type, convert func(op *ir.Operation, d *ir.DenseElementsAttr, t ir.ShapedType) (ir.Attribute, error)) (int, error) {
+	n, err := retype(root, from, to, convert)
+	if err == nil {
+		dropIdentityConverts(root)
+	}
+	return n, err
+}
+
+// retype is narrow without dropping the converts that become identities.
+func retype(root *ir.Operation, from, to ir.Type, convert func(op *ir.Operation, d *ir.DenseElementsAttr, t ir.ShapedType) (ir.Attribute, error)) (int, error) {
 	ctx := root.Context()
 	narrow := func(t ir.Type) (ir.Type, bool) {
 		switch tt := t.(type) {
@@ -120,9 +130,14 @@ func narrow(root *ir.Operation, from, to ir.Type, convert func(op *ir.Operation,
 	if failure != nil {
 		return 0, failure
 	}
-	// A convert between the two types (an ONNX Cast from f64 to f32) now
-	// converts to its operand's own type: it is the identity, and the
-	// tiled dialect refuses a convert that changes nothing.
+	return n, nil
+}
+
+// dropIdentityConverts removes the converts that convert to their
+// operand's own type: after retyping, a convert between the two types (an
+// ONNX Cast from f64 to f32) is the identity, and the tiled dialect
+// refuses a convert that changes nothing.
+func dropIdentityConverts(root *ir.Operation) {
 	var identities []*ir.Operation
 	root.Walk(func(op *ir.Operation) ir.WalkResult {
 		if op.Is(ConvertOp) && op.NumOperands() == 1 && op.NumResults() == 1 && op.Operand(0).Type() == op.Result(0).Type() {
@@ -134,7 +149,6 @@ func narrow(root *ir.Operation, from, to ir.Type, convert func(op *ir.Operation,
 		op.Result(0).ReplaceAllUsesWith(op.Operand(0))
 		op.Erase()
 	}
-	return n, nil
 }
 
 // WidenUnsigned computes the program's unsigned values as i32: the
@@ -181,7 +195,9 @@ func WidenUnsigned(root *ir.Operation) (int, error) {
 	}
 	total := 0
 	for _, width := range []int{8, 16, 32, 64} {
-		n, err := narrow(root, ctx.IntegerType(width, ir.Unsigned), ctx.I(32), func(op *ir.Operation, d *ir.DenseElementsAttr, t ir.ShapedType) (ir.Attribute, error) {
+		// Retyped first, the converts that became identities dropped after
+		// the wraps: a convert to ui8 from i32 is one, and its wrap reads it.
+		n, err := retype(root, ctx.IntegerType(width, ir.Unsigned), ctx.I(32), func(op *ir.Operation, d *ir.DenseElementsAttr, t ir.ShapedType) (ir.Attribute, error) {
 			vals := d.Int64s()
 			for _, v := range vals {
 				if v < 0 || v > math.MaxInt32 {
@@ -208,6 +224,7 @@ func WidenUnsigned(root *ir.Operation) (int, error) {
 		first := m.DefiningOp()
 		v.ReplaceUsesWithIf(wrapped, func(u *ir.OpOperand) bool { return !wrapOps(u.Owner(), first, wrapped.DefiningOp()) })
 	}
+	dropIdentityConverts(root)
 	return total, nil
 }
 
@@ -244,4 +261,56 @@ func wrapOps(op, first, last *ir.Operation) bool {
 		}
 	}
 	return false
+}
+
+// WidenBF16 computes the program's bf16 values as f32, where that is
+// exact: the machines have no bf16 arithmetic (docs/targets.md), and a
+// bf16 model's inputs are most often only converted up. An op may produce
+// bf16 by data movement, select or maximum (its operands' values), or by
+// a conversion whose result reaches only the function's results through
+// such ops: the host rounds each output to bf16 when it reads it, as the
+// conversion would have. Any other bf16 result (arithmetic, or a rounding
+// that later ops read) is refused, naming the op, rather than computed in
+// f32's precision. The host streams keep bf16. It returns how many values
+// it retyped.
+func WidenBF16(root *ir.Operation) (int, error) {
+	ctx := root.Context()
+	bf16 := FloatType(ctx, elem.BF16)
+	var failure error
+	root.Walk(func(op *ir.Operation) ir.WalkResult {
+		if op.NumResults() != 1 || ir.ElementTypeOrSelf(op.Result(0).Type()) != bf16 || keepsValues(op) {
+			return ir.WalkAdvance
+		}
+		if op.Is(ConvertOp) && onlyReturned(op.Result(0), 0) {
+			return ir.WalkAdvance
+		}
+		failure = op.EmitOpError("computes bf16 values, which the machines have no arithmetic for: only bf16 inputs, their data movement and conversions from them, and conversions to bf16 that the function returns, are taken")
+		return ir.WalkInterrupt
+	})
+	if failure != nil {
+		return 0, failure
+	}
+	return narrow(root, bf16, ctx.F32(), func(op *ir.Operation, d *ir.DenseElementsAttr, t ir.ShapedType) (ir.Attribute, error) {
+		return ctx.DenseFloats(t, d.Float64s()), nil
+	})
+}
+
+// onlyReturned says whether v reaches only return-like ops, through ops
+// that keep their operands' values.
+func onlyReturned(v *ir.Value, depth int) bool {
+	if depth > 64 {
+		return false
+	}
+	for _, user := range v.Users() {
+		switch {
+		case user.HasTrait(ir.TraitReturnLike):
+		case keepsValues(user) && user.NumResults() == 1:
+			if !onlyReturned(user.Result(0), depth+1) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }

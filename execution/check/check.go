@@ -510,7 +510,7 @@ func (c *checker) requireCheckpoints(body *ir.Block, hashes map[*ir.Value]uint64
 			continue
 		}
 		l, ok := ir.FileLineColOf(op.Loc())
-		if !ok || checkpointed[[2]int{l.Line, l.Col}] {
+		if !ok || checkpointed[[2]int{l.Line, l.Col}] || convertsOnHostOnly(op) {
 			continue
 		}
 		if from[hashes[r]] || c.mergedWithChecked(op) {
@@ -518,6 +518,19 @@ func (c *checker) requireCheckpoints(body *ir.Block, hashes map[*ir.Value]uint64
 		}
 		c.problem("the package has no checkpoint for %s at %s: every value the source computes from its inputs has one", op.Name(), c.where(op))
 	}
+}
+
+// convertsOnHostOnly says whether op is a conversion between two types
+// the machines compute in one (f64 and f32, bf16 and f32): the device holds
+// one value for both, the operand's, checked there, and the conversion
+// happens where the host reads an output.
+func convertsOnHostOnly(op *ir.Operation) bool {
+	if !op.Is(tensor.ConvertOp) || op.NumOperands() != 1 {
+		return false
+	}
+	from, ok1 := irelem.Of(ir.ElementTypeOrSelf(op.Operand(0).Type()))
+	to, ok2 := irelem.Of(ir.ElementTypeOrSelf(op.Result(0).Type()))
+	return ok1 && ok2 && ipupkg.ComputedAs(from) == ipupkg.ComputedAs(to)
 }
 
 // mergedWithChecked says whether a checkpointed op computes the same

@@ -299,10 +299,23 @@ type Stream struct {
 }
 
 // Carries reports whether a stream of s's element type may have a buffer of
-// device elements: the same type, i64 or an unsigned integer over i32, or
-// f64 over f32.
+// device elements: the same type, or the type the machines compute it in
+// (ComputedAs).
 func (s Stream) Carries(device elem.Type) bool {
-	return s.Elem == device || device == elem.I32 && (s.Elem == elem.I64 || s.Elem.IsUnsigned()) || s.Elem == elem.F64 && device == elem.F32
+	return s.Elem == device || ComputedAs(s.Elem) == device
+}
+
+// ComputedAs is the type the machines compute values of e in: i64 and the
+// unsigned integers as i32 (narrow-i64, widen-unsigned), f64 and bf16 as
+// f32 (narrow-f64, widen-bf16), every other type as itself.
+func ComputedAs(e elem.Type) elem.Type {
+	switch {
+	case e == elem.I64 || e.IsUnsigned():
+		return elem.I32
+	case e == elem.F64 || e == elem.BF16:
+		return elem.F32
+	}
+	return e
 }
 
 // Checkpoint names a buffer that holds a source op's value, which a
