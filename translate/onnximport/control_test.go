@@ -2,6 +2,7 @@ package onnximport_test
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -174,6 +175,60 @@ func TestTopKTiesAndInfinities(t *testing.T) {
 		got := run(t, m, onnximport.Options{}, array(t, []int{1, 5}, []float64{1, inf, 3, 3, inf}))
 		if !slices.Equal(got[0].Data, c.values) || !slices.Equal(got[1].Data, c.idx) {
 			t.Errorf("largest=%d k=%d: values %v indices %v, want %v %v", c.largest, c.k, got[0].Data, got[1].Data, c.values, c.idx)
+		}
+	}
+}
+
+// Einsum with ellipses (explicit and implicit output) and diagonals,
+// against the sums computed here.
+func TestEinsumEllipsesAndDiagonals(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	a, b := randoms(rng, 2*3*4, 1), randoms(rng, 2*4*5, 1)
+	bmm := make([]float64, 2*3*5) // [2,3,4]·[2,4,5]
+	for z := range 2 {
+		for i := range 3 {
+			for k := range 5 {
+				for j := range 4 {
+					bmm[(z*3+i)*5+k] += a[(z*3+i)*4+j] * b[(z*4+j)*5+k]
+				}
+			}
+		}
+	}
+	sq := randoms(rng, 2*3*3, 1)
+	diag, trace := make([]float64, 2*3), make([]float64, 2)
+	for z := range 2 {
+		for i := range 3 {
+			diag[z*3+i] = sq[(z*3+i)*3+i]
+			trace[z] += sq[(z*3+i)*3+i]
+		}
+	}
+	eq := func(s string) *pb.AttributeProto { return strAttr("equation", s) }
+	for _, c := range []struct {
+		equation string
+		ins      []*pb.ValueInfoProto
+		args     [][]float64
+		shapes   [][]int
+		want     []float64
+	}{
+		{"...ij,...jk->...ik", []*pb.ValueInfoProto{input("a", 2, 3, 4), input("b", 2, 4, 5)}, [][]float64{a, b}, [][]int{{2, 3, 4}, {2, 4, 5}}, bmm},
+		{"...ij,...jk", []*pb.ValueInfoProto{input("a", 2, 3, 4), input("b", 2, 4, 5)}, [][]float64{a, b}, [][]int{{2, 3, 4}, {2, 4, 5}}, bmm},
+		{"bii->bi", []*pb.ValueInfoProto{input("a", 2, 3, 3)}, [][]float64{sq}, [][]int{{2, 3, 3}}, diag},
+		{"...ii->...", []*pb.ValueInfoProto{input("a", 2, 3, 3)}, [][]float64{sq}, [][]int{{2, 3, 3}}, trace},
+	} {
+		names := []string{"a", "b"}[:len(c.ins)]
+		m := model(12, c.ins, nil, []*pb.NodeProto{node("Einsum", "e", names, []string{"y"}, eq(c.equation))}, "y")
+		var arrays []*eval.Array
+		for i, v := range c.args {
+			arrays = append(arrays, array(t, c.shapes[i], v))
+		}
+		got := run(t, m, onnximport.Options{}, arrays...)
+		if len(got[0].Data) != len(c.want) {
+			t.Fatalf("%s: %d values, want %d", c.equation, len(got[0].Data), len(c.want))
+		}
+		for i, w := range c.want {
+			if math.Abs(got[0].Data[i]-w) > 1e-5*math.Max(1, math.Abs(w)) {
+				t.Fatalf("%s: element %d is %v, want %v", c.equation, i, got[0].Data[i], w)
+			}
 		}
 	}
 }

@@ -96,7 +96,7 @@ func init() {
 		"EyeLike":                   since(takes(1, "folded", (*importer).eyeLike), 9),
 		"LRN":                       takes(1, "x / (bias + α/size·Σx²)^β over a window of channels (slices of the zero-padded squares), the power as exp(β·log)", (*importer).lrn),
 		"MeanVarianceNormalization": since(takes(1, "(x − mean) / (√variance + 1e−9) over the axes, by reductions", (*importer).meanVarianceNorm), 9),
-		"Einsum":                    since(converter{required: 1, variadic: true, doc: "one or two operands of distinct letters (no diagonals or ellipses): reductions of the letters one operand alone has, then a batched matmul and transposes", convert: (*importer).einsum}, 12),
+		"Einsum":                    since(converter{required: 1, variadic: true, doc: "one or two operands (an ellipsis as fresh letters, a repeated letter as its diagonal): reductions of the letters one operand alone has, then a batched matmul and transposes", convert: (*importer).einsum}, 12),
 		"MatMul":                    takes(2, "`tensor.matmul`; stacked left operands by a matrix are flattened into one matmul; stacked pairs are `tensor.batch_matmul` (batch dimensions broadcast)", (*importer).matmul),
 		"Gemm":                      {required: 2, optional: 1, doc: "transposes, the product, `alpha` and `beta` as multiplications, `C` broadcast", convert: (*importer).gemm},
 		"Conv": {required: 2, optional: 1, doc: "im2col and a matmul per group: the input channels-last and padded, one strided slice per kernel position concatenated, the weight as [kernel..., C/group, M]; 1-D, 2-D and 3-D; strides, pads, `auto_pad`, dilations, groups",

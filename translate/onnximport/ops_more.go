@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/internal/rowmajor"
 	"github.com/ipuir/ipuir/translate/onnximport/onnxpb"
 )
@@ -300,11 +301,11 @@ func (im *importer) meanVarianceNorm(n *onnxpb.NodeProto, in []*value) error {
 	return c.done(n, c.div(d, c.add(std, c.k(x, 1e-9))))
 }
 
-// einsum takes one or two operands whose subscripts are distinct letters
-// (no diagonals, no ellipsis): letters only one operand has and the
-// output lacks are summed first; the two are then one batched matmul
-// over the letters they share (batch letters in the output, contracted
-// ones not), transposed into the output's order.
+// einsum takes one or two operands: an ellipsis becomes fresh letters, a
+// letter repeated in one operand its diagonal; letters only one operand
+// has and the output lacks are summed first; the two are then one batched
+// matmul over the letters they share (batch letters in the output,
+// contracted ones not), transposed into the output's order.
 func (im *importer) einsum(n *onnxpb.NodeProto, in []*value) error {
 	a := im.typedAttr(n, "equation", onnxpb.AttributeProto_STRING)
 	if a == nil {
@@ -316,39 +317,50 @@ func (im *importer) einsum(n *onnxpb.NodeProto, in []*value) error {
 	if len(terms) != len(in) || len(in) < 1 || len(in) > 2 {
 		return im.fail("equation '%s' for %d operands (the importer takes one or two)", eq, len(in))
 	}
+	// An ellipsis stands for the operand's other axes, the same letters
+	// (fresh ones) in every operand, aligned from the right.
+	ell, err := im.einsumEllipsis(eq, terms, in)
+	if err != nil {
+		return err
+	}
+	if explicit {
+		out = strings.Replace(out, "...", ell, 1)
+	}
+	ops := slices.Clone(in)
+	c := &calc{im: im}
 	count := map[rune]int{}
 	for i, t := range terms {
-		if strings.Contains(t, ".") {
-			return im.fail("equation '%s': ellipses are not supported", eq)
-		}
-		if len(t) != len(in[i].shape) {
+		if len(t) != len(in[i].shape) || strings.Contains(t, ".") {
 			return im.fail("equation '%s': operand %d has rank %d", eq, i, len(in[i].shape))
 		}
-		for j, ch := range t {
-			if strings.ContainsRune(t[j+1:], ch) {
-				return im.fail("equation '%s': a letter repeated in one operand (a diagonal) is not supported", eq)
-			}
+		// A letter repeated in one operand takes its diagonal.
+		ops[i], terms[i] = c.diagonals(ops[i], t)
+		for _, ch := range terms[i] {
 			count[ch]++
 		}
 	}
+	if c.err != nil {
+		return c.err
+	}
 	if !explicit {
-		// Implicit output: the letters appearing once, in order.
+		// Implicit output: the ellipsis's letters, then the letters
+		// appearing once, in order.
 		var letters []rune
 		for ch, k := range count {
-			if k == 1 {
+			if k == 1 && !strings.ContainsRune(ell, ch) {
 				letters = append(letters, ch)
 			}
 		}
 		slices.Sort(letters)
-		out = string(letters)
+		out = ell + string(letters)
 	}
 	dims := map[rune]int64{}
 	for i, t := range terms {
 		for j, ch := range t {
-			if d, seen := dims[ch]; seen && d != in[i].shape[j] {
-				return im.fail("equation '%s': letter '%c' is %d and %d", eq, ch, d, in[i].shape[j])
+			if d, seen := dims[ch]; seen && d != ops[i].shape[j] {
+				return im.fail("equation '%s': letter '%c' is %d and %d", eq, ch, d, ops[i].shape[j])
 			}
-			dims[ch] = in[i].shape[j]
+			dims[ch] = ops[i].shape[j]
 		}
 	}
 	for _, ch := range out {
@@ -357,8 +369,6 @@ func (im *importer) einsum(n *onnxpb.NodeProto, in []*value) error {
 		}
 	}
 	// Sum the letters an operand alone has that the output lacks.
-	ops := slices.Clone(in)
-	c := &calc{im: im}
 	for i, t := range terms {
 		var axes []int64
 		kept := ""
@@ -482,4 +492,73 @@ func (c *calc) intPower(x *value, p int64) *value {
 		return c.div(c.k(x, 1), acc)
 	}
 	return acc
+}
+
+// einsumEllipsis replaces each term's "..." by fresh letters for the
+// operand's axes it stands for, aligned from the right across operands,
+// and returns the letters of the widest.
+func (im *importer) einsumEllipsis(eq string, terms []string, in []*value) (string, error) {
+	var fresh []rune
+	for ch := 'A'; ch <= 'Z' && len(fresh) < maxRank; ch++ {
+		if !strings.ContainsRune(eq, ch) {
+			fresh = append(fresh, ch)
+		}
+	}
+	widest := 0
+	for i, t := range terms {
+		if k := strings.Count(t, "..."); k > 1 || (k == 0 && strings.Contains(t, ".")) {
+			return "", im.fail("equation '%s': operand %d's subscripts '%s'", eq, i, t)
+		} else if k == 1 {
+			widest = max(widest, len(in[i].shape)-(len(t)-3))
+		}
+	}
+	if widest < 0 || widest > len(fresh) {
+		return "", im.fail("equation '%s': an ellipsis of %d axes", eq, widest)
+	}
+	all := string(fresh[len(fresh)-widest:])
+	for i, t := range terms {
+		if strings.Contains(t, "...") {
+			k := len(in[i].shape) - (len(t) - 3)
+			if k < 0 {
+				return "", im.fail("equation '%s': operand %d has rank %d", eq, i, len(in[i].shape))
+			}
+			terms[i] = strings.Replace(t, "...", all[len(all)-k:], 1)
+		}
+	}
+	return all, nil
+}
+
+// diagonals takes, for each letter t repeats, x's diagonal over those
+// axes (select then sum, so that what lies off the diagonal, an infinity
+// included, adds nothing), and returns it with its subscripts.
+func (c *calc) diagonals(x *value, t string) (*value, string) {
+	for c.err == nil {
+		p, q := -1, -1
+		for j, ch := range t {
+			if k := strings.IndexRune(t[j+1:], ch); k >= 0 {
+				p, q = j, j+1+k
+				break
+			}
+		}
+		if p < 0 {
+			return x, t
+		}
+		if x.shape[p] != x.shape[q] {
+			c.err = c.im.fail("a diagonal of axes of %d and %d", x.shape[p], x.shape[q])
+			return nil, t
+		}
+		d := x.shape[p]
+		eyeShape := make([]int64, len(x.shape))
+		for i := range eyeShape {
+			eyeShape[i] = 1
+		}
+		eyeShape[p], eyeShape[q] = d, d
+		eye := &value{elem: elem.I1, shape: eyeShape, konst: &konst{vals: make([]float64, d*d)}}
+		for i := range d {
+			eye.konst.v()[i*d+i] = 1
+		}
+		x = c.reduce(c.sel(eye, x, c.k(x, 0)), []int64{int64(q)}, "sum", false)
+		t = t[:q] + t[q+1:]
+	}
+	return nil, t
 }
