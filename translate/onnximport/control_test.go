@@ -232,3 +232,44 @@ func TestEinsumEllipsesAndDiagonals(t *testing.T) {
 		}
 	}
 }
+
+// Scatters with known indices: duplicates combined by the reduction,
+// negative indices counted from the end, and an index outside refused.
+func TestScatterReductions(t *testing.T) {
+	data := []float64{1, 2, 3, 4, 5}
+	for _, c := range []struct {
+		reduction string
+		want      []float64
+	}{
+		{"none", []float64{1, 20, 3, 4, 5}}, // the last of the duplicates
+		{"add", []float64{1, 32, 3, 4, 5}},
+		{"mul", []float64{1, 400, 3, 4, 5}},
+		{"max", []float64{1, 20, 3, 4, 5}},
+		{"min", []float64{1, 2, 3, 4, 5}},
+	} {
+		m := model(18, []*pb.ValueInfoProto{input("x", 1, 5)}, []*pb.TensorProto{
+			{Name: proto.String("i"), Dims: []int64{1, 2}, DataType: proto.Int32(int32(pb.TensorProto_INT64)), Int64Data: []int64{1, -4}},
+			floats("u", []int64{1, 2}, []float64{10, 20})},
+			[]*pb.NodeProto{node("ScatterElements", "s", []string{"x", "i", "u"}, []string{"y"}, intAttr("axis", 1), strAttr("reduction", c.reduction))}, "y")
+		got := run(t, m, onnximport.Options{}, array(t, []int{1, 5}, data))
+		if !slices.Equal(got[0].Data, c.want) {
+			t.Errorf("reduction %s: %v, want %v", c.reduction, got[0].Data, c.want)
+		}
+	}
+	// ScatterND: two rows into one slice of [3, 2], added.
+	m := model(16, []*pb.ValueInfoProto{input("x", 3, 2)}, []*pb.TensorProto{
+		{Name: proto.String("i"), Dims: []int64{2, 1}, DataType: proto.Int32(int32(pb.TensorProto_INT64)), Int64Data: []int64{2, 2}},
+		floats("u", []int64{2, 2}, []float64{1, 2, 10, 20})},
+		[]*pb.NodeProto{node("ScatterND", "s", []string{"x", "i", "u"}, []string{"y"}, strAttr("reduction", "add"))}, "y")
+	got := run(t, m, onnximport.Options{}, array(t, []int{3, 2}, []float64{0, 0, 0, 0, 100, 100}))
+	if want := []float64{0, 0, 0, 0, 111, 122}; !slices.Equal(got[0].Data, want) {
+		t.Errorf("ScatterND add: %v, want %v", got[0].Data, want)
+	}
+	outside := model(18, []*pb.ValueInfoProto{input("x", 1, 5)}, []*pb.TensorProto{
+		{Name: proto.String("i"), Dims: []int64{1, 1}, DataType: proto.Int32(int32(pb.TensorProto_INT64)), Int64Data: []int64{5}},
+		floats("u", []int64{1, 1}, []float64{10})},
+		[]*pb.NodeProto{node("ScatterElements", "s", []string{"x", "i", "u"}, []string{"y"}, intAttr("axis", 1))}, "y")
+	if _, err := onnximport.Import(outside, onnximport.Options{File: "s.onnx"}); err == nil || !strings.Contains(err.Error(), "index 5 at [0 0] is outside the axis of 5") {
+		t.Errorf("an index outside: %v", err)
+	}
+}
