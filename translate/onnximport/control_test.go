@@ -273,3 +273,20 @@ func TestScatterReductions(t *testing.T) {
 		t.Errorf("an index outside: %v", err)
 	}
 }
+
+// MaxPool's indices: ties go to the first position in row-major order, as
+// a whole-window search finds it, although the window is taken an axis at
+// a time.
+func TestMaxPoolIndicesTies(t *testing.T) {
+	m := model(12, []*pb.ValueInfoProto{input("x", 1, 2, 2, 2)}, nil,
+		[]*pb.NodeProto{node("MaxPool", "p", []string{"x"}, []string{"y", "i"}, intsAttr("kernel_shape", 2, 2))}, "y", "i")
+	// Channel 0: 5 at (0, 1) and (1, 0); channel 1: all equal.
+	got := run(t, m, onnximport.Options{}, array(t, []int{1, 2, 2, 2}, []float64{0, 5, 5, 0, 7, 7, 7, 7}))
+	if want := []float64{5, 7}; !slices.Equal(got[0].Data, want) {
+		t.Errorf("values %v, want %v", got[0].Data, want)
+	}
+	// (0, 1) of channel 0 is index 1; (0, 0) of channel 1 is 4.
+	if want := []float64{1, 4}; !slices.Equal(got[1].Data, want) {
+		t.Errorf("indices %v, want %v", got[1].Data, want)
+	}
+}

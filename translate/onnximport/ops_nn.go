@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/internal/rowmajor"
 	"github.com/ipuir/ipuir/translate/onnximport/onnxpb"
 )
@@ -810,8 +811,9 @@ func pool(kind string) func(*importer, *onnxpb.NodeProto, []*value) error {
 		if r < 3 || !x.elem.IsFloat() {
 			return im.fail("pooling of a rank-%d %v input (a float [N, C, spatial...] one)", r, x.elem)
 		}
-		if outs := n.GetOutput(); len(outs) > 1 && outs[1] != "" {
-			return im.fail("output '%s': the importer computes MaxPool's values, not its indices", outs[1])
+		withIndices := kind == "max" && len(n.GetOutput()) > 1 && n.GetOutput()[1] != ""
+		if so := im.attrInt(n, "storage_order", 0); withIndices && so != 0 && so != 1 {
+			return im.fail("storage_order = %d (0, row major, or 1, column major)", so)
 		}
 		if im.typedAttr(n, "kernel_shape", onnxpb.AttributeProto_INTS) == nil {
 			return im.fail("no kernel_shape")
@@ -841,6 +843,9 @@ func pool(kind string) func(*importer, *onnxpb.NodeProto, []*value) error {
 		// one over each axis in turn, so a k1×k2 window is k1 + k2
 		// strided slices, not k1·k2.
 		c := &calc{im: im}
+		if withIndices {
+			return im.maxPoolWithIndices(c, n, x, xp, win)
+		}
 		acc := xp
 		for i := range sp {
 			var line *value
@@ -1154,4 +1159,97 @@ func (im *importer) tile(n *onnxpb.NodeProto, in []*value) error {
 		}
 	}
 	return im.out(n, v)
+}
+
+// maxPoolWithIndices is MaxPool with its second output: each window's
+// maximum and the index of its first occurrence in the input (over N and
+// C too, as ONNX counts it; the spatial axes row major, or column major
+// with storage_order = 1). The window is taken an axis at a
+// time from the last, each step a chain of strict comparisons carrying the
+// chosen input coordinate of every axis taken so far, so that ties go to
+// the first position in row-major order, as a whole-window search would
+// find it.
+func (im *importer) maxPoolWithIndices(c *calc, n *onnxpb.NodeProto, x, xp *value, win *window) error {
+	sp := len(x.shape) - 2
+	acc := xp
+	coords := make([]*value, sp) // per spatial axis, once taken: the input coordinate
+	for i := sp - 1; i >= 0; i-- {
+		var best *value
+		var carried []*value
+		for j := range win.kernel[i] {
+			s, err := im.along(acc, 2+i, j*win.dilations[i], win.out[i], win.strides[i])
+			if err != nil {
+				return err
+			}
+			var taken []*value
+			for a := i + 1; a < sp; a++ {
+				v, err := im.along(coords[a], 2+i, j*win.dilations[i], win.out[i], win.strides[i])
+				if err != nil {
+					return err
+				}
+				taken = append(taken, v)
+			}
+			// This offset's coordinate along axis i, o·s − pad + j·d, at
+			// every position of the slice (so that later axes slice it).
+			if err := im.foldable(s.shape, 1); err != nil {
+				return err
+			}
+			here := &value{elem: elem.I64, shape: slices.Clone(s.shape), konst: &konst{vals: make([]float64, rowmajor.Elements(s.shape))}}
+			rowmajor.ForEach(s.shape, func(lin int64, pos []int64) {
+				here.konst.v()[lin] = float64(pos[2+i]*win.strides[i] - win.padBefore[i] + j*win.dilations[i])
+			})
+			if best == nil {
+				best, carried = s, append([]*value{here}, taken...)
+				continue
+			}
+			better := c.cmp(best, s, "lt")
+			best = c.sel(better, s, best)
+			next := append([]*value{here}, taken...)
+			for k := range carried {
+				carried[k] = c.sel(better, next[k], carried[k])
+			}
+		}
+		if c.err != nil {
+			return c.err
+		}
+		acc = best
+		coords[i] = carried[0]
+		for k, v := range carried[1:] {
+			coords[i+1+k] = v
+		}
+	}
+	// The index: (n·C + c)·D1·D2... plus the spatial position, row major
+	// (d1·D2 + d2 ...) or with storage_order = 1 column major (d1 +
+	// d2·D1 ...).
+	order := make([]int, sp)
+	for k := range order {
+		order[k] = sp - 1 - k
+	}
+	if im.attrInt(n, "storage_order", 0) == 1 {
+		slices.Reverse(order)
+	}
+	inner := int64(1)
+	var idx *value
+	for _, i := range order {
+		term := c.mul(coords[i], splat(elem.I64, nil, float64(inner)))
+		if idx == nil {
+			idx = term
+		} else {
+			idx = c.add(idx, term)
+		}
+		inner *= x.shape[2+i]
+	}
+	nc := &value{elem: elem.I64, shape: []int64{x.shape[0], x.shape[1], 1}, konst: &konst{vals: make([]float64, x.shape[0]*x.shape[1])}}
+	for k := range nc.konst.v() {
+		nc.konst.v()[k] = float64(int64(k) * inner)
+	}
+	nc.shape = append(append([]int64{}, x.shape[0], x.shape[1]), make([]int64, sp)...)
+	for i := range sp {
+		nc.shape[2+i] = 1
+	}
+	idx = c.add(idx, nc)
+	if c.err != nil {
+		return c.err
+	}
+	return im.outputs(n, []*value{acc, idx})
 }
