@@ -106,7 +106,7 @@ func init() {
 			convert: (*importer).conv},
 		"ConvTranspose": {required: 2, optional: 1, doc: "a convolution of the input with stride−1 zeros between positions, padded by the kernel's span less the pads, by the flipped kernel; strides, pads, `auto_pad`, `output_padding`, `output_shape`, dilations, groups",
 			convert: (*importer).convTranspose},
-		"MaxPool":           takes(1, "`tensor.max` of strided slices of the input padded with −∞, axis by axis (a k1×k2 window is k1 + k2 slices); strides, pads, `auto_pad`, dilations, `ceil_mode` ; the Indices output as a chain of strict comparisons carrying each axis's coordinate, ties to the first in row-major order, `storage_order` 0 or 1", pool("max")),
+		"MaxPool":           takes(1, "`tensor.max` of strided slices of the input padded with −∞, axis by axis (a k1×k2 window is k1 + k2 slices); strides, pads, `auto_pad`, dilations, `ceil_mode`; the Indices output as a chain of strict comparisons carrying each axis's coordinate, ties to the first in row-major order, `storage_order` 0 or 1", pool("max")),
 		"AveragePool":       takes(1, "the sum of the same slices, axis by axis, divided by each window's count (of the padded input with `count_include_pad`)", pool("avg")),
 		"GlobalAveragePool": takes(1, "`tensor.reduce_sum` over the spatial axes, by the count", globalPool("avg")),
 		"GlobalMaxPool":     takes(1, "`tensor.reduce_max` over the spatial axes", globalPool("max")),
