@@ -17,111 +17,76 @@ const trainingDomain = "ai.onnx.preview.training"
 // its inputs and output as the forward graph computed them, and the
 // gradient g of the output, it returns the gradient of each input (of
 // the output's shape where the operator broadcasts: gradient sums it to
-// the input's shape), computing only those need says are wanted (nil for
-// the others). doc is the rule, for docs/onnx.md (GradientRules).
+// the input's shape), built with calc, computing only those need says
+// are wanted (nil for the others). doc is the rule, for docs/onnx.md
+// (GradientRules).
 type gradientRule struct {
 	doc  string
-	grad func(im *importer, n *onnxpb.NodeProto, in []*value, out, g *value, need []bool) ([]*value, error)
+	grad func(c *calc, n *onnxpb.NodeProto, in []*value, out, g *value, need []bool) []*value
+}
+
+// wanted is the gradients need asks for, one function each.
+func wanted(need []bool, fs ...func() *value) []*value {
+	out := make([]*value, len(fs))
+	for i, f := range fs {
+		if i < len(need) && need[i] {
+			out[i] = f()
+		}
+	}
+	return out
 }
 
 // gradientRules are the operators Gradient differentiates through.
 var gradientRules = map[string]gradientRule{
-	"Add": {"∂a = g, ∂b = g", func(im *importer, _ *onnxpb.NodeProto, in []*value, _, g *value, need []bool) ([]*value, error) {
-		return []*value{g, g}, nil
+	"Add": {"∂a = g, ∂b = g", func(_ *calc, _ *onnxpb.NodeProto, _ []*value, _, g *value, _ []bool) []*value {
+		return []*value{g, g}
 	}},
-	"Sub": {"∂a = g, ∂b = −g", func(im *importer, _ *onnxpb.NodeProto, in []*value, _, g *value, need []bool) ([]*value, error) {
-		return im.gradients(need, func() (*value, error) { return g, nil }, func() (*value, error) { return im.scaled(g, -1) })
+	"Sub": {"∂a = g, ∂b = −g", func(c *calc, _ *onnxpb.NodeProto, _ []*value, _, g *value, need []bool) []*value {
+		return wanted(need, func() *value { return g }, func() *value { return c.neg(g) })
 	}},
-	"Mul": {"∂a = g·b, ∂b = g·a", func(im *importer, _ *onnxpb.NodeProto, in []*value, _, g *value, need []bool) ([]*value, error) {
-		return im.gradients(need,
-			func() (*value, error) { return im.binaryValues(g, in[1], "mul") },
-			func() (*value, error) { return im.binaryValues(g, in[0], "mul") })
+	"Mul": {"∂a = g·b, ∂b = g·a", func(c *calc, _ *onnxpb.NodeProto, in []*value, _, g *value, need []bool) []*value {
+		return wanted(need, func() *value { return c.mul(g, in[1]) }, func() *value { return c.mul(g, in[0]) })
 	}},
-	"Div": {"∂a = g / b, ∂b = −g·y / b", func(im *importer, _ *onnxpb.NodeProto, in []*value, out, g *value, need []bool) ([]*value, error) {
-		return im.gradients(need,
-			func() (*value, error) { return im.binaryValues(g, in[1], "div") },
-			func() (*value, error) {
-				gy, err := im.binaryValues(g, out, "mul")
-				if err != nil {
-					return nil, err
-				}
-				q, err := im.binaryValues(gy, in[1], "div")
-				if err != nil {
-					return nil, err
-				}
-				return im.scaled(q, -1)
-			})
+	"Div": {"∂a = g / b, ∂b = −g·y / b", func(c *calc, _ *onnxpb.NodeProto, in []*value, out, g *value, need []bool) []*value {
+		return wanted(need, func() *value { return c.div(g, in[1]) }, func() *value { return c.neg(c.div(c.mul(g, out), in[1])) })
 	}},
-	"Neg": {"∂x = −g", func(im *importer, _ *onnxpb.NodeProto, _ []*value, _, g *value, _ []bool) ([]*value, error) {
-		v, err := im.scaled(g, -1)
-		return []*value{v}, err
+	"Neg": {"∂x = −g", func(c *calc, _ *onnxpb.NodeProto, _ []*value, _, g *value, _ []bool) []*value {
+		return []*value{c.neg(g)}
 	}},
-	"Identity": {"∂x = g", func(im *importer, _ *onnxpb.NodeProto, _ []*value, _, g *value, _ []bool) ([]*value, error) {
-		return []*value{g}, nil
+	"Identity": {"∂x = g", func(_ *calc, _ *onnxpb.NodeProto, _ []*value, _, g *value, _ []bool) []*value {
+		return []*value{g}
 	}},
-	"Exp": {"∂x = g·y", func(im *importer, _ *onnxpb.NodeProto, _ []*value, out, g *value, _ []bool) ([]*value, error) {
-		v, err := im.binaryValues(g, out, "mul")
-		return []*value{v}, err
+	"Exp": {"∂x = g·y", func(c *calc, _ *onnxpb.NodeProto, _ []*value, y, g *value, _ []bool) []*value {
+		return []*value{c.mul(g, y)}
 	}},
-	"Log": {"∂x = g / x", func(im *importer, _ *onnxpb.NodeProto, in []*value, _, g *value, _ []bool) ([]*value, error) {
-		v, err := im.binaryValues(g, in[0], "div")
-		return []*value{v}, err
+	"Log": {"∂x = g / x", func(c *calc, _ *onnxpb.NodeProto, in []*value, _, g *value, _ []bool) []*value {
+		return []*value{c.div(g, in[0])}
 	}},
-	"Tanh": {"∂x = g·(1 − y²)", func(im *importer, _ *onnxpb.NodeProto, _ []*value, out, g *value, _ []bool) ([]*value, error) {
-		v, err := im.chain(out, g, func(y *value) (*value, error) {
-			yy, err := im.binaryValues(y, y, "mul")
-			if err != nil {
-				return nil, err
-			}
-			return im.binaryValues(splat(y.elem, nil, 1), yy, "sub")
-		})
-		return []*value{v}, err
+	"Tanh": {"∂x = g·(1 − y²)", func(c *calc, _ *onnxpb.NodeProto, _ []*value, y, g *value, _ []bool) []*value {
+		return []*value{c.mul(g, c.sub(c.k(y, 1), c.mul(y, y)))}
 	}},
-	"Sigmoid": {"∂x = g·y·(1 − y)", func(im *importer, _ *onnxpb.NodeProto, _ []*value, out, g *value, _ []bool) ([]*value, error) {
-		v, err := im.chain(out, g, func(y *value) (*value, error) {
-			rest, err := im.binaryValues(splat(y.elem, nil, 1), y, "sub")
-			if err != nil {
-				return nil, err
-			}
-			return im.binaryValues(y, rest, "mul")
-		})
-		return []*value{v}, err
+	"Sigmoid": {"∂x = g·y·(1 − y)", func(c *calc, _ *onnxpb.NodeProto, _ []*value, y, g *value, _ []bool) []*value {
+		return []*value{c.mul(g, c.mul(y, c.sub(c.k(y, 1), y)))}
 	}},
-	"Relu": {"∂x = g where x > 0, else 0", func(im *importer, _ *onnxpb.NodeProto, in []*value, _, g *value, _ []bool) ([]*value, error) {
-		pos, err := im.compareValues(in[0], splat(in[0].elem, nil, 0), "gt")
-		if err != nil {
-			return nil, err
-		}
-		v, err := im.selectValues(pos, g, splat(g.elem, nil, 0))
-		return []*value{v}, err
+	"Relu": {"∂x = g where x > 0, else 0", func(c *calc, _ *onnxpb.NodeProto, in []*value, _, g *value, _ []bool) []*value {
+		return []*value{c.sel(c.cmp(in[0], c.k(in[0], 0), "gt"), g, c.k(g, 0))}
 	}},
-	"ReduceSum": {"∂x = g broadcast over the reduced axes", func(im *importer, n *onnxpb.NodeProto, in []*value, _, g *value, _ []bool) ([]*value, error) {
-		v, err := im.spread(n, in[0], g, false)
-		return []*value{v}, err
+	"ReduceSum": {"∂x = g broadcast over the reduced axes", func(c *calc, n *onnxpb.NodeProto, in []*value, _, g *value, _ []bool) []*value {
+		return []*value{c.spread(n, in[0], g, false)}
 	}},
-	"ReduceMean": {"∂x = g / count, broadcast over the reduced axes", func(im *importer, n *onnxpb.NodeProto, in []*value, _, g *value, _ []bool) ([]*value, error) {
-		v, err := im.spread(n, in[0], g, true)
-		return []*value{v}, err
+	"ReduceMean": {"∂x = g / count, broadcast over the reduced axes", func(c *calc, n *onnxpb.NodeProto, in []*value, _, g *value, _ []bool) []*value {
+		return []*value{c.spread(n, in[0], g, true)}
 	}},
-	"MatMul": {"∂a = g·bᵀ, ∂b = aᵀ·g (rank 2)", func(im *importer, _ *onnxpb.NodeProto, in []*value, _, g *value, need []bool) ([]*value, error) {
+	"MatMul": {"∂a = g·bᵀ, ∂b = aᵀ·g (rank 2)", func(c *calc, _ *onnxpb.NodeProto, in []*value, _, g *value, need []bool) []*value {
 		if len(in[0].shape) != 2 || len(in[1].shape) != 2 {
-			return nil, im.fail("Gradient through a MatMul of shapes %v and %v: the importer differentiates rank-2 MatMul only", in[0].shape, in[1].shape)
+			if c.err == nil {
+				c.err = c.im.fail("Gradient through a MatMul of shapes %v and %v: the importer differentiates rank-2 MatMul only", in[0].shape, in[1].shape)
+			}
+			return nil
 		}
-		return im.gradients(need,
-			func() (*value, error) {
-				bt, err := im.transposeValue(in[1], []int64{1, 0})
-				if err != nil {
-					return nil, err
-				}
-				return im.matmulValues(g, bt)
-			},
-			func() (*value, error) {
-				at, err := im.transposeValue(in[0], []int64{1, 0})
-				if err != nil {
-					return nil, err
-				}
-				return im.matmulValues(at, g)
-			})
+		return wanted(need,
+			func() *value { return c.matmul(g, c.transpose(in[1], []int64{1, 0})) },
+			func() *value { return c.matmul(c.transpose(in[0], []int64{1, 0}), g) })
 	}},
 }
 
@@ -223,9 +188,10 @@ func (im *importer) gradient(n *onnxpb.NodeProto) error {
 		// The ops emitted for the gradient are located at the Gradient
 		// node, as everything it computes is.
 		im.node = self
-		gin, err := rule.grad(im, fn, in, out, grads[fn.GetOutput()[0]], need)
-		if err != nil {
-			return err
+		c := &calc{im: im}
+		gin := rule.grad(c, fn, in, out, grads[fn.GetOutput()[0]], need)
+		if c.err != nil {
+			return c.err
 		}
 		for j, g := range gin {
 			if j >= len(in) || g == nil || !need[j] || !in[j].elem.IsFloat() {
@@ -259,61 +225,35 @@ func (im *importer) gradient(n *onnxpb.NodeProto) error {
 	return nil
 }
 
-// gradients computes the gradients need asks for, one function each.
-func (im *importer) gradients(need []bool, fs ...func() (*value, error)) ([]*value, error) {
-	out := make([]*value, len(fs))
-	for i, f := range fs {
-		if i < len(need) && need[i] {
-			v, err := f()
-			if err != nil {
-				return nil, err
-			}
-			out[i] = v
-		}
-	}
-	return out, nil
-}
-
-// chain is g·f(y).
-func (im *importer) chain(y, g *value, f func(*value) (*value, error)) (*value, error) {
-	d, err := f(y)
-	if err != nil {
-		return nil, err
-	}
-	return im.binaryValues(g, d, "mul")
-}
-
 // spread is the gradient of x through the reduction n: g, at the reduced
 // shape, broadcast back over the reduced axes (divided by their count for
 // a mean).
-func (im *importer) spread(n *onnxpb.NodeProto, x, g *value, mean bool) (*value, error) {
-	axes, count, noop, err := im.reduceAxes(n, x)
+func (c *calc) spread(n *onnxpb.NodeProto, x, g *value, mean bool) *value {
+	if c.err != nil {
+		return nil
+	}
+	axes, count, noop, err := c.im.reduceAxes(n, x)
 	if err != nil || noop {
-		return g, err
+		c.err = err
+		return g
 	}
 	if mean {
-		if g, err = im.scaled(g, 1/float64(count)); err != nil {
-			return nil, err
-		}
+		g = c.div(g, c.k(g, float64(count)))
 	}
 	kept := slices.Clone(x.shape)
 	for _, a := range axes {
 		kept[a] = 1
 	}
-	gk, err := im.reshapeValue(g, kept)
-	if err != nil {
-		return nil, err
+	gk := c.reshape(g, kept)
+	if c.err != nil {
+		return nil
 	}
-	ssa, err := im.broadcastTo(gk, x.shape)
+	ssa, err := c.im.broadcastTo(gk, x.shape)
 	if err != nil {
-		return nil, err
+		c.err = err
+		return nil
 	}
-	return &value{ssa: ssa, elem: x.elem, shape: slices.Clone(x.shape)}, nil
-}
-
-// scaled is v·c.
-func (im *importer) scaled(v *value, c float64) (*value, error) {
-	return im.binaryValues(v, splat(v.elem, nil, c), "mul")
+	return &value{ssa: ssa, elem: x.elem, shape: slices.Clone(x.shape)}
 }
 
 // sumTo sums g, of a broadcast shape, to shape: over its leading axes,
