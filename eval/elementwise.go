@@ -269,6 +269,10 @@ func Convert(a *Array, kind elem.Type) (*Array, error) {
 		return nil, fmt.Errorf("invalid element kind %v", kind)
 	}
 	out := &Array{Shape: append([]int{}, a.Shape...), Kind: kind, Data: make([]float64, len(a.Data))}
+	if numeric.Widens(a.Kind, kind) {
+		copy(out.Data, a.Data) // every value is one of kind's already
+		return out, nil
+	}
 	parallelFor(len(out.Data), elementwiseGrain, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			out.Data[i] = numeric.Round(a.Data[i], kind)

@@ -301,3 +301,39 @@ func TestGeluTanhWithoutCancellation(t *testing.T) {
 		}
 	}
 }
+
+// MatMulF32 is BatchMatMul's kernel: on f16 operands its f32 sums, rounded
+// to f16, are BatchMatMul's results bit for bit; lengths that do not
+// match the shape are refused.
+func TestMatMulF32IsBatchMatMul(t *testing.T) {
+	const nb, m, k, n = 3, 5, 37, 9
+	av, bv := make([]float64, nb*m*k), make([]float64, nb*k*n)
+	for i := range av {
+		av[i] = numeric.RoundF16(math.Sin(float64(i)) * 3)
+	}
+	for i := range bv {
+		bv[i] = numeric.RoundF16(math.Cos(float64(i)*0.7) / 2)
+	}
+	want, err := BatchMatMul(arr(t, []int{nb, m, k}, elem.F16, av...), arr(t, []int{nb, k, n}, elem.F16, bv...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a32, b32, c32 := make([]float32, len(av)), make([]float32, len(bv)), make([]float32, nb*m*n)
+	for i, v := range av {
+		a32[i] = float32(v)
+	}
+	for i, v := range bv {
+		b32[i] = float32(v)
+	}
+	if err := MatMulF32(nb, m, k, n, a32, b32, c32); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range c32 {
+		if got := numeric.F16ToFloat64(numeric.F16FromFloat32(v)); got != want.Data[i] {
+			t.Fatalf("element %d: %v, BatchMatMul %v", i, got, want.Data[i])
+		}
+	}
+	if err := MatMulF32(nb, m, k, n, a32[1:], b32, c32); err == nil {
+		t.Error("a short operand is accepted")
+	}
+}

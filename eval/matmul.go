@@ -85,6 +85,19 @@ func roundFromFloat32(dst []float64, src []float32, kind elem.Type) {
 	})
 }
 
+// MatMulF32 accumulates c += a·b for batches matrices of m×k and k×n
+// float32 values (row major, one after another), each c element summed in
+// k order with every product rounded to f32 before it is added: the
+// kernel MatMul and BatchMatMul run on f16, bf16 and f32 operands, for a
+// caller that holds them as float32 already (the simulated AMP).
+func MatMulF32(batches, m, k, n int, a, b, c []float32) error {
+	if batches < 0 || m < 0 || k < 0 || n < 0 || len(a) != batches*m*k || len(b) != batches*k*n || len(c) != batches*m*n {
+		return fmt.Errorf("MatMulF32: %d×%d×%d×%d does not match %d, %d and %d values", batches, m, k, n, len(a), len(b), len(c))
+	}
+	mulAll(problem{batches: batches, m: m, k: k, n: n}, a, b, c)
+	return nil
+}
+
 func toFloat32(xs []float64) []float32 {
 	out := make([]float32, len(xs))
 	for i, x := range xs {

@@ -1,6 +1,7 @@
 package numeric
 
 import (
+	"encoding/binary"
 	"math"
 	"testing"
 
@@ -65,5 +66,31 @@ func TestCodecRoundTrips(t *testing.T) {
 	b[0] = 9
 	if got := CodecOf(elem.I1).Load(b); got != 1 {
 		t.Errorf("i1 byte 9 loads as %v, want 1", got)
+	}
+}
+
+// LoadRow32 reads every f16 and bf16 pattern, and f32 values, as LoadRow
+// does.
+func TestLoadRow32(t *testing.T) {
+	for _, k := range []elem.Type{elem.F16, elem.BF16, elem.F32} {
+		c := CodecOf(k)
+		n := 1 << 16
+		b := make([]byte, n*c.Bytes)
+		for i := range n {
+			switch k {
+			case elem.F32:
+				binary.LittleEndian.PutUint32(b[4*i:], uint32(i)*65537+12345)
+			default:
+				binary.LittleEndian.PutUint16(b[2*i:], uint16(i))
+			}
+		}
+		wide, narrow := make([]float64, n), make([]float32, n)
+		c.LoadRow(b, wide)
+		c.LoadRow32(b, narrow)
+		for i := range n {
+			if w := wide[i]; float64(narrow[i]) != w && !(math.IsNaN(w) && math.IsNaN(float64(narrow[i]))) {
+				t.Fatalf("%v element %d: LoadRow32 %v, LoadRow %v", k, i, narrow[i], w)
+			}
+		}
 	}
 }

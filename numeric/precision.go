@@ -77,3 +77,14 @@ func Gamma(n int64, u float64) float64 {
 	}
 	return nu / (1 - nu)
 }
+
+// Widens says whether every value of the float type from is a value of the
+// float type to (f16 and bf16 into f32 and f64, f32 into f64, and each
+// into itself): rounding such a value to to leaves it as it is.
+func Widens(from, to elem.Type) bool {
+	if !from.IsFloat() || !to.IsFloat() {
+		return false
+	}
+	f, t := formatOf(from), formatOf(to)
+	return t.frac >= f.frac && t.minExp <= f.minExp && MaxFinite(to) >= MaxFinite(from)
+}

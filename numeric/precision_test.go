@@ -46,3 +46,36 @@ func TestUnitRoundoffAndGamma(t *testing.T) {
 		t.Errorf("Gamma's ends: %g, %g", Gamma(4096, u), Gamma(0, u))
 	}
 }
+
+// Widens holds exactly where every value of one float type is one of the
+// other's: checked on every f16 and bf16 pattern against rounding.
+func TestWidens(t *testing.T) {
+	want := map[[2]elem.Type]bool{
+		{elem.F16, elem.F32}: true, {elem.F16, elem.F64}: true, {elem.BF16, elem.F32}: true, {elem.BF16, elem.F64}: true,
+		{elem.F32, elem.F64}: true, {elem.F16, elem.BF16}: false, {elem.BF16, elem.F16}: false, {elem.F32, elem.F16}: false,
+		{elem.F64, elem.F32}: false, {elem.I32, elem.F64}: false, {elem.F32, elem.I32}: false,
+	}
+	for _, k := range elem.Floats() {
+		want[[2]elem.Type{k, k}] = true
+	}
+	for pair, w := range want {
+		if got := Widens(pair[0], pair[1]); got != w {
+			t.Errorf("Widens(%v, %v) = %v, want %v", pair[0], pair[1], got, w)
+		}
+	}
+	for _, from := range []elem.Type{elem.F16, elem.BF16} {
+		for _, to := range elem.Floats() {
+			exact := true
+			for h := range 1 << 16 {
+				v := CodecOf(from).Load([]byte{byte(h), byte(h >> 8)})
+				if r := Round(v, to); r != v && !(math.IsNaN(v) && math.IsNaN(r)) {
+					exact = false
+					break
+				}
+			}
+			if exact != Widens(from, to) {
+				t.Errorf("%v → %v: every value exact = %v, Widens says %v", from, to, exact, Widens(from, to))
+			}
+		}
+	}
+}
