@@ -17,7 +17,8 @@ import (
 
 type session struct {
 	d           *Device
-	steps       int // instructions in the program (syncs aside)
+	mem         *arena // the memory of the load the session was opened on
+	steps       int    // instructions in the program (syncs aside)
 	checkpoints [][]byte
 	cycles      *device.Cycles
 	views       []*mapping // buffer → its view mapping (nil: not a view)
@@ -25,7 +26,19 @@ type session struct {
 
 func (s *session) Cycles() *device.Cycles { return s.cycles }
 
+// live refuses a session whose device has since been closed, or loaded
+// again: its tiles' memory is gone.
+func (s *session) live() error {
+	if !s.d.loaded || s.d.arena != s.mem {
+		return fmt.Errorf("%s: the session's package is no longer loaded", s.d.Name())
+	}
+	return nil
+}
+
 func (s *session) stream(index int, output bool) (ipupkg.Stream, error) {
+	if err := s.live(); err != nil {
+		return ipupkg.Stream{}, err
+	}
 	for _, st := range s.d.pkg.Streams {
 		if st.Output == output && st.Index == index {
 			return st, nil
@@ -55,16 +68,19 @@ func (d *Device) writeTensor(b int, data []byte) error {
 	if want := rowmajor.Elements(buf.Shape) * int64(c.Bytes); int64(len(data)) != want {
 		return fmt.Errorf("%s: %d bytes, want %d (%v %v)", buf.Name, len(data), want, buf.Elem, buf.Shape)
 	}
-	for _, pc := range buf.Pieces {
-		err := forRows(pc.Box, func(idx []int64, n int) error {
+	// A buffer has one piece per tile, so the pieces are written in
+	// parallel.
+	pieces := make([]int, len(buf.Pieces))
+	for k := range pieces {
+		pieces[k] = k
+	}
+	return parallel(pieces, func(k int) error {
+		pc := &buf.Pieces[k]
+		return forRows(pc.Box, func(idx []int64, n int) error {
 			lin := rowmajor.Linear(buf.Shape, idx)
 			return d.writeRowRaw(b, pc.Tile, idx, n, data[lin*int64(c.Bytes):])
 		})
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	})
 }
 
 // readTensor gathers a whole tensor (row major) from buffer b's pieces.
@@ -139,11 +155,12 @@ func (d *Device) write(b, tile int, idx []int64, v float64) error {
 	if addr+int64(c.Bytes) > pc.Address+pc.Bytes {
 		return fmt.Errorf("writes outside buffer %s: [%d, %d) is past its %d bytes at %d", buf.Name, addr, addr+int64(c.Bytes), pc.Bytes, pc.Address)
 	}
-	m := &d.mem[tile]
-	c.Store(m.bytes[addr:], v)
-	for g := addr / granule; g <= (addr+int64(c.Bytes)-1)/granule; g++ {
-		m.writer[g] = int32(b + 1)
+	sp, err := d.mem[tile].at(addr, int64(c.Bytes))
+	if err != nil {
+		return err
 	}
+	c.Store(sp.bytes, v)
+	sp.written(b)
 	return nil
 }
 
@@ -153,6 +170,7 @@ type reader struct {
 	s       *session
 	scratch map[int][]int64
 	frames  []*[3][]int64
+	lines   []*[6][]int64
 	depth   int
 }
 
@@ -186,14 +204,14 @@ func (r *reader) read(b, tile int, idx []int64) (float64, error) {
 	if buf.Init == nil || !buf.Init.Splat {
 		addr += offsetIn(pc.Box, idx) * int64(c.Bytes)
 	}
-	m := &d.mem[tile]
-	switch w := m.writer[addr/granule]; {
-	case w == 0:
-		return 0, fmt.Errorf("reads buffer %s at address %d, which no one wrote", buf.Name, addr)
-	case int(w) != b+1:
-		return 0, fmt.Errorf("reads buffer %s at address %d, which buffer %s overwrote", buf.Name, addr, d.pkg.Buffers[w-1].Name)
+	sp, err := d.mem[tile].at(addr, int64(c.Bytes))
+	if err != nil {
+		return 0, err
 	}
-	return c.Load(m.bytes[addr:]), nil
+	if err := sp.check(d.pkg, b, "reads"); err != nil {
+		return 0, err
+	}
+	return c.Load(sp.bytes), nil
 }
 
 func (r *reader) gather(b, tile int, box []ipupkg.Span) (*eval.Array, error) {
@@ -213,6 +231,52 @@ func (r *reader) gather(b, tile int, box []ipupkg.Span) (*eval.Array, error) {
 		return err
 	})
 	return out, err
+}
+
+// gather32 reads box of buffer b on tile into dst as float32 (b's values
+// must all be float32 values).
+func (r *reader) gather32(b, tile int, box []ipupkg.Span, dst []float32) error {
+	if int64(len(dst)) != boxElements(box) || len(box) == 0 {
+		return fmt.Errorf("reads %d elements of %s into %d", boxElements(box), r.s.d.pkg.Buffers[b].Name, len(dst))
+	}
+	var row []float64
+	i := 0
+	return forRows(box, func(idx []int64, n int) error {
+		if r.s.views[b] == nil {
+			if sp, c, err := r.s.d.storedRow(b, tile, idx, n); err == nil {
+				c.LoadRow32(sp.bytes, dst[i:i+n])
+				i += n
+				return nil
+			}
+		}
+		row = slices.Grow(row[:0], n)[:n]
+		if err := r.readRow(b, tile, idx, n, row); err != nil {
+			return err
+		}
+		for k, v := range row {
+			dst[i+k] = float32(v)
+		}
+		i += n
+		return nil
+	})
+}
+
+// scatter32 writes float32 values (box's elements, row major) into the
+// tile's piece of b, each rounded once to b's type.
+func (d *Device) scatter32(b, tile int, box []ipupkg.Span, vals []float32) error {
+	if int64(len(vals)) != boxElements(box) || len(box) == 0 {
+		return fmt.Errorf("computes %d elements for a piece of %s that holds %d", len(vals), d.pkg.Buffers[b].Name, boxElements(box))
+	}
+	var row []float64
+	i := 0
+	return forRows(box, func(idx []int64, n int) error {
+		row = slices.Grow(row[:0], n)[:n]
+		for k := range row {
+			row[k] = float64(vals[i+k])
+		}
+		i += n
+		return d.writeRow(b, tile, idx, row)
+	})
 }
 
 func (d *Device) scatter(b, tile int, box []ipupkg.Span, a *eval.Array) error {
@@ -249,6 +313,9 @@ func (d *Device) tilesOf(b int) []int {
 
 // Run executes the program once.
 func (s *session) Run() error {
+	if err := s.live(); err != nil {
+		return err
+	}
 	d, p := s.d, s.d.pkg
 	d.log.Info("invoking streaming host exchange call", "call", "run")
 	if err := s.prepareViews(); err != nil {
@@ -564,24 +631,60 @@ func (s *session) amp(in ipupkg.Instruction, tile int, r *reader, box []ipupkg.S
 	k := lbox[len(lbox)-1]
 	batch := rest[:len(rest)-2]
 	rows, cols := rest[len(rest)-2], rest[len(rest)-1]
-	a, err := r.gather(lhs, tile, append(slices.Clone(batch), rows, k))
+	m, kk, nn := int(rows.Hi-rows.Lo), int(k.Hi-k.Lo), int(cols.Hi-cols.Lo)
+	et, outElem := d.pkg.Buffers[lhs].Elem, d.pkg.Buffers[out].Elem
+	cycles := func() (int64, error) {
+		m, nn := m, nn
+		if plan := in.Ints(ipupkg.ParamPlan); len(plan) > 0 && plan[0] == ipupkg.PlanSwapped {
+			// The AMP computes the transposed product: its rows are the
+			// output's columns.
+			m, nn = nn, m
+		}
+		if len(batch) == 0 {
+			return d.tg.MatmulCycles(m, kk, nn, et)
+		}
+		return d.tg.BatchMatmulCycles(int(boxElements(batch)), m, kk, nn, et)
+	}
+	lbox, rbox := append(slices.Clone(batch), rows, k), append(slices.Clone(batch), k, cols)
+	if d.pkg.Buffers[rhs].Elem == et && numeric.Widens(et, elem.F32) && numeric.Widens(outElem, elem.F32) {
+		// The AMP's own arithmetic: operands as float32, f32 sums, each
+		// output rounded once to its type (what eval.MatMul computes on
+		// the same values, without its float64 arrays).
+		nb := int(boxElements(batch))
+		a32, b32, c32 := make([]float32, nb*m*kk), make([]float32, nb*kk*nn), make([]float32, nb*m*nn)
+		if err := r.gather32(lhs, tile, lbox, a32); err != nil {
+			return 0, err
+		}
+		if err := r.gather32(rhs, tile, rbox, b32); err != nil {
+			return 0, err
+		}
+		if err := eval.MatMulF32(nb, m, kk, nn, a32, b32, c32); err != nil {
+			return 0, err
+		}
+		if err := d.scatter32(out, tile, box, c32); err != nil {
+			return 0, err
+		}
+		return cycles()
+	}
+	a, err := r.gather(lhs, tile, lbox)
 	if err != nil {
 		return 0, err
 	}
-	b, err := r.gather(rhs, tile, append(slices.Clone(batch), k, cols))
+	b, err := r.gather(rhs, tile, rbox)
 	if err != nil {
 		return 0, err
 	}
-	et := a.Kind
-	outElem := d.pkg.Buffers[out].Elem
 	if outElem != et {
 		// A partial output holds f32 sums: multiply as f32 (the AMP
 		// accumulates in f32 either way; eval rounds to the operands' kind).
-		if a, err = eval.Convert(a, elem.F32); err != nil {
-			return 0, err
-		}
-		if b, err = eval.Convert(b, elem.F32); err != nil {
-			return 0, err
+		// The gathered pieces are the amp's own: where f32 holds their
+		// values as they are, they are relabelled rather than copied.
+		for _, x := range []**eval.Array{&a, &b} {
+			if numeric.Widens((*x).Kind, elem.F32) {
+				(*x).Kind = elem.F32
+			} else if *x, err = eval.Convert(*x, elem.F32); err != nil {
+				return 0, err
+			}
 		}
 	}
 	var res *eval.Array
@@ -599,16 +702,74 @@ func (s *session) amp(in ipupkg.Instruction, tile int, r *reader, box []ipupkg.S
 	if err := d.scatter(out, tile, box, res); err != nil {
 		return 0, err
 	}
-	m, kk, nn := int(rows.Hi-rows.Lo), int(k.Hi-k.Lo), int(cols.Hi-cols.Lo)
-	if plan := in.Ints(ipupkg.ParamPlan); len(plan) > 0 && plan[0] == ipupkg.PlanSwapped {
-		// The AMP computes the transposed product: its rows are the
-		// output's columns.
-		m, nn = nn, m
+	return cycles()
+}
+
+// copyRuns moves the elements [lo, hi) (row major over box, indices of
+// dst) of stored buffer src, held on tile from at the index plus off, into
+// dst on tile, as runs of bytes that are consecutive in both pieces: the
+// box's trailing axes that span both pieces whole join the last one, so a
+// piece four columns wide moves in runs of rows × 4 elements, not in rows
+// of 4. It returns false, having done nothing, where the copy is not such
+// a one (a view or splat source, another element type, strides, a box not
+// inside both pieces): the element-wise path then moves it, or says what
+// is wrong.
+func (d *Device) copyRuns(dst, tile, src, from int, box []ipupkg.Span, off []int64, lo, hi int64) (bool, error) {
+	sb, db := &d.pkg.Buffers[src], &d.pkg.Buffers[dst]
+	rank := len(box)
+	if off == nil || rank == 0 || len(sb.ViewOf) > 0 || sb.Init != nil && sb.Init.Splat || sb.Elem != db.Elem ||
+		len(sb.Shape) != rank || len(db.Shape) != rank || lo >= hi {
+		return false, nil
 	}
-	if len(batch) == 0 {
-		return d.tg.MatmulCycles(m, kk, nn, et)
+	ks, kd := d.pieceOn[src][from], d.pieceOn[dst][tile]
+	if ks < 0 || kd < 0 {
+		return false, nil
 	}
-	return d.tg.BatchMatmulCycles(int(boxElements(batch)), m, kk, nn, et)
+	sp, dp := &sb.Pieces[ks], &db.Pieces[kd]
+	S, D := sp.Box, dp.Box
+	for i, b := range box {
+		if b.Lo < D[i].Lo || b.Hi > D[i].Hi || b.Lo+off[i] < S[i].Lo || b.Hi+off[i] > S[i].Hi || b.Hi <= b.Lo {
+			return false, nil
+		}
+	}
+	j := rank - 1
+	for j > 0 && box[j] == D[j] && box[j].Lo+off[j] == S[j].Lo && box[j].Hi+off[j] == S[j].Hi {
+		j--
+	}
+	run := int64(1)
+	for i := j; i < rank; i++ {
+		run *= box[i].Hi - box[i].Lo
+	}
+	eb := int64(db.Elem.Bytes())
+	if sp.Bytes < boxElements(S)*eb || dp.Bytes < boxElements(D)*eb {
+		return false, nil
+	}
+	idx, sidx := make([]int64, rank), make([]int64, rank)
+	for pos := lo; pos < hi; {
+		n := min(hi, pos-pos%run+run) - pos
+		rest := pos
+		for i := rank - 1; i >= 0; i-- {
+			ext := box[i].Hi - box[i].Lo
+			idx[i] = box[i].Lo + rest%ext
+			sidx[i] = idx[i] + off[i]
+			rest /= ext
+		}
+		srcSpan, err := d.mem[from].at(sp.Address+offsetIn(S, sidx)*eb, n*eb)
+		if err == nil {
+			err = srcSpan.check(d.pkg, src, "reads")
+		}
+		if err != nil {
+			return true, err
+		}
+		to, err := d.mem[tile].at(dp.Address+offsetIn(D, idx)*eb, n*eb)
+		if err != nil {
+			return true, err
+		}
+		copy(to.bytes, srcSpan.bytes)
+		to.written(dst)
+		pos += n
+	}
+	return true, nil
 }
 
 // exchange runs one phase: each destination tile first copies what it
@@ -643,6 +804,18 @@ func (s *session) exchange(in ipupkg.Instruction, fault func(int, error) error) 
 			return x.SourceOffsets[k*rank+i]
 		}
 		return 0
+	}
+	// sourceOffset is source k's index offset per axis where its strides
+	// are all 1 (the copies copyRuns can move in runs), nil otherwise.
+	sourceOffset := func(k int) []int64 {
+		off := make([]int64, rank)
+		for i := range rank {
+			if stride(k, i) != 1 {
+				return nil
+			}
+			off[i] = offset(k, i)
+		}
+		return off
 	}
 	// coveredBy is the part of box whose source-k indices fall in sb.
 	coveredBy := func(box, sb []ipupkg.Span, k int) ([]ipupkg.Span, bool) {
@@ -692,29 +865,44 @@ func (s *session) exchange(in ipupkg.Instruction, fault func(int, error) error) 
 	err := parallel(d.tilesOf(dst), func(tile int) error {
 		r := s.reader()
 		box, _ := d.pieceBox(dst, tile)
-		row := make([]float64, 0, 64)
-		// copyRow moves n elements from source k at the mapped index of
-		// idx on tile from into the destination at idx on this tile.
-		startBuf := make([]int64, rank)
-		copyRow := func(k, from int, idx []int64, n int) error {
-			row = slices.Grow(row[:0], n)[:n]
+		// copyLine moves n elements along axis from idx on this tile (row
+		// major over the box it is called for: the axes after axis have
+		// one index) from source k at the mapped indices on tile from.
+		startBuf, dir := make([]int64, rank), make([]int64, rank)
+		copyLine := func(k, from int, idx []int64, axis, n int) error {
 			start := srcIndex(k, idx, startBuf)
-			if rank == 0 || stride(k, rank-1) == 1 {
-				if err := r.readRow(srcs[k], from, start, n, row); err != nil {
+			if rank == 0 {
+				v, err := r.read(srcs[k], from, start)
+				if err != nil {
 					return err
 				}
-			} else {
-				at := slices.Clone(idx)
-				for e := range n {
-					at[rank-1] = idx[rank-1] + int64(e)
-					v, err := r.read(srcs[k], from, srcIndex(k, at, make([]int64, rank)))
-					if err != nil {
+				return d.write(dst, tile, idx, v)
+			}
+			if p.Buffers[srcs[k]].Elem == p.Buffers[dst].Elem {
+				// The common case: elements of one stored buffer, moved
+				// as their bytes.
+				clear(dir)
+				dir[axis] = stride(k, axis)
+				if l, ok := r.lineOf(nil, srcs[k], from, start, dir, n); ok {
+					if ok, err := d.writeLine(dst, tile, idx, axis, &l); ok || err != nil {
 						return err
 					}
-					row[e] = v
 				}
 			}
-			return d.writeRow(dst, tile, idx, row)
+			// Element by element, through the checks that say what is
+			// wrong.
+			at := slices.Clone(idx)
+			for e := range n {
+				at[axis] = idx[axis] + int64(e)
+				v, err := r.read(srcs[k], from, srcIndex(k, at, make([]int64, rank)))
+				if err != nil {
+					return err
+				}
+				if err := d.write(dst, tile, at, v); err != nil {
+					return err
+				}
+			}
+			return nil
 		}
 		// What the tile holds already: for each source, the part of the
 		// destination piece whose elements its piece on this tile has.
@@ -727,7 +915,13 @@ func (s *session) exchange(in ipupkg.Instruction, fault func(int, error) error) 
 			if !ok {
 				continue
 			}
-			if err := forRows(sub, func(idx []int64, n int) error { return copyRow(k, tile, idx, n) }); err != nil {
+			if done, err := d.copyRuns(dst, tile, src, tile, sub, sourceOffset(k), 0, boxElements(sub)); done || err != nil {
+				if err != nil {
+					return fault(tile, err)
+				}
+				continue
+			}
+			if err := forLines(sub, 0, boxElements(sub), func(idx []int64, axis, n int) error { return copyLine(k, tile, idx, axis, n) }); err != nil {
 				return fault(tile, err)
 			}
 		}
@@ -737,8 +931,14 @@ func (s *session) exchange(in ipupkg.Instruction, fault func(int, error) error) 
 		for _, sg := range incomingSegments[tile] {
 			tr := &x.Transfers[sg.transfer]
 			lo, hi := sg.first*epw, min((sg.first+sg.words)*epw, boxElements(tr.Box))
-			err := forRange(tr.Box, lo, hi, func(idx []int64, n int) error {
-				if err := copyRow(tr.Operand, tr.Src, idx, n); err != nil {
+			if done, err := d.copyRuns(dst, tile, srcs[tr.Operand], tr.Src, tr.Box, sourceOffset(tr.Operand), lo, hi); done || err != nil {
+				if err != nil {
+					return fault(tile, fmt.Errorf("transfer %d from tile %d, cycle %d: %v", sg.transfer, tr.Src, sg.start, err))
+				}
+				continue
+			}
+			err := forLines(tr.Box, lo, hi, func(idx []int64, axis, n int) error {
+				if err := copyLine(tr.Operand, tr.Src, idx, axis, n); err != nil {
 					return fmt.Errorf("transfer %d from tile %d, cycle %d: %v", sg.transfer, tr.Src, sg.start, err)
 				}
 				return nil
@@ -749,8 +949,7 @@ func (s *session) exchange(in ipupkg.Instruction, fault func(int, error) error) 
 		}
 		// Every element of the destination piece must have arrived.
 		return forRows(box, func(idx []int64, n int) error {
-			row = slices.Grow(row[:0], n)[:n]
-			if err := r.readRow(dst, tile, idx, n, row); err != nil {
+			if _, _, err := d.storedRow(dst, tile, idx, n); err != nil {
 				return fault(tile, fmt.Errorf("phase %d leaves part of %s unwritten on the tile: %v", x.Phase, p.Buffers[dst].Name, err))
 			}
 			return nil

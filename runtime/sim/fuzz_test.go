@@ -143,7 +143,7 @@ func simulateAndCheck(t testing.TB, data []byte, tg *target.Target) (*check.Repo
 	}
 	d := New(tg, nil)
 	d.Attach()
-	got, _, err := check.Execute(d, p, inputs, nil)
+	got, _, err := check.Execute(d, p, inputs, check.ExecuteOptions{})
 	if err != nil || fn == nil {
 		return nil, err == nil
 	}

@@ -1,7 +1,8 @@
 // Package sim is the simulated device: a first-class implementation of
 // runtime/device that executes an application package, not the IR.
 //
-// Every tile has its own memory, up to the highest byte the package uses.
+// Every tile has its own memory: per memory class, the range of it the
+// package uses, outside Go's heap.
 // The program runs instruction by instruction, each on every tile that
 // holds a piece of its output, the tiles in parallel (GOMAXPROCS
 // goroutines); supersteps are separated by syncs, and an exchange moves
@@ -15,7 +16,8 @@
 // function.
 //
 // Each element is stored row major over its piece's box at the piece's
-// address; every 8-byte granule remembers the buffer that last wrote it,
+// address; every 8-byte granule remembers the buffer that last wrote it
+// (in a byte when the package has under 255 buffers),
 // so a read of memory no one wrote, or that another buffer has since
 // overwritten (two live buffers placed on the same bytes), is a Fault
 // naming the tile, the cycle and the instruction, as is a write outside a
@@ -47,6 +49,7 @@ type Device struct {
 
 	pkg              *ipupkg.Package
 	mem              []tileMemory
+	arena            *arena
 	pieceOn          [][]int32 // buffer → tile → piece index, -1 where none
 	writer           []int     // buffer → the instruction that writes it, -1: none
 	ready            []int     // buffer → the instruction (program index) after which it holds its value (a view: its sources'), -1: from the start, len(Program): at the end
@@ -77,13 +80,21 @@ func (d *Device) Initialize() error {
 		return fmt.Errorf("%s: initialise before attach", d.Name())
 	}
 	d.log.Info("initializing IPU device", "device", d.Name())
-	d.pkg, d.mem, d.loaded = nil, nil, false
+	d.unload()
 	return nil
 }
 
 func (d *Device) Close() error {
-	d.pkg, d.mem, d.attached, d.loaded = nil, nil, false, false
+	d.unload()
+	d.attached = false
 	return nil
+}
+
+// unload gives the tiles' memory back; a session of the package it held
+// refuses every call after it.
+func (d *Device) unload() {
+	d.arena.release()
+	d.pkg, d.mem, d.arena, d.loaded = nil, nil, nil, false
 }
 
 // Load checks the package against the device (target, tiles, memory) and
@@ -112,10 +123,7 @@ func (d *Device) Load(p *ipupkg.Package) error {
 			return fmt.Errorf("exchange table %d (phase %d): %v", i, x.Phase, err)
 		}
 	}
-	size := make([]int64, p.Tiles)
-	for t, im := range p.TileImages {
-		size[t] = im.SupportAddress + im.SupportBytes()
-	}
+	d.unload()
 	d.pieceOn = make([][]int32, len(p.Buffers))
 	for b, buf := range p.Buffers {
 		on := make([]int32, p.Tiles)
@@ -124,14 +132,14 @@ func (d *Device) Load(p *ipupkg.Package) error {
 		}
 		for k, pc := range buf.Pieces {
 			on[pc.Tile] = int32(k)
-			size[pc.Tile] = max(size[pc.Tile], pc.Address+pc.Bytes)
 		}
 		d.pieceOn[b] = on
 	}
-	d.mem = make([]tileMemory, p.Tiles)
-	for t := range d.mem {
-		d.mem[t] = newTileMemory(size[t])
+	mem, a, err := newMemories(p, len(p.Buffers))
+	if err != nil {
+		return err
 	}
+	d.mem, d.arena = mem, a
 	d.writer = make([]int, len(p.Buffers))
 	for b := range d.writer {
 		d.writer[b] = -1
@@ -201,7 +209,7 @@ func (d *Device) Session() (device.Session, error) {
 		return nil, fmt.Errorf("%s: no package loaded", d.Name())
 	}
 	d.log.Info("starting host exchange session")
-	return &session{d: d, checkpoints: make([][]byte, len(d.pkg.Checkpoints))}, nil
+	return &session{d: d, mem: d.arena, checkpoints: make([][]byte, len(d.pkg.Checkpoints))}, nil
 }
 
 // parallel runs f for every tile in tiles on GOMAXPROCS goroutines and
