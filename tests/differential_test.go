@@ -214,7 +214,7 @@ func runAndCheckOn(pkg *ipupkg.Package, fn *ir.Operation, tg *target.Target, inp
 	if err := dev.Initialize(); err != nil {
 		return nil, 0, err
 	}
-	got, cycles, err := check.Execute(dev, pkg, inputs, nil)
+	got, cycles, err := check.Execute(dev, pkg, inputs, check.ExecuteOptions{})
 	if err != nil {
 		return nil, 0, fmt.Errorf("the device refused or faulted: %v", err)
 	}

@@ -412,7 +412,7 @@ func runConformanceOn(tg *target.Target, text string, inputs []*eval.Array, want
 	if err := dev.Initialize(); err != nil {
 		return "", 0, err
 	}
-	ran, _, err := check.Execute(dev, pkg, inputs, nil)
+	ran, _, err := check.Execute(dev, pkg, inputs, check.ExecuteOptions{})
 	if narrow := (*check.NarrowError)(nil); errors.As(err, &narrow) {
 		return conformanceReason(err.Error()), 0, nil
 	}

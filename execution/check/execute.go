@@ -15,11 +15,22 @@ import (
 // and returns what ends it (for a progress line); nil is silent.
 type Phase func(name string) (end func())
 
+// ExecuteOptions are what Execute does besides running the program.
+type ExecuteOptions struct {
+	// Phase, when not nil, marks the long phases.
+	Phase Phase
+	// Outputs only: the checkpoints are left on the device (a run that
+	// no check compares needs none of their values).
+	OutputsOnly bool
+}
+
 // Execute runs pkg on dev, which is attached and initialised: it loads the
 // package, opens a session, writes the inputs (one per input stream, in
 // order), runs the program and reads what a check compares: every output
-// stream and every checkpoint the device took (nil for one it did not).
-func Execute(dev device.Device, pkg *ipupkg.Package, inputs []*eval.Array, phase Phase) (Device, *device.Cycles, error) {
+// stream and, unless opts.OutputsOnly, every checkpoint the device took
+// (nil for one it did not).
+func Execute(dev device.Device, pkg *ipupkg.Package, inputs []*eval.Array, opts ExecuteOptions) (Device, *device.Cycles, error) {
+	phase := opts.Phase
 	if phase == nil {
 		phase = func(string) func() { return func() {} }
 	}
@@ -67,6 +78,9 @@ func Execute(dev device.Device, pkg *ipupkg.Package, inputs []*eval.Array, phase
 		}
 	}
 	for i, c := range pkg.Checkpoints {
+		if opts.OutputsOnly {
+			break
+		}
 		data, err := sess.Checkpoint(i)
 		if err != nil {
 			continue // Run says it was not taken

@@ -118,7 +118,7 @@ func runPackage(o *options, stdout, stderr io.Writer) error {
 	if err := dev.Initialize(); err != nil {
 		return err
 	}
-	got, cycles, err := check.Execute(dev, pkg, inputs, progress.Phase)
+	got, cycles, err := check.Execute(dev, pkg, inputs, check.ExecuteOptions{Phase: progress.Phase, OutputsOnly: !o.check})
 	if err != nil {
 		return fmt.Errorf("%s: %v", o.file, err)
 	}
