@@ -23,6 +23,37 @@ type codec struct {
 	section string
 	version uint16 // the format version being read or written
 	err     error
+	// Reading, boxes and tile lists are cut from slabs (one allocation
+	// for many records), and the tiles that runs expand to are counted
+	// against maxRunTiles.
+	spanSlab []Span
+	intSlab  []int
+	runTiles int64
+}
+
+// maxRunTiles bounds the tiles all of a package's tile runs expand to:
+// a run is a few bytes for any length, so the section's size alone does
+// not bound what it makes (the attention block's package on ipu21 has
+// about 10^6).
+const maxRunTiles = 1 << 24
+
+// takeSpans is n spans of the slab.
+func (c *codec) takeSpans(n int) []Span {
+	if len(c.spanSlab) < n {
+		c.spanSlab = make([]Span, max(n, 4096))
+	}
+	s := c.spanSlab[:n:n]
+	c.spanSlab = c.spanSlab[n:]
+	return s
+}
+
+func (c *codec) takeInts(n int) []int {
+	if len(c.intSlab) < n {
+		c.intSlab = make([]int, max(n, 4096))
+	}
+	s := c.intSlab[:n:n]
+	c.intSlab = c.intSlab[n:]
+	return s
 }
 
 func newWriter() *codec { return &codec{writing: true, version: FormatVersion} }
@@ -248,6 +279,138 @@ func (c *codec) ints(v *[]int64, what string) {
 
 func (c *codec) indices(v *[]int, what string, limit int64) {
 	list(c, v, what, func(c *codec, x *int) { c.index(x, what, limit) })
+}
+
+// delta is v stored as its difference from *prev, the same field of the
+// list's previous record (version 4: neighbouring transfers and pieces
+// differ little), and then becomes *prev.
+func (c *codec) delta(v, prev *int64) {
+	d := *v - *prev
+	c.int64(&d)
+	if !c.writing {
+		*v = *prev + d // a wrapped value is refused by validation
+	}
+	*prev = *v
+}
+
+// deltaIndex is an index stored as a delta, read back in [0, limit].
+func (c *codec) deltaIndex(v, prev *int, what string, limit int64) {
+	d := int64(*v) - int64(*prev)
+	at := c.off
+	c.int64(&d)
+	if !c.writing {
+		x := int64(*prev) + d
+		if c.err == nil && (d > limit || d < -limit || x < 0 || x > limit) {
+			c.off = at
+			c.fail("%s %d is not in [0, %d]", what, x, limit)
+			x = 0
+		}
+		*v = int(x)
+	}
+	*prev = *v
+}
+
+// deltaSpans is a box whose spans are stored against prev's: each axis's
+// start as a delta, its extent as a delta of extents (boxes of one shape
+// at another place cost a byte an axis).
+func (c *codec) deltaSpans(v, prev *[]Span, what string) {
+	n := len(*v)
+	c.index(&n, what+" rank", MaxRank)
+	if c.err != nil {
+		return
+	}
+	if !c.writing {
+		if n > len(c.b)-c.off {
+			c.fail("%s rank %d cannot fit in the section", what, n)
+			return
+		}
+		*v = c.takeSpans(n)
+	}
+	for i := range *v {
+		s := &(*v)[i]
+		var lo, ext int64
+		if i < len(*prev) {
+			lo, ext = (*prev)[i].Lo, (*prev)[i].Hi-(*prev)[i].Lo
+		}
+		e := s.Hi - s.Lo
+		c.delta(&s.Lo, &lo)
+		c.delta(&e, &ext)
+		if !c.writing {
+			s.Hi = s.Lo + e
+		}
+	}
+	*prev = *v
+}
+
+// tileRuns is a list of tiles as runs of consecutive ones: each run's
+// first tile as a delta from the end of the one before, and its length.
+// Order is kept: a run is only ever one tile after the next.
+func (c *codec) tileRuns(v *[]int, what string) {
+	if c.writing {
+		var runs [][2]int
+		for _, t := range *v {
+			if n := len(runs); n > 0 && runs[n-1][0]+runs[n-1][1] == t {
+				runs[n-1][1]++
+				continue
+			}
+			runs = append(runs, [2]int{t, 1})
+		}
+		n := len(runs)
+		c.index(&n, what+" runs", math.MaxInt)
+		end := 0
+		for _, r := range runs {
+			d := int64(r[0] - end)
+			c.int64(&d)
+			k := r[1] - 1
+			c.index(&k, what+" run length", MaxTiles)
+			end = r[0] + r[1]
+		}
+		return
+	}
+	*v = nil
+	at, runs := c.off, 0
+	c.index(&runs, what+" runs", math.MaxInt32)
+	if c.err != nil {
+		return
+	}
+	if runs > (len(c.b)-c.off)/2 {
+		c.off = at
+		c.fail("%s: %d runs cannot fit in the section", what, runs)
+		return
+	}
+	type run struct{ first, n int64 }
+	rs := make([]run, runs)
+	total, end := int64(0), int64(0)
+	for i := range rs {
+		var d int64
+		k := 0
+		c.int64(&d)
+		c.index(&k, what+" run length", MaxTiles)
+		if c.err != nil {
+			return
+		}
+		first := end + d
+		if d < -MaxTiles || d > MaxTiles || first < 0 || first+int64(k)+1 > MaxTiles {
+			c.fail("%s: a run of %d from tile %d is not in [0, %d)", what, k+1, first, MaxTiles)
+			return
+		}
+		rs[i] = run{first, int64(k) + 1}
+		total += int64(k) + 1
+		end = first + int64(k) + 1
+	}
+	if c.runTiles += total; total > MaxTiles || c.runTiles > maxRunTiles {
+		c.fail("%s: runs of %d tiles (%d in the package so far; at most %d in a list and %d in all)", what, total, c.runTiles, MaxTiles, maxRunTiles)
+		return
+	}
+	out := c.takeInts(int(total))
+	i := 0
+	for _, r := range rs {
+		for t := range r.n {
+			out[i] = int(r.first + t)
+			i++
+		}
+	}
+	*v = out
 }
 
 func (c *codec) spans(v *[]Span, what string) {

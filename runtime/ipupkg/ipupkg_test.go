@@ -97,8 +97,9 @@ var ignoreVersion = cmpopts.IgnoreFields(Package{}, "Version")
 // before the header said whether the target pairs tiles on shared buses)
 // as a package without pairs, and both it and attention-tiny-v2.ipupkg
 // (whose exchange instructions repeat their tables' phase) without the
-// parameters the instruction table dropped. The v2 file is the current
-// golden package as version 2 wrote it, so the two read as one package;
+// parameters the instruction table dropped. The v2 and v3 files are the
+// current golden package as versions 2 and 3 wrote it (v3 storing every
+// piece, transfer and segment field whole), so they read as one package;
 // each is written again as the current version.
 func TestReadsOlderVersions(t *testing.T) {
 	current, _, err := Decode(realPackage(t))
@@ -109,7 +110,7 @@ func TestReadsOlderVersions(t *testing.T) {
 		file    string
 		version uint16
 		same    bool // reads as the current golden package
-	}{{"testdata/attention-tiny-v1.ipupkg", 1, false}, {"testdata/attention-tiny-v2.ipupkg", 2, true}} {
+	}{{"testdata/attention-tiny-v1.ipupkg", 1, false}, {"testdata/attention-tiny-v2.ipupkg", 2, true}, {"testdata/attention-tiny-v3.ipupkg", 3, true}} {
 		old, err := os.ReadFile(c.file)
 		if err != nil {
 			t.Fatal(err)
@@ -403,8 +404,10 @@ func TestListBoundsComeFromTheFields(t *testing.T) {
 		func(c *codec) int { var v []Instruction; list(c, &v, "x", instructionFields); return len(v) })
 	check("buffers", enc(func(w *codec) { bufferFields(w, &Buffer{Elem: elem.I1}) }), minSize(bufferFields),
 		func(c *codec) int { var v []Buffer; list(c, &v, "x", bufferFields); return len(v) })
-	check("pieces", enc(func(w *codec) { pieceFields(w, &Piece{}) }), minSize(pieceFields),
-		func(c *codec) int { var v []Piece; list(c, &v, "x", pieceFields); return len(v) })
+	var prev Piece
+	pieces := func(c *codec, pc *Piece) { pieceFields(c, pc, &prev) }
+	check("pieces", enc(func(w *codec) { pieceFields(w, &Piece{}, &Piece{}) }), minSize(pieces),
+		func(c *codec) int { var v []Piece; list(c, &v, "x", pieces); return len(v) })
 	check("streams", enc(func(w *codec) { streamFields(w, &Stream{Elem: elem.F16}) }), minSize(streamFields),
 		func(c *codec) int { var v []Stream; list(c, &v, "x", streamFields); return len(v) })
 	check("exchange tables", enc(func(w *codec) { exchangeFields(w, &Exchange{}) }), minSize(exchangeFields),

@@ -3,7 +3,7 @@
 // another machine, months later. It knows nothing of passes or IR: a
 // package is data, and Read treats every byte of it as untrusted.
 //
-// # File format (version 3)
+// # File format (version 4)
 //
 // All integers are little endian. A file is
 //
@@ -62,9 +62,11 @@ const TrailerMagic = "IPUEND\x00\x00"
 // ExchangeBusPairs, which reads as false; versions 1 and 2 keyed
 // parameters by the IR's attribute names and gave exchange instructions
 // the parameters their tables already hold (an instruction's Dropped),
-// which read as absent.
+// which read as absent; versions 1 to 3 stored pieces, transfers and
+// segments field by field, where version 4 stores them against their
+// neighbours (records.go).
 const (
-	FormatVersion       = 3
+	FormatVersion       = 4
 	OldestFormatVersion = 1
 )
 

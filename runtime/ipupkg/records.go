@@ -8,6 +8,11 @@ import (
 // Each record's fields, in file order, once: the encoder and the decoder
 // both run these (see codec). A field added here is written and read; a
 // field that only some versions have is guarded by c.version.
+//
+// Version 4 stores the records there are many of (pieces, transfers,
+// segments) against the list's previous record: their integers as
+// deltas, their boxes axis by axis, and transfers' destinations as runs
+// of consecutive tiles. Version 3 and before store each field whole.
 
 // sections are the known sections in file order, with their contents.
 var sections = []struct {
@@ -104,14 +109,22 @@ func bufferFields(c *codec, b *Buffer) {
 		c.bool(&b.Init.Splat)
 		c.bytes(&b.Init.Data, "initial value")
 	}
-	list(c, &b.Pieces, "pieces", pieceFields)
+	var prev Piece
+	list(c, &b.Pieces, "pieces", func(c *codec, pc *Piece) { pieceFields(c, pc, &prev) })
 }
 
-func pieceFields(c *codec, pc *Piece) {
-	c.index(&pc.Tile, "tile", MaxTiles)
-	c.int64(&pc.Address)
-	c.int64(&pc.Bytes)
-	c.spans(&pc.Box, "box")
+func pieceFields(c *codec, pc, prev *Piece) {
+	if c.version < 4 {
+		c.index(&pc.Tile, "tile", MaxTiles)
+		c.int64(&pc.Address)
+		c.int64(&pc.Bytes)
+		c.spans(&pc.Box, "box")
+		return
+	}
+	c.deltaIndex(&pc.Tile, &prev.Tile, "tile", MaxTiles)
+	c.delta(&pc.Address, &prev.Address)
+	c.delta(&pc.Bytes, &prev.Bytes)
+	c.deltaSpans(&pc.Box, &prev.Box, "box")
 }
 
 func tileImageFields(c *codec, t *TileImage) {
@@ -122,20 +135,36 @@ func tileImageFields(c *codec, t *TileImage) {
 
 func exchangeFields(c *codec, x *Exchange) {
 	c.int64(&x.Phase)
+	var prev Transfer
 	list(c, &x.Transfers, "transfers", func(c *codec, t *Transfer) {
-		c.index(&t.Operand, "operand", math.MaxInt32)
-		c.index(&t.Src, "tile", MaxTiles)
-		c.indices(&t.Dst, "tile", MaxTiles)
-		c.int64(&t.Words)
-		c.spans(&t.Box, "box")
+		if c.version < 4 {
+			c.index(&t.Operand, "operand", math.MaxInt32)
+			c.index(&t.Src, "tile", MaxTiles)
+			c.indices(&t.Dst, "tile", MaxTiles)
+			c.int64(&t.Words)
+			c.spans(&t.Box, "box")
+			return
+		}
+		c.deltaIndex(&t.Operand, &prev.Operand, "operand", math.MaxInt32)
+		c.deltaIndex(&t.Src, &prev.Src, "tile", MaxTiles)
+		c.tileRuns(&t.Dst, "destination tiles")
+		c.delta(&t.Words, &prev.Words)
+		c.deltaSpans(&t.Box, &prev.Box, "box")
 	})
 	c.int64(&x.Horizon)
 	c.int64(&x.LowerBound)
 	c.string(&x.Kind, "schedule kind")
+	var prevSeg Segment
 	list(c, &x.Segments, "segments", func(c *codec, s *Segment) {
-		c.index(&s.Transfer, "transfer", math.MaxInt32)
-		c.int64(&s.Start)
-		c.int64(&s.Words)
+		if c.version < 4 {
+			c.index(&s.Transfer, "transfer", math.MaxInt32)
+			c.int64(&s.Start)
+			c.int64(&s.Words)
+			return
+		}
+		c.deltaIndex(&s.Transfer, &prevSeg.Transfer, "transfer", math.MaxInt32)
+		c.delta(&s.Start, &prevSeg.Start)
+		c.delta(&s.Words, &prevSeg.Words)
 	})
 	c.ints(&x.SourceOffsets, "source offsets")
 	c.ints(&x.SourceStrides, "source strides")
