@@ -37,22 +37,13 @@ type codec struct {
 // about 10^6).
 const maxRunTiles = 1 << 24
 
-// takeSpans is n spans of the slab.
-func (c *codec) takeSpans(n int) []Span {
-	if len(c.spanSlab) < n {
-		c.spanSlab = make([]Span, max(n, 4096))
+// take is the next n items of a slab, a new slab made when it runs out.
+func take[T any](slab *[]T, n int) []T {
+	if len(*slab) < n {
+		*slab = make([]T, max(n, 4096))
 	}
-	s := c.spanSlab[:n:n]
-	c.spanSlab = c.spanSlab[n:]
-	return s
-}
-
-func (c *codec) takeInts(n int) []int {
-	if len(c.intSlab) < n {
-		c.intSlab = make([]int, max(n, 4096))
-	}
-	s := c.intSlab[:n:n]
-	c.intSlab = c.intSlab[n:]
+	s := (*slab)[:n:n]
+	*slab = (*slab)[n:]
 	return s
 }
 
@@ -324,7 +315,7 @@ func (c *codec) deltaSpans(v, prev *[]Span, what string) {
 			c.fail("%s rank %d cannot fit in the section", what, n)
 			return
 		}
-		*v = c.takeSpans(n)
+		*v = take(&c.spanSlab, n)
 	}
 	for i := range *v {
 		s := &(*v)[i]
@@ -402,7 +393,7 @@ func (c *codec) tileRuns(v *[]int, what string) {
 		c.fail("%s: runs of %d tiles (%d in the package so far; at most %d in a list and %d in all)", what, total, c.runTiles, MaxTiles, maxRunTiles)
 		return
 	}
-	out := c.takeInts(int(total))
+	out := take(&c.intSlab, int(total))
 	i := 0
 	for _, r := range rs {
 		for t := range r.n {

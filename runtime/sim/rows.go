@@ -515,35 +515,3 @@ func (d *Device) writeLine(b, tile int, idx []int64, axis int, l *line) (bool, e
 	return true, nil
 }
 
-// forRange calls f for the row pieces of box's elements [lo, hi) in
-// row-major order: each call is n consecutive elements along the last
-// axis from idx.
-func forRange(box []ipupkg.Span, lo, hi int64, f func(idx []int64, n int) error) error {
-	if lo >= hi {
-		return nil
-	}
-	if len(box) == 0 {
-		return f(nil, 1)
-	}
-	last := len(box) - 1
-	width := box[last].Hi - box[last].Lo
-	if width <= 0 {
-		return nil
-	}
-	idx := make([]int64, len(box))
-	for lin := lo; lin < hi; {
-		// The index of element lin.
-		rest := lin
-		for i := last; i >= 0; i-- {
-			size := box[i].Hi - box[i].Lo
-			idx[i] = box[i].Lo + rest%size
-			rest /= size
-		}
-		n := min(width-(idx[last]-box[last].Lo), hi-lin)
-		if err := f(idx, int(n)); err != nil {
-			return err
-		}
-		lin += n
-	}
-	return nil
-}
