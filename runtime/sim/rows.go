@@ -514,4 +514,3 @@ func (d *Device) writeLine(b, tile int, idx []int64, axis int, l *line) (bool, e
 	}
 	return true, nil
 }
-
