@@ -24,16 +24,16 @@ type codec struct {
 	version uint16 // the format version being read or written
 	err     error
 	// Reading, boxes and tile lists are cut from slabs (one allocation
-	// for many records), and the tiles that runs expand to are counted
-	// against maxRunTiles.
+	// for many records), and the tiles that destination lists expand to
+	// (progressions, predictions) are counted against maxRunTiles.
 	spanSlab []Span
 	intSlab  []int
 	runTiles int64
 }
 
-// maxRunTiles bounds the tiles all of a package's tile runs expand to:
-// a run is a few bytes for any length, so the section's size alone does
-// not bound what it makes (the attention block's package on ipu21 has
+// maxRunTiles bounds the tiles all of a package's destination lists
+// expand to: a progression or a predicted list is a few bytes for any
+// length, so the section's size alone does not bound what they make (the attention block's package on ipu21 has
 // about 10^6).
 const maxRunTiles = 1 << 24
 
@@ -331,77 +331,6 @@ func (c *codec) deltaSpans(v, prev *[]Span, what string) {
 		}
 	}
 	*prev = *v
-}
-
-// tileRuns is a list of tiles as runs of consecutive ones: each run's
-// first tile as a delta from the end of the one before, and its length.
-// Order is kept: a run is only ever one tile after the next.
-func (c *codec) tileRuns(v *[]int, what string) {
-	if c.writing {
-		var runs [][2]int
-		for _, t := range *v {
-			if n := len(runs); n > 0 && runs[n-1][0]+runs[n-1][1] == t {
-				runs[n-1][1]++
-				continue
-			}
-			runs = append(runs, [2]int{t, 1})
-		}
-		n := len(runs)
-		c.index(&n, what+" runs", math.MaxInt)
-		end := 0
-		for _, r := range runs {
-			d := int64(r[0] - end)
-			c.int64(&d)
-			k := r[1] - 1
-			c.index(&k, what+" run length", MaxTiles)
-			end = r[0] + r[1]
-		}
-		return
-	}
-	*v = nil
-	at, runs := c.off, 0
-	c.index(&runs, what+" runs", math.MaxInt32)
-	if c.err != nil {
-		return
-	}
-	if runs > (len(c.b)-c.off)/2 {
-		c.off = at
-		c.fail("%s: %d runs cannot fit in the section", what, runs)
-		return
-	}
-	type run struct{ first, n int64 }
-	rs := make([]run, runs)
-	total, end := int64(0), int64(0)
-	for i := range rs {
-		var d int64
-		k := 0
-		c.int64(&d)
-		c.index(&k, what+" run length", MaxTiles)
-		if c.err != nil {
-			return
-		}
-		first := end + d
-		if d < -MaxTiles || d > MaxTiles || first < 0 || first+int64(k)+1 > MaxTiles {
-			c.fail("%s: a run of %d from tile %d is not in [0, %d)", what, k+1, first, MaxTiles)
-			return
-		}
-		rs[i] = run{first, int64(k) + 1}
-		total += int64(k) + 1
-		end = first + int64(k) + 1
-	}
-	if c.runTiles += total; total > MaxTiles || c.runTiles > maxRunTiles {
-		c.fail("%s: runs of %d tiles (%d in the package so far; at most %d in a list and %d in all)", what, total, c.runTiles, MaxTiles, maxRunTiles)
-		return
-	}
-	out := take(&c.intSlab, int(total))
-	i := 0
-	for _, r := range rs {
-		for t := range r.n {
-			out[i] = int(r.first + t)
-			i++
-		}
-	}
-	*v = out
 }
 
 func (c *codec) spans(v *[]Span, what string) {

@@ -9,10 +9,10 @@ import (
 // both run these (see codec). A field added here is written and read; a
 // field that only some versions have is guarded by c.version.
 //
-// Version 4 stores the records there are many of (pieces, transfers,
-// segments) against the list's previous record: their integers as
-// deltas, their boxes axis by axis, and transfers' destinations as runs
-// of consecutive tiles. Version 3 and before store each field whole.
+// Version 4 stores pieces against the list's previous piece (integers as
+// deltas, boxes axis by axis) and transfers and segments against
+// predictions from the records before them (predict.go). Version 3 and
+// before store each field whole.
 
 // sections are the known sections in file order, with their contents.
 var sections = []struct {
@@ -135,7 +135,7 @@ func tileImageFields(c *codec, t *TileImage) {
 
 func exchangeFields(c *codec, x *Exchange) {
 	c.int64(&x.Phase)
-	var prev Transfer
+	var st transferState
 	list(c, &x.Transfers, "transfers", func(c *codec, t *Transfer) {
 		if c.version < 4 {
 			c.index(&t.Operand, "operand", math.MaxInt32)
@@ -145,16 +145,12 @@ func exchangeFields(c *codec, x *Exchange) {
 			c.spans(&t.Box, "box")
 			return
 		}
-		c.deltaIndex(&t.Operand, &prev.Operand, "operand", math.MaxInt32)
-		c.deltaIndex(&t.Src, &prev.Src, "tile", MaxTiles)
-		c.tileRuns(&t.Dst, "destination tiles")
-		c.delta(&t.Words, &prev.Words)
-		c.deltaSpans(&t.Box, &prev.Box, "box")
+		transferFieldsV4(c, t, &st)
 	})
 	c.int64(&x.Horizon)
 	c.int64(&x.LowerBound)
 	c.string(&x.Kind, "schedule kind")
-	var prevSeg Segment
+	var prevSeg, beforeSeg Segment
 	list(c, &x.Segments, "segments", func(c *codec, s *Segment) {
 		if c.version < 4 {
 			c.index(&s.Transfer, "transfer", math.MaxInt32)
@@ -162,9 +158,7 @@ func exchangeFields(c *codec, x *Exchange) {
 			c.int64(&s.Words)
 			return
 		}
-		c.deltaIndex(&s.Transfer, &prevSeg.Transfer, "transfer", math.MaxInt32)
-		c.delta(&s.Start, &prevSeg.Start)
-		c.delta(&s.Words, &prevSeg.Words)
+		segmentFieldsV4(c, s, &prevSeg, &beforeSeg)
 	})
 	c.ints(&x.SourceOffsets, "source offsets")
 	c.ints(&x.SourceStrides, "source strides")
