@@ -221,6 +221,12 @@ func list[T any](c *codec, items *[]T, what string, fields func(*codec, *T)) {
 		c.fail("%s count %d: the %d bytes left hold at most %d", what, n, len(c.b)-c.off, (len(c.b)-c.off)/minSize(fields))
 		return
 	}
+	// Room for the first items at once; a count is checked against the
+	// bytes left, but an item may be one byte and many times that in
+	// memory, so a larger list grows as its items are read.
+	if n > 0 {
+		*items = make([]T, 0, min(n, 1<<12))
+	}
 	for range n {
 		if c.err != nil {
 			return

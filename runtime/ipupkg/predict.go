@@ -121,12 +121,17 @@ func transferFieldsV4(c *codec, t *Transfer, st *transferState) {
 	if mask&explicitDst != 0 {
 		group = c.progressions(&t.Dst, t.Src, "destination tiles")
 	} else if !c.writing && c.err == nil {
-		pred := without(st.group, t.Src)
-		if c.runTiles += int64(len(pred)); c.runTiles > maxRunTiles {
+		if c.runTiles += int64(len(st.group)); c.runTiles > maxRunTiles {
 			c.fail("destination tiles: %d in the package, more than %d", c.runTiles, maxRunTiles)
 			return
 		}
-		t.Dst = append(take(&c.intSlab, len(pred))[:0], pred...)
+		dst := take(&c.intSlab, len(st.group))[:0]
+		for _, d := range st.group {
+			if d != t.Src {
+				dst = append(dst, d)
+			}
+		}
+		t.Dst = dst
 	}
 	rank := len(prev.Box)
 	if mask&explicitRank != 0 {
