@@ -1,6 +1,9 @@
 package ipupkg
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // Version 4's exchange tables store each transfer and segment against a
 // prediction from the records before it: a mask says which fields differ
@@ -67,7 +70,7 @@ func transferFieldsV4(c *codec, t *Transfer, st *transferState) {
 		if t.Words != prev.Words {
 			mask |= explicitWords
 		}
-		if !equalInts(t.Dst, without(st.group, t.Src)) {
+		if !slices.Equal(t.Dst, without(st.group, t.Src)) {
 			mask |= explicitDst
 		}
 		if len(t.Box) != len(prev.Box) {
@@ -89,22 +92,7 @@ func transferFieldsV4(c *codec, t *Transfer, st *transferState) {
 		c.fail("transfer field mask %#x has bits beyond rank %d", mask, MaxRank)
 		return
 	}
-	predicted := func(bit uint64, v *int64, pred int64) {
-		if mask&bit == 0 {
-			*v = pred
-			return
-		}
-		d := *v - pred
-		at := c.off
-		c.int64(&d)
-		if !c.writing {
-			if d == 0 && c.err == nil {
-				c.off = at
-				c.fail("a field marked as differing from its prediction does not")
-			}
-			*v = pred + d
-		}
-	}
+	predicted := func(bit uint64, v *int64, pred int64) { c.predicted(mask&bit != 0, v, pred) }
 	index := func(bit uint64, v *int, pred int64, what string, limit int64) {
 		x := int64(*v)
 		predicted(bit, &x, pred)
@@ -158,6 +146,26 @@ func transferFieldsV4(c *codec, t *Transfer, st *transferState) {
 	st.before, st.prev, st.group = st.prev, *t, group
 }
 
+// predicted is a field stored, when explicit, as its difference from
+// pred, and otherwise not at all; an explicit field equal to its
+// prediction is refused (a package has one encoding).
+func (c *codec) predicted(explicit bool, v *int64, pred int64) {
+	if !explicit {
+		*v = pred
+		return
+	}
+	d := *v - pred
+	at := c.off
+	c.int64(&d)
+	if !c.writing {
+		if d == 0 && c.err == nil {
+			c.off = at
+			c.fail("a field marked as differing from its prediction does not")
+		}
+		*v = pred + d
+	}
+}
+
 // segmentFieldsV4 is a segment against its predictions (transfer and
 // start stepping as they did, words as before).
 func segmentFieldsV4(c *codec, s *Segment, prev, before *Segment) {
@@ -182,20 +190,7 @@ func segmentFieldsV4(c *codec, s *Segment, prev, before *Segment) {
 		c.fail("segment field mask %#x has bits beyond its three fields", mask)
 		return
 	}
-	field := func(bit uint64, v *int64, pred int64) {
-		if mask&bit == 0 {
-			*v = pred
-			return
-		}
-		d := *v - pred
-		at := c.off
-		c.int64(&d)
-		if !c.writing && d == 0 && c.err == nil {
-			c.off = at
-			c.fail("a field marked as differing from its prediction does not")
-		}
-		*v = pred + d
-	}
+	field := func(bit uint64, v *int64, pred int64) { c.predicted(mask&bit != 0, v, pred) }
 	tr := int64(s.Transfer)
 	field(1, &tr, predTransfer)
 	if !c.writing && c.err == nil && (tr < 0 || tr > math.MaxInt32) {
@@ -343,16 +338,4 @@ func withTile(ts []int, t int) []int {
 		out = append(out, t)
 	}
 	return out
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
