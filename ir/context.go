@@ -44,6 +44,28 @@ type Context struct {
 
 	// symbols caches the symbol tables that lookups build (symbol.go).
 	symbols symbolTableCache
+
+	// passed holds the keys of checks that passed (CheckOnce).
+	passed sync.Map
+}
+
+// CheckOnce runs check unless a check under key has passed before in this
+// context, and records key when it passes. key must be a comparable value
+// made of what the check's verdict depends on, all of it immutable: the
+// context's uniqued types and attributes, a target. A verifier that costs
+// more than the walk around it (an exchange schedule checked word by word)
+// then runs once per distinct input however often the IR is verified
+// after passes, and one that fails runs again each time, so that its
+// diagnostic is the same.
+func (c *Context) CheckOnce(key any, check func() error) error {
+	if _, ok := c.passed.Load(key); ok {
+		return nil
+	}
+	if err := check(); err != nil {
+		return err
+	}
+	c.passed.Store(key, struct{}{})
+	return nil
 }
 
 type uniqueKey struct {

@@ -354,7 +354,14 @@ func (r *runner) runPass(p Pass, op *ir.Operation, f *frame, node *timerNode, an
 		r.printer.after(p, op, f, fp, haveFP)
 	}
 	if r.opts.VerifyEach {
-		if d := ir.VerifyIn(op, r.opts.Env); d != nil {
+		// Part of the pass's time, as in mlir-opt (whose pass timer runs
+		// until after the verifier): not left to "Rest".
+		start := time.Now()
+		d := ir.VerifyIn(op, r.opts.Env)
+		if pnode != nil {
+			f.times.add(pnode, time.Since(start))
+		}
+		if d != nil {
 			d.AttachNote(op.Loc(), "the IR is invalid after running pass '%s' on %s", p.Name(), describeOp(op))
 			f.errors = append(f.errors, d)
 			f.failures = append(f.failures, &failure{p, op, anchors, snapshot})

@@ -159,6 +159,28 @@ func VerifyPhase(op *ir.Operation, sources []*ir.Value, dest *ir.Value, env *ir.
 		return fmt.Errorf("needs the module's target to check its transfers: the module has no '%s' attribute naming one (known targets: %s)",
 			irtarget.ModuleAttr, strings.Join(target.Names(), ", "))
 	}
+	// The verdict depends on these alone, all uniqued and immutable: a
+	// phase verified after convert-tiled-to-exchange is not checked word
+	// by word again when later passes, or tile-asm's exchange instruction
+	// carrying the same tables, are verified.
+	types := make([]ir.Type, len(sources))
+	for i, v := range sources {
+		types[i] = v.Type()
+	}
+	key := phaseKey{tg, op.Attr(TransfersAttrName), op.Attr(ScheduleAttrName), op.Attr(SourceOffsetsAttrName), op.Attr(SourceStridesAttrName),
+		op.Context().Tuple(types...), dest.Type()}
+	return op.Context().CheckOnce(key, func() error { return verifyPhaseOnce(op, sources, dest, tg) })
+}
+
+// phaseKey is what VerifyPhase's verdict depends on.
+type phaseKey struct {
+	tg                                    *target.Target
+	transfers, schedule, offsets, strides ir.Attribute
+	sources                               *ir.TupleType
+	dest                                  ir.Type
+}
+
+func verifyPhaseOnce(op *ir.Operation, sources []*ir.Value, dest *ir.Value, tg *target.Target) error {
 	out := dest.Type().(*ir.RankedTensorType)
 	rank := len(out.Dims)
 	for _, name := range []string{SourceOffsetsAttrName, SourceStridesAttrName} {
