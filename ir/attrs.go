@@ -196,15 +196,6 @@ func (a *StringAttr) Type() Type {
 	return a.Typ
 }
 
-// UniqueKey keys on the value and the identity of the type, if any; typed
-// none keys as untyped since in MLIR both are the same attribute.
-func (a *StringAttr) UniqueKey() string {
-	if _, none := a.Typ.(*NoneType); a.Typ == nil || none {
-		return "u" + a.Val
-	}
-	return string(appendTypeIdentity([]byte{'t'}, a.Typ)) + a.Val
-}
-
 func (a *StringAttr) printWithoutType(p *AsmPrinter) { p.PrintString(a.Val) }
 
 func (a *StringAttr) Print(p *AsmPrinter) {
@@ -300,6 +291,13 @@ func PrintNamedAttrs(p *AsmPrinter, entries []NamedAttr) {
 // last value; callers that must reject duplicates check first with
 // FindDuplicateName.
 func (c *Context) Dict(entries []NamedAttr) *DictAttr {
+	if sortedUnique(entries) {
+		// The common case (a parser's dictionary, a builder's): entries
+		// are copied only when the dictionary is new.
+		return internByPartsCopy(c, &DictAttr{Entries: entries}, func() IdentityKeyed {
+			return &DictAttr{Entries: slices.Clone(entries)}
+		}).(*DictAttr)
+	}
 	sorted := make([]NamedAttr, len(entries))
 	copy(sorted, entries)
 	slices.SortStableFunc(sorted, func(a, b NamedAttr) int { return strings.Compare(a.Name, b.Name) })
@@ -312,6 +310,16 @@ func (c *Context) Dict(entries []NamedAttr) *DictAttr {
 		out = append(out, e)
 	}
 	return UniqueAttr(c, &DictAttr{Entries: out})
+}
+
+// sortedUnique reports whether entries are sorted by name without repeats.
+func sortedUnique(entries []NamedAttr) bool {
+	for i := 1; i < len(entries); i++ {
+		if entries[i-1].Name >= entries[i].Name {
+			return false
+		}
+	}
+	return true
 }
 
 // EmptyDict is the dictionary with no entries.

@@ -15,6 +15,7 @@ type Context struct {
 	mu       sync.RWMutex
 	types    map[uniqueKey]Type
 	attrs    map[uniqueKey]Attribute
+	byParts  identityTable[IdentityKeyed] // types and attributes uniqued by their parts (identity_keys.go)
 	dialects map[string]*Dialect
 	ops      map[string]*OpDef
 
@@ -118,6 +119,9 @@ func UniqueType[T Type](c *Context, t T) T {
 	if u, ok := c.uniqueTypeByTable(t); ok {
 		return u.(T)
 	}
+	if k, ok := any(t).(IdentityKeyed); ok {
+		return internByParts(c, k).(T)
+	}
 	return intern[Type](c, c.types, keyOf(t, t.Print), t).(T)
 }
 
@@ -125,6 +129,9 @@ func UniqueType[T Type](c *Context, t T) T {
 func UniqueAttr[T Attribute](c *Context, a T) T {
 	if u, ok := c.uniqueByTable(a); ok {
 		return u.(T)
+	}
+	if k, ok := any(a).(IdentityKeyed); ok {
+		return internByParts(c, k).(T)
 	}
 	return intern[Attribute](c, c.attrs, keyOf(a, a.Print), a).(T)
 }
@@ -171,8 +178,15 @@ func (c *Context) Complex(elem Type) *ComplexType    { return UniqueType(c, &Com
 func (c *Context) Tuple(types ...Type) *TupleType    { return UniqueType(c, &TupleType{Types: types}) }
 func (c *Context) Opaque(d, body string) *OpaqueType { return UniqueType(c, &OpaqueType{d, body}) }
 
+// Function returns the function type; it keeps copies of inputs and
+// results, made only when the type is new.
 func (c *Context) Function(inputs, results []Type) *FunctionType {
-	return UniqueType(c, &FunctionType{Inputs: inputs, Results: results})
+	return internByPartsCopy(c, &FunctionType{Inputs: inputs, Results: results}, func() IdentityKeyed {
+		all := make([]Type, len(inputs)+len(results))
+		copy(all, inputs)
+		copy(all[len(inputs):], results)
+		return &FunctionType{Inputs: all[:len(inputs):len(inputs)], Results: all[len(inputs):]}
+	}).(*FunctionType)
 }
 
 // Tensor returns a ranked tensor type without encoding.
@@ -181,10 +195,7 @@ func (c *Context) Tensor(shape []int64, elem Type) *RankedTensorType {
 }
 
 func (c *Context) TensorWithEncoding(shape []int64, elem Type, enc Attribute) *RankedTensorType {
-	if len(shape) <= maxTableRank {
-		return c.uniqueTensor(shape, elem, enc)
-	}
-	return UniqueType(c, &RankedTensorType{Dims: shape, Elem: elem, Encoding: enc})
+	return c.uniqueTensor(shape, elem, enc)
 }
 
 func (c *Context) UnrankedTensor(elem Type) *UnrankedTensorType {

@@ -20,19 +20,6 @@ type DenseElementsAttr struct {
 
 func (a *DenseElementsAttr) Type() Type { return a.Typ }
 
-// UniqueKey keys on the identity of the (uniqued) type and the raw data
-// rather than the printed text.
-func (a *DenseElementsAttr) UniqueKey() string {
-	b := make([]byte, 0, 18+len(a.Data))
-	b = appendTypeIdentity(b, a.Typ)
-	if a.Splat {
-		b = append(b, 's')
-	} else {
-		b = append(b, 'd')
-	}
-	return string(append(b, a.Data...))
-}
-
 // denseElemKind describes how elements of a type are stored.
 type denseElem struct {
 	bytes   int // per scalar part
@@ -411,14 +398,6 @@ type DenseStringElementsAttr struct {
 }
 
 func (a *DenseStringElementsAttr) Type() Type { return a.Typ }
-func (a *DenseStringElementsAttr) UniqueKey() string {
-	var b []byte
-	b = appendTypeIdentity(b, a.Typ)
-	for _, v := range a.Vals {
-		b = AppendQuoted(b, v)
-	}
-	return string(b)
-}
 func (a *DenseStringElementsAttr) printWithoutType(p *AsmPrinter) {
 	p.WriteString("dense<")
 	switch {

@@ -8,7 +8,7 @@ import (
 
 // Typed uniquing tables for the values a parser creates once per op or
 // per literal: source locations (every op has one), name locations,
-// integer and float attributes, and ranked tensor types of small rank.
+// integer and float attributes, and ranked tensor types.
 //
 // The general tables of Context key on a reflect.Type and a string (the
 // printed form, or a UniqueKey), so each lookup builds and hashes a
@@ -33,7 +33,7 @@ type uniqueTables struct {
 	nameLocs           map[nameLocKey]*NameLoc
 	ints               map[intAttrKey]*IntegerAttr
 	floats             map[floatAttrKey]*FloatAttr
-	tensors            map[tensorKey]*RankedTensorType
+	tensors            identityTable[*RankedTensorType]
 	haveLastFile, init bool
 }
 
@@ -57,16 +57,6 @@ type floatAttrKey struct {
 	bits uint64 // of the float64 value: NaN payloads and -0 stay distinct
 }
 
-// maxTableRank is the largest rank of tensor types uniqued by table.
-const maxTableRank = 6
-
-type tensorKey struct {
-	elem Type
-	enc  Attribute
-	rank int
-	dims [maxTableRank]int64
-}
-
 // lock takes the tables' lock, making the maps on first use (a Context
 // made as a zero value has none).
 func (u *uniqueTables) lock() {
@@ -79,7 +69,6 @@ func (u *uniqueTables) lock() {
 		u.nameLocs = map[nameLocKey]*NameLoc{}
 		u.ints = map[intAttrKey]*IntegerAttr{}
 		u.floats = map[floatAttrKey]*FloatAttr{}
-		u.tensors = map[tensorKey]*RankedTensorType{}
 	}
 }
 
@@ -233,17 +222,19 @@ func (c *Context) uniqueFloat(t *FloatType, v float64) *FloatAttr {
 	return a
 }
 
-// uniqueTensor uniques a ranked tensor type of rank up to maxTableRank.
+// uniqueTensor uniques a ranked tensor type by its parts, building one
+// only when it is new.
 func (c *Context) uniqueTensor(shape []int64, elem Type, enc Attribute) *RankedTensorType {
-	k := tensorKey{elem: elem, enc: enc, rank: len(shape)}
-	copy(k.dims[:], shape)
+	h := newPartsHash()
+	hashTensorParts(&h, shape, elem, enc)
+	k := h.Sum()
 	u := &c.tables
 	u.lock()
 	defer u.mu.Unlock()
-	t, ok := u.tensors[k]
+	t, ok := u.tensors.find(k, func(t *RankedTensorType) bool { return t.hasParts(shape, elem, enc) })
 	if !ok {
 		t = &RankedTensorType{Dims: append([]int64(nil), shape...), Elem: elem, Encoding: enc}
-		u.tensors[k] = t
+		u.tensors.insert(k, t)
 	}
 	return t
 }
@@ -269,7 +260,7 @@ func (c *Context) uniqueByTable(a Attribute) (Attribute, bool) {
 
 // uniqueTypeByTable uniques t through its typed table when it has one.
 func (c *Context) uniqueTypeByTable(t Type) (Type, bool) {
-	if t, ok := t.(*RankedTensorType); ok && len(t.Dims) <= maxTableRank {
+	if t, ok := t.(*RankedTensorType); ok {
 		return c.uniqueTensor(t.Dims, t.Elem, t.Encoding), true
 	}
 	return nil, false

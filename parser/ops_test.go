@@ -2,6 +2,7 @@ package parser_test
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -299,4 +300,41 @@ func reprint(t *testing.T, src string, opts printer.Options) string {
 		t.Fatal(err)
 	}
 	return b.String()
+}
+
+// A cache whose items rarely repeat closes for a while and opens again:
+// a file of distinct function types keeps few of them, a file that then
+// repeats one type keeps that one, and either parses as it does without
+// the cache.
+func TestCacheGate(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("\"builtin.module\"() ({\n")
+	distinct := 3 * parser.GateWindow
+	for i := 0; i < distinct; i++ {
+		fmt.Fprintf(&b, "  %%a%d = \"x.op\"() {v = %d : i64} : () -> tensor<%dxf32>\n", i, i, i+1)
+	}
+	// After the pause, one spelling repeated: the gate, open again, sees
+	// it hit and stays open.
+	for i := 0; i < parser.GatePause+2*parser.GateWindow; i++ {
+		b.WriteString("  \"x.op\"() {w = 1 : i64} : () -> ()\n")
+	}
+	b.WriteString("}) : () -> ()\n")
+	src := b.String()
+	_, funcs, attrs, dicts, err := parser.CacheSizes(newTestContext(t, true), []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first window of distinct spellings is kept but for its last,
+	// whose lookup closes the gate; the repeated one is kept when it
+	// opens again.
+	want := parser.GateWindow
+	if funcs != want || dicts != want {
+		t.Errorf("function-type and dictionary caches kept %d and %d of %d distinct spellings and a repeated one, want one window less one, and the repeated one (%d)", funcs, dicts, distinct, want)
+	}
+	if attrs > want {
+		t.Errorf("attribute cache kept %d entries, want at most %d", attrs, want)
+	}
+	if a, c := printGeneric(t, src, parser.ParseSourceString), printGeneric(t, src, parser.ParseSourceStringNoCache); a != c {
+		t.Error("the gated cache changes the parse")
+	}
 }

@@ -205,19 +205,53 @@ func (p *parser) parseFunctionResultTypes() ([]ir.Type, error) {
 	return []ir.Type{t}, nil
 }
 
+// parseFunctionType parses `(types) -> types`. The types gather on the
+// state's typeStack (nested function types above them), and the context
+// copies them only when the function type is new: most ops of a large
+// file repeat one.
 func (p *parser) parseFunctionType() (ir.Type, error) {
-	ins, err := p.parseTypeListParens()
-	if err != nil {
+	mark := len(p.st.typeStack)
+	defer func() { p.st.typeStack = p.st.typeStack[:mark] }()
+	if err := p.pushTypeListParens(); err != nil {
 		return nil, err
 	}
+	ins := len(p.st.typeStack) - mark
 	if err := p.expect(Arrow, "expected '->' in function type"); err != nil {
 		return nil, err
 	}
-	outs, err := p.parseFunctionResultTypes()
-	if err != nil {
-		return nil, err
+	if p.tok.Kind == LParen {
+		if err := p.pushTypeListParens(); err != nil {
+			return nil, err
+		}
+	} else {
+		t, err := p.parseNonFunctionType()
+		if err != nil {
+			return nil, err
+		}
+		p.st.typeStack = append(p.st.typeStack, t)
 	}
-	return p.ctx.Function(ins, outs), nil
+	all := p.st.typeStack[mark:]
+	return p.ctx.Function(all[:ins:ins], all[ins:]), nil
+}
+
+// pushTypeListParens parses `(` (type (`,` type)*)? `)` onto typeStack.
+func (p *parser) pushTypeListParens() error {
+	if err := p.expect(LParen, "expected '('"); err != nil {
+		return err
+	}
+	if p.consumeIf(RParen) {
+		return nil
+	}
+	for {
+		t, err := p.parseType()
+		if err != nil {
+			return err
+		}
+		p.st.typeStack = append(p.st.typeStack, t)
+		if !p.consumeIf(Comma) {
+			return p.expect(RParen, "expected ')'")
+		}
+	}
 }
 
 // parseIntegerInDimensionList parses a dimension size. A hex literal such

@@ -1,12 +1,15 @@
 // Command ipu-parse-bench measures parse, verify and print of a large
 // generic-form file against mlir-opt-19, side by side:
 //
-//	ipu-parse-bench [--size 30] [--file path] [--mlir-opt mlir-opt-19] [--generic] [--runs 5]
+//	ipu-parse-bench [--size 30] [--kind compiler,importer] [--file path] [--mlir-opt mlir-opt-19] [--generic] [--runs 5]
 //	ipu-parse-bench --file path [--cpuprofile cpu.out] [--memprofile mem.out]
 //
-// It generates a deterministic file of --size MB shaped like what model
-// compilers hand to mlir-opt (see gen.go) unless --file names an existing
-// one, then runs our pipeline (the tools' loader, which parses and
+// It generates deterministic files of --size MB, one per --kind: the
+// "compiler" file is shaped like what model compilers hand to mlir-opt
+// (gen.go), the "importer" file like an importer's output, where almost
+// every op has types of its own (gen_types.go). --file names an existing
+// file instead (generated as the first kind when missing). For each file
+// it runs our pipeline (the tools' loader, which parses and
 // verifies, then the printer, as ipu-opt runs them) and `mlir-opt-19
 // --allow-unregistered-dialect` (default threading) on it, each in a child
 // process so that peak resident memory (rusage maxrss) belongs to that
@@ -46,8 +49,9 @@ import (
 
 func main() {
 	fs := pflag.NewFlagSet("ipu-parse-bench", pflag.ContinueOnError)
-	size := fs.Float64("size", 30, "size of the generated file in MB")
-	file := fs.String("file", "", "input file (generated when missing; default: a temporary file)")
+	size := fs.Float64("size", 30, "size of each generated file in MB")
+	kinds := fs.StringSlice("kind", []string{"compiler", "importer"}, "generated files to measure: compiler (gen.go), importer (gen_types.go)")
+	file := fs.String("file", "", "input file (generated as the first --kind when missing; default: temporary files)")
 	mlirOpt := fs.String("mlir-opt", "mlir-opt-19", "mlir-opt binary to compare against (empty: skip)")
 	generic := fs.Bool("generic", false, "print the generic form (both tools) instead of the custom form")
 	gogc := fs.Int("gogc", 100, "GOGC of our child process")
@@ -84,7 +88,7 @@ func main() {
 			os.Exit(2)
 		}
 		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-			if err := writeGenerated(path, *size); err != nil {
+			if err := writeGenerated(path, (*kinds)[0], *size); err != nil {
 				fmt.Fprintln(os.Stderr, "ipu-parse-bench:", err)
 				os.Exit(1)
 			}
@@ -96,10 +100,34 @@ func main() {
 		}
 		return
 	}
-	if err := run(*size, *file, *mlirOpt, *generic, *gogc, *runs); err != nil {
-		fmt.Fprintln(os.Stderr, "ipu-parse-bench:", err)
-		os.Exit(1)
+	for _, k := range *kinds {
+		if generators[k] == nil {
+			fmt.Fprintf(os.Stderr, "ipu-parse-bench: unknown --kind %q (compiler, importer)\n", k)
+			os.Exit(2)
+		}
 	}
+	if len(*kinds) == 0 {
+		fmt.Fprintln(os.Stderr, "ipu-parse-bench: --kind names no file")
+		os.Exit(2)
+	}
+	if *file != "" {
+		*kinds = (*kinds)[:1]
+	}
+	for i, k := range *kinds {
+		if i > 0 {
+			fmt.Println()
+		}
+		if err := run(*size, k, *file, *mlirOpt, *generic, *gogc, *runs); err != nil {
+			fmt.Fprintln(os.Stderr, "ipu-parse-bench:", err)
+			os.Exit(1)
+		}
+	}
+}
+
+// generators are the files --kind names.
+var generators = map[string]func(io.Writer, int64, uint64) error{
+	"compiler": generate,
+	"importer": generateRandomTypes,
 }
 
 // phases is what the child reports.
@@ -108,6 +136,7 @@ type phases struct {
 	Ops           int
 	Parse, Output float64 // seconds; Parse includes verification, as mlir-opt's Parser phase does
 	ParsePeakRSS  int64   // bytes, VmHWM before printing (ours only)
+	LiveHeap      int64   // bytes of Go heap the module holds, measured after printing (ours only)
 	// CPU seconds (user+system, GC included) of each phase, ours only:
 	// steadier than wall time on a shared machine.
 	ParseCPU, OutputCPU float64
@@ -157,16 +186,22 @@ func runChild(path string, generic bool, cpuProfile, memProfile string) error {
 		return err
 	}
 	t2, c2 := time.Now(), cpuTime()
+	// What the parsed module holds, once the parse's garbage is gone
+	// (after the timings: the collection is not part of them).
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
 	// The tools keep the source for diagnostics (as mlir-opt's SourceMgr
 	// does); so must the measurement.
 	runtime.KeepAlive(src)
+	runtime.KeepAlive(m)
 	ops := 0
 	m.Walk(func(*ir.Operation) ir.WalkResult { ops++; return ir.WalkAdvance })
 	return json.NewEncoder(os.Stdout).Encode(phases{
 		Bytes: int64(len(src)), Ops: ops,
 		Parse: t1.Sub(t0).Seconds(), Output: t2.Sub(t1).Seconds(),
-		ParsePeakRSS: hwm,
-		ParseCPU:     c1 - c0, OutputCPU: c2 - c1,
+		ParsePeakRSS: hwm, LiveHeap: int64(ms.HeapAlloc),
+		ParseCPU: c1 - c0, OutputCPU: c2 - c1,
 	})
 }
 
@@ -209,22 +244,27 @@ type pipeline struct {
 	best  *result
 }
 
-func run(sizeMB float64, path, mlirOpt string, generic bool, gogc, runs int) error {
+func run(sizeMB float64, kind, path, mlirOpt string, generic bool, gogc, runs int) error {
 	if path == "" {
-		f, err := os.CreateTemp("", "ipu-parse-bench-*.mlir")
+		f, err := os.CreateTemp("", "ipu-parse-bench-"+kind+"-*.mlir")
 		if err != nil {
 			return err
 		}
 		path = f.Name()
-		f.Close()
 		defer os.Remove(path)
-		if err := writeGenerated(path, sizeMB); err != nil {
+		err = generators[kind](f, int64(sizeMB*(1<<20)), 1)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
 			return err
 		}
 	} else if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		if err := writeGenerated(path, sizeMB); err != nil {
+		if err := writeGenerated(path, kind, sizeMB); err != nil {
 			return err
 		}
+	} else {
+		kind = "given file"
 	}
 	self, err := os.Executable()
 	if err != nil {
@@ -272,16 +312,16 @@ func run(sizeMB float64, path, mlirOpt string, generic bool, gogc, runs int) err
 	if generic {
 		form = "generic"
 	}
-	report(os.Stdout, path, form, gogc, *ours.best, m)
+	report(os.Stdout, kind, path, form, gogc, *ours.best, m)
 	return nil
 }
 
-func writeGenerated(path string, sizeMB float64) error {
-	f, err := os.Create(path)
+func writeGenerated(path, kind string, sizeMB float64) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return err
 	}
-	if err := generate(f, int64(sizeMB*(1<<20)), 1); err != nil {
+	if err := generators[kind](f, int64(sizeMB*(1<<20)), 1); err != nil {
 		f.Close()
 		return err
 	}
@@ -338,7 +378,7 @@ func parseMLIRTiming(_, stderr []byte) (phases, error) {
 	return ph, nil
 }
 
-func report(w io.Writer, path, form string, gogc int, ours result, theirs *result) {
+func report(w io.Writer, kind, path, form string, gogc int, ours result, theirs *result) {
 	mb := float64(ours.Bytes) / (1 << 20)
 	rate := func(sec float64) string {
 		if sec <= 0 {
@@ -346,7 +386,7 @@ func report(w io.Writer, path, form string, gogc int, ours result, theirs *resul
 		}
 		return fmt.Sprintf("%.1f MB/s", mb/sec)
 	}
-	fmt.Fprintf(w, "input: %s, %.1f MB, %d ops; printing the %s form (ours: GOGC=%d)\n\n", path, mb, ours.Ops, form, gogc)
+	fmt.Fprintf(w, "input (%s): %s, %.1f MB, %d ops; printing the %s form (ours: GOGC=%d)\n\n", kind, path, mb, ours.Ops, form, gogc)
 	fmt.Fprintf(w, "%-24s %12s %12s %12s %12s %8s\n", "phase", "ours (s)", "ours", "mlir-opt (s)", "mlir-opt", "ratio")
 	row := func(name string, o, m float64, haveM bool) {
 		if !haveM {
@@ -366,6 +406,7 @@ func report(w io.Writer, path, form string, gogc int, ours result, theirs *resul
 	row("whole run (CPU)", ours.cpu, m.cpu, have)
 	row("parse+verify (our CPU)", ours.ParseCPU, 0, false)
 	row("print (our CPU)", ours.OutputCPU, 0, false)
+	fmt.Fprintf(w, "%-24s %10.0f MB (source included)\n", "live heap after parse", float64(ours.LiveHeap)/(1<<20))
 	if ours.ParsePeakRSS > 0 {
 		fmt.Fprintf(w, "%-24s %10.0f MB\n", "peak RSS parse+verify", float64(ours.ParsePeakRSS)/(1<<20))
 	}
