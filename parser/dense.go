@@ -39,6 +39,12 @@ type tensorLiteral struct {
 
 func (p *parser) parseTensorLiteral(allowHex bool) (*tensorLiteral, error) {
 	lit := &tensorLiteral{}
+	if p.st.freeElems != nil {
+		// The elements of a literal are read, converted and dropped
+		// before the next literal's, but for one in the type after them
+		// (an encoding), which makes its own.
+		lit.elems, p.st.freeElems = p.st.freeElems[:0], nil
+	}
 	switch {
 	case allowHex && p.tok.Kind == String:
 		t := p.tok
@@ -182,8 +188,15 @@ func (p *parser) parseDenseElementsAttr(t ir.Type) (ir.Attribute, error) {
 	if err != nil {
 		return nil, err
 	}
-	return p.literalAttr(lit, st, loc)
+	a, err := p.literalAttr(lit, st, loc)
+	if cap(lit.elems) <= maxFreeElems {
+		p.st.freeElems = lit.elems[:0] // literalAttr keeps no element
+	}
+	return a, err
 }
+
+// maxFreeElems bounds the element list kept for the next literal.
+const maxFreeElems = 1 << 16
 
 // literalAttr converts a literal to elements of type st. Errors about the
 // literal as a whole are reported at loc (for dense<...>, the token after
@@ -261,7 +274,24 @@ func (p *parser) putIntElem(dst []byte, e literalElem, t ir.Type) error {
 		}
 		return nil
 	}
-	v, ok := buildInt(t, e.neg, p.text(e.tok))
+	text := p.text(e.tok)
+	if width, signed, _ := intWidth(t); width >= 1 && width <= 64 {
+		// Most elements: a word, no big.Int.
+		if u, fits := uint64Token(text); fits {
+			bits, ok := smallInt(u, width, signed, e.neg)
+			if !ok {
+				return p.errorAt(e.tok, "integer constant out of range for type")
+			}
+			if width < 64 {
+				bits &= 1<<width - 1
+			}
+			var b [8]byte
+			binary.LittleEndian.PutUint64(b[:], bits)
+			copy(dst, b[:])
+			return nil
+		}
+	}
+	v, ok := buildInt(t, e.neg, text)
 	if !ok {
 		return p.errorAt(e.tok, "integer constant out of range for type")
 	}

@@ -112,23 +112,34 @@ func buildInt(t ir.Type, negative bool, text []byte) (*big.Int, bool) {
 }
 
 func buildSmallInt(u uint64, width int, signed, negative bool) (*big.Int, bool) {
-	if width < 64 && u>>uint(width) != 0 {
+	bits, ok := smallInt(u, width, signed, negative)
+	if !ok {
 		return nil, false
+	}
+	if negative {
+		return big.NewInt(int64(bits)), true
+	}
+	return new(big.Int).SetUint64(bits), true
+}
+
+// smallInt checks a literal of magnitude u (negated when negative)
+// against an integer type of width 1 to 64, as buildInt does, and returns
+// its value's two's-complement bits.
+func smallInt(u uint64, width int, signed, negative bool) (uint64, bool) {
+	if width < 64 && u>>uint(width) != 0 {
+		return 0, false
 	}
 	top := uint64(1) << uint(width-1)
 	if negative {
 		if u == 0 || u > top {
-			return nil, false
+			return 0, false
 		}
-		if u == top && width == 64 {
-			return new(big.Int).Neg(new(big.Int).SetUint64(u)), true
-		}
-		return big.NewInt(-int64(u)), true
+		return -u, true
 	}
 	if signed && u&top != 0 {
-		return nil, false
+		return 0, false
 	}
-	return new(big.Int).SetUint64(u), true
+	return u, true
 }
 
 // floatLiteral is the value of a float token, rounded to a double first as

@@ -59,6 +59,8 @@ type state struct {
 	attrStack []ir.NamedAttr
 	// typeStack holds the types of the function types being parsed.
 	typeStack []ir.Type
+	// freeElems is the element list of the last dense literal, for the next.
+	freeElems []literalElem
 	ops       map[string]*opInfo // interned op names
 	names     map[string]string  // interned attribute names and strings
 
