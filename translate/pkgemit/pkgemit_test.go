@@ -88,6 +88,13 @@ func BenchmarkAttentionPackage(b *testing.B) {
 		b.ReportMetric(float64(len(data)), "bytes")
 	})
 	b.Run("read", func(b *testing.B) {
+		if data == nil { // -bench 'AttentionPackage/read' alone
+			pkg, err := pkgemit.Build(module, tg, opts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			data = pkg.Encode()
+		}
 		var sections []ipupkg.SectionInfo
 		for b.Loop() {
 			var err error
