@@ -320,6 +320,9 @@ func (m *ShardMap) checkBlockOrder() error {
 func (m *ShardMap) placeShards() error {
 	t := &m.Layout.Tiling
 	m.owner = make([]int64, t.TileCount)
+	if m.placeShardsStepping() {
+		return nil
+	}
 	for i := range m.owner {
 		m.owner[i] = -1
 	}
@@ -342,6 +345,54 @@ func (m *ShardMap) placeShards() error {
 		}
 	}
 	return nil
+}
+
+// placeShardsStepping is placeShards for the common layout, whose highest
+// tile lies below the tile count (so no sum saturates): it steps the
+// coordinates and the tile as an odometer instead of dividing and
+// multiplying for every shard (the planner builds shard maps for every
+// candidate plan it prices). It reports false, leaving placeShards to
+// place and to name the fault, when the layout is not of that kind or two
+// shards share a tile.
+func (m *ShardMap) placeShardsStepping() bool {
+	t := &m.Layout.Tiling
+	highest := satAdd(t.TileOffset, satMul(t.Replicas-1, m.replicaStride))
+	for i, s := range m.splits {
+		highest = satAdd(highest, satMul(s.tiling.Partitions-1, m.strides[i]))
+	}
+	if highest >= t.TileCount {
+		return false
+	}
+	for i := range m.owner {
+		m.owner[i] = -1
+	}
+	var coordsBuf [8]int64
+	coords := coordsBuf[:0]
+	if len(m.splits) > len(coordsBuf) {
+		coords = make([]int64, 0, len(m.splits))
+	}
+	coords = coords[:len(m.splits)]
+	base := t.TileOffset
+	for shard, shards := int64(0), t.ShardsPerReplica(); shard < shards; shard++ {
+		tile := base
+		for r := int64(0); r < t.Replicas; r++ {
+			if m.owner[tile] >= 0 {
+				return false
+			}
+			m.owner[tile] = shard*t.Replicas + r
+			tile += m.replicaStride
+		}
+		for i := range coords { // the first listed axis varies fastest
+			coords[i]++
+			base += m.strides[i]
+			if coords[i] < m.splits[i].tiling.Partitions {
+				break
+			}
+			base -= coords[i] * m.strides[i]
+			coords[i] = 0
+		}
+	}
+	return true
 }
 
 // coordsOf fills coords with the per-axis partition indices of a linear

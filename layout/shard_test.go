@@ -2,6 +2,7 @@ package layout
 
 import (
 	"errors"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -372,5 +373,84 @@ func TestDefaultLayout(t *testing.T) {
 		if _, err := NewShardMap(&l, c.shape, int64(tg.Tiles)); err != nil {
 			t.Errorf("DefaultLayout(%v) is not valid: %v", c.shape, err)
 		}
+	}
+}
+
+// Shards placed by stepping coordinates land where the per-shard formula
+// puts them, and layouts whose shards collide or overflow the tile count
+// are refused as the formula refuses them, over random tilings with
+// explicit and derived strides, replicas and offsets.
+func TestSteppedPlacementMatchesFormula(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	placed, refused := 0, 0
+	for trial := 0; trial < 3000; trial++ {
+		shape := []int64{1 + r.Int64N(40), 1 + r.Int64N(40), 1 + r.Int64N(40)}
+		var axes []AxisTiling
+		for _, fromEnd := range r.Perm(3)[:1+r.IntN(3)] {
+			a := NewAxis(fromEnd+1, 1+r.Int64N(min(shape[2-fromEnd], 6)))
+			if r.IntN(3) == 0 {
+				a.TileStride = r.Int64N(30)
+			}
+			axes = append(axes, a)
+		}
+		tl := Tiling{TileCount: 1 + r.Int64N(400), Replicas: 1 + r.Int64N(3), Axes: axes}
+		if r.IntN(3) == 0 {
+			tl.ReplicaStride = r.Int64N(60)
+		}
+		if r.IntN(3) == 0 {
+			tl.TileOffset = r.Int64N(tl.TileCount)
+		}
+		l := Layout{Order: Order{Kind: RowMajor}, MemoryClass: "M", Tiling: tl}
+		m, err := NewShardMap(&l, shape, 0)
+		// The formula, shard by shard, on a map built without placing.
+		f := &ShardMap{Layout: &l, Shape: shape, splits: nil}
+		for _, a := range tl.Axes {
+			s, serr := newAxisSplit(shape, a)
+			if serr != nil {
+				f = nil
+				break
+			}
+			f.splits = append(f.splits, s)
+		}
+		if f == nil || f.checkBlockOrder() != nil || satMul(tl.ShardsPerReplica(), tl.Replicas) > tl.TileCount {
+			if err == nil {
+				t.Fatalf("trial %d: %+v accepted, but its axes are refused", trial, tl)
+			}
+			refused++
+			continue
+		}
+		f.strides, f.replicaStride = tl.resolvedStrides()
+		f.owner = make([]int64, tl.TileCount)
+		for i := range f.owner {
+			f.owner[i] = -1
+		}
+		coords := make([]int64, len(f.splits))
+		var formulaErr error
+		for shard := int64(0); shard < tl.ShardsPerReplica() && formulaErr == nil; shard++ {
+			f.coordsOf(shard, coords)
+			for rep := int64(0); rep < tl.Replicas; rep++ {
+				tile := f.tileOf(coords, rep)
+				if tile >= tl.TileCount || f.owner[tile] >= 0 {
+					formulaErr = layoutErr("refused")
+					break
+				}
+				f.owner[tile] = shard*tl.Replicas + rep
+			}
+		}
+		if (err == nil) != (formulaErr == nil) {
+			t.Fatalf("trial %d: %+v: placement says %v, the formula %v", trial, tl, err, formulaErr)
+		}
+		if err != nil {
+			refused++
+			continue
+		}
+		if !slices.Equal(m.owner, f.owner) {
+			t.Fatalf("trial %d: %+v: owners differ", trial, tl)
+		}
+		placed++
+	}
+	t.Logf("%d layouts placed the same way, %d refused by both", placed, refused)
+	if placed < 300 || refused < 300 {
+		t.Fatalf("%d placed, %d refused: the trials do not cover both", placed, refused)
 	}
 }
