@@ -1,7 +1,9 @@
 package layout
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/ipuir/ipuir/elem"
@@ -215,6 +217,19 @@ type ShardMap struct {
 // mapping) and returns its shard map. maxTiles bounds the tile count (the
 // target's tile count; 0 for the bound used without a target).
 func NewShardMap(l *Layout, shape []int64, maxTiles int64) (*ShardMap, error) {
+	m, err := newUnplacedShardMap(l, shape, maxTiles)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.placeShards(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// newUnplacedShardMap is NewShardMap's checks and arithmetic without the
+// per-tile table: its work is proportional to the tensor's rank.
+func newUnplacedShardMap(l *Layout, shape []int64, maxTiles int64) (*ShardMap, error) {
 	if maxTiles <= 0 {
 		maxTiles = maxTilesWithoutTarget
 	}
@@ -257,10 +272,68 @@ func NewShardMap(l *Layout, shape []int64, maxTiles int64) (*ShardMap, error) {
 		return nil, layoutErr("%d shards × %d replicas need %d tiles but tile_count is %d", shards, t.Replicas, need, t.TileCount)
 	}
 	m.strides, m.replicaStride = t.resolvedStrides()
-	if err := m.placeShards(); err != nil {
-		return nil, err
-	}
 	return m, nil
+}
+
+// TileShard is the shard (its linear index, one replica's worth) that a
+// tile holds.
+type TileShard struct{ Tile, Shard int64 }
+
+// PlacedShards checks l against shape as NewShardMap does and returns the
+// tiles that hold a shard, in increasing order, with the shard each holds.
+// Unlike NewShardMap, its work and memory are proportional to the shards
+// it places, which must be at most limit (checked before any is placed),
+// not to the tile count: a package reader derives a buffer's pieces from
+// an untrusted layout with it, bounded by the bytes that describe them.
+// The map it returns answers BoxOf, not the per-tile queries.
+func PlacedShards(l *Layout, shape []int64, maxTiles, limit int64) (*ShardMap, []TileShard, error) {
+	m, err := newUnplacedShardMap(l, shape, maxTiles)
+	if err != nil {
+		return nil, nil, err
+	}
+	t := &l.Tiling
+	shards := t.ShardsPerReplica()
+	if n := satMul(shards, t.Replicas); n > limit {
+		return nil, nil, layoutErr("%d shards × %d replicas are more than the %d this layout may place", shards, t.Replicas, limit)
+	}
+	out := make([]TileShard, 0, shards*t.Replicas)
+	coords := make([]int64, len(m.splits))
+	for shard := int64(0); shard < shards; shard++ {
+		m.coordsOf(shard, coords)
+		for r := int64(0); r < t.Replicas; r++ {
+			tile := m.tileOf(coords, r)
+			if tile >= t.TileCount {
+				return nil, nil, layoutErr("shard %v (replica %d) maps to tile %d, beyond tile_count %d", coords, r, tile, t.TileCount)
+			}
+			out = append(out, TileShard{tile, shard})
+		}
+	}
+	byTile := func(a, b TileShard) int { return cmp.Compare(a.Tile, b.Tile) }
+	if !slices.IsSortedFunc(out, byTile) {
+		slices.SortStableFunc(out, byTile)
+	}
+	for i := 1; i < len(out); i++ {
+		if out[i].Tile == out[i-1].Tile {
+			a, b := make([]int64, len(coords)), make([]int64, len(coords))
+			m.coordsOf(out[i-1].Shard, a)
+			m.coordsOf(out[i].Shard, b)
+			return nil, nil, layoutErr("shards %v and %v both map to tile %d", a, b, out[i].Tile)
+		}
+	}
+	return m, out, nil
+}
+
+// BoxOf fills b, one span per tensor axis, with the data of the shard
+// with the given linear index, without allocating.
+func (m *ShardMap) BoxOf(shard int64, b Box) {
+	for i, n := range m.Shape {
+		b[i] = Span{0, n}
+	}
+	for i := range m.splits {
+		s := &m.splits[i]
+		b[s.axis] = s.span(shard % s.tiling.Partitions)
+		shard /= s.tiling.Partitions
+	}
 }
 
 func checkOrder(o Order, rank int) error {

@@ -454,3 +454,65 @@ func TestSteppedPlacementMatchesFormula(t *testing.T) {
 		t.Fatalf("%d placed, %d refused: the trials do not cover both", placed, refused)
 	}
 }
+
+// PlacedShards places and refuses exactly as NewShardMap does, and gives
+// every tile the box NewShardMap's BoxOnTile gives it; over its limit it
+// refuses before placing.
+func TestPlacedShardsMatchShardMap(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	placed, refused := 0, 0
+	for trial := 0; trial < 3000; trial++ {
+		shape := []int64{1 + r.Int64N(40), 1 + r.Int64N(40), 1 + r.Int64N(40)}
+		var axes []AxisTiling
+		for _, fromEnd := range r.Perm(3)[:1+r.IntN(3)] {
+			a := NewAxis(fromEnd+1, 1+r.Int64N(min(shape[2-fromEnd], 6)))
+			if r.IntN(3) == 0 {
+				a.TileStride = r.Int64N(30)
+			}
+			if r.IntN(4) == 0 {
+				a.BlockSize = 1 + r.Int64N(3)
+				a.PaddingMultiple = a.BlockSize
+			}
+			axes = append(axes, a)
+		}
+		tl := Tiling{TileCount: 1 + r.Int64N(400), Replicas: 1 + r.Int64N(3), Axes: axes}
+		if r.IntN(3) == 0 {
+			tl.ReplicaStride = r.Int64N(60)
+		}
+		if r.IntN(3) == 0 {
+			tl.TileOffset = r.Int64N(tl.TileCount)
+		}
+		l := Layout{Order: Order{Kind: RowMajor}, MemoryClass: "M", Tiling: tl}
+		m, err := NewShardMap(&l, shape, 0)
+		pm, tiles, perr := PlacedShards(&l, shape, 0, 1<<20)
+		if (err == nil) != (perr == nil) {
+			t.Fatalf("trial %d: %+v: NewShardMap says %v, PlacedShards %v", trial, tl, err, perr)
+		}
+		if err != nil {
+			refused++
+			continue
+		}
+		want := m.Tiles()
+		if len(tiles) != len(want) {
+			t.Fatalf("trial %d: %d tiles placed, want %d", trial, len(tiles), len(want))
+		}
+		box := make(Box, len(shape))
+		for i, ts := range tiles {
+			wantBox, _ := m.BoxOnTile(want[i])
+			pm.BoxOf(ts.Shard, box)
+			if ts.Tile != want[i] || box.String() != wantBox.String() {
+				t.Fatalf("trial %d: piece %d: tile %d box %v, want tile %d box %v", trial, i, ts.Tile, box, want[i], wantBox)
+			}
+		}
+		if n := int64(len(tiles)); n > 1 {
+			if _, _, err := PlacedShards(&l, shape, 0, n-1); err == nil {
+				t.Fatalf("trial %d: %d shards placed under a limit of %d", trial, n, n-1)
+			}
+		}
+		placed++
+	}
+	t.Logf("%d layouts placed the same way, %d refused by both", placed, refused)
+	if placed < 300 || refused < 300 {
+		t.Fatalf("%d placed, %d refused: the trials do not cover both", placed, refused)
+	}
+}

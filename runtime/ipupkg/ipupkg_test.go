@@ -110,7 +110,8 @@ func TestReadsOlderVersions(t *testing.T) {
 		file    string
 		version uint16
 		same    bool // reads as the current golden package
-	}{{"testdata/attention-tiny-v1.ipupkg", 1, false}, {"testdata/attention-tiny-v2.ipupkg", 2, true}, {"testdata/attention-tiny-v3.ipupkg", 3, true}} {
+	}{{"testdata/attention-tiny-v1.ipupkg", 1, false}, {"testdata/attention-tiny-v2.ipupkg", 2, true}, {"testdata/attention-tiny-v3.ipupkg", 3, true},
+		{"testdata/attention-tiny-v4.ipupkg", 4, true}} {
 		old, err := os.ReadFile(c.file)
 		if err != nil {
 			t.Fatal(err)
@@ -402,8 +403,9 @@ func TestListBoundsComeFromTheFields(t *testing.T) {
 	enc := func(fields func(w *codec)) []byte { w := newWriter(); fields(w); return w.b }
 	check("instructions", enc(func(w *codec) { instructionFields(w, &Instruction{Op: OpSync}) }), minSize(instructionFields),
 		func(c *codec) int { var v []Instruction; list(c, &v, "x", instructionFields); return len(v) })
-	check("buffers", enc(func(w *codec) { bufferFields(w, &Buffer{Elem: elem.I1}) }), minSize(bufferFields),
-		func(c *codec) int { var v []Buffer; list(c, &v, "x", bufferFields); return len(v) })
+	buffer := func(c *codec, b *Buffer) { bufferFields(c, &Package{}, b) }
+	check("buffers", enc(func(w *codec) { buffer(w, &Buffer{Elem: elem.I1}) }), minSize(buffer),
+		func(c *codec) int { var v []Buffer; list(c, &v, "x", buffer); return len(v) })
 	var prev Piece
 	pieces := func(c *codec, pc *Piece) { pieceFields(c, pc, &prev) }
 	check("pieces", enc(func(w *codec) { pieceFields(w, &Piece{}, &Piece{}) }), minSize(pieces),
@@ -417,8 +419,8 @@ func TestListBoundsComeFromTheFields(t *testing.T) {
 	if compared != 6*3 {
 		t.Fatalf("checked %d refusals", compared)
 	}
-	if got := minSize(bufferFields); got != 19 {
-		t.Errorf("a buffer's smallest encoding is %d bytes, want 19 (the hand count was 22)", got)
+	if got := minSize(buffer); got != 20 {
+		t.Errorf("a buffer's smallest encoding is %d bytes, want 20 (19 before version 5's pieces flag; the hand count was 22)", got)
 	}
 }
 
@@ -475,4 +477,88 @@ func TestPredictedRecordsRoundTrip(t *testing.T) {
 		compared += len(x.Transfers) + len(x.Segments)
 	}
 	t.Logf("%d transfers and segments read back as written", compared)
+}
+
+// Version 5 leaves out the tiles and boxes of pieces that follow their
+// buffer's layout (every buffer of the compiler's package), keeps them for
+// pieces that do not, and reads both back as written.
+func TestPiecesFromLayout(t *testing.T) {
+	real, _, err := Decode(realPackage(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	derived := 0
+	for i := range real.Buffers {
+		if !piecesFollowLayout(real, &real.Buffers[i]) {
+			t.Errorf("buffer %d (%s): the compiler's pieces do not follow its layout", i, real.Buffers[i].Name)
+		}
+		derived += len(real.Buffers[i].Pieces)
+	}
+	if derived == 0 {
+		t.Fatal("no piece compared")
+	}
+	p := small()
+	for i, want := range []bool{true, true, true, true} {
+		if got := piecesFollowLayout(p, &p.Buffers[i]); got != want {
+			t.Errorf("small buffer %d: follows its layout %v, want %v", i, got, want)
+		}
+	}
+	// A piece moved to another tile, a box cut short, a piece too many:
+	// each is written whole and read back as it was.
+	moved, cut, extra := small(), small(), small()
+	moved.Buffers[1].Pieces[0].Tile = 1
+	cut.Buffers[0].Pieces[1].Box = []Span{{2, 3}, {0, 8}}
+	extra.Buffers[1].Pieces = append(extra.Buffers[1].Pieces, Piece{Tile: 1, Address: 1056, Bytes: 64, Box: []Span{{0, 4}, {0, 8}}})
+	for name, q := range map[string]*Package{"moved": moved, "cut": cut, "extra": extra} {
+		if piecesFollowLayout(q, &q.Buffers[0]) && piecesFollowLayout(q, &q.Buffers[1]) {
+			t.Errorf("%s: taken as following its layout", name)
+		}
+		c := newWriter()
+		c.section = "buffers"
+		for i := range q.Buffers {
+			bufferFields(c, q, &q.Buffers[i])
+		}
+		r := &codec{b: c.b, version: FormatVersion, section: "buffers"}
+		back := make([]Buffer, len(q.Buffers))
+		for i := range back {
+			bufferFields(r, q, &back[i])
+		}
+		if r.err != nil || r.off != len(r.b) {
+			t.Fatalf("%s: %v, %d of %d bytes read", name, r.err, r.off, len(r.b))
+		}
+		if d := cmp.Diff(q.Buffers, back); d != "" {
+			t.Errorf("%s: read back differently (-written +read):\n%s", name, d)
+		}
+	}
+	t.Logf("%d pieces of the compiler's package derived from their layouts", derived)
+}
+
+// A reader derives pieces from a layout only within what the package and
+// the bytes left justify, and names the buffer when it cannot.
+func TestLayoutPiecesAreBounded(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		change func(p *Package, b *Buffer)
+		left   int
+		want   string
+	}{
+		{"more shards than bytes", func(p *Package, b *Buffer) {}, 3, "more than the 1 this layout may place"},
+		{"tile count beyond the package's", func(p *Package, b *Buffer) { b.Layout.TileCount = 3 }, 64, "exceeds the 2 tiles"},
+		{"no such class", func(p *Package, b *Buffer) { b.Class = 4 }, 64, "memory class"},
+		{"no tiles", func(p *Package, b *Buffer) { p.Tiles = 0 }, 64, "no tiles"},
+		{"two shards on a tile", func(p *Package, b *Buffer) {
+			p.Tiles, b.Layout.TileCount, b.Layout.Axes[0].TileStride, b.Layout.Replicas, b.Layout.ReplicaStride = 4, 4, 1, 2, 1
+		}, 64, "both map to tile 1"},
+		{"axis beyond the rank", func(p *Package, b *Buffer) { b.Layout.Axes[0].FromEnd = 1 << 40 }, 64, "does not exist"},
+		{"huge partitions", func(p *Package, b *Buffer) { b.Layout.Axes[0].Partitions = 1 << 40 }, 64, "partitions"},
+	} {
+		p := small()
+		b := &p.Buffers[0]
+		c.change(p, b)
+		r := &codec{b: make([]byte, c.left), version: FormatVersion, section: "buffers"}
+		r.layoutPieces(p, b)
+		if r.err == nil || !strings.Contains(r.err.Error(), c.want) || !strings.Contains(r.err.Error(), `buffer "x"`) {
+			t.Errorf("%s: %v, want an error naming buffer \"x\" and %q", c.name, r.err, c.want)
+		}
+	}
 }

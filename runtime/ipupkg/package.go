@@ -3,7 +3,7 @@
 // another machine, months later. It knows nothing of passes or IR: a
 // package is data, and Read treats every byte of it as untrusted.
 //
-// # File format (version 4)
+// # File format (version 5)
 //
 // All integers are little endian. A file is
 //
@@ -43,6 +43,7 @@ import (
 	"strconv"
 
 	"github.com/ipuir/ipuir/elem"
+	"github.com/ipuir/ipuir/layout"
 )
 
 // Magic starts every package.
@@ -64,9 +65,11 @@ const TrailerMagic = "IPUEND\x00\x00"
 // the parameters their tables already hold (an instruction's Dropped),
 // which read as absent; versions 1 to 3 stored pieces, transfers and
 // segments field by field, where version 4 stores them against their
-// neighbours (records.go).
+// neighbours; versions 1 to 4 store every piece's tile and box, which
+// version 5 derives from the buffer's layout where they follow it
+// (records.go).
 const (
-	FormatVersion       = 4
+	FormatVersion       = 5
 	OldestFormatVersion = 1
 )
 
@@ -159,6 +162,35 @@ type Axis struct {
 	Partitions, PaddingGroups, BlockSize, PaddingMultiple, ShardPadding int64
 	TileStride                                                          int64
 	Padding                                                             uint8 // 1 zero, 2 undefined
+}
+
+// LayoutOf is l as a package stores it (its memory class is the buffer's).
+func LayoutOf(l *layout.Layout) Layout {
+	out := Layout{Order: uint8(l.Order.Kind), RowBlock: l.Order.RowBlock, ColumnBlock: l.Order.ColumnBlock,
+		TileCount: l.Tiling.TileCount, TileOffset: l.Tiling.TileOffset, Replicas: l.Tiling.Replicas, ReplicaStride: l.Tiling.ReplicaStride}
+	for _, a := range l.Tiling.Axes {
+		out.Axes = append(out.Axes, Axis{FromEnd: int64(a.FromEnd), Partitions: a.Partitions, PaddingGroups: a.PaddingGroups,
+			BlockSize: a.BlockSize, PaddingMultiple: a.PaddingMultiple, ShardPadding: a.ShardPaddingMultiple, TileStride: a.TileStride, Padding: uint8(a.Padding)})
+	}
+	return out
+}
+
+// Tiled is the layout l stores, in the memory class named class: LayoutOf
+// undone. An axis FromEnd beyond an int is left for the layout's checks
+// to refuse.
+func (l *Layout) Tiled(class string) layout.Layout {
+	out := layout.Layout{Order: layout.Order{Kind: layout.OrderKind(l.Order), RowBlock: l.RowBlock, ColumnBlock: l.ColumnBlock},
+		MemoryClass: class,
+		Tiling:      layout.Tiling{TileCount: l.TileCount, TileOffset: l.TileOffset, Replicas: l.Replicas, ReplicaStride: l.ReplicaStride}}
+	for _, a := range l.Axes {
+		fromEnd := -1
+		if a.FromEnd >= 0 && a.FromEnd <= MaxRank {
+			fromEnd = int(a.FromEnd)
+		}
+		out.Tiling.Axes = append(out.Tiling.Axes, layout.AxisTiling{FromEnd: fromEnd, Partitions: a.Partitions, PaddingGroups: a.PaddingGroups,
+			BlockSize: a.BlockSize, PaddingMultiple: a.PaddingMultiple, ShardPaddingMultiple: a.ShardPadding, TileStride: a.TileStride, Padding: layout.Padding(a.Padding)})
+	}
+	return out
 }
 
 // Span is a half-open range of indices [Lo, Hi).

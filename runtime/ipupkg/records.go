@@ -12,7 +12,9 @@ import (
 // Version 4 stores pieces against the list's previous piece (integers as
 // deltas, boxes axis by axis) and transfers and segments against
 // predictions from the records before them (predict.go). Version 3 and
-// before store each field whole.
+// before store each field whole. Version 5 derives a buffer's pieces'
+// tiles and boxes from its layout where they follow it (as every buffer
+// the compiler writes does), storing only their addresses and sizes.
 
 // sections are the known sections in file order, with their contents.
 var sections = []struct {
@@ -22,7 +24,9 @@ var sections = []struct {
 }{
 	{SectionHeader, true, headerFields},
 	{SectionProgram, true, func(c *codec, p *Package) { list(c, &p.Program, "instructions", instructionFields) }},
-	{SectionBuffers, true, func(c *codec, p *Package) { list(c, &p.Buffers, "buffers", bufferFields) }},
+	{SectionBuffers, true, func(c *codec, p *Package) {
+		list(c, &p.Buffers, "buffers", func(c *codec, b *Buffer) { bufferFields(c, p, b) })
+	}},
 	{SectionTileImages, true, func(c *codec, p *Package) { list(c, &p.TileImages, "tile images", tileImageFields) }},
 	{SectionExchangeTables, true, func(c *codec, p *Package) { list(c, &p.Exchanges, "exchange tables", exchangeFields) }},
 	{SectionHostStreams, true, func(c *codec, p *Package) { list(c, &p.Streams, "host streams", streamFields) }},
@@ -89,7 +93,7 @@ func layoutFields(c *codec, l *Layout) {
 	})
 }
 
-func bufferFields(c *codec, b *Buffer) {
+func bufferFields(c *codec, p *Package, b *Buffer) {
 	c.string(&b.Name, "buffer name")
 	c.elemType(&b.Elem, "element type")
 	c.ints(&b.Shape, "shape")
@@ -110,7 +114,22 @@ func bufferFields(c *codec, b *Buffer) {
 		c.bytes(&b.Init.Data, "initial value")
 	}
 	var prev Piece
-	list(c, &b.Pieces, "pieces", func(c *codec, pc *Piece) { pieceFields(c, pc, &prev) })
+	fromLayout := false
+	if c.version >= 5 {
+		fromLayout = c.writing && piecesFollowLayout(p, b)
+		c.bool(&fromLayout)
+	}
+	if !fromLayout {
+		list(c, &b.Pieces, "pieces", func(c *codec, pc *Piece) { pieceFields(c, pc, &prev) })
+		return
+	}
+	if !c.writing {
+		c.layoutPieces(p, b)
+	}
+	for i := range b.Pieces {
+		c.delta(&b.Pieces[i].Address, &prev.Address)
+		c.delta(&b.Pieces[i].Bytes, &prev.Bytes)
+	}
 }
 
 func pieceFields(c *codec, pc, prev *Piece) {

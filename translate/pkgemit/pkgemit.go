@@ -267,18 +267,8 @@ func (b *builder) common(op *ir.Operation, name string) (ipupkg.Buffer, *layout.
 	if err != nil {
 		return ipupkg.Buffer{}, nil, op.EmitOpError("%v", err)
 	}
-	out := ipupkg.Buffer{Name: name, Elem: et, Shape: append([]int64(nil), rt.Dims...), Class: class, End: -1, Layout: layoutOf(l)}
+	out := ipupkg.Buffer{Name: name, Elem: et, Shape: append([]int64(nil), rt.Dims...), Class: class, End: -1, Layout: ipupkg.LayoutOf(l)}
 	return out, m, nil
-}
-
-func layoutOf(l *layout.Layout) ipupkg.Layout {
-	out := ipupkg.Layout{Order: uint8(l.Order.Kind), RowBlock: l.Order.RowBlock, ColumnBlock: l.Order.ColumnBlock,
-		TileCount: l.Tiling.TileCount, TileOffset: l.Tiling.TileOffset, Replicas: l.Tiling.Replicas, ReplicaStride: l.Tiling.ReplicaStride}
-	for _, a := range l.Tiling.Axes {
-		out.Axes = append(out.Axes, ipupkg.Axis{FromEnd: int64(a.FromEnd), Partitions: a.Partitions, PaddingGroups: a.PaddingGroups,
-			BlockSize: a.BlockSize, PaddingMultiple: a.PaddingMultiple, ShardPadding: a.ShardPaddingMultiple, TileStride: a.TileStride, Padding: uint8(a.Padding)})
-	}
-	return out
 }
 
 func (b *builder) add(v *ir.Value, buf ipupkg.Buffer, loc ir.Location) {
