@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"strings"
@@ -243,8 +244,8 @@ func TestONNXTextEncoderRuns(t *testing.T) {
 	for _, c := range []struct {
 		target                       string
 		tokens, vocab, hidden, heads int64
-	}{{"test16", 8, 48, 32, 2}, {"ipu21", 32, 256, 128, 4}} {
-		t.Run(c.target, func(t *testing.T) {
+	}{{"test16", 8, 48, 32, 2}, {"ipu21", 32, 256, 128, 4}, {"ipu21", 64, 32000, 256, 4}} {
+		t.Run(fmt.Sprintf("%s/vocabulary_%d", c.target, c.vocab), func(t *testing.T) {
 			if c.target == "ipu21" {
 				longSuite(t, "a model on the 1,472-tile chip")
 			}

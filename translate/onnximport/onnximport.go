@@ -121,6 +121,26 @@ func (k *konst) v() []float64 {
 	return k.vals
 }
 
+// allFinite reports whether every value of k is finite, without keeping
+// decoded raw data.
+func (k *konst) allFinite() bool {
+	if k.vals == nil && k.raw != nil {
+		c := numeric.CodecOf(k.rawElem)
+		for i := 0; i+c.Bytes <= len(k.raw); i += c.Bytes {
+			if v := c.Load(k.raw[i:]); math.IsInf(v, 0) || math.IsNaN(v) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, v := range k.vals {
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			return false
+		}
+	}
+	return true
+}
+
 // n is the number of k's values, without decoding them.
 func (k *konst) n() int {
 	if k.vals == nil && k.raw != nil {

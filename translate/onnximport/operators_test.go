@@ -11,6 +11,8 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/ipuir/ipuir/elem"
+	"github.com/ipuir/ipuir/eval"
 	"github.com/ipuir/ipuir/translate/onnximport"
 	pb "github.com/ipuir/ipuir/translate/onnximport/onnxpb"
 )
@@ -243,4 +245,94 @@ func TestBatchNormFoldsIntoConv(t *testing.T) {
 		}
 	}
 	near(t, "conv+bn", outs[0], want, 1e-4)
+}
+
+// Gather by indices known at run time from a table known at import (an
+// embedding lookup) is a one-hot matmul; from a table holding an infinity
+// it stays the select chain, which no 0·∞ can reach. Both give exactly
+// the looked-up values, along any axis, for negative indices and scalar
+// ones, and zeros for an index outside the axis.
+func TestGatherByIndicesAtRunTime(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	compared := 0
+	for _, c := range []struct {
+		name     string
+		shape    []int64
+		axis     int64
+		idxShape []int64
+		idx      []float64
+		infinity bool
+		matmul   bool
+	}{
+		{"embedding", []int64{40, 6}, 0, []int64{2, 3}, []float64{0, 39, -1, 7, 7, -40}, false, true},
+		{"middle axis", []int64{3, 5, 4}, 1, []int64{4}, []float64{4, 0, -2, 1}, false, true},
+		{"last axis, scalar index", []int64{2, 3, 6}, 2, nil, []float64{-3}, false, true},
+		{"outside the axis", []int64{5, 2}, 0, []int64{2}, []float64{5, 1}, false, true},
+		{"a table with an infinity", []int64{5, 2}, 0, []int64{3}, []float64{4, 0, 2}, true, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			n := 1
+			for _, d := range c.shape {
+				n *= int(d)
+			}
+			table := randoms(rng, n, 1)
+			if c.infinity {
+				table[1] = math.Inf(1)
+			}
+			m := model(13, []*pb.ValueInfoProto{intInput("i", c.idxShape...)}, []*pb.TensorProto{floats("x", c.shape, table)},
+				[]*pb.NodeProto{node("Gather", "n", []string{"x", "i"}, []string{"y"}, intAttr("axis", c.axis))}, "y")
+			text, err := onnximport.Import(m, onnximport.Options{File: "gather.onnx"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Contains(string(text), "tensor.matmul"); got != c.matmul {
+				t.Errorf("a matmul in the module: %v, want %v", got, c.matmul)
+			}
+			idxShape := make([]int, len(c.idxShape))
+			for i, d := range c.idxShape {
+				idxShape[i] = int(d)
+			}
+			ix, err := eval.FromValues(idxShape, elem.I64, c.idx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := run(t, m, onnximport.Options{File: "gather.onnx"}, ix)[0]
+			// The expected values, by index arithmetic: x's axes before the
+			// axis, the indices', then x's after it.
+			before, d, after := 1, int(c.shape[c.axis]), 1
+			for i, s := range c.shape {
+				if int64(i) < c.axis {
+					before *= int(s)
+				} else if int64(i) > c.axis {
+					after *= int(s)
+				}
+			}
+			var want []float64
+			for b := range before {
+				for _, f := range c.idx {
+					k := int(f)
+					if k < 0 {
+						k += d
+					}
+					for a := range after {
+						if k < 0 || k >= d {
+							want = append(want, 0)
+							continue
+						}
+						want = append(want, table[(b*d+k)*after+a])
+					}
+				}
+			}
+			if len(out.Data) != len(want) {
+				t.Fatalf("%d values, want %d (shape %v)", len(out.Data), len(want), out.Shape)
+			}
+			for i := range want {
+				if out.Data[i] != want[i] {
+					t.Fatalf("element %d: %v, want %v", i, out.Data[i], want[i])
+				}
+				compared++
+			}
+		})
+	}
+	t.Logf("%d looked-up elements compared exactly", compared)
 }

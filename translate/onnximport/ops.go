@@ -147,7 +147,7 @@ func init() {
 		"ConstantOfShape": since(takes(0, "folded", (*importer).constantOfShape), 9),
 		"Shape":           takes(1, "folded (an i64 constant)", (*importer).shapeOp),
 		"Size":            takes(1, "folded (an i64 scalar)", (*importer).size),
-		"Gather":          takes(2, "slices along the axis for constant indices (one per run of consecutive indices, concatenated); for indices known at run time, a select chain over the axis (where the index is i, the data's slice i; up to 4,096 positions)", (*importer).gather),
+		"Gather":          takes(2, "slices along the axis for constant indices (one per run of consecutive indices, concatenated); for indices known at run time from data known at import with finite floats (an embedding table), a one-hot matmul (hot[n, d]·table[d, rest], exact: 1·x plus zeros; −0 comes out as +0), else a select chain over the axis (where the index is i, the data's slice i; up to 4,096 positions)", (*importer).gather),
 		"Resize": since(converter{required: 1, optional: 3, doc: "per axis, nearest positions as slices of the input (exact), linear and cubic weights as a matmul by a constant matrix; every coordinate transformation mode and nearest mode, `exclude_outside`, `tf_crop_and_resize` with its extrapolation value (not `antialias`, `axes`, `keep_aspect_ratio_policy`)",
 			convert: (*importer).resize}, 10),
 		"Upsample":        since(converter{required: 1, optional: 1, doc: "Resize with asymmetric coordinates and nearest rounded down; scales as an attribute before opset 9", convert: (*importer).resize}, 7),

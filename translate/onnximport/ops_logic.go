@@ -296,12 +296,33 @@ func (c *calc) normIndices(idx *value, d int64) *value {
 	return c.sel(c.cmp(idx, c.k(idx, 0), "lt"), c.add(idx, c.k(idx, float64(d))), idx)
 }
 
-// gatherRuntime is Gather by indices known only at run time: for each
+// positions is the constant 0, 1, ..., d−1 of type et along axis of a
+// rank-r tensor whose other axes are 1: what indices are compared with to
+// make a one-hot mask.
+func positions(et elem.Type, r, axis int, d int64) *value {
+	shape := make([]int64, r)
+	for i := range shape {
+		shape[i] = 1
+	}
+	shape[axis] = d
+	vals := make([]float64, d)
+	for i := range vals {
+		vals[i] = float64(i)
+	}
+	return &value{elem: et, shape: shape, konst: &konst{vals: vals}}
+}
+
+// gatherRuntime is Gather by indices known only at run time. An embedding
+// lookup (data known at import, finite, of a float type the matmul
+// computes exactly here) is a one-hot matmul; anything else is, for each
 // position i of the axis, where the index is i, the data's slice i (a
 // select chain over the axis, exact for any value).
 func (im *importer) gatherRuntime(n *onnxpb.NodeProto, x, ix *value, axis int) error {
 	if ix.elem.IsFloat() {
 		return im.fail("indices of %v", ix.elem)
+	}
+	if gatherByMatmul(x, axis) {
+		return im.gatherOneHot(n, x, ix, axis)
 	}
 	d := x.shape[axis]
 	parts, err := im.axisSlices(x, axis, "Gather by indices known at run time")
@@ -339,6 +360,74 @@ func (im *importer) gatherRuntime(n *onnxpb.NodeProto, x, ix *value, axis int) e
 		acc = c.sel(c.cmp(idx, c.k(idx, float64(i)), "eq"), s, acc)
 	}
 	return c.done(n, acc)
+}
+
+// gatherByMatmul reports whether Gather from x along axis by indices
+// known at run time may be the one-hot matmul: x is known at import, of
+// f16, f32 or f64 (f64 is computed as f32), not empty along the axis, and
+// holds no infinity or NaN, since 0·∞ is NaN and a one-hot row would
+// spread it into every result. Then each result element is 1·x plus
+// zeros, exact in any accumulation order; only a −0 comes out as +0.
+func gatherByMatmul(x *value, axis int) bool {
+	switch {
+	case x.konst == nil || x.shape[axis] == 0:
+		return false
+	case x.elem != elem.F16 && x.elem != elem.F32 && x.elem != elem.F64:
+		return false
+	}
+	return x.konst.allFinite()
+}
+
+// gatherOneHot is Gather by indices known at run time as a one-hot
+// matmul: with x's axis moved to the front and the rest flattened, x is a
+// [d, r] table; hot [n, d] is 1 where the index (negative ones counted
+// from the end) is the position, else 0; hot·table is the n looked-up
+// rows [n, r], reshaped to the indices' shape followed by x's other axes
+// and moved to x's order. An index outside the axis gives a row of zeros,
+// as the select chain does. The table's rows are its layout's to place,
+// so an embedding of 32,000 tokens costs one matmul of n·d·r MACs on the
+// AMP, not d selects over the whole result.
+func (im *importer) gatherOneHot(n *onnxpb.NodeProto, x, ix *value, axis int) error {
+	d := x.shape[axis]
+	shape := append(append(slices.Clone(x.shape[:axis]), ix.shape...), x.shape[axis+1:]...)
+	if err := checkShape(shape); err != nil {
+		return im.fail("%v", err)
+	}
+	c := &calc{im: im}
+	// The table [d, r]: the axis first.
+	rest := append(slices.Clone(x.shape[:axis]), x.shape[axis+1:]...)
+	table := x
+	if axis != 0 {
+		perm := []int64{int64(axis)}
+		for i := range x.shape {
+			if i != axis {
+				perm = append(perm, int64(i))
+			}
+		}
+		table = c.transpose(x, perm)
+	}
+	r := rowmajor.Elements(rest)
+	table = c.reshape(table, []int64{d, r})
+	count := rowmajor.Elements(ix.shape)
+	idx := c.reshape(c.normIndices(ix, d), []int64{count, 1})
+	hot := c.sel(c.cmp(idx, positions(ix.elem, 2, 1, d), "eq"), splat(x.elem, nil, 1), splat(x.elem, nil, 0))
+	rows := c.matmul(hot, table)
+	// [indices..., rest...], then x's other axes back around the indices'.
+	v := c.reshape(rows, append(slices.Clone(ix.shape), rest...))
+	if axis != 0 {
+		q, perm := len(ix.shape), []int64{}
+		for i := range axis {
+			perm = append(perm, int64(q+i))
+		}
+		for i := range q {
+			perm = append(perm, int64(i))
+		}
+		for i := axis; i < len(rest); i++ {
+			perm = append(perm, int64(q+i))
+		}
+		v = c.transpose(v, perm)
+	}
+	return c.done(n, c.reshape(v, shape))
 }
 
 // gatherElements is GatherElements: out[..., j, ...] = x[..., idx[..., j,
@@ -417,16 +506,7 @@ func (im *importer) oneHot(n *onnxpb.NodeProto, in []*value) error {
 	c := &calc{im: im}
 	idx := c.normIndices(ix, d)
 	idx = c.reshape(idx, slices.Insert(slices.Clone(ix.shape), axis, 1))
-	iotaShape := make([]int64, r)
-	for i := range iotaShape {
-		iotaShape[i] = 1
-	}
-	iotaShape[axis] = d
-	iota := &value{elem: ix.elem, shape: iotaShape, konst: &konst{vals: make([]float64, d)}}
-	for i := range d {
-		iota.konst.v()[i] = float64(i)
-	}
-	hot := c.cmp(idx, iota, "eq")
+	hot := c.cmp(idx, positions(ix.elem, r, axis, d), "eq")
 	// off and on as scalars (known or not), broadcast by the select.
 	off, err := im.along(vals, 0, 0, 1, 1)
 	if err != nil {
@@ -457,20 +537,12 @@ func (im *importer) nll(x, t, w *value, ignore *int64, reduction string) (*value
 	c := &calc{im: im}
 	// hot [N, C, d...]: the label's class.
 	lab := c.reshape(t, slices.Insert(slices.Clone(t.shape), 1, 1))
-	iotaShape := make([]int64, len(x.shape))
-	for i := range iotaShape {
-		iotaShape[i] = 1
-	}
-	iotaShape[1] = C
-	iota := &value{elem: t.elem, shape: iotaShape, konst: &konst{vals: make([]float64, C)}}
-	for i := range C {
-		iota.konst.v()[i] = float64(i)
-	}
-	hot := c.cmp(lab, iota, "eq")
+	classes := positions(t.elem, len(x.shape), 1, C)
+	hot := c.cmp(lab, classes, "eq")
 	picked := c.reduce(c.sel(hot, x, c.k(x, 0)), []int64{1}, "sum", false)
 	var weight *value
 	if w != nil {
-		weight = c.reduce(c.sel(hot, c.reshape(w, iotaShape), c.k(x, 0)), []int64{1}, "sum", false)
+		weight = c.reduce(c.sel(hot, c.reshape(w, classes.shape), c.k(x, 0)), []int64{1}, "sum", false)
 	} else if c.err == nil {
 		weight = splat(x.elem, t.shape, 1)
 	}
