@@ -18,6 +18,10 @@ type Array struct {
 	Shape []int
 	Kind  elem.Type
 	Data  []float64
+	// Strs holds a string array's elements (NewStrings), whose Kind is
+	// elem.Invalid and Data nil: strings are values of the reference
+	// interpreter only, so no numeric kernel can take one for numbers.
+	Strs []string
 }
 
 // MaxElements bounds the size of any array a kernel creates, so that a
@@ -75,6 +79,16 @@ func (a *Array) Check() error {
 	if a == nil {
 		return fmt.Errorf("missing array")
 	}
+	if a.IsStrings() {
+		n, err := NumElements(a.Shape)
+		if err != nil {
+			return err
+		}
+		if n != len(a.Strs) || a.Data != nil {
+			return fmt.Errorf("string array of shape %s holds %d strings and %d numbers, want %d strings", ShapeString(a.Shape), len(a.Strs), len(a.Data), n)
+		}
+		return nil
+	}
 	if !a.Kind.Valid() {
 		return fmt.Errorf("invalid element kind %v", a.Kind)
 	}
@@ -100,7 +114,11 @@ func (a *Array) TypeString() string {
 		b.WriteString(strconv.Itoa(d))
 		b.WriteByte('x')
 	}
-	b.WriteString(a.Kind.String())
+	if a.IsStrings() {
+		b.WriteString(StringTypeName)
+	} else {
+		b.WriteString(a.Kind.String())
+	}
 	b.WriteByte('>')
 	return b.String()
 }

@@ -482,6 +482,9 @@ func tensorArray(t *onnximport.Tensor) (*eval.Array, error) {
 	for i, d := range t.Shape {
 		shape[i] = int(d)
 	}
+	if t.Strings != nil {
+		return eval.NewStrings(shape, t.Strings)
+	}
 	return eval.FromValues(shape, t.Elem, t.Values)
 }
 
@@ -498,8 +501,17 @@ func compareOutputs(got []*eval.Array, want []*onnximport.Tensor) (int, error) {
 		for k, d := range w.Shape {
 			shape[k] = int(d)
 		}
-		if g.Kind != w.Elem || !slices.Equal(g.Shape, shape) {
-			return n, fmt.Errorf("output %d is %v %v, expected %v %v", i, g.Kind, g.Shape, w.Elem, shape)
+		if g.IsStrings() != (w.Strings != nil) || g.Kind != w.Elem || !slices.Equal(g.Shape, shape) {
+			return n, fmt.Errorf("output %d is %s, expected %v %v", i, g.TypeString(), w.Elem, shape)
+		}
+		if g.IsStrings() {
+			for k, s := range g.Strs {
+				n++
+				if s != w.Strings[k] {
+					return n, fmt.Errorf("output %d element %d is %q, expected %q", i, k, s, w.Strings[k])
+				}
+			}
+			continue
 		}
 		worst, at := 0.0, -1
 		for k, x := range g.Data {

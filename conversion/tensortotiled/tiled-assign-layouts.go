@@ -63,6 +63,9 @@ func (p *TiledAssignLayouts) Run(module *ir.Operation, pc *passes.PassContext) e
 	if called != nil {
 		return called.EmitOpError("tiled-assign-layouts lays out whole functions and cannot change the types of a call")
 	}
+	if err := refuseStrings(module); err != nil {
+		return err
+	}
 	for _, fn := range functions(module) {
 		homes, err := homeLayouts(fn, tg)
 		if err != nil {
@@ -619,4 +622,37 @@ func sliceRange(op *ir.Operation) (int, int64, int64, bool) {
 		return 0, 0, in.Dims[0], true
 	}
 	return axis, off[axis], off[axis] + sizes[axis], true
+}
+
+// refuseStrings names the first function argument or op that holds
+// strings: only the reference interpreter computes on them, and no tile
+// has a representation for one (nor for the lengths a StringNormalizer
+// leaves to run time).
+func refuseStrings(module *ir.Operation) error {
+	const why = "holds strings, which only the reference interpreter computes on: no machine has a representation for them"
+	for _, fn := range functions(module) {
+		for _, r := range fn.Regions() {
+			for _, b := range r.Blocks() {
+				for i, a := range b.Arguments() {
+					if tensor.IsStringTensor(a.Type()) {
+						return fn.EmitOpError("argument #%d %s", i, why)
+					}
+				}
+			}
+		}
+	}
+	var bad *ir.Operation
+	module.Walk(func(op *ir.Operation) ir.WalkResult {
+		for _, v := range op.Results() {
+			if tensor.IsStringTensor(v.Type()) {
+				bad = op
+				return ir.WalkInterrupt
+			}
+		}
+		return ir.WalkAdvance
+	})
+	if bad != nil {
+		return bad.EmitOpError("%s", why)
+	}
+	return nil
 }

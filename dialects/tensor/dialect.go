@@ -61,7 +61,7 @@ const (
 func newSpecs() map[string]*opSpec {
 	specs := map[string]*opSpec{}
 	for _, group := range [][]*opSpec{constantSpecs(), elementwiseSpecs(), matmulSpecs(), reduceSpecs(),
-		normalizeSpecs(), movementSpecs()} {
+		normalizeSpecs(), movementSpecs(), stringSpecs()} {
 		for _, s := range group {
 			if specs[s.def.Name] != nil {
 				panic("BUG: tensor: op declared twice: " + s.def.Name)
@@ -170,6 +170,7 @@ var Dialect = &ir.Dialect{
 		"interpreter; see package eval for the arithmetic rules.",
 	Directives:          directives,
 	MaterializeConstant: materializeConstant,
+	Types:               []*ir.TypeDecl{stringTypeDecl},
 }
 
 // Register adds the tensor dialect to ctx. Registering it twice is an error.

@@ -49,6 +49,9 @@ func Evaluate(op *ir.Operation, args []*eval.Array) (*eval.Array, error) {
 // matchesType reports whether a has t's shape and element kind; a scalar
 // type matches a rank-0 array.
 func matchesType(a *eval.Array, t ir.Type) bool {
+	if IsStringTensor(t) || a.IsStrings() {
+		return matchesStrings(a, t)
+	}
 	k, ok := ElementKind(t)
 	if !ok || a.Kind != k {
 		return false

@@ -42,6 +42,21 @@ func CheckInput(a *eval.Array, t ir.Type) error {
 	if err := a.Check(); err != nil {
 		return err
 	}
+	if tensor.IsStringTensor(t) {
+		rt := t.(*ir.RankedTensorType)
+		if !a.IsStrings() || len(a.Shape) != len(rt.Dims) || ir.NumElements(rt.Dims) < 0 {
+			return fmt.Errorf("value of type '%s' given for an argument of type '%s'", a.TypeString(), ir.TypeString(t))
+		}
+		for i, d := range rt.Dims {
+			if int64(a.Shape[i]) != d {
+				return fmt.Errorf("value of type '%s' given for an argument of type '%s'", a.TypeString(), ir.TypeString(t))
+			}
+		}
+		return nil
+	}
+	if a.IsStrings() {
+		return fmt.Errorf("value of type '%s' given for an argument of type '%s'", a.TypeString(), ir.TypeString(t))
+	}
 	shape, k, err := shapeAndKind(t)
 	if err != nil {
 		return err

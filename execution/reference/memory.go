@@ -46,7 +46,9 @@ func newMemoryBudget(limit int64) *memoryBudget {
 
 // reserve takes the storage of a value of type t, or says why it does not
 // fit; what names the value in the message. A type the interpreter cannot
-// hold takes nothing: the code that meets it says why.
+// hold takes nothing: the code that meets it says why. Nor do strings,
+// whose bytes are their inputs' (no string op makes more strings than it
+// reads, and those are read whole before the run).
 func (b *memoryBudget) reserve(what string, t ir.Type) error {
 	shape, _, err := shapeAndKind(t)
 	if err != nil {

@@ -482,9 +482,9 @@ func (im *importer) declaredAs(out *onnxpb.ValueInfoProto, v *value) error {
 		return nil
 	}
 	if dt := tt.GetElemType(); dt != 0 {
-		et, err := im.elemType(dt)
+		et, err := im.elemOrString(dt)
 		if err != nil || et != v.elem {
-			return im.fail("graph output '%s' is declared %v, but the graph computes %v", out.GetName(), onnxpb.TensorProto_DataType(dt), v.elem)
+			return im.fail("graph output '%s' is declared %v, but the graph computes %s", out.GetName(), onnxpb.TensorProto_DataType(dt), elemName(v.elem))
 		}
 	}
 	if s := tt.GetShape(); s != nil {
@@ -494,7 +494,7 @@ func (im *importer) declaredAs(out *onnxpb.ValueInfoProto, v *value) error {
 			declared[i] = d.GetDimParam()
 			if d.Value != nil {
 				declared[i] = strconv.FormatInt(d.GetDimValue(), 10)
-				if !bad && d.GetDimValue() != v.shape[i] {
+				if !bad && v.shape[i] >= 0 && d.GetDimValue() != v.shape[i] {
 					bad = true
 				}
 			}
@@ -559,6 +559,9 @@ func (im *importer) pinGivenValues(g *onnxpb.GraphProto, inits map[string]*onnxp
 // givenValue is graph input name given at import as t: a constant of the
 // input's declared type.
 func (im *importer) givenValue(name string, et elem.Type, shape []int64, t *Tensor) (*value, error) {
+	if t.Strings != nil || et == stringElem {
+		return nil, im.fail("--input-value %s: strings are no values the importer folds (the module holds no string constants)", name)
+	}
 	if t.Elem != et {
 		return nil, im.fail("--input-value %s: the value is %v; the input is declared %v", name, t.Elem, et)
 	}
@@ -706,7 +709,7 @@ func (im *importer) valueType(vi *onnxpb.ValueInfoProto) (elem.Type, []int64, er
 	if tt == nil {
 		return 0, nil, im.fail("input '%s' is not a tensor", vi.GetName())
 	}
-	et, err := im.elemType(tt.GetElemType())
+	et, err := im.elemOrString(tt.GetElemType())
 	if err != nil {
 		return 0, nil, im.fail("input '%s': %v", vi.GetName(), err)
 	}
@@ -743,6 +746,21 @@ func (im *importer) valueType(vi *onnxpb.ValueInfoProto) (elem.Type, []int64, er
 		return 0, nil, im.fail("input '%s': %v", vi.GetName(), err)
 	}
 	return et, shape, nil
+}
+
+// stringElem marks an ONNX STRING value: a tensor of !tensor.string,
+// which the reference interpreter computes on and no machine does. Only
+// the operators in stringOps take one; elemType refuses STRING, so that
+// no numeric path meets it, and elemOrString lets strings in where they
+// may come: graph inputs and outputs, and Cast's target.
+const stringElem = elem.Invalid
+
+// elemOrString is elemType, with STRING as stringElem.
+func (im *importer) elemOrString(dt int32) (elem.Type, error) {
+	if onnxpb.TensorProto_DataType(dt) == onnxpb.TensorProto_STRING {
+		return stringElem, nil
+	}
+	return im.elemType(dt)
 }
 
 func (im *importer) elemType(dt int32) (elem.Type, error) {
@@ -797,10 +815,26 @@ func checkShape(shape []int64) error {
 func tensorType(et elem.Type, shape []int64) string {
 	parts := make([]string, 0, len(shape)+1)
 	for _, d := range shape {
+		if d < 0 {
+			parts = append(parts, "?") // known at run time (dynamicDim)
+			continue
+		}
 		parts = append(parts, strconv.FormatInt(d, 10))
 	}
-	return "tensor<" + strings.Join(append(parts, et.String()), "x") + ">"
+	return "tensor<" + strings.Join(append(parts, elemName(et)), "x") + ">"
 }
+
+// elemName spells an element type as the module does.
+func elemName(et elem.Type) string {
+	if et == stringElem {
+		return "!tensor.string"
+	}
+	return et.String()
+}
+
+// dynamicDim is a dimension known only at run time (a StringNormalizer's
+// length): only a graph output may have one.
+const dynamicDim = -1
 
 // loc is the current node's location.
 // loc is the location of the next op of the node being converted: line

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -335,4 +336,57 @@ func TestGatherByIndicesAtRunTime(t *testing.T) {
 		})
 	}
 	t.Logf("%d looked-up elements compared exactly", compared)
+}
+
+func stringInput(name string, dims ...int64) *pb.ValueInfoProto {
+	v := input(name, dims...)
+	v.Type.GetTensorType().ElemType = proto.Int32(int32(pb.TensorProto_STRING))
+	return v
+}
+
+// Strings at a model's edges: StringNormalizer, and Cast to and from
+// STRING, on the reference interpreter; an operator that takes numbers is
+// refused a string by name, and a length known only at run time goes
+// nowhere but to a graph output.
+func TestStrings(t *testing.T) {
+	words, err := eval.NewStrings([]int{5}, []string{"Monday", "tuesday", "MONDAY", "2.5", "wednesday"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := model(13, []*pb.ValueInfoProto{stringInput("x", 5)}, nil, []*pb.NodeProto{
+		node("StringNormalizer", "norm", []string{"x"}, []string{"y"}, strAttr("case_change_action", "UPPER"),
+			&pb.AttributeProto{Name: proto.String("stopwords"), Type: pb.AttributeProto_STRINGS.Enum(), Strings: [][]byte{[]byte("monday")}}),
+	}, "y")
+	out := run(t, m, onnximport.Options{File: "strings.onnx"}, words)[0]
+	if want := []string{"TUESDAY", "2.5", "WEDNESDAY"}; !slices.Equal(out.Strs, want) || !slices.Equal(out.Shape, []int{3}) {
+		t.Errorf("normalized to %v %q, want %q", out.Shape, out.Strs, want)
+	}
+	// Numbers to strings and back.
+	m = model(13, []*pb.ValueInfoProto{input("x", 2, 3)}, nil, []*pb.NodeProto{
+		node("Cast", "s", []string{"x"}, []string{"s"}, intAttr("to", int64(pb.TensorProto_STRING))),
+		node("Cast", "n", []string{"s"}, []string{"y"}, intAttr("to", int64(pb.TensorProto_FLOAT))),
+	}, "s", "y")
+	xs := []float64{0.25, -0.5, 0.75, -1, 1.25, -1.5}
+	outs := run(t, m, onnximport.Options{File: "strings.onnx"}, array(t, []int{2, 3}, xs))
+	if want := []string{"0.25", "-0.5", "0.75", "-1", "1.25", "-1.5"}; !slices.Equal(outs[0].Strs, want) || !slices.Equal(outs[1].Data, xs) {
+		t.Errorf("cast to %q and back to %v", outs[0].Strs, outs[1].Data)
+	}
+	for _, c := range []struct {
+		name  string
+		nodes []*pb.NodeProto
+		want  string
+	}{
+		{"a string to Add", []*pb.NodeProto{node("Add", "add", []string{"x", "x"}, []string{"y"})},
+			"input 0 'x' is a tensor of strings; Add takes numbers"},
+		{"a run-time length to Cast", []*pb.NodeProto{node("StringNormalizer", "norm", []string{"x"}, []string{"s"}),
+			node("Cast", "n", []string{"s"}, []string{"y"}, intAttr("to", int64(pb.TensorProto_FLOAT)))},
+			"input 0 's' has a length known only at run time (a StringNormalizer's); only a graph output may take it"},
+		{"a bad case change", []*pb.NodeProto{node("StringNormalizer", "norm", []string{"x"}, []string{"y"}, strAttr("case_change_action", "lower"))},
+			"case_change_action = 'lower' (LOWER, UPPER or NONE)"},
+	} {
+		m := model(13, []*pb.ValueInfoProto{stringInput("x", 5)}, nil, c.nodes, "y")
+		if _, err := onnximport.Import(m, onnximport.Options{File: "strings.onnx"}); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
 }

@@ -161,7 +161,7 @@ func (im *importer) cast(n *onnxpb.NodeProto, in []*value) error {
 			code = c
 		}
 	}
-	to, err := im.elemType(code)
+	to, err := im.elemOrString(code)
 	if err != nil {
 		return im.fail("%v", err)
 	}
@@ -182,6 +182,20 @@ func (im *importer) castTo(n *onnxpb.NodeProto, x *value, to elem.Type) error {
 func (im *importer) castValue(x *value, to elem.Type) (*value, error) {
 	if x.elem == to {
 		return x, nil
+	}
+	if x.elem == stringElem || to == stringElem {
+		// Numbers written as strings and strings read as numbers, on the
+		// reference interpreter (a constant is written out first: the
+		// module holds no string constants).
+		src, err := im.use(x)
+		if err != nil {
+			return nil, err
+		}
+		op := "string_format"
+		if x.elem == stringElem {
+			op = "string_parse"
+		}
+		return im.emit(to, x.shape, "tensor.%s %s : %s -> %s", op, src, tensorType(x.elem, x.shape), tensorType(to, x.shape)), nil
 	}
 	if x.konst != nil {
 		out := &value{elem: to, shape: x.shape, konst: &konst{vals: make([]float64, len(x.konst.v()))}}

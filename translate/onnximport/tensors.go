@@ -192,6 +192,9 @@ type Tensor struct {
 	Elem   elem.Type
 	Shape  []int64
 	Values []float64
+	// Strings holds a STRING tensor's elements (Elem is then
+	// elem.Invalid and Values nil).
+	Strings []string
 }
 
 // ReadTensor decodes a serialized TensorProto (a conformance test's
@@ -203,10 +206,30 @@ func ReadTensor(data []byte, file string) (*Tensor, error) {
 	if err := proto.Unmarshal(data, &t); err != nil {
 		return nil, fmt.Errorf("%s: not an ONNX TensorProto: %v", file, err)
 	}
+	if t.GetDataType() == int32(onnxpb.TensorProto_STRING) {
+		return readStrings(&t, file)
+	}
 	im := &importer{opts: Options{File: file, Dir: filepath.Dir(file)}}
 	v, err := im.tensorValue(&t)
 	if err != nil {
 		return nil, err
 	}
 	return &Tensor{Elem: v.elem, Shape: v.shape, Values: v.konst.v()}, nil
+}
+
+// readStrings is ReadTensor of a STRING tensor: its string_data, one
+// string an element (held in the message, so bounded by its size).
+func readStrings(t *onnxpb.TensorProto, file string) (*Tensor, error) {
+	shape := append([]int64(nil), t.GetDims()...)
+	if err := checkShape(shape); err != nil {
+		return nil, fmt.Errorf("%s: tensor '%s': %v", file, t.GetName(), err)
+	}
+	if n := rowmajor.Elements(shape); n != int64(len(t.GetStringData())) {
+		return nil, fmt.Errorf("%s: tensor '%s': %d strings for %d elements", file, t.GetName(), len(t.GetStringData()), n)
+	}
+	out := &Tensor{Shape: shape, Strings: make([]string, len(t.GetStringData()))}
+	for i, b := range t.GetStringData() {
+		out.Strings[i] = string(b)
+	}
+	return out, nil
 }
