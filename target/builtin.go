@@ -171,10 +171,25 @@ func t10MatmulFit(et elem.Type) MatmulFit {
 // dialect computes on them, division, is a software loop. Assumption: 32
 // cycles an element (a shift-and-subtract step a bit for 32 bits), which is
 // no less than a real routine would take.
+//
+// Binary64 (f64) has no hardware on the tile: a program that asks for it
+// (ipu.f64 = "binary64", docs/targets.md) computes it with software
+// routines on the workers' 32-bit integer units, one element at a time.
+// Source: the GCC library's binary64 routines on a 32-bit core without
+// floating-point hardware (ARM Cortex-M0, single-cycle memory), as
+// Qfplib-M0-full's comparison measures them: add 168 cycles, subtract 167,
+// multiply 377, divide 1,190, square root 1,305, logarithm 4,375, sine
+// 5,854, exponential 6,655, arctangent 9,973. Assumption: a worker runs
+// such a routine in as many of its issue slots (one instruction a slot),
+// so with six workers busy a tile spends that many cycles an element; each
+// class is charged its slowest routine (simple ops as the multiply, 377;
+// transcendental ones as the arctangent, 9,973), so no op is charged less
+// than its routine would take.
 func ipuVectorRates() []VectorRate {
 	return []VectorRate{
 		{Elem: elem.F16, Lanes: 4, SimpleCyclesPerVector: 1, TranscendentalCyclesPerVector: 4},
 		{Elem: elem.F32, Lanes: 2, SimpleCyclesPerVector: 1, TranscendentalCyclesPerVector: 4},
+		{Elem: elem.F64, Lanes: 1, SimpleCyclesPerVector: 377, TranscendentalCyclesPerVector: 9973},
 		{Elem: elem.I32, Lanes: 1, SimpleCyclesPerVector: 1, TranscendentalCyclesPerVector: integerDivideCycles},
 		{Elem: elem.I16, Lanes: 1, SimpleCyclesPerVector: 1, TranscendentalCyclesPerVector: integerDivideCycles},
 		{Elem: elem.I8, Lanes: 1, SimpleCyclesPerVector: 1, TranscendentalCyclesPerVector: integerDivideCycles},

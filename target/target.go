@@ -92,9 +92,11 @@ type CodeModel struct {
 }
 
 // ElemTypes are the element types the modelled machines compute on (in
-// the vocabulary of package et); the others (f64, i64, bf16, unsigned
-// integers) have no arithmetic on them.
-var ElemTypes = []elem.Type{elem.I1, elem.I8, elem.I16, elem.I32, elem.F16, elem.F32}
+// the vocabulary of package et); the others (i64, bf16, unsigned
+// integers) have no arithmetic on them. f64 is computed in software, one
+// element at a time (ipuVectorRates), and only where a program asks for
+// binary64; the AMP does not take it.
+var ElemTypes = []elem.Type{elem.I1, elem.I8, elem.I16, elem.I32, elem.F16, elem.F32, elem.F64}
 
 // Computes reports whether the modelled machines compute on e.
 func Computes(e elem.Type) bool { return slices.Contains(ElemTypes, e) }

@@ -125,7 +125,7 @@ func TestValidateRejectsInconsistentDescriptions(t *testing.T) {
 }
 
 func TestElemTypes(t *testing.T) {
-	for _, e := range []elem.Type{elem.I1, elem.I8, elem.I16, elem.I32, elem.F16, elem.F32} {
+	for _, e := range []elem.Type{elem.I1, elem.I8, elem.I16, elem.I32, elem.F16, elem.F32, elem.F64} {
 		got, err := ParseElemType(e.String())
 		if err != nil || got != e {
 			t.Errorf("ParseElemType(%q) = %v, %v", e.String(), got, err)
@@ -137,8 +137,19 @@ func TestElemTypes(t *testing.T) {
 			t.Errorf("%v.Bytes() = %d, want %d", e, e.Bytes(), b)
 		}
 	}
-	if _, err := ParseElemType("f64"); err == nil || !strings.Contains(err.Error(), "no arithmetic") {
-		t.Errorf("ParseElemType(f64) = %v; want an explanation that the targets lack it", err)
+	if _, err := ParseElemType("i64"); err == nil || !strings.Contains(err.Error(), "no arithmetic") {
+		t.Errorf("ParseElemType(i64) = %v; want an explanation that the targets lack it", err)
+	}
+	// Binary64 is software: one element at a time, each class at its
+	// slowest routine (ipuVectorRates' source), and no AMP.
+	for _, tg := range All() {
+		r, ok := tg.VectorRateFor(elem.F64)
+		if !ok || r.Lanes != 1 || r.SimpleCyclesPerVector != 377 || r.TranscendentalCyclesPerVector != 9973 {
+			t.Errorf("%s: f64 vector rate %+v", tg.Name, r)
+		}
+		if _, ok := tg.AMPRateFor(elem.F64); ok {
+			t.Errorf("%s: the AMP takes f64", tg.Name)
+		}
 	}
 	if _, err := ParseElemType("q7"); err == nil || !strings.Contains(err.Error(), "unknown element type") {
 		t.Errorf("ParseElemType(q7) = %v", err)
