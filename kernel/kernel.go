@@ -118,7 +118,20 @@ func FnFor(fn eval.Function) (*Fn, error) {
 	return nil, fmt.Errorf("no kernel computes %v: add a row for it to kernel.Fns", fn)
 }
 
-// Cycles is what one tile spends applying f to n elements of et.
+// PricedAs is the element type an elementwise op is charged at: its
+// result's, unless an operand is f64. Binary64 is software (a routine per
+// element), and the routine that reads the operand is the work whatever
+// the result holds: a comparison of doubles, or a conversion from f64 to
+// f32, is charged at binary64's rate, not at its i1 or f32 result's.
+func PricedAs(result elem.Type, operands ...elem.Type) elem.Type {
+	if slices.Contains(operands, elem.F64) {
+		return elem.F64
+	}
+	return result
+}
+
+// Cycles is what one tile spends applying f to n elements of et (the
+// type it is priced at, PricedAs).
 func (f *Fn) Cycles(t *target.Target, n int64, et elem.Type) (int64, error) {
 	var total int64
 	for _, pass := range []struct {

@@ -49,3 +49,24 @@ func TestCheckElems(t *testing.T) {
 	}
 	t.Logf("%d element-type rules checked", checked)
 }
+
+// An op that reads a double is priced at binary64's rate whatever it
+// makes; every other op at its result's type, as before.
+func TestPricedAs(t *testing.T) {
+	for _, c := range []struct {
+		result   elem.Type
+		operands []elem.Type
+		want     elem.Type
+	}{
+		{elem.I1, []elem.Type{elem.F64, elem.F64}, elem.F64},
+		{elem.F32, []elem.Type{elem.F64}, elem.F64},
+		{elem.F64, []elem.Type{elem.F32}, elem.F64},
+		{elem.F16, []elem.Type{elem.F32}, elem.F16},
+		{elem.I1, []elem.Type{elem.F32, elem.F32}, elem.I1},
+		{elem.F32, nil, elem.F32},
+	} {
+		if got := PricedAs(c.result, c.operands...); got != c.want {
+			t.Errorf("PricedAs(%v, %v) = %v, want %v", c.result, c.operands, got, c.want)
+		}
+	}
+}

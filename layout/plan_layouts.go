@@ -48,6 +48,9 @@ type Groups struct{ Row, Inner, Column int64 }
 func AMPGroups(t *target.Target, et elem.Type) (Groups, error) {
 	fit, ok := t.MatmulFitFor(et)
 	if !ok {
+		if et == elem.F64 {
+			return Groups{}, fmt.Errorf("target %s has no AMP matmul for f64 (binary64 is software, on the vector path; a module without ipu.f64 = \"binary64\" computes f64 as f32, on the AMP)", t.Name)
+		}
 		return Groups{}, fmt.Errorf("target %s has no AMP matmul for %v", t.Name, et)
 	}
 	return Groups{Row: int64(fit.RowGroup), Inner: int64(fit.InnerGroupBytes / et.Bytes()), Column: int64(fit.ColumnGroup)}, nil

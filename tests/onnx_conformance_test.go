@@ -86,7 +86,13 @@ type conformanceOutcome struct {
 	// device ran it too.
 	compared int
 	device   bool
-	ops      []string
+	// binary64 is what the device made of a program with doubles
+	// computed in binary64 in software: "" when it has none, "pass", or
+	// why not; beyondF32 says its doubles leave f32's range, so that it
+	// passes on the device only so.
+	binary64  string
+	beyondF32 bool
+	ops       []string
 	// larger is what the larger target made of a test test16 refused for
 	// its memory (IPUIR_CONFORMANCE_LARGER): "" when not tried, "pass",
 	// or why not.
@@ -149,12 +155,23 @@ func TestONNXConformance(t *testing.T) {
 		writeConformanceRefusals(t, listPath, tests, outcomes)
 	}
 	listed := readConformanceRefusals(t, listPath)
-	compared, onDevice := 0, 0
+	compared, onDevice, inBinary64, binary64Matmuls, beyondF32 := 0, 0, 0, 0, 0
 	for i, name := range tests {
 		o := outcomes[i]
 		compared += o.compared
 		if o.device {
 			onDevice++
+		}
+		switch {
+		case o.binary64 == "pass":
+			inBinary64++
+		case o.binary64 != "" && !strings.Contains(o.binary64, "no AMP matmul for f"):
+			t.Errorf("%s: refused with binary64 in software for another reason than the AMP's: %s", name, o.binary64)
+		case o.binary64 != "":
+			binary64Matmuls++
+		}
+		if o.device && o.beyondF32 {
+			beyondF32++
 		}
 		want, isListed := listed[name]
 		delete(listed, name)
@@ -196,7 +213,11 @@ func TestONNXConformance(t *testing.T) {
 			passed++
 		}
 	}
-	t.Logf("ONNX conformance: %d of %d tests pass on the reference interpreter, %d of them on the test16 device too; %d elements compared", passed, len(tests), onDevice, compared)
+	t.Logf("ONNX conformance: %d of %d tests pass on the reference interpreter, %d of them on the test16 device too (%d only with binary64 in software, their doubles beyond f32's range); %d elements compared", passed, len(tests), onDevice, beyondF32, compared)
+	t.Logf("ONNX conformance: %d programs with doubles also pass on test16 with binary64 in software; %d are refused so, for f64 matmuls (no AMP)", inBinary64, binary64Matmuls)
+	if inBinary64 == 0 && os.Getenv("IPUIR_CONFORMANCE_UPDATE") == "" {
+		t.Error("no program ran with binary64 in software")
+	}
 	for name, e := range conformanceErrata {
 		t.Logf("ONNX conformance: %s, an erratum: %s", name, e.why)
 	}
@@ -371,6 +392,23 @@ func runConformanceTest(dir string, tg, larger *target.Target) (out conformanceO
 
 	refusal, n, err := runConformanceOn(tg, string(text), runInputs, want)
 	out.compared += n
+	if err == nil && strings.Contains(string(text), "f64") {
+		// A program with doubles runs again with binary64 in software
+		// (ipu.f64 = "binary64", ipu-translate --f64=binary64): where its
+		// doubles leave f32's range this is how it runs at all, as the
+		// refusal says, and elsewhere it tests the software path.
+		binary64 := strings.Replace(string(text), `ipu.target = "`+tg.Name+`"`, `ipu.target = "`+tg.Name+`", ipu.f64 = "binary64"`, 1)
+		refusal64, n, err64 := runConformanceOn(tg, binary64, runInputs, want)
+		out.compared += n
+		out.binary64 = cmp.Or(refusal64, "pass")
+		if err64 != nil {
+			return wrong("device", "with binary64 in software: %v", err64)
+		}
+		if strings.Contains(refusal, "beyond the range of the f32 the device computes f64 in") {
+			refusal = refusal64
+			out.beyondF32 = true
+		}
+	}
 	switch {
 	case err != nil:
 		return wrong("device", "%v", err)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/target/irtarget"
 )
 
 // NarrowI64 computes the program's i64 values as i32 (the machines have no
@@ -38,7 +39,16 @@ func NarrowI64(root *ir.Operation) (int, error) {
 // rounds each input (refusing the same out-of-range values) and widens
 // each output, and --check compares the widened outputs with the f64
 // reference, so the precision lost is measured, not hidden.
+//
+// A program that needs binary64 (values beyond f32's range, or its
+// precision) says so on its module, ipu.f64 = "binary64" (irtarget.F64Attr): then
+// nothing is narrowed, and the tiles compute its f64 values in software,
+// one element at a time at the target's binary64 rates, never on the AMP.
 func NarrowF64(root *ir.Operation) (int, error) {
+	binary64, err := irtarget.KeepsBinary64(root)
+	if err != nil || binary64 {
+		return 0, err
+	}
 	ctx := root.Context()
 	return narrow(root, ctx.F64(), ctx.F32(), func(op *ir.Operation, d *ir.DenseElementsAttr, t ir.ShapedType) (ir.Attribute, error) {
 		vals := d.Float64s()

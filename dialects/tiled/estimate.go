@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/ipuir/ipuir/elem"
+	"github.com/ipuir/ipuir/elem/irelem"
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/kernel"
 	"github.com/ipuir/ipuir/layout"
@@ -62,7 +63,13 @@ func EstimateOp(op *ir.Operation, tg *target.Target) (Estimate, error) {
 		var et elem.Type
 		if m, et, err = shardMapOf(op.Result(0), tg); err == nil {
 			fn, _ := kernel.FnNamed(op.Attr(FnAttrName).(*ir.StringAttr).Val)
-			e.ComputeCycles, err = fn.Cycles(tg, m.MaxShardElements(), et)
+			var operands []elem.Type
+			for _, v := range op.Operands() {
+				if k, ok := irelem.Of(ir.ElementTypeOrSelf(v.Type())); ok {
+					operands = append(operands, k)
+				}
+			}
+			e.ComputeCycles, err = fn.Cycles(tg, m.MaxShardElements(), kernel.PricedAs(et, operands...))
 		}
 	case BroadcastOp:
 		var m *layout.ShardMap

@@ -50,6 +50,7 @@ import (
 	"github.com/ipuir/ipuir/execution/reference"
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/runtime/ipupkg"
+	"github.com/ipuir/ipuir/target/irtarget"
 )
 
 // Options tune a check.
@@ -523,13 +524,17 @@ func (c *checker) requireCheckpoints(body *ir.Block, hashes map[*ir.Value]uint64
 // convertsOnHostOnly says whether op is a conversion between two types
 // the machines compute in one (f64 and f32, bf16 and f32): the device holds
 // one value for both, the operand's, checked there, and the conversion
-// happens where the host reads an output.
+// happens where the host reads an output. A program that keeps binary64
+// (irtarget.KeepsBinary64) computes its conversions from f64 on the device.
 func convertsOnHostOnly(op *ir.Operation) bool {
 	if !op.Is(tensor.ConvertOp) || op.NumOperands() != 1 {
 		return false
 	}
 	from, ok1 := irelem.Of(ir.ElementTypeOrSelf(op.Operand(0).Type()))
 	to, ok2 := irelem.Of(ir.ElementTypeOrSelf(op.Result(0).Type()))
+	if binary64, _ := irtarget.KeepsBinary64(op); binary64 && (from == elem.F64 || to == elem.F64) {
+		return false
+	}
 	return ok1 && ok2 && ipupkg.ComputedAs(from) == ipupkg.ComputedAs(to)
 }
 

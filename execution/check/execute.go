@@ -126,7 +126,7 @@ func toDevice(a *eval.Array, s ipupkg.Stream, pkg *ipupkg.Package) (*eval.Array,
 		case dev == elem.I32 && (v < math.MinInt32 || v > math.MaxInt32):
 			return nil, fmt.Errorf("element %d is %d, beyond the i32 range [-2147483648, 2147483647] the device computes %v in", k, int64(v), s.Elem)
 		case dev == elem.F32 && !math.IsInf(v, 0) && math.Abs(v) > math.MaxFloat32:
-			return nil, fmt.Errorf("element %d is %g, beyond the range of the f32 the device computes %v in", k, v, s.Elem)
+			return nil, fmt.Errorf("element %d is %g, beyond the range of the f32 the device computes %v in (a program whose module says ipu.f64 = \"binary64\", or compiled with ipu-translate --f64=binary64, computes binary64 in software)", k, v, s.Elem)
 		}
 	}
 	return eval.Convert(a, dev)

@@ -533,7 +533,11 @@ func (s *session) compute(in ipupkg.Instruction, tile int) (int64, error) {
 		if err := d.scatter(out, tile, box, res); err != nil {
 			return 0, err
 		}
-		return fn.Cycles(d.tg, n, outBuf.Elem)
+		operandTypes := make([]elem.Type, len(args))
+		for j, a := range args {
+			operandTypes[j] = a.Kind
+		}
+		return fn.Cycles(d.tg, n, kernel.PricedAs(outBuf.Elem, operandTypes...))
 	case ipupkg.OpReduce:
 		red, err := kernel.ReductionNamed(in.Str(ipupkg.ParamFn))
 		if err != nil {

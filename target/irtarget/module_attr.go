@@ -59,3 +59,32 @@ func SetOnModule(module *ir.Operation, name string) error {
 	module.SetAttr(module.Context(), ModuleAttr, module.Context().String(name))
 	return nil
 }
+
+// F64Attr is the discardable attribute of a builtin.module that says how
+// its f64 values are computed: "f32", the default (as f32: at f32's speed,
+// range and precision; narrow-f64), or "binary64" (exactly, in software:
+// the target's binary64 rates, never on the AMP).
+//
+//	module attributes {ipu.target = "ipu21", ipu.f64 = "binary64"} { ... }
+const F64Attr = "ipu.f64"
+
+// KeepsBinary64 reports whether the module holding op (op itself, or its
+// nearest enclosing builtin.module) asks for binary64 (F64Attr); a value
+// other than "f32" or "binary64" is an error at the module.
+func KeepsBinary64(op *ir.Operation) (bool, error) {
+	module := op
+	for module != nil && !module.Is(ir.Module) {
+		module = module.ParentOp()
+	}
+	if module == nil {
+		return false, nil
+	}
+	a := module.Attr(F64Attr)
+	if a == nil {
+		return false, nil
+	}
+	if s, ok := a.(*ir.StringAttr); ok && (s.Val == "f32" || s.Val == "binary64") {
+		return s.Val == "binary64", nil
+	}
+	return false, module.EmitOpError("attribute '%s' is %s; it is \"f32\" (compute f64 as f32, the default) or \"binary64\" (compute binary64 in software)", F64Attr, ir.AttrString(a))
+}

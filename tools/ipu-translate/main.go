@@ -37,6 +37,7 @@ import (
 	"github.com/ipuir/ipuir/tools/targetflag"
 	"github.com/ipuir/ipuir/translate/exchangejson"
 	"github.com/ipuir/ipuir/translate/onnximport"
+	"github.com/ipuir/ipuir/translate/pkgemit"
 )
 
 // Version is the tool's version.
@@ -65,6 +66,7 @@ type translations struct {
 	memoryLimit    string
 	inputShapes    []string
 	inputValues    []string
+	f64            string
 	args           []string // the command line, for flags other extensions own
 	emitReport     string
 	compare        string
@@ -85,6 +87,7 @@ func (t *translations) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&t.weightsAsArgs, "weights-as-args", false, "With --import-onnx, make the initializers function arguments instead of constants")
 	fs.StringVar(&t.memoryLimit, "memory-limit", "4GiB", "With --import-onnx, the most memory the values folded at import may take (8 bytes an element), e.g. 512MiB or 16GiB")
 	fs.StringArrayVar(&t.inputShapes, "input-shape", nil, "With --import-onnx, the shape `NAME=D0,D1,...` of graph input NAME, pinning its free or symbolic dimensions (repeatable, one per input)")
+	fs.StringVar(&t.f64, "f64", "", "With --import-onnx and --emit-package, how the model's f64 values are computed (the module's `ipu.f64`): f32, the default (as f32: fast, within f32's range and precision), or binary64 (exactly, in software: hundreds of cycles an element, and no f64 matmul on the AMP)")
 	fs.StringArrayVar(&t.inputValues, "input-value", nil, "With --import-onnx, the value `NAME=FILE` (.npy, or a serialized ONNX TensorProto) of graph input NAME, which becomes a constant: for shapes, axes and indices that the graph takes as inputs (repeatable)")
 }
 
@@ -103,7 +106,7 @@ func (t *translations) importOptions() (onnximport.Options, error) {
 	if err != nil {
 		return onnximport.Options{}, err
 	}
-	return onnximport.Options{WeightsAsArgs: t.weightsAsArgs, MemoryLimit: int64(limit), InputShapes: pins, InputValues: values}, nil
+	return onnximport.Options{WeightsAsArgs: t.weightsAsArgs, MemoryLimit: int64(limit), InputShapes: pins, InputValues: values, F64: t.f64}, nil
 }
 
 // TranslateInput imports an ONNX model given where IR is expected, for
@@ -152,6 +155,12 @@ func (t *translations) Early(args []string, stdout io.Writer) (bool, int, error)
 			chosen++
 		}
 	}
+	if t.f64 != "" && t.f64 != "f32" && t.f64 != "binary64" {
+		return true, 2, fmt.Errorf("--f64=%s: expected f32 (compute f64 as f32) or binary64 (compute binary64 in software)", t.f64)
+	}
+	if t.f64 != "" && !t.emitPackage && t.importONNX == "" {
+		return true, 2, fmt.Errorf("--f64 applies to --import-onnx and --emit-package")
+	}
 	switch {
 	case chosen == 0:
 		return true, 2, fmt.Errorf("no translation chosen (--exchange-to-json, --emit-package, --dump-package, --import-onnx, --emit-report)")
@@ -185,6 +194,12 @@ func (t *translations) Process(*ir.Context, *ir.Operation, *optmain.Input) error
 
 func (t *translations) Emit(ctx *ir.Context, module *ir.Operation, in *optmain.Input, out io.Writer) (bool, error) {
 	if t.emitPackage {
+		if t.f64 != "" {
+			if pkgemit.HasTileAsm(module) {
+				return true, module.EmitError("--f64 chooses how a tensor-level module is compiled; this module is compiled already")
+			}
+			module.SetAttr(ctx, irtarget.F64Attr, ctx.String(t.f64))
+		}
 		return true, emitPackage(ctx, module, in, out)
 	}
 	if !t.exchangeToJSON {

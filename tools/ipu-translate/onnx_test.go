@@ -122,3 +122,39 @@ func TestImportONNXInputValues(t *testing.T) {
 		t.Errorf("malformed: exit %d, %s", code, errOut)
 	}
 }
+
+// --f64 writes the module's ipu.f64 at import, and a model of doubles
+// compiled with --f64=binary64 in one command keeps them on the tiles;
+// another value, or --f64 with a translation it does not apply to, is a
+// usage error.
+func TestF64Flag(t *testing.T) {
+	m := &pb.ModelProto{IrVersion: proto.Int64(8), OpsetImport: []*pb.OperatorSetIdProto{{Version: proto.Int64(17)}},
+		Graph: &pb.GraphProto{Name: proto.String("g"), Input: []*pb.ValueInfoProto{pb.TensorValueInfo("x", pb.TensorProto_DOUBLE, 4)},
+			Output: []*pb.ValueInfoProto{{Name: proto.String("y")}},
+			Node:   []*pb.NodeProto{{OpType: proto.String("Add"), Name: proto.String("add"), Input: []string{"x", "x"}, Output: []string{"y"}}}}}
+	wire, err := proto.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "doubles.onnx")
+	if err := os.WriteFile(path, wire, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runTool(t, "", "--import-onnx", path, "--target=test16", "--f64=binary64")
+	if code != 0 || !strings.Contains(out, `module attributes {ipu.target = "test16", ipu.f64 = "binary64"}`) {
+		t.Errorf("import: exit %d\n%s%s", code, out, errOut)
+	}
+	pkg := filepath.Join(t.TempDir(), "doubles.ipupkg")
+	if code, _, errOut := runTool(t, "", "--emit-package", path, "--target=test16", "--f64=binary64", "-o", pkg); code != 0 {
+		t.Fatalf("emit: exit %d: %s", code, errOut)
+	}
+	code, out, errOut = runTool(t, "", "--dump-package", pkg)
+	if code != 0 || !strings.Contains(out, `input #0 "x": f64 [4] in Test16Standard`) {
+		t.Errorf("the package does not keep f64 on the tiles: exit %d\n%s%s", code, out, errOut)
+	}
+	for _, bad := range [][]string{{"--import-onnx", path, "--f64=double"}, {"--dump-package", pkg, "--f64=binary64"}} {
+		if code, _, errOut := runTool(t, "", bad...); code != 2 || !strings.Contains(errOut, "--f64") {
+			t.Errorf("%v: exit %d: %s", bad, code, errOut)
+		}
+	}
+}

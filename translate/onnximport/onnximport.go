@@ -41,6 +41,9 @@ type Options struct {
 	Dir string
 	// Target, when set, is the module's ipu.target.
 	Target string
+	// F64, when set, is the module's ipu.f64: "f32" (compute f64 as f32,
+	// the default) or "binary64" (compute binary64 in software).
+	F64 string
 	// WeightsAsArgs makes initializers function arguments after the inputs.
 	WeightsAsArgs bool
 	// MemoryLimit bounds the values folded at import time (8 bytes an
@@ -434,8 +437,19 @@ func ImportText(model *onnxpb.ModelProto, opts Options) (*Text, error) {
 	}
 	var head strings.Builder
 	fmt.Fprintf(&head, "// Imported from %s by ipu-translate --import-onnx (opset %d).\n", filepath.Base(opts.File), im.opset)
+	var attrs []string
 	if opts.Target != "" {
-		fmt.Fprintf(&head, "module attributes {ipu.target = %s} {\n", quote(opts.Target))
+		attrs = append(attrs, "ipu.target = "+quote(opts.Target))
+	}
+	switch opts.F64 {
+	case "":
+	case "f32", "binary64":
+		attrs = append(attrs, "ipu.f64 = "+quote(opts.F64))
+	default:
+		return nil, fmt.Errorf("f64 = %q: it is f32 or binary64", opts.F64)
+	}
+	if len(attrs) > 0 {
+		fmt.Fprintf(&head, "module attributes {%s} {\n", strings.Join(attrs, ", "))
 	} else {
 		head.WriteString("module {\n")
 	}

@@ -12,14 +12,16 @@ import (
 // to f32 and refused beyond its range. The package's host streams keep
 // f64: a runner rounds each input and widens each output, and --check
 // measures the outputs against the f64 reference. It runs first in
-// lower-tensor-to-tiled; a program without f64 is unchanged.
+// lower-tensor-to-tiled; a program without f64 is unchanged, and so is one
+// whose module asks for binary64 (ipu.f64 = "binary64"), whose f64 values
+// the tiles then compute in software.
 type NarrowF64 struct {
 	NumNarrowed passes.Statistic `statistic:"num-narrowed" help:"Number of f64 values computed as f32"`
 }
 
 func (*NarrowF64) Name() string { return "narrow-f64" }
 func (*NarrowF64) Summary() string {
-	return "Compute f64 values as f32 (the machines have no binary64 arithmetic); constants must be within f32's range"
+	return "Compute f64 values as f32 (the machines have no binary64 hardware) unless the module asks for binary64 in software (ipu.f64 = \"binary64\"); constants must be within f32's range"
 }
 func (*NarrowF64) Anchor() string { return "" }
 
