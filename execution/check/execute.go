@@ -73,6 +73,10 @@ func Execute(dev device.Device, pkg *ipupkg.Package, inputs []*eval.Array, opts 
 			// Widened to the host's type (i64 computed as i32, f64 as f32).
 			out.Outputs[i], err = eval.Convert(out.Outputs[i], s.Elem)
 		}
+		if err == nil && s.Text {
+			// Written as the host holds it: strings (host-strings).
+			out.Outputs[i], err = eval.FormatNumbers(out.Outputs[i])
+		}
 		if err != nil {
 			return Device{}, nil, fmt.Errorf("output #%d: %v", i, err)
 		}
@@ -112,12 +116,20 @@ func (e *NarrowError) Error() string {
 
 func (e *NarrowError) Unwrap() error { return e.Err }
 
-// toDevice is a in the element type of stream s's buffer: itself, or an
+// toDevice is a in the element type of stream s's buffer: itself, an
 // i64 input narrowed to the i32 (an f64 one to the f32) the device
 // computes it in, every value checked to be within the narrow type's
-// range.
+// range, or a text stream's strings parsed into numbers.
 func toDevice(a *eval.Array, s ipupkg.Stream, pkg *ipupkg.Package) (*eval.Array, error) {
 	dev := pkg.Buffers[s.Buffer].Elem
+	switch {
+	case s.Text && !a.IsStrings():
+		return nil, fmt.Errorf("the stream takes strings (the host parses them into %v), but %s was given", dev, a.TypeString())
+	case s.Text:
+		return eval.ParseNumbers(a, dev)
+	case a.IsStrings():
+		return nil, fmt.Errorf("the stream takes %v, but strings were given", s.Elem)
+	}
 	if a.Kind == dev || a.Kind != s.Elem {
 		return a, nil
 	}

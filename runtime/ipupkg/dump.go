@@ -88,7 +88,11 @@ func Dump(w io.Writer, p *Package, sections []SectionInfo) error {
 			dir = "output"
 		}
 		b := p.Buffers[s.Buffer]
-		fmt.Fprintf(w, "  %s #%d %q: %v %v in %s, buffer %d (%s), %d pieces\n", dir, s.Index, s.Name, s.Elem, s.Shape,
+		text := ""
+		if s.Text {
+			text = " (text on the host)"
+		}
+		fmt.Fprintf(w, "  %s #%d %q: %v %v%s in %s, buffer %d (%s), %d pieces\n", dir, s.Index, s.Name, s.Elem, s.Shape, text,
 			p.Classes[b.Class].Name, s.Buffer, b.Name, len(b.Pieces))
 		for _, pc := range b.Pieces {
 			fmt.Fprintf(w, "    tile %d at %d (%d bytes): %s\n", pc.Tile, pc.Address, pc.Bytes, boxString(pc.Box))

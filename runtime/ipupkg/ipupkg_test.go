@@ -55,7 +55,7 @@ func small() *Package {
 		TileImages: []TileImage{{0, 512, 16, 176}, {0, 480, 16, 176}},
 		Exchanges: []Exchange{{Phase: 0, Transfers: []Transfer{{Operand: 0, Src: 1, Dst: []int{0}, Words: 8, Box: box(2, 4)}},
 			Horizon: 8, LowerBound: 8, Kind: "matching", Segments: []Segment{{0, 0, 8}}}},
-		Streams:     []Stream{{Name: "x", Index: 0, Elem: elem.F16, Shape: []int64{4, 8}, Buffer: 0}, {Name: "y", Output: true, Index: 0, Elem: elem.F16, Shape: []int64{4, 8}, Buffer: 1}},
+		Streams:     []Stream{{Name: "x", Index: 0, Elem: elem.F16, Shape: []int64{4, 8}, Buffer: 0}, {Name: "y", Output: true, Index: 0, Elem: elem.F16, Shape: []int64{4, 8}, Buffer: 1, Text: true}},
 		Checkpoints: []Checkpoint{{Name: "y", Buffer: 1, Line: 3, Column: 5}},
 		Source:      []byte("module {}\n"),
 		Metadata:    []Entry{{"pipeline", "builtin.module(lower-to-tile-asm)"}},

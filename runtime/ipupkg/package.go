@@ -330,6 +330,12 @@ type Stream struct {
 	Elem   elem.Type
 	Shape  []int64
 	Buffer int
+	// Text says the host holds this stream's values as strings (version
+	// 5): it reads each input string as a number of the buffer's type,
+	// and writes each output number as the shortest string that reads
+	// back as it (eval.ParseNumbers, eval.FormatNumbers), since no tile
+	// holds text. Elem is then the buffer's type.
+	Text bool
 }
 
 // Carries reports whether a stream of s's element type may have a buffer of

@@ -416,6 +416,9 @@ func (p *Package) checkStream(s Stream, seen map[[2]int]bool, written []bool) er
 	if !s.Carries(b.Elem) || !slices.Equal(s.Shape, b.Shape) {
 		return fmt.Errorf("%v %v, but its buffer holds %v %v", s.Elem, s.Shape, b.Elem, b.Shape)
 	}
+	if s.Text && s.Elem != b.Elem {
+		return fmt.Errorf("text read as %v, but its buffer holds %v", s.Elem, b.Elem)
+	}
 	if !s.Output {
 		switch {
 		case len(b.ViewOf) > 0:

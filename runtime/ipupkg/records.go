@@ -190,6 +190,9 @@ func streamFields(c *codec, s *Stream) {
 	c.elemType(&s.Elem, "element type")
 	c.ints(&s.Shape, "shape")
 	c.index(&s.Buffer, "buffer", math.MaxInt32)
+	if c.version >= 5 {
+		c.bool(&s.Text)
+	}
 }
 
 func checkpointFields(c *codec, cp *Checkpoint) {

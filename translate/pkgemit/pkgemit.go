@@ -94,11 +94,14 @@ func (o *Options) SetSource(text []byte, module *ir.Operation) {
 			return ir.WalkAdvance
 		}
 		o.InputElems, o.OutputElems = make([]elem.Type, len(fty.Inputs)), make([]elem.Type, len(fty.Results))
+		o.InputText, o.OutputText = make([]bool, len(fty.Inputs)), make([]bool, len(fty.Results))
 		for i, t := range fty.Inputs {
 			o.InputElems[i], _ = irelem.Of(ir.ElementTypeOrSelf(t))
+			o.InputText[i] = tensor.IsStringTensor(t)
 		}
 		for i, t := range fty.Results {
 			o.OutputElems[i], _ = irelem.Of(ir.ElementTypeOrSelf(t))
+			o.OutputText[i] = tensor.IsStringTensor(t)
 		}
 		o.InputNames = make([]string, len(fty.Inputs))
 		for i := range fty.Inputs {
@@ -129,6 +132,9 @@ func hostElem(elems []elem.Type, i int, device elem.Type) elem.Type {
 	return device
 }
 
+// text says whether stream i is one of the source's strings.
+func text(marks []bool, i int) bool { return i < len(marks) && marks[i] }
+
 // streamName is the name of stream i: the source's, or kind and i.
 func streamName(names []string, kind string, i int) string {
 	if i < len(names) && names[i] != "" {
@@ -153,6 +159,10 @@ type Options struct {
 	// streams, where the program computes them in another (i64 as i32, f64 as f32:
 	// narrow-i64, narrow-f64); Invalid where they are the buffer's.
 	InputElems, OutputElems []elem.Type
+	// InputText and OutputText mark the streams the source holds as
+	// strings, whose conversions host-strings moved to the host: the
+	// package's text streams.
+	InputText, OutputText []bool
 	// Metadata is recorded as given, then the module's estimate
 	// (tiled.summary) when it has one.
 	Metadata []ipupkg.Entry
@@ -180,7 +190,7 @@ func Build(module *ir.Operation, tg *target.Target, opts Options) (*ipupkg.Packa
 		return nil, memories[1].EmitOpError("a package holds one program; this module has %d", len(memories))
 	}
 	b := &builder{tg: tg, index: map[*ir.Value]int{}, inputNames: opts.InputNames, outputNames: opts.OutputNames,
-		inputElems: opts.InputElems, outputElems: opts.OutputElems, pkg: &ipupkg.Package{
+		inputElems: opts.InputElems, outputElems: opts.OutputElems, inputText: opts.InputText, outputText: opts.OutputText, pkg: &ipupkg.Package{
 			Compiler: opts.Compiler, Target: tg.Name, Tiles: tg.Tiles, SRAMBytes: tg.SRAMBytesPerTile, ExchangeBusPairs: tg.ExchangeBusPairs,
 			Source: opts.Source, Metadata: opts.Metadata}}
 	for _, c := range tg.MemoryClasses {
@@ -230,6 +240,7 @@ type builder struct {
 	// outputElems give their host types (Options).
 	inputNames, outputNames []string
 	inputElems, outputElems []elem.Type
+	inputText, outputText   []bool
 	tg                      *target.Target
 	pkg                     *ipupkg.Package
 	index                   map[*ir.Value]int // value → buffer
@@ -311,7 +322,8 @@ func (b *builder) buffer(op *ir.Operation) error {
 	}
 	if a, ok := op.Attr(tileasm.HostInputAttr).(*ir.IntegerAttr); ok {
 		b.pkg.Streams = append(b.pkg.Streams, ipupkg.Stream{Name: streamName(b.inputNames, "input", int(a.Int)),
-			Index: int(a.Int), Elem: hostElem(b.inputElems, int(a.Int), buf.Elem), Shape: buf.Shape, Buffer: len(b.pkg.Buffers)})
+			Index: int(a.Int), Elem: hostElem(b.inputElems, int(a.Int), buf.Elem), Shape: buf.Shape, Buffer: len(b.pkg.Buffers),
+			Text: text(b.inputText, int(a.Int))})
 	}
 	b.add(op.Result(0), buf, op.Loc())
 	return nil
@@ -533,7 +545,7 @@ func (b *builder) outputs(mem *ir.Operation) error {
 		}
 		buf := b.pkg.Buffers[k]
 		b.pkg.Streams = append(b.pkg.Streams, ipupkg.Stream{Name: streamName(b.outputNames, "output", i), Output: true, Index: i,
-			Elem: hostElem(b.outputElems, i, buf.Elem), Shape: buf.Shape, Buffer: k})
+			Elem: hostElem(b.outputElems, i, buf.Elem), Shape: buf.Shape, Buffer: k, Text: text(b.outputText, i)})
 	}
 	return nil
 }
