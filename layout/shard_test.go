@@ -380,27 +380,40 @@ func TestDefaultLayout(t *testing.T) {
 // puts them, and layouts whose shards collide or overflow the tile count
 // are refused as the formula refuses them, over random tilings with
 // explicit and derived strides, replicas and offsets.
+// randomLayout is a row-major layout of a random rank-3 shape over up to
+// 400 tiles: one to three tiled axes, some with tile strides, replicas
+// with and without a stride, a tile offset, and (with blocks) block
+// sizes; about half of them place their shards.
+func randomLayout(r *rand.Rand, blocks bool) (Layout, []int64) {
+	shape := []int64{1 + r.Int64N(40), 1 + r.Int64N(40), 1 + r.Int64N(40)}
+	var axes []AxisTiling
+	for _, fromEnd := range r.Perm(3)[:1+r.IntN(3)] {
+		a := NewAxis(fromEnd+1, 1+r.Int64N(min(shape[2-fromEnd], 6)))
+		if r.IntN(3) == 0 {
+			a.TileStride = r.Int64N(30)
+		}
+		if blocks && r.IntN(4) == 0 {
+			a.BlockSize = 1 + r.Int64N(3)
+			a.PaddingMultiple = a.BlockSize
+		}
+		axes = append(axes, a)
+	}
+	tl := Tiling{TileCount: 1 + r.Int64N(400), Replicas: 1 + r.Int64N(3), Axes: axes}
+	if r.IntN(3) == 0 {
+		tl.ReplicaStride = r.Int64N(60)
+	}
+	if r.IntN(3) == 0 {
+		tl.TileOffset = r.Int64N(tl.TileCount)
+	}
+	return Layout{Order: Order{Kind: RowMajor}, MemoryClass: "M", Tiling: tl}, shape
+}
+
 func TestSteppedPlacementMatchesFormula(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	placed, refused := 0, 0
 	for trial := 0; trial < 3000; trial++ {
-		shape := []int64{1 + r.Int64N(40), 1 + r.Int64N(40), 1 + r.Int64N(40)}
-		var axes []AxisTiling
-		for _, fromEnd := range r.Perm(3)[:1+r.IntN(3)] {
-			a := NewAxis(fromEnd+1, 1+r.Int64N(min(shape[2-fromEnd], 6)))
-			if r.IntN(3) == 0 {
-				a.TileStride = r.Int64N(30)
-			}
-			axes = append(axes, a)
-		}
-		tl := Tiling{TileCount: 1 + r.Int64N(400), Replicas: 1 + r.Int64N(3), Axes: axes}
-		if r.IntN(3) == 0 {
-			tl.ReplicaStride = r.Int64N(60)
-		}
-		if r.IntN(3) == 0 {
-			tl.TileOffset = r.Int64N(tl.TileCount)
-		}
-		l := Layout{Order: Order{Kind: RowMajor}, MemoryClass: "M", Tiling: tl}
+		l, shape := randomLayout(r, false)
+		tl := l.Tiling
 		m, err := NewShardMap(&l, shape, 0)
 		// The formula, shard by shard, on a map built without placing.
 		f := &ShardMap{Layout: &l, Shape: shape, splits: nil}
@@ -462,27 +475,8 @@ func TestPlacedShardsMatchShardMap(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	placed, refused := 0, 0
 	for trial := 0; trial < 3000; trial++ {
-		shape := []int64{1 + r.Int64N(40), 1 + r.Int64N(40), 1 + r.Int64N(40)}
-		var axes []AxisTiling
-		for _, fromEnd := range r.Perm(3)[:1+r.IntN(3)] {
-			a := NewAxis(fromEnd+1, 1+r.Int64N(min(shape[2-fromEnd], 6)))
-			if r.IntN(3) == 0 {
-				a.TileStride = r.Int64N(30)
-			}
-			if r.IntN(4) == 0 {
-				a.BlockSize = 1 + r.Int64N(3)
-				a.PaddingMultiple = a.BlockSize
-			}
-			axes = append(axes, a)
-		}
-		tl := Tiling{TileCount: 1 + r.Int64N(400), Replicas: 1 + r.Int64N(3), Axes: axes}
-		if r.IntN(3) == 0 {
-			tl.ReplicaStride = r.Int64N(60)
-		}
-		if r.IntN(3) == 0 {
-			tl.TileOffset = r.Int64N(tl.TileCount)
-		}
-		l := Layout{Order: Order{Kind: RowMajor}, MemoryClass: "M", Tiling: tl}
+		l, shape := randomLayout(r, true)
+		tl := l.Tiling
 		m, err := NewShardMap(&l, shape, 0)
 		pm, tiles, perr := PlacedShards(&l, shape, 0, 1<<20)
 		if (err == nil) != (perr == nil) {
