@@ -50,6 +50,12 @@ func FuzzImport(f *testing.F) {
 			[]*pb.NodeProto{node("If", "if", []string{"c"}, []string{"r"}, graphAttr("then_branch", branch("then", "a")), graphAttr("else_branch", branch("else", "b")))}, "r"),
 		model(11, []*pb.ValueInfoProto{input("s0", 2), input("x", 3, 2)}, nil, []*pb.NodeProto{node("Scan", "scan", []string{"s0", "x"}, []string{"s", "z"},
 			graphAttr("body", scanBody), intAttr("num_scan_inputs", 1))}, "s", "z"),
+		// Strings, and an embedding lookup (a one-hot matmul).
+		model(13, []*pb.ValueInfoProto{stringInput("x", 3)}, nil, []*pb.NodeProto{node("StringNormalizer", "n", []string{"x"}, []string{"y"},
+			strAttr("case_change_action", "LOWER"))}, "y"),
+		model(13, []*pb.ValueInfoProto{input("x", 2, 4)}, nil, []*pb.NodeProto{node("Cast", "c", []string{"x"}, []string{"y"}, intAttr("to", int64(pb.TensorProto_STRING)))}, "y"),
+		model(13, []*pb.ValueInfoProto{intInput("i", 3)}, []*pb.TensorProto{floats("t", []int64{5, 2}, []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10})},
+			[]*pb.NodeProto{node("Gather", "g", []string{"t", "i"}, []string{"y"})}, "y"),
 	} {
 		data, err := proto.Marshal(m)
 		if err != nil {
