@@ -188,14 +188,15 @@ func Signature(fn *ir.Operation, pkg *ipupkg.Package) error {
 			return fmt.Errorf("the function has %d %ss, but the package has %d %s streams", len(side.types), side.name, len(streams), side.name)
 		}
 		for i, s := range streams {
-			if s.Text {
-				// The host parses and formats text streams
-				// (host-strings); the checker compares numbers, and
-				// the reference's strings it cannot yet set against
-				// the device's numbers.
-				return fmt.Errorf("%s stream #%d (%s) is text the host converts, which --check does not compare yet: run the package without --check, and compare its outputs", side.name, i, s.Name)
-			}
 			rt, ok := side.types[i].(*ir.RankedTensorType)
+			if s.Text {
+				// Text the host parses or formats (host-strings): the
+				// source holds strings of the stream's shape.
+				if !ok || !tensor.IsStringTensor(rt) || !slices.Equal(rt.Dims, s.Shape) {
+					return fmt.Errorf("%s #%d is %s, but the package's %s stream #%d (%s) is text of shape %v", side.name, i, ir.TypeString(side.types[i]), side.name, i, s.Name, s.Shape)
+				}
+				continue
+			}
 			et, known := irelem.Of(ir.ElementTypeOrSelf(side.types[i]))
 			var dims []int64
 			if ok {
@@ -518,7 +519,7 @@ func (c *checker) requireCheckpoints(body *ir.Block, hashes map[*ir.Value]uint64
 			continue
 		}
 		l, ok := ir.FileLineColOf(op.Loc())
-		if !ok || checkpointed[[2]int{l.Line, l.Col}] || convertsOnHostOnly(op) {
+		if !ok || checkpointed[[2]int{l.Line, l.Col}] || convertsOnHostOnly(op) || convertsTextOnHost(op) {
 			continue
 		}
 		if from[hashes[r]] || c.mergedWithChecked(op) {
@@ -543,6 +544,24 @@ func convertsOnHostOnly(op *ir.Operation) bool {
 		return false
 	}
 	return ok1 && ok2 && ipupkg.ComputedAs(from) == ipupkg.ComputedAs(to)
+}
+
+// convertsTextOnHost says whether op is a string conversion the host
+// makes at a stream (host-strings): a string_parse of an argument, or a
+// string_format whose value is only returned.
+func convertsTextOnHost(op *ir.Operation) bool {
+	switch {
+	case op.Is(tensor.StringParseOp):
+		return op.Operand(0).IsBlockArgument()
+	case op.Is(tensor.StringFormatOp):
+		for _, u := range op.Result(0).Users() {
+			if !u.HasTrait(ir.TraitReturnLike) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // mergedWithChecked says whether a checkpointed op computes the same
@@ -587,6 +606,10 @@ func (c *checker) compareOutputs(results []tensor.Value, dev Device, check strin
 
 // compare compares a device's array with the reference's value.
 func (c *checker) compare(what, check string, got *eval.Array, want tensor.Value) {
+	if want.Array.IsStrings() || (got != nil && got.IsStrings()) {
+		c.compareStrings(what, check, got, want.Array)
+		return
+	}
 	if got == nil || len(got.Data) != len(want.Array.Data) {
 		n := 0
 		if got != nil {
@@ -657,6 +680,30 @@ func (c *checker) compare(what, check string, got *eval.Array, want tensor.Value
 	}
 }
 
+// compareStrings compares text (an output the host formats) exactly:
+// the host and the reference write numbers by the same rules.
+func (c *checker) compareStrings(what, check string, got, want *eval.Array) {
+	if got == nil || !got.IsStrings() || !want.IsStrings() || len(got.Strs) != len(want.Strs) {
+		c.problem("%s: the device's value is not the reference's %s", what, want.TypeString())
+		return
+	}
+	bad, first := 0, -1
+	for i, s := range got.Strs {
+		if s != want.Strs[i] {
+			if first < 0 {
+				first = i
+			}
+			bad++
+		}
+	}
+	c.rep.Compared += int64(len(got.Strs))
+	c.rep.Values = append(c.rep.Values, Compared{What: what, Check: check, Elements: len(got.Strs)})
+	if bad > 0 {
+		c.problem("%s (%s): %d of %d strings differ; the first, element %d, is %q on the device and %q in the reference",
+			what, check, bad, len(got.Strs), first, got.Strs[first], want.Strs[first])
+	}
+}
+
 // coord is row-major index i of shape as a multi-index.
 func coord(shape []int, i int) []int {
 	out := make([]int, len(shape))
@@ -688,6 +735,10 @@ func hashOf(a *eval.Array) uint64 {
 	var h maphash.Hash
 	h.SetSeed(seed)
 	var b [8]byte
+	for _, s := range a.Strs {
+		h.WriteString(s)
+		h.WriteByte(0)
+	}
 	for _, v := range a.Data {
 		u := math.Float64bits(v)
 		for k := range b {
