@@ -90,6 +90,9 @@ func FromNPY(a *npy.Array, t ir.Type) (*eval.Array, error) {
 	if err := a.Validate(); err != nil {
 		return nil, err
 	}
+	if tensor.IsStringTensor(t) || a.DType == npy.Unicode {
+		return stringsFromNPY(a, t)
+	}
 	shape, k, err := shapeAndKind(t)
 	if err != nil {
 		return nil, err
@@ -107,10 +110,35 @@ func FromNPY(a *npy.Array, t ir.Type) (*eval.Array, error) {
 	return &eval.Array{Shape: shape, Kind: k, Data: vals}, nil
 }
 
-// ToNPY converts a value to a .npy array of the dtype DTypeFor names.
+// stringsFromNPY is FromNPY of a string argument: NumPy's str arrays.
+func stringsFromNPY(a *npy.Array, t ir.Type) (*eval.Array, error) {
+	rt, ok := t.(*ir.RankedTensorType)
+	if !ok || !tensor.IsStringTensor(t) || a.DType != npy.Unicode {
+		return nil, fmt.Errorf("array is %v, but the argument has type '%s'", a, ir.TypeString(t))
+	}
+	if len(rt.Dims) != len(a.Shape) {
+		return nil, fmt.Errorf("array is %v, but the argument has type '%s'", a, ir.TypeString(t))
+	}
+	for i, d := range rt.Dims {
+		if int64(a.Shape[i]) != d {
+			return nil, fmt.Errorf("array is %v, but the argument has type '%s'", a, ir.TypeString(t))
+		}
+	}
+	vals, err := a.Strings()
+	if err != nil {
+		return nil, err
+	}
+	return eval.NewStrings(a.Shape, vals)
+}
+
+// ToNPY converts a value to a .npy array of the dtype DTypeFor names
+// (strings as NumPy's str arrays).
 func ToNPY(a *eval.Array) (*npy.Array, error) {
 	if err := a.Check(); err != nil {
 		return nil, err
+	}
+	if a.IsStrings() {
+		return npy.FromStrings(a.Shape, a.Strs)
 	}
 	return npy.FromFloat64s(DTypeFor(a.Kind), a.Shape, a.Data)
 }

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/ipuir/ipuir/numeric"
 )
@@ -22,10 +25,15 @@ type Array struct {
 	DType DType
 	Shape []int
 	Data  []byte
+	// Width is a Unicode array's code units per element (0 otherwise).
+	Width int
 }
 
 // New returns a zero-filled array of the given dtype and shape.
 func New(dtype DType, shape []int) (*Array, error) {
+	if dtype == Unicode {
+		return nil, fmt.Errorf("npy: a string array has a width: make it with FromStrings")
+	}
 	n, err := checkShape(dtype, shape)
 	if err != nil {
 		return nil, err
@@ -49,7 +57,10 @@ func (a *Array) Validate() error {
 	if err != nil {
 		return err
 	}
-	if want := n * a.DType.Size(); len(a.Data) != want {
+	if a.Width < 0 || a.Width > MaxUnicodeWidth || (a.DType != Unicode && a.Width != 0) {
+		return fmt.Errorf("npy: %v array with a width of %d", a, a.Width)
+	}
+	if want := n * elemBytes(a.DType, a.Width); len(a.Data) != want {
 		return fmt.Errorf("npy: %v array has %d data bytes, want %d", a, len(a.Data), want)
 	}
 	return nil
@@ -159,6 +170,9 @@ func FromBools(shape []int, values []bool) (*Array, error) {
 
 // newFor allocates an array for count values, which must match the shape.
 func newFor(dtype DType, shape []int, count int) (*Array, error) {
+	if dtype == Unicode {
+		return nil, fmt.Errorf("npy: numbers cannot make a string array")
+	}
 	n, err := checkShape(dtype, shape)
 	if err != nil {
 		return nil, err
@@ -174,6 +188,12 @@ func newFor(dtype DType, shape []int, count int) (*Array, error) {
 // nearest float64. The array must be valid (see Validate).
 func (a *Array) Float64s() []float64 {
 	out := make([]float64, a.Len())
+	if a.DType == Unicode {
+		for i := range out { // strings are no numbers: see Strings
+			out[i] = math.NaN()
+		}
+		return out
+	}
 	for i := range out {
 		out[i] = a.float64At(i)
 	}
@@ -181,11 +201,13 @@ func (a *Array) Float64s() []float64 {
 }
 
 // Float32s returns the elements converted to float32 (float64 values and
-// large integers are rounded to nearest).
+// large integers are rounded to nearest; strings are NaN).
 func (a *Array) Float32s() []float32 {
 	out := make([]float32, a.Len())
 	for i := range out {
-		if a.DType == Float32 {
+		if a.DType == Unicode {
+			out[i] = float32(math.NaN())
+		} else if a.DType == Float32 {
 			out[i] = math.Float32frombits(binary.LittleEndian.Uint32(a.Data[4*i:]))
 		} else {
 			out[i] = float32(a.float64At(i))
@@ -209,7 +231,7 @@ func (a *Array) F16Bits() ([]uint16, error) {
 // Int64s returns the elements of an integer or bool array as int64. A
 // uint64 element above math.MaxInt64 is an error, not a wrap.
 func (a *Array) Int64s() ([]int64, error) {
-	if a.DType.IsFloat() || !a.DType.Valid() {
+	if a.DType.IsFloat() || !a.DType.Valid() || a.DType == Unicode {
 		return nil, fmt.Errorf("npy: Int64s of a %v array", a.DType)
 	}
 	out := make([]int64, a.Len())
@@ -319,4 +341,68 @@ func getUint(b []byte) uint64 {
 func signExtend(u uint64, size int) int64 {
 	shift := 64 - 8*size
 	return int64(u<<shift) >> shift
+}
+
+// FromStrings returns a Unicode array holding vals, as NumPy stores
+// strings: each element as many UTF-32 code units as the longest string
+// has code points (at least one), padded with NULs. A string with a NUL
+// or invalid UTF-8 is refused: NumPy could not read it back the same.
+func FromStrings(shape []int, vals []string) (*Array, error) {
+	n, err := checkShape(Unicode, shape)
+	if err != nil {
+		return nil, err
+	}
+	if n != len(vals) {
+		return nil, fmt.Errorf("npy: shape %s holds %d elements, but %d strings were given", shapeString(shape), n, len(vals))
+	}
+	width := 1
+	for i, v := range vals {
+		if !utf8.ValidString(v) || strings.IndexByte(v, 0) >= 0 {
+			return nil, fmt.Errorf("npy: string %d is not NUL-free UTF-8", i)
+		}
+		width = max(width, utf8.RuneCountInString(v))
+	}
+	if width > MaxUnicodeWidth || n > math.MaxInt/(4*width) {
+		return nil, fmt.Errorf("npy: %d strings of %d code units are too large", n, width)
+	}
+	a := &Array{DType: Unicode, Width: width, Shape: slices.Clone(shape), Data: make([]byte, n*4*width)}
+	for i, v := range vals {
+		off := i * 4 * width
+		for _, r := range v {
+			binary.LittleEndian.PutUint32(a.Data[off:], uint32(r))
+			off += 4
+		}
+	}
+	return a, nil
+}
+
+// Strings returns the elements of a Unicode array, their trailing NULs
+// dropped as NumPy drops them; a code unit that is no Unicode scalar
+// value (a surrogate, or beyond U+10FFFF) is an error naming the element.
+func (a *Array) Strings() ([]string, error) {
+	if a.DType != Unicode {
+		return nil, fmt.Errorf("npy: Strings of a %v array", a.DType)
+	}
+	if err := a.Validate(); err != nil {
+		return nil, err
+	}
+	out := make([]string, a.Len())
+	var b strings.Builder
+	for i := range out {
+		b.Reset()
+		elemData := a.Data[i*4*a.Width : (i+1)*4*a.Width]
+		end := a.Width
+		for end > 0 && binary.LittleEndian.Uint32(elemData[4*(end-1):]) == 0 {
+			end--
+		}
+		for k := range end {
+			r := binary.LittleEndian.Uint32(elemData[4*k:])
+			if r > unicode.MaxRune || (r >= 0xD800 && r <= 0xDFFF) {
+				return nil, fmt.Errorf("npy: string element %d holds code unit %#x, which is no Unicode character", i, r)
+			}
+			b.WriteRune(rune(r))
+		}
+		out[i] = b.String()
+	}
+	return out, nil
 }

@@ -2,6 +2,7 @@ package npy
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/ipuir/ipuir/elem"
@@ -29,6 +30,34 @@ const (
 	Float32 = DType(elem.F32)
 	Float64 = DType(elem.F64)
 )
+
+// Unicode is NumPy's fixed-width string dtype, '<U{n}': each element n
+// UTF-32 code units, NUL-padded (np.array(["monday"]) is '<U6'). Its width
+// is the array's (Array.Width, Header.Width), not the dtype's; the numeric
+// accessors refuse it, and Strings and FromStrings convert.
+const Unicode = DType(0xFF)
+
+// MaxUnicodeWidth bounds a string dtype's width in code units, so that a
+// header cannot promise elements of gigabytes.
+const MaxUnicodeWidth = 1 << 20
+
+// elemBytes is the bytes one element of d takes: width UTF-32 code units
+// for Unicode.
+func elemBytes(d DType, width int) int {
+	if d == Unicode {
+		return 4 * width
+	}
+	return d.Size()
+}
+
+// descrOf is the descr NumPy writes for d (of width code units, for
+// Unicode).
+func descrOf(d DType, width int) string {
+	if d == Unicode {
+		return fmt.Sprintf("<U%d", width)
+	}
+	return d.Descr()
+}
 
 type dtypeInfo struct {
 	name string // NumPy's name, e.g. "float32"
@@ -73,18 +102,25 @@ func DTypeOf(e elem.Type) (DType, bool) {
 }
 
 // Valid reports whether d is one of the declared dtypes.
-func (d DType) Valid() bool { _, ok := dtypes[d]; return ok }
+func (d DType) Valid() bool { _, ok := dtypes[d]; return ok || d == Unicode }
 
 // String returns NumPy's name for the dtype ("float32", "bool", ...).
 func (d DType) String() string {
+	if d == Unicode {
+		return "str"
+	}
 	if d.Valid() {
 		return dtypes[d].name
 	}
 	return fmt.Sprintf("DType(%d)", uint8(d))
 }
 
-// Size returns the bytes per element, or 0 for an invalid DType.
+// Size returns the bytes per element (for Unicode, per code unit: an
+// element is Width of them), or 0 for an invalid DType.
 func (d DType) Size() int {
+	if d == Unicode {
+		return 4
+	}
 	if d.Valid() {
 		return d.Elem().Bytes()
 	}
@@ -114,11 +150,23 @@ func (d DType) Descr() string {
 // applicable) for one-byte types, which is what NumPy writes for them; '='
 // (native order) is rejected, since a file must not depend on the machine
 // that reads it.
-func parseDescr(descr string) (DType, bool, error) {
+func parseDescr(descr string) (DType, int, bool, error) {
 	if len(descr) < 3 {
-		return 0, false, formatErrorf("unsupported dtype descr %q (supported: %s)", descr, supportedDescrs())
+		return 0, 0, false, formatErrorf("unsupported dtype descr %q (supported: %s)", descr, supportedDescrs())
 	}
 	order, rest := descr[0], descr[1:]
+	if rest[0] == 'U' {
+		width, err := strconv.Atoi(rest[1:])
+		switch {
+		case err != nil || rest[1] == '+' || rest[1] == '-' || width < 0:
+			return 0, 0, false, formatErrorf("dtype descr %q: a string dtype is U and a width in code units, as in '<U6'", descr)
+		case width > MaxUnicodeWidth:
+			return 0, 0, false, formatErrorf("dtype descr %q: strings of %d code units, more than the %d read here", descr, width, MaxUnicodeWidth)
+		case order != '<' && order != '>':
+			return 0, 0, false, formatErrorf("dtype descr %q: unsupported byte order %q for a string dtype (want '<' or '>')", descr, order)
+		}
+		return Unicode, width, order == '>', nil
+	}
 	for _, d := range allDTypes() {
 		info, size := dtypes[d], d.Size()
 		if rest != fmt.Sprintf("%c%d", info.kind, size) {
@@ -126,17 +174,17 @@ func parseDescr(descr string) (DType, bool, error) {
 		}
 		switch {
 		case order == '<':
-			return d, false, nil
+			return d, 0, false, nil
 		case order == '>':
-			return d, size > 1, nil
+			return d, 0, size > 1, nil
 		case order == '|' && size == 1:
-			return d, false, nil
+			return d, 0, false, nil
 		case order == '|':
-			return 0, false, formatErrorf("dtype descr %q: byte order '|' is only for one-byte types; a %d-byte type needs '<' or '>'", descr, size)
+			return 0, 0, false, formatErrorf("dtype descr %q: byte order '|' is only for one-byte types; a %d-byte type needs '<' or '>'", descr, size)
 		}
-		return 0, false, formatErrorf("dtype descr %q: unsupported byte order %q (want '<', '>' or, for one-byte types, '|')", descr, order)
+		return 0, 0, false, formatErrorf("dtype descr %q: unsupported byte order %q (want '<', '>' or, for one-byte types, '|')", descr, order)
 	}
-	return 0, false, formatErrorf("unsupported dtype descr %q (supported: %s)", descr, supportedDescrs())
+	return 0, 0, false, formatErrorf("unsupported dtype descr %q (supported: %s)", descr, supportedDescrs())
 }
 
 func supportedDescrs() string {
@@ -144,5 +192,5 @@ func supportedDescrs() string {
 	for _, d := range allDTypes() {
 		names = append(names, d.Descr())
 	}
-	return strings.Join(names, " ") + ", and '>' for big-endian"
+	return strings.Join(names, " ") + ", <U{n} for strings, and '>' for big-endian"
 }

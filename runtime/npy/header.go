@@ -59,6 +59,7 @@ func (v Version) lengthFieldSize() int {
 type Header struct {
 	Version      Version
 	DType        DType
+	Width        int  // code units per element of a Unicode dtype
 	BigEndian    bool // the data is big-endian (descr '>' on a multi-byte type)
 	FortranOrder bool // the data is in Fortran (column-major) order
 	Shape        []int
@@ -74,7 +75,7 @@ func (h *Header) Len() int {
 }
 
 // DataBytes returns the number of data bytes the header promises.
-func (h *Header) DataBytes() int64 { return int64(h.Len()) * int64(h.DType.Size()) }
+func (h *Header) DataBytes() int64 { return int64(h.Len()) * int64(elemBytes(h.DType, h.Width)) }
 
 // FormatError is a malformed or unsupported .npy file.
 type FormatError struct{ Reason string }
@@ -188,7 +189,7 @@ func parseHeader(raw []byte, version Version) (*Header, error) {
 	descr := fields["descr"]
 	switch descr.kind {
 	case pyStr:
-		h.DType, h.BigEndian, err = parseDescr(descr.str)
+		h.DType, h.Width, h.BigEndian, err = parseDescr(descr.str)
 		if err != nil {
 			return nil, err
 		}
@@ -227,7 +228,7 @@ func parseHeader(raw []byte, version Version) (*Header, error) {
 	if !ok {
 		return nil, formatErrorf("shape %s has more elements than memory can address", shapeString(h.Shape))
 	}
-	if uint64(n) > uint64(math.MaxInt64-1)/uint64(h.DType.Size()) {
+	if size := elemBytes(h.DType, h.Width); size > 0 && uint64(n) > uint64(math.MaxInt64-1)/uint64(size) {
 		return nil, formatErrorf("shape %s of %v is more bytes than memory can address", shapeString(h.Shape), h.DType)
 	}
 	return h, nil
@@ -305,10 +306,10 @@ func shapeString(shape []int) string {
 // _write_array_header writes them. With version zero it chooses as np.save
 // does: 1.0 unless the header does not fit its 16-bit length, then 2.0 (the
 // header is ASCII, so 3.0 is never needed).
-func encodeHeader(dtype DType, shape []int, version Version) ([]byte, error) {
+func encodeHeader(descr string, shape []int, version Version) ([]byte, error) {
 	// Keys in sorted order, each value as Python's repr, each entry followed
 	// by ", ", then the spare room for growing the first axis.
-	text := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': %s, }", dtype.Descr(), shapeString(shape))
+	text := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': %s, }", descr, shapeString(shape))
 	if len(shape) > 0 {
 		text += strings.Repeat(" ", max(0, growthAxisMaxDigits-len(strconv.Itoa(shape[0]))))
 	}

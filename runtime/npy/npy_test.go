@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -139,7 +140,7 @@ func TestWriteMatchesNumPyBytes(t *testing.T) {
 func TestHeaderTextSpelledOut(t *testing.T) {
 	dict := "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }"
 	wantHeader := "\x93NUMPY\x01\x00\x76\x00" + dict + strings.Repeat(" ", 128-10-len(dict)-1) + "\n"
-	got, err := encodeHeader(Float32, []int{2, 3}, Version{})
+	got, err := encodeHeader(Float32.Descr(), []int{2, 3}, Version{})
 	if err != nil || string(got) != wantHeader {
 		t.Errorf("header = %q, %v\nwant     %q", got, err, wantHeader)
 	}
@@ -150,8 +151,8 @@ func TestHeaderTextSpelledOut(t *testing.T) {
 	}
 	// Growth room is measured from the first axis: a longer first axis takes
 	// the same header space.
-	short, _ := encodeHeader(Int8, []int{7}, Version{})
-	long, _ := encodeHeader(Int8, []int{123456789}, Version{})
+	short, _ := encodeHeader(Int8.Descr(), []int{7}, Version{})
+	long, _ := encodeHeader(Int8.Descr(), []int{123456789}, Version{})
 	if len(short) != len(long) || len(short)%64 != 0 {
 		t.Errorf("headers of (7,) and (123456789,) are %d and %d bytes; want equal multiples of 64", len(short), len(long))
 	}
@@ -320,3 +321,68 @@ func second(_ *Array, err error) error  { return err }
 func third(_ []uint16, err error) error { return err }
 func fourth(_ []bool, err error) error  { return err }
 func fifth(_ []int64, err error) error  { return err }
+
+// NumPy's str arrays ('<U6', '>U3', Fortran order) read as their strings,
+// and strings written read back, byte for byte as NumPy writes them.
+func TestStrings(t *testing.T) {
+	for _, c := range []struct {
+		file  string
+		shape []int
+		want  []string
+	}{
+		{"U6_2x2.npy", []int{2, 2}, []string{"monday", "été", "x", ""}},
+		{"U3be_2.npy", []int{2}, []string{"ab", "c"}},
+		{"U3_fortran_2x3.npy", []int{2, 3}, []string{"a", "bb", "ccc", "dd", "e", ""}},
+	} {
+		a, err := Decode(readFixture(t, c.file))
+		if err != nil {
+			t.Fatalf("%s: %v", c.file, err)
+		}
+		got, err := a.Strings()
+		if err != nil || !slices.Equal(got, c.want) || !slices.Equal(a.Shape, c.shape) || a.DType != Unicode {
+			t.Errorf("%s: %v %q, %v; want %v %q", c.file, a.Shape, got, err, c.shape, c.want)
+		}
+		if f := a.Float64s(); len(f) != len(c.want) || (len(f) > 0 && !math.IsNaN(f[0])) {
+			t.Errorf("%s: strings read as numbers %v", c.file, f)
+		}
+		if _, err := a.Int64s(); err == nil {
+			t.Errorf("%s: strings read as integers", c.file)
+		}
+	}
+	a, err := FromStrings([]int{2, 2}, []string{"monday", "été", "x", ""})
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := Encode(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(enc, readFixture(t, "U6_2x2.npy")) {
+		t.Errorf("FromStrings wrote other bytes than NumPy:\n%q", enc)
+	}
+	for _, bad := range [][]string{{"a\x00b"}, {"\xff"}} {
+		if _, err := FromStrings([]int{1}, bad); err == nil {
+			t.Errorf("%q written", bad)
+		}
+	}
+	if _, err := New(Unicode, []int{2}); err == nil {
+		t.Error("New made a string array without a width")
+	}
+	if _, err := FromFloat64s(Unicode, []int{1}, []float64{1}); err == nil {
+		t.Error("numbers made a string array")
+	}
+	// A surrogate is no character, and a width beyond the bound is no header.
+	sur := slices.Clone(readFixture(t, "U3be_2.npy"))
+	copy(sur[len(sur)-12:], []byte{0, 0, 0xD8, 0})
+	if a, err := Decode(sur); err != nil {
+		t.Fatal(err)
+	} else if _, err := a.Strings(); err == nil || !strings.Contains(err.Error(), "no Unicode character") {
+		t.Errorf("a surrogate read: %v", err)
+	}
+	for _, descr := range []string{"<U", "<U-1", "<U+3", "|U3", "<U99999999"} {
+		h, _ := wrapHeader(fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': (1,), }", descr), V1)
+		if _, err := Decode(h); err == nil {
+			t.Errorf("descr %q accepted", descr)
+		}
+	}
+}

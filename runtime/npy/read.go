@@ -106,7 +106,7 @@ func readData(r io.Reader, h *Header) ([]byte, error) {
 
 // normalise turns file data into an Array's layout: little-endian, C order.
 func normalise(h *Header, data []byte) *Array {
-	size := h.DType.Size()
+	size := h.DType.Size() // a string's code units swap one by one
 	if h.BigEndian {
 		for off := 0; off < len(data); off += size {
 			e := data[off : off+size]
@@ -115,10 +115,10 @@ func normalise(h *Header, data []byte) *Array {
 			}
 		}
 	}
-	if h.FortranOrder && len(h.Shape) > 1 {
-		data = fortranToC(data, h.Shape, size)
+	if n := elemBytes(h.DType, h.Width); h.FortranOrder && len(h.Shape) > 1 && n > 0 {
+		data = fortranToC(data, h.Shape, n)
 	}
-	return &Array{DType: h.DType, Shape: h.Shape, Data: data}
+	return &Array{DType: h.DType, Width: h.Width, Shape: h.Shape, Data: data}
 }
 
 // fortranToC reorders column-major element data into row-major order. In

@@ -17,7 +17,7 @@ func WriteVersion(w io.Writer, a *Array, v Version) error {
 	if err := a.Validate(); err != nil {
 		return err
 	}
-	header, err := encodeHeader(a.DType, a.Shape, v)
+	header, err := encodeHeader(descrOf(a.DType, a.Width), a.Shape, v)
 	if err != nil {
 		return err
 	}
@@ -33,7 +33,7 @@ func Encode(a *Array) ([]byte, error) {
 	if err := a.Validate(); err != nil {
 		return nil, err
 	}
-	header, err := encodeHeader(a.DType, a.Shape, Version{})
+	header, err := encodeHeader(descrOf(a.DType, a.Width), a.Shape, Version{})
 	if err != nil {
 		return nil, err
 	}

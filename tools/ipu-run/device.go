@@ -206,6 +206,17 @@ func streamInputs(o *options, pkg *ipupkg.Package) ([]*eval.Array, error) {
 		for i, d := range s.Shape {
 			shape[i] = int(d)
 		}
+		if s.Text {
+			// Text the host parses into the stream's numbers (check.Execute).
+			strs, err := a.Strings()
+			if err != nil || !slices.Equal(a.Shape, shape) {
+				return nil, fmt.Errorf("%s (%s) is %v, but the stream takes text of shape %v (a NumPy str array)", inputLabel(names, s.Index), files[s.Index], a, s.Shape)
+			}
+			if out[s.Index], err = eval.NewStrings(shape, strs); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if a.DType != reference.DTypeFor(s.Elem) || !slices.Equal(a.Shape, shape) {
 			return nil, fmt.Errorf("%s (%s) is %v, but the stream takes %v %v", inputLabel(names, s.Index), files[s.Index], a, s.Elem, s.Shape)
 		}

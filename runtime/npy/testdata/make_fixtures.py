@@ -125,3 +125,20 @@ write("legacy_py2_i4_2x3.npy",
 # pads a full 64 bytes (ARRAY_ALIGN - 0), not none. The zero dimension keeps
 # the data empty. np.save("f4_pad64.npy", np.zeros((0, 1, 1, 1) + (10,) * 8, dtype="<f4"))
 write("f4_pad64.npy", array_header("<f4", False, (0, 1, 1, 1) + (10,) * 8), b"")
+
+
+def utf32(strings, width, order="<"):
+    # NumPy's str dtype: each element width UTF-32 code units, NUL-padded.
+    out = b""
+    for s in strings:
+        units = [ord(c) for c in s] + [0] * (width - len(s))
+        out += struct.pack(order + "%dI" % width, *units)
+    return out
+
+
+# np.save("U6_2x2.npy", np.array([["monday", "été"], ["x", ""]]))
+write("U6_2x2.npy", array_header("<U6", False, (2, 2)), utf32(["monday", "été", "x", ""], 6))
+# np.save("U3be_2.npy", np.array(["ab", "c"], dtype=">U3"))
+write("U3be_2.npy", array_header(">U3", False, (2,)), utf32(["ab", "c"], 3, ">"))
+# np.save("U3_fortran_2x3.npy", np.asfortranarray(np.array([["a", "bb", "ccc"], ["dd", "e", ""]])))
+write("U3_fortran_2x3.npy", array_header("<U3", True, (2, 3)), utf32(["a", "dd", "bb", "e", "ccc", ""], 3))
