@@ -125,7 +125,7 @@ var lowerings = []struct {
 	{tiled.RelayoutOp, (*lowering).lowerRelayout},
 	{tiled.SliceOp, (*lowering).lowerSliceOrConcat},
 	{tiled.ConcatOp, (*lowering).lowerSliceOrConcat},
-	{tiled.CombineOp, func(l *lowering, op *ir.Operation) error { _, err := l.lowerCombine(op); return err }},
+	{tiled.CombineOp, func(l *lowering, op *ir.Operation) error { _, err := l.lowerCombine(op, nil); return err }},
 	{tiled.MatmulOp, (*lowering).lowerMatmul},
 }
 
@@ -196,15 +196,13 @@ func (l *lowering) lowerMatmul(op *ir.Operation) error {
 	combine := b.Create(&ir.OperationState{Name: tiled.CombineOpName, Loc: op.Loc(), Operands: partials.Results(),
 		ResultTypes: []ir.Type{sumType},
 		Attrs:       []ir.NamedAttr{{Name: tiled.FnAttrName, Value: l.ctx.String("sum")}, {Name: tiled.AxesAttrName, Value: l.ctx.DenseI64Array(0)}}})
-	result := combine.Result(0)
-	if out.Elem != f32 {
-		result = b.Create(&ir.OperationState{Name: tiled.ElementwiseOpName, Loc: op.Loc(), Operands: []*ir.Value{result},
-			ResultTypes: []ir.Type{out}, Attrs: []ir.NamedAttr{{Name: tiled.FnAttrName, Value: l.ctx.String("convert")}}}).Result(0)
+	result, err := l.lowerCombine(combine, out)
+	if err != nil {
+		return err
 	}
 	op.Result(0).ReplaceAllUsesWith(result)
 	op.Erase()
-	_, err = l.lowerCombine(combine)
-	return err
+	return nil
 }
 
 // sourceMaps returns per source the offsets and strides from result
@@ -388,8 +386,12 @@ func (l *lowering) buildPhase(b *ir.Builder, at *ir.Operation, sources []*ir.Val
 
 // lowerCombine gathers, on every tile of the result, the partials of its
 // shard (one phase), reduces them there (tiled.reduce over the combined
-// axes, now whole on each tile), and drops the axes (tiled.reshape).
-func (l *lowering) lowerCombine(op *ir.Operation) (*ir.Value, error) {
+// axes, now whole on each tile), and drops the axes (tiled.reshape). When
+// to is not nil (a matmul's f32 partial sums for a result of to's type),
+// the sum is converted to to's element type where it is reduced, before
+// the copy into the result's in-tile order, so that the copy moves the
+// narrow type (half the bytes for f16) and its value is the result.
+func (l *lowering) lowerCombine(op *ir.Operation, to *ir.RankedTensorType) (*ir.Value, error) {
 	in := op.Operand(0).Type().(*ir.RankedTensorType)
 	out := op.Result(0).Type().(*ir.RankedTensorType)
 	axes := op.Attr(tiled.AxesAttrName).(*ir.DenseArrayAttr).Ints
@@ -422,14 +424,23 @@ func (l *lowering) lowerCombine(op *ir.Operation) (*ir.Value, error) {
 	}
 	var v *ir.Value = b.Create(&ir.OperationState{Name: tiled.ReshapeOpName, Loc: op.Loc(), Operands: reduce.Results(),
 		ResultTypes: []ir.Type{tiled.WithLayout(l.ctx, &ir.RankedTensorType{Dims: out.Dims, Elem: out.Elem}, final)}}).Result(0)
+	resultType := out
+	if to != nil && to.Elem != out.Elem {
+		resultType = to
+		v = b.Create(&ir.OperationState{Name: tiled.ElementwiseOpName, Loc: op.Loc(), Operands: []*ir.Value{v},
+			ResultTypes: []ir.Type{tiled.WithLayout(l.ctx, &ir.RankedTensorType{Dims: out.Dims, Elem: to.Elem}, final)},
+			Attrs:       []ir.NamedAttr{{Name: tiled.FnAttrName, Value: l.ctx.String("convert")}}}).Result(0)
+	}
 	if !final.Equal(outLayout) {
 		if !final.SameDistribution(outLayout) {
 			return nil, op.EmitOpError("BUG: the combined result lands in %s, not where its layout %s puts it", &final, outLayout)
 		}
 		v = b.Create(&ir.OperationState{Name: tiled.RelayoutOpName, Loc: op.Loc(), Operands: []*ir.Value{v},
-			ResultTypes: []ir.Type{out}}).Result(0)
+			ResultTypes: []ir.Type{resultType}}).Result(0)
 	}
-	op.Result(0).ReplaceAllUsesWith(v)
+	if to == nil {
+		op.Result(0).ReplaceAllUsesWith(v)
+	}
 	op.Erase()
 	return v, nil
 }
@@ -521,11 +532,11 @@ func (l *lowering) lowerSteps(op *ir.Operation, plan *layout.GemmPlan, s layout.
 		combine := bld.Create(&ir.OperationState{Name: tiled.CombineOpName, Loc: op.Loc(), Operands: []*ir.Value{acc},
 			ResultTypes: []ir.Type{sumType},
 			Attrs:       []ir.NamedAttr{{Name: tiled.FnAttrName, Value: l.ctx.String("sum")}, {Name: tiled.AxesAttrName, Value: l.ctx.DenseI64Array(0)}}})
-		if result, err = l.lowerCombine(combine); err != nil {
+		if result, err = l.lowerCombine(combine, out); err != nil {
 			return err
 		}
 	}
-	if out.Elem != f32 {
+	if result.Type() != ir.Type(out) && out.Elem != f32 {
 		result = bld.Create(&ir.OperationState{Name: tiled.ElementwiseOpName, Loc: op.Loc(), Operands: []*ir.Value{result},
 			ResultTypes: []ir.Type{out}, Attrs: []ir.NamedAttr{{Name: tiled.FnAttrName, Value: l.ctx.String("convert")}}}).Result(0)
 	}
