@@ -85,6 +85,21 @@ func TestTextStreamsAreChecked(t *testing.T) {
 	if rep.Pass() || !strings.Contains(rep.Summary(), `element 4, is "0.01" on the device and "0.010000001" in the reference`) {
 		t.Errorf("a changed string passed or was not named: %s", rep.Summary())
 	}
+	// A source whose text has another shape does not match the stream.
+	other, err := parser.ParseSourceString(registry.NewContext(), []byte(strings.ReplaceAll(src, "2x3", "3x2")), parser.Config{Filename: "other.ipuir"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherFn, err := reference.LookupFunction(other, "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := check.Signature(otherFn, pkg); err == nil || !strings.Contains(err.Error(), "is text of shape [2 3]") {
+		t.Errorf("text of another shape matched: %v", err)
+	}
+	if err := check.Signature(fn, pkg); err != nil {
+		t.Errorf("the source does not match its own package: %v", err)
+	}
 	// Numbers given for text, and text for numbers, are refused.
 	if _, _, err := check.Execute(dev, pkg, []*eval.Array{got.Outputs[1]}, check.ExecuteOptions{}); err == nil || !strings.Contains(err.Error(), "takes strings") {
 		t.Errorf("numbers for a text stream: %v", err)

@@ -50,7 +50,7 @@ func Evaluate(op *ir.Operation, args []*eval.Array) (*eval.Array, error) {
 // type matches a rank-0 array.
 func matchesType(a *eval.Array, t ir.Type) bool {
 	if IsStringTensor(t) || a.IsStrings() {
-		return matchesStrings(a, t)
+		return MatchesStrings(a, t)
 	}
 	k, ok := ElementKind(t)
 	if !ok || a.Kind != k {

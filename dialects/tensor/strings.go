@@ -63,9 +63,10 @@ var (
 	}
 )
 
-// matchesStrings reports whether a is a string array of t's shape, a
-// dynamic dimension matching any size.
-func matchesStrings(a *eval.Array, t ir.Type) bool {
+// MatchesStrings reports whether a is a string array of t's shape, a
+// dynamic dimension matching any size: the one test of a string value
+// against its type (evaluation, inputs, .npy files).
+func MatchesStrings(a *eval.Array, t ir.Type) bool {
 	dims, ok := stringTensorShape(t)
 	if !ok || !a.IsStrings() || len(dims) != len(a.Shape) {
 		return false

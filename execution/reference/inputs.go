@@ -42,20 +42,11 @@ func CheckInput(a *eval.Array, t ir.Type) error {
 	if err := a.Check(); err != nil {
 		return err
 	}
-	if tensor.IsStringTensor(t) {
-		rt := t.(*ir.RankedTensorType)
-		if !a.IsStrings() || len(a.Shape) != len(rt.Dims) || ir.NumElements(rt.Dims) < 0 {
+	if tensor.IsStringTensor(t) || a.IsStrings() {
+		if !tensor.MatchesStrings(a, t) {
 			return fmt.Errorf("value of type '%s' given for an argument of type '%s'", a.TypeString(), ir.TypeString(t))
 		}
-		for i, d := range rt.Dims {
-			if int64(a.Shape[i]) != d {
-				return fmt.Errorf("value of type '%s' given for an argument of type '%s'", a.TypeString(), ir.TypeString(t))
-			}
-		}
 		return nil
-	}
-	if a.IsStrings() {
-		return fmt.Errorf("value of type '%s' given for an argument of type '%s'", a.TypeString(), ir.TypeString(t))
 	}
 	shape, k, err := shapeAndKind(t)
 	if err != nil {
@@ -112,23 +103,21 @@ func FromNPY(a *npy.Array, t ir.Type) (*eval.Array, error) {
 
 // stringsFromNPY is FromNPY of a string argument: NumPy's str arrays.
 func stringsFromNPY(a *npy.Array, t ir.Type) (*eval.Array, error) {
-	rt, ok := t.(*ir.RankedTensorType)
-	if !ok || !tensor.IsStringTensor(t) || a.DType != npy.Unicode {
+	if a.DType != npy.Unicode {
 		return nil, fmt.Errorf("array is %v, but the argument has type '%s'", a, ir.TypeString(t))
-	}
-	if len(rt.Dims) != len(a.Shape) {
-		return nil, fmt.Errorf("array is %v, but the argument has type '%s'", a, ir.TypeString(t))
-	}
-	for i, d := range rt.Dims {
-		if int64(a.Shape[i]) != d {
-			return nil, fmt.Errorf("array is %v, but the argument has type '%s'", a, ir.TypeString(t))
-		}
 	}
 	vals, err := a.Strings()
 	if err != nil {
 		return nil, err
 	}
-	return eval.NewStrings(a.Shape, vals)
+	out, err := eval.NewStrings(a.Shape, vals)
+	if err != nil {
+		return nil, err
+	}
+	if !tensor.MatchesStrings(out, t) {
+		return nil, fmt.Errorf("array is %v, but the argument has type '%s'", a, ir.TypeString(t))
+	}
+	return out, nil
 }
 
 // ToNPY converts a value to a .npy array of the dtype DTypeFor names

@@ -299,6 +299,10 @@ func TestRejectionsNameTheProblem(t *testing.T) {
 		// as i32): nothing else, i64 over f16 not either.
 		{"stream of another type", func(p *Package) { p.Streams[0].Elem = elem.F32 }, "stream 0 (x): f32 [4 8], but its buffer holds f16 [4 8]"},
 		{"i64 stream over f16", func(p *Package) { p.Streams[0].Elem = elem.I64 }, "stream 0 (x): i64 [4 8], but its buffer holds f16 [4 8]"},
+		// Text is parsed into, and formatted from, the buffer's own type.
+		{"text over a narrower buffer", func(p *Package) {
+			p.Buffers[1].Elem, p.Buffers[1].Pieces[0].Bytes, p.Streams[1].Elem = elem.F32, 128, elem.F64
+		}, "stream 1 (y): text read as f64, but its buffer holds f32"},
 		{"output numbered past the outputs", func(p *Package) { p.Streams[1].Index = 5 }, "stream 1 (y) is output #5 of 1: the outputs are numbered 0 to 0, each once"},
 		{"output twice", func(p *Package) { p.Streams = append(p.Streams, p.Streams[1]) }, "stream 2 (y): a second output stream #0"},
 		{"input written by the program", func(p *Package) { p.Streams[0].Buffer = 1 }, "stream 0 (x): an input fills buffer 1 (y), which an instruction writes"},

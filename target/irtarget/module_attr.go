@@ -23,10 +23,7 @@ const ModuleAttr = "ipu.target"
 // without the attribute, an attribute that is not a string and an unknown
 // name are errors located at the module.
 func FromModule(op *ir.Operation) (*target.Target, error) {
-	module := op
-	for module != nil && !module.Is(ir.Module) {
-		module = module.ParentOp()
-	}
+	module := enclosingModule(op)
 	if module == nil {
 		return nil, op.EmitError("'%s' is not inside a builtin.module, so it has no %s attribute", op.Name(), ModuleAttr)
 	}
@@ -72,10 +69,7 @@ const F64Attr = "ipu.f64"
 // nearest enclosing builtin.module) asks for binary64 (F64Attr); a value
 // other than "f32" or "binary64" is an error at the module.
 func KeepsBinary64(op *ir.Operation) (bool, error) {
-	module := op
-	for module != nil && !module.Is(ir.Module) {
-		module = module.ParentOp()
-	}
+	module := enclosingModule(op)
 	if module == nil {
 		return false, nil
 	}
@@ -87,4 +81,13 @@ func KeepsBinary64(op *ir.Operation) (bool, error) {
 		return s.Val == "binary64", nil
 	}
 	return false, module.EmitOpError("attribute '%s' is %s; it is \"f32\" (compute f64 as f32, the default) or \"binary64\" (compute binary64 in software)", F64Attr, ir.AttrString(a))
+}
+
+// enclosingModule is op if it is a builtin.module, else the nearest
+// module around it, or nil: where the module attributes are read.
+func enclosingModule(op *ir.Operation) *ir.Operation {
+	for op != nil && !op.Is(ir.Module) {
+		op = op.ParentOp()
+	}
+	return op
 }
