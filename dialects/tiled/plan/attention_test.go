@@ -139,3 +139,75 @@ func BenchmarkPlanAttention(b *testing.B) {
 		}
 	}
 }
+
+// The attention block's plan-space floor: each matmul planned alone with
+// its operands in place (MatmulFloor), the projections both as three
+// matmuls and as the one fused QKV matmul tiled-prepare makes of them
+// (whichever is cheaper), plus the vector work no lowering avoids: the
+// exponential of every score and one multiply of every context element by
+// its row's normaliser. Every chosen plan must cost at least its floor
+// (the floor is the same plan space with costs taken away). `go test -v
+// -run TestAttentionPlanSpaceFloor` prints the table docs/tiled.md quotes.
+func TestAttentionPlanSpaceFloor(t *testing.T) {
+	tg := mustTarget(t, "ipu21")
+	prog := attentionProgram()
+	choices, err := PlanProgram(prog, tg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w, "part\tfloor\tcompute\texchange\treduction\tsync\tbound\tplan\t")
+	row := func(name string, c Choice, bound int64) {
+		p := c.Plan
+		fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s b%d r%d c%d k%d\t\n", name, c.Estimate.Cycles, c.Estimate.ComputeCycles,
+			c.Estimate.ExchangeCycles, c.Estimate.ReductionCycles, c.Estimate.SyncCycles, bound,
+			p.Orientation, p.BatchPartitions, p.RowPartitions, p.ColumnPartitions, p.InnerPartitions)
+	}
+	var floor int64
+	for i, m := range prog.Matmuls {
+		f, err := MatmulFloor(m.Shape, tg)
+		if err != nil {
+			t.Fatalf("%s: %v", m.Name, err)
+		}
+		if choices[i].Estimate.Cycles < f.Estimate.Cycles {
+			t.Errorf("%s: chosen plan costs %d, under its floor %d", m.Name, choices[i].Estimate.Cycles, f.Estimate.Cycles)
+		}
+		lb, _ := tg.ComputeLowerBoundCycles(m.Shape.MACs(), m.Shape.Elem)
+		if f.Estimate.Cycles < lb {
+			t.Errorf("%s: floor %d beats the compute bound %d", m.Name, f.Estimate.Cycles, lb)
+		}
+		row(m.Name, f, lb)
+		if i >= 3 { // the projections are counted below, fused or not
+			floor += f.Estimate.Cycles
+		}
+		if i == 2 {
+			separate := 3 * f.Estimate.Cycles
+			qkv := prog.Matmuls[0].Shape
+			qkv.N *= 3
+			fused, err := MatmulFloor(qkv, tg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lb, _ := tg.ComputeLowerBoundCycles(qkv.MACs(), qkv.Elem)
+			row("%qkv (fused)", fused, lb)
+			floor += min(separate, fused.Estimate.Cycles)
+		}
+	}
+	perTile := func(n int64) int64 { return (n + int64(tg.Tiles) - 1) / int64(tg.Tiles) }
+	exp, _ := tg.ElementwiseCycles(perTile(16*729*729), elem.F16, target.Transcendental)
+	scale, _ := tg.ElementwiseCycles(perTile(16*729*72), elem.F16, target.Simple)
+	fmt.Fprintf(w, "exp of the scores\t%d\t%d\t\t\t\t\t\t\n", exp, exp)
+	fmt.Fprintf(w, "context × 1/sum\t%d\t%d\t\t\t\t\t\t\n", scale, scale)
+	floor += exp + scale
+	fmt.Fprintf(w, "block\t%d\t\t\t\t\t\t\t\n", floor)
+	w.Flush()
+	t.Log("\n" + b.String())
+	var chosen int64
+	for _, c := range choices {
+		chosen += c.Estimate.Cycles
+	}
+	if chosen < floor-exp-scale {
+		t.Errorf("the chosen plans cost %d together, under the matmuls' floor %d", chosen, floor-exp-scale)
+	}
+}
