@@ -501,6 +501,20 @@ func (r *run) processChunk(fileName string, sm *ir.SourceMgr, c chunk, out, stde
 	return !failed
 }
 
+// emitError reports err through ctx: each diagnostic a pass manager's
+// failure holds as itself, with its location and notes, and any other
+// error as one diagnostic without a location (rendered as MLIR renders
+// those: <unknown>:0: error: ...).
+func emitError(ctx *ir.Context, err error) {
+	if ds, ok := err.(passes.Diagnostics); ok {
+		for _, d := range ds {
+			ctx.Emit(d)
+		}
+		return
+	}
+	ctx.Emit(ir.AsDiagnostic(err, nil))
+}
+
 // afterDiagnostics forwards writes to w, calling before first: the
 // chunk's diagnostics so far are written before its output.
 type afterDiagnostics struct {
@@ -560,7 +574,7 @@ func (r *run) compileChunk(ctx *ir.Context, fileName string, sm *ir.SourceMgr, c
 	endPhase()
 	stopParser()
 	if err != nil {
-		ctx.Emit(ir.AsDiagnostic(err, nil))
+		emitError(ctx, err)
 		return false
 	}
 	popts := r.o.printing
@@ -569,7 +583,7 @@ func (r *run) compileChunk(ctx *ir.Context, fileName string, sm *ir.SourceMgr, c
 		Print: func(w io.Writer, op *ir.Operation) error { return printer.Print(w, op, popts) }}
 	fail := func(err error) bool {
 		if err != ErrReported {
-			ctx.Emit(ir.AsDiagnostic(err, nil))
+			emitError(ctx, err)
 		}
 		return false
 	}

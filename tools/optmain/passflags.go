@@ -216,10 +216,8 @@ func (e *passFlags) run(ctx *ir.Context, module *ir.Operation, in *Input, repro 
 		manager.WriteStatistics(in.Stderr, display)
 	}
 	if runErr != nil {
-		if ds, ok := runErr.(passes.Diagnostics); ok {
-			for _, d := range ds {
-				ctx.Emit(d)
-			}
+		if _, ok := runErr.(passes.Diagnostics); ok {
+			emitError(ctx, runErr)
 			return false, ErrReported
 		}
 		return false, runErr
