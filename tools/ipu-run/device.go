@@ -47,7 +47,7 @@ func isPackage(file string) bool {
 func runPackage(o *options, stdout, stderr io.Writer) error {
 	log := slog.New(slog.DiscardHandler)
 	if o.verbose {
-		log = slog.New(slog.NewTextHandler(stderr, nil))
+		log = verboseLogger(stderr)
 	}
 	// A progress line on a terminal for the long phases.
 	progress := toolkit.NewProgress(stderr, "ipu-run")

@@ -4,6 +4,8 @@ import (
 	"io"
 	"log/slog"
 	"time"
+
+	"github.com/ipuir/ipuir/tools/toolkit"
 )
 
 // phaseLog writes one structured line per phase of a run, in the spirit of
@@ -14,7 +16,14 @@ func newPhaseLog(enabled bool, w io.Writer) *phaseLog {
 	if !enabled {
 		return &phaseLog{}
 	}
-	return &phaseLog{logger: slog.New(slog.NewTextHandler(w, nil))}
+	return &phaseLog{logger: verboseLogger(w)}
+}
+
+// verboseLogger is -v's log: the lines ipu-opt and ipu-translate write
+// (toolkit.NewLogger), at level info.
+func verboseLogger(w io.Writer) *slog.Logger {
+	l, _ := toolkit.NewLogger(w, "info")
+	return l
 }
 
 // start begins a phase; the returned function ends it with its outcome.
