@@ -138,12 +138,20 @@ func (p *TiledPrepare) fuseSharedLHS(root *ir.Operation, rw *ir.Rewriter) error 
 			n += op.Result(0).Type().(*ir.RankedTensorType).Dims[1]
 		}
 		wt := weights[0].Type().(*ir.RankedTensorType)
-		w, err := tensor.BuildTyped(&rw.Builder, tensor.ConcatOpName, first.Loc(), ctx.Tensor([]int64{wt.Dims[0], n}, wt.Elem),
+		// The joint matmul is all of them: its location fuses theirs, so
+		// that what it is compiled to is named after every part (the
+		// first part's file location stays the first, for checkpoints).
+		locs := make([]ir.Location, len(ops))
+		for i, op := range ops {
+			locs[i] = op.Loc()
+		}
+		loc := ctx.FusedLoc(locs, nil)
+		w, err := tensor.BuildTyped(&rw.Builder, tensor.ConcatOpName, loc, ctx.Tensor([]int64{wt.Dims[0], n}, wt.Elem),
 			weights, ir.NamedAttr{Name: tensor.AxisAttr, Value: ctx.IntegerAttr(ctx.I(64), 1)})
 		if err != nil {
 			return err
 		}
-		wide, err := tensor.Build(&rw.Builder, tensor.MatmulOpName, first.Loc(), []*ir.Value{x, w})
+		wide, err := tensor.Build(&rw.Builder, tensor.MatmulOpName, loc, []*ir.Value{x, w})
 		if err != nil {
 			return err
 		}

@@ -58,7 +58,10 @@ type Cycles struct {
 type SuperstepCycles struct {
 	Superstep               int64
 	Compute, Sync, Exchange int64
-	BusiestTile             int
+	// Busy is how the tiles share the superstep's work: each tile's
+	// compute cycles plus the words it sends or receives in the
+	// superstep's exchange (the busier direction).
+	Busy TileLoad
 }
 
 // OpCycles is one instruction's cost.
@@ -66,6 +69,39 @@ type OpCycles struct {
 	Instruction int
 	Op          string
 	Superstep   int64
-	Cycles      int64
-	BusiestTile int
+	// Cycles is the busiest tile's: its compute, or for an exchange the
+	// phase's cycles.
+	Cycles int64
+	// Busy is how the tiles share the instruction: compute cycles per
+	// tile, or for an exchange the words each tile sends or receives
+	// (the busier direction).
+	Busy TileLoad
+}
+
+// TileLoad says which tile was busiest and how evenly the others were.
+type TileLoad struct {
+	// Tile is the busiest tile (the lowest-numbered of equals), -1 when
+	// no tile had any work.
+	Tile int
+	// Load is its load; AtMax counts the tiles with that load (Tile
+	// among them) and Working those with any.
+	Load           int64
+	AtMax, Working int
+}
+
+// LoadOf summarises per-tile loads.
+func LoadOf(load []int64) TileLoad {
+	l := TileLoad{Tile: -1}
+	for t, v := range load {
+		switch {
+		case v <= 0:
+			continue
+		case v > l.Load:
+			l.Tile, l.Load, l.AtMax = t, v, 1
+		case v == l.Load:
+			l.AtMax++
+		}
+		l.Working++
+	}
+	return l
 }

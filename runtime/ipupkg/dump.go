@@ -3,6 +3,7 @@ package ipupkg
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 )
@@ -101,7 +102,7 @@ func Dump(w io.Writer, p *Package, sections []SectionInfo) error {
 
 	fmt.Fprintf(w, "\nProgram:\n")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "  #\tsuperstep\tinstruction\tbuffers\tparameters\n")
+	fmt.Fprintf(tw, "  #\tsuperstep\tinstruction\tbuffers\tparameters\torigin\n")
 	for i, in := range p.Program {
 		spec, _ := in.Op.Spec()
 		step := fmt.Sprint(in.Superstep)
@@ -115,7 +116,14 @@ func Dump(w io.Writer, p *Package, sections []SectionInfo) error {
 		if n := len(bufs); n > 1 {
 			bufs = []string{strings.Join(bufs[:n-1], ", ") + " -> " + bufs[n-1]}
 		}
-		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\n", i, step, in.Op, strings.Join(bufs, ""), FormatParams(in.Params, spec.Params))
+		origin := ""
+		if in.Origin.Name != "" {
+			origin = strconv.Quote(in.Origin.Name)
+		}
+		if in.Origin.Line > 0 {
+			origin += fmt.Sprintf(" (source %d:%d)", in.Origin.Line, in.Origin.Column)
+		}
+		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\n", i, step, in.Op, strings.Join(bufs, ""), FormatParams(in.Params, spec.Params), origin)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

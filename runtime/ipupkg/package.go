@@ -67,9 +67,10 @@ const TrailerMagic = "IPUEND\x00\x00"
 // segments field by field, where version 4 stores them against their
 // neighbours; versions 1 to 4 store every piece's tile and box, which
 // version 5 derives from the buffer's layout where they follow it
-// (records.go).
+// (records.go); versions 1 to 5 lack the instructions' origins, which read
+// as unknown.
 const (
-	FormatVersion       = 5
+	FormatVersion       = 6
 	OldestFormatVersion = 1
 )
 
@@ -254,6 +255,17 @@ type Instruction struct {
 	Superstep int64
 	Operands  []int // buffers, the output last
 	Params    []Param
+	Origin    Origin
+}
+
+// Origin is what an instruction was compiled from, for reports: Name in
+// the user's words (the ONNX node's name, else the SSA names the source
+// gave the op's results, else the op and its place) and Line and Column,
+// the op's place in Source (0 when unknown). Reports only: nothing
+// executes differently by it.
+type Origin struct {
+	Name         string
+	Line, Column int
 }
 
 // The AMP instruction's "plan" parameter is [orientation, batch, row,

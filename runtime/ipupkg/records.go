@@ -61,6 +61,11 @@ func instructionFields(c *codec, in *Instruction) {
 	c.int64(&in.Superstep)
 	c.indices(&in.Operands, "operand", math.MaxInt32)
 	paramsFields(c, &in.Params)
+	if c.version >= 6 {
+		c.string(&in.Origin.Name, "origin name")
+		c.index(&in.Origin.Line, "origin line", math.MaxInt32)
+		c.index(&in.Origin.Column, "origin column", math.MaxInt32)
+	}
 	if !c.writing && c.version < 3 {
 		if spec, ok := in.Op.Spec(); ok {
 			in.Params = slices.DeleteFunc(in.Params, func(pr Param) bool { return slices.Contains(spec.Dropped, pr.Key) })

@@ -338,6 +338,7 @@ func (s *session) Run() error {
 	}
 	cyc := &device.Cycles{}
 	perTile := map[int64][]int64{} // superstep → compute cycles per tile
+	words := map[int64][]int64{}   // superstep → exchange words per tile (busier direction)
 	syncs := map[int64]int64{}
 	exch := map[int64]int64{}
 	var steps []int64
@@ -354,6 +355,7 @@ func (s *session) Run() error {
 		}
 		if _, ok := perTile[in.Superstep]; !ok {
 			perTile[in.Superstep] = make([]int64, p.Tiles)
+			words[in.Superstep] = make([]int64, p.Tiles)
 			steps = append(steps, in.Superstep)
 			clock = total(d.tg, steps[:len(steps)-1], perTile, syncs, exch)
 		}
@@ -385,7 +387,12 @@ func (s *session) Run() error {
 			if err == nil {
 				c, cerr := d.tg.ExchangePhaseCycles(horizon)
 				exch[in.Superstep] += c
-				cyc.Ops = append(cyc.Ops, device.OpCycles{Instruction: i, Op: in.Op.String(), Superstep: in.Superstep, Cycles: c})
+				load := exchangeWords(&p.Exchanges[in.Int(ipupkg.ParamExchange)], p.Tiles)
+				for t, w := range load {
+					words[in.Superstep][t] += w
+				}
+				cyc.Ops = append(cyc.Ops, device.OpCycles{Instruction: i, Op: in.Op.String(), Superstep: in.Superstep, Cycles: c,
+					Busy: device.LoadOf(load)})
 				err = cerr
 			}
 		} else {
@@ -398,14 +405,11 @@ func (s *session) Run() error {
 				cost[tile] = c
 				return nil
 			})
-			busiest := 0
 			for t, c := range cost {
 				perTile[in.Superstep][t] += c
-				if c > cost[busiest] {
-					busiest = t
-				}
 			}
-			cyc.Ops = append(cyc.Ops, device.OpCycles{Instruction: i, Op: in.Op.String(), Superstep: in.Superstep, Cycles: cost[busiest], BusiestTile: busiest})
+			busy := device.LoadOf(cost)
+			cyc.Ops = append(cyc.Ops, device.OpCycles{Instruction: i, Op: in.Op.String(), Superstep: in.Superstep, Cycles: max(busy.Load, 0), Busy: busy})
 		}
 		if err != nil {
 			return err
@@ -434,19 +438,41 @@ func (s *session) Run() error {
 		}
 	}
 	for _, st := range steps {
-		busiest := 0
-		for t, c := range perTile[st] {
-			if c > perTile[st][busiest] {
-				busiest = t
-			}
+		load := slices.Clone(perTile[st])
+		for t, w := range words[st] {
+			load[t] += w
 		}
-		cyc.Supersteps = append(cyc.Supersteps, device.SuperstepCycles{Superstep: st, Compute: perTile[st][busiest],
-			Sync: syncs[st] * int64(d.tg.SyncCycles), Exchange: exch[st], BusiestTile: busiest})
+		cyc.Supersteps = append(cyc.Supersteps, device.SuperstepCycles{Superstep: st, Compute: slices.Max(perTile[st]),
+			Sync: syncs[st] * int64(d.tg.SyncCycles), Exchange: exch[st], Busy: device.LoadOf(load)})
 	}
 	cyc.Total = total(d.tg, steps, perTile, syncs, exch)
 	s.cycles = cyc
 	d.log.Info("program finished", "total_cycles", cyc.Total, "supersteps", len(steps))
 	return nil
+}
+
+// exchangeWords is the words each tile sends or receives in a phase, the
+// busier direction: a tile takes part in a phase for that many cycles.
+func exchangeWords(x *ipupkg.Exchange, tiles int) []int64 {
+	sent, received := make([]int64, tiles), make([]int64, tiles)
+	for _, sg := range x.Segments {
+		if sg.Transfer < 0 || sg.Transfer >= len(x.Transfers) {
+			continue // the validator refuses such a package before it runs
+		}
+		tr := &x.Transfers[sg.Transfer]
+		if tr.Src >= 0 && tr.Src < tiles {
+			sent[tr.Src] += sg.Words
+		}
+		for _, to := range tr.Dst {
+			if to >= 0 && to < tiles {
+				received[to] += sg.Words
+			}
+		}
+	}
+	for t := range sent {
+		sent[t] = max(sent[t], received[t])
+	}
+	return sent
 }
 
 func total(tg *target.Target, steps []int64, perTile map[int64][]int64, syncs, exch map[int64]int64) int64 {

@@ -44,7 +44,9 @@ type Superstep struct {
 	Compute     int64 `json:"compute"`
 	Sync        int64 `json:"sync"`
 	Exchange    int64 `json:"exchange"`
-	BusiestTile int   `json:"busiestTile"`
+	BusiestTile int   `json:"busiestTile"` // -1 when no tile worked
+	AtMax       int   `json:"atMax"`       // tiles as busy as it
+	Working     int   `json:"working"`     // tiles with any work
 	LiveTotal   int64 `json:"liveTotal"`
 	LivePeak    int64 `json:"livePeak"`
 	PeakTile    int   `json:"peakTile"`
@@ -66,9 +68,12 @@ type Phase struct {
 type Op struct {
 	Index       int    `json:"index"`
 	Op          string `json:"op"`
+	Name        string `json:"name"` // what it was compiled from (ipupkg.Origin)
 	Superstep   int64  `json:"superstep"`
 	Cycles      int64  `json:"cycles"`
-	BusiestTile int    `json:"busiestTile"`
+	BusiestTile int    `json:"busiestTile"` // -1 when no tile worked
+	AtMax       int    `json:"atMax"`       // tiles as busy as it
+	Working     int    `json:"working"`     // tiles with any work
 	Bound       int64  `json:"bound"`
 }
 
@@ -110,12 +115,19 @@ func Build(title string, p *ipupkg.Package, tg *target.Target, cycles *device.Cy
 		for i := range d.Supersteps {
 			for _, s := range cycles.Supersteps {
 				if s.Superstep == d.Supersteps[i].Index {
-					d.Supersteps[i].Compute, d.Supersteps[i].Sync, d.Supersteps[i].Exchange, d.Supersteps[i].BusiestTile = s.Compute, s.Sync, s.Exchange, s.BusiestTile
+					ss := &d.Supersteps[i]
+					ss.Compute, ss.Sync, ss.Exchange = s.Compute, s.Sync, s.Exchange
+					ss.BusiestTile, ss.AtMax, ss.Working = s.Busy.Tile, s.Busy.AtMax, s.Busy.Working
 				}
 			}
 		}
 		for _, o := range cycles.Ops {
-			d.Ops = append(d.Ops, Op{Index: o.Instruction, Op: o.Op, Superstep: o.Superstep, Cycles: o.Cycles, BusiestTile: o.BusiestTile, Bound: opBound(p, tg, o.Instruction)})
+			name := ""
+			if o.Instruction >= 0 && o.Instruction < len(p.Program) {
+				name = p.Program[o.Instruction].Origin.Name
+			}
+			d.Ops = append(d.Ops, Op{Index: o.Instruction, Op: o.Op, Name: name, Superstep: o.Superstep, Cycles: o.Cycles,
+				BusiestTile: o.Busy.Tile, AtMax: o.Busy.AtMax, Working: o.Busy.Working, Bound: opBound(p, tg, o.Instruction)})
 		}
 	}
 	for _, o := range d.Ops {

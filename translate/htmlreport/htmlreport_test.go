@@ -23,7 +23,12 @@ import (
 func compile(t *testing.T, path string) (*ipupkg.Package, *target.Target) {
 	t.Helper()
 	module, tg := registrytest.Compile(t, path, registry.LowerToTileAsm)
-	p, err := pkgemit.Build(module, tg, pkgemit.Options{Compiler: "test"})
+	source, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The source text only: the instructions' origins are named from it.
+	p, err := pkgemit.Build(module, tg, pkgemit.Options{Compiler: "test", Source: source})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,6 +99,11 @@ func TestReportInChromium(t *testing.T) {
 		{"phases in the exchange view", `<tr class="phase`, len(d.Phases)},
 		{"cells of the column matrix", `<rect class="cellm"`, 46 * 46},
 		{"supersteps in the trace", `<g class="superstep"`, len(d.Supersteps)},
+		// Instructions are named after their source ops, the joint QKV
+		// matmul after all three, and the k relayout's busiest tile is
+		// not tile 0.
+		{"the QKV matmul by its source names", `<td>amp</td><td>%q, %k, %v</td>`, 1},
+		{"the k relayout's busiest tile", `<td>exchange</td><td>%k_heads</td><td>4</td><td>6,942</td><td>23 (543 of 1,472 as busy)</td>`, 1},
 	} {
 		if got := strings.Count(dom, c.pattern); got != c.want {
 			t.Errorf("%s: %d, want %d", c.what, got, c.want)

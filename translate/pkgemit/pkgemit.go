@@ -189,7 +189,7 @@ func Build(module *ir.Operation, tg *target.Target, opts Options) (*ipupkg.Packa
 	default:
 		return nil, memories[1].EmitOpError("a package holds one program; this module has %d", len(memories))
 	}
-	b := &builder{tg: tg, index: map[*ir.Value]int{}, inputNames: opts.InputNames, outputNames: opts.OutputNames,
+	b := &builder{tg: tg, source: opts.Source, index: map[*ir.Value]int{}, inputNames: opts.InputNames, outputNames: opts.OutputNames,
 		inputElems: opts.InputElems, outputElems: opts.OutputElems, inputText: opts.InputText, outputText: opts.OutputText, pkg: &ipupkg.Package{
 			Compiler: opts.Compiler, Target: tg.Name, Tiles: tg.Tiles, SRAMBytes: tg.SRAMBytesPerTile, ExchangeBusPairs: tg.ExchangeBusPairs,
 			Source: opts.Source, Metadata: opts.Metadata}}
@@ -242,6 +242,7 @@ type builder struct {
 	inputElems, outputElems []elem.Type
 	inputText, outputText   []bool
 	tg                      *target.Target
+	source                  []byte // the tensor-level module's text (Options.Source)
 	pkg                     *ipupkg.Package
 	index                   map[*ir.Value]int // value → buffer
 	locs                    []ir.Location     // per buffer
@@ -408,7 +409,7 @@ var exchangeTableAttrs = map[string]bool{exchange.PhaseAttrName: true, exchange.
 	exchange.ScheduleAttrName: true, exchange.SourceOffsetsAttrName: true, exchange.SourceStridesAttrName: true}
 
 func (b *builder) instruction(op *ir.Operation) error {
-	in := ipupkg.Instruction{}
+	in := ipupkg.Instruction{Origin: originOf(op, b.source)}
 	i := slices.IndexFunc(instructions, func(r instructionRow) bool { return op.Is(r.def) })
 	if i < 0 {
 		return op.EmitOpError("has no instruction in the package")
