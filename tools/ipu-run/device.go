@@ -21,6 +21,7 @@ import (
 	"github.com/ipuir/ipuir/runtime/ipupkg"
 	"github.com/ipuir/ipuir/runtime/npy"
 	"github.com/ipuir/ipuir/runtime/sim"
+	"github.com/ipuir/ipuir/runtime/trace"
 	"github.com/ipuir/ipuir/target"
 	"github.com/ipuir/ipuir/tools/toolkit"
 	"github.com/ipuir/ipuir/translate/htmlreport"
@@ -160,8 +161,8 @@ func runPackage(o *options, stdout, stderr io.Writer) error {
 		endCheck()
 	}
 	if checkErr != nil {
-		if len(o.outputs) > 0 || o.report != "" {
-			fmt.Fprintf(stderr, "ipu-run: the check failed: the files --outputs and --report name are left as they were\n")
+		if len(o.outputs) > 0 || o.report != "" || o.trace != "" {
+			fmt.Fprintf(stderr, "ipu-run: the check failed: the files --outputs, --report and --trace name are left as they were\n")
 		}
 		return checkErr
 	}
@@ -172,6 +173,11 @@ func runPackage(o *options, stdout, stderr io.Writer) error {
 		}
 		if err != nil {
 			return fmt.Errorf("--report: %v", err)
+		}
+	}
+	if o.traceFile != nil {
+		if err := o.traceFile.Write(func(w io.Writer) error { return trace.Write(w, pkg, cycles, tg.ClockHz) }); err != nil {
+			return fmt.Errorf("--trace: %v", err)
 		}
 	}
 	return writeOutputs(o, "the package", outputs)

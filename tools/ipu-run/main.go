@@ -58,6 +58,7 @@ type options struct {
 	outs       *toolkit.Outputs
 	outFiles   []*toolkit.Output // one per --outputs file
 	reportFile *toolkit.Output   // --report
+	traceFile  *toolkit.Output   // --trace
 
 	// The device mode (a package as the input).
 	device       string
@@ -69,6 +70,7 @@ type options struct {
 	noWait       bool
 	lockDir      string
 	report       string
+	trace        string
 }
 
 // mode executes a loaded function on inputs.
@@ -120,6 +122,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, error) {
 	fs.IntVar(&o.sampleLimit, "sample-limit", 0, "with --check, compare at most this many evenly spaced elements of each output and checkpoint (0: every element)")
 	fs.BoolVar(&o.reportCycles, "report-cycles", false, "print the simulated cycles per superstep and per instruction, then total_cycles=N")
 	fs.StringVar(&o.report, "report", "", "After a run on a device, write the HTML report of the package with the run's cycles to this file")
+	fs.StringVar(&o.trace, "trace", "", "After a run on a device, write its cycles to this file in the Chrome trace event format (JSON), which Perfetto and chrome://tracing open: a track per superstep kind and one per busiest tile, each instruction named after its source op")
 	fs.BoolVar(&o.noWait, "no-wait", false, "fail at once if another runner holds the device, instead of waiting")
 	fs.StringVar(&o.lockDir, "lock-dir", "", "the folder of the devices' lock files, which must be yours (default: $XDG_RUNTIME_DIR/ipuir, else ipuir-UID in the temporary folder, made 0700)")
 	help := fs.BoolP("help", "h", false, "show this help")
@@ -217,7 +220,10 @@ func registerFiles(o *options, stdout io.Writer) error {
 		o.outFiles = append(o.outFiles, out)
 	}
 	var err error
-	o.reportFile, err = o.outs.Add("--report", o.report)
+	if o.reportFile, err = o.outs.Add("--report", o.report); err != nil {
+		return err
+	}
+	o.traceFile, err = o.outs.Add("--trace", o.trace)
 	return err
 }
 
