@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/dustin/go-humanize"
@@ -161,8 +162,21 @@ func runPackage(o *options, stdout, stderr io.Writer) error {
 		endCheck()
 	}
 	if checkErr != nil {
-		if len(o.outputs) > 0 || o.report != "" || o.trace != "" {
-			fmt.Fprintf(stderr, "ipu-run: the check failed: the files --outputs, --report and --trace name are left as they were\n")
+		var named []string // the flags that name files to write
+		for _, f := range []struct {
+			flag  string
+			given bool
+		}{{"--outputs", len(o.outputs) > 0}, {"--report", o.report != ""}, {"--trace", o.trace != ""}} {
+			if f.given {
+				named = append(named, f.flag)
+			}
+		}
+		if n := len(named); n > 0 {
+			list := named[0]
+			if n > 1 {
+				list = strings.Join(named[:n-1], ", ") + " and " + named[n-1]
+			}
+			fmt.Fprintf(stderr, "ipu-run: the check failed: the files named by %s are left as they were\n", list)
 		}
 		return checkErr
 	}
