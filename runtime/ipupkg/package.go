@@ -268,6 +268,15 @@ type Origin struct {
 	Line, Column int
 }
 
+// OriginName is instruction i's origin name, "" when it has none or there
+// is no instruction i (a run's cycles name instructions by index).
+func (p *Package) OriginName(i int) string {
+	if i < 0 || i >= len(p.Program) {
+		return ""
+	}
+	return p.Program[i].Origin.Name
+}
+
 // The AMP instruction's "plan" parameter is [orientation, batch, row,
 // column and inner partitions, result row and column partitions, output
 // column block]; its orientation is one of these.

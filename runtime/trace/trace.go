@@ -75,12 +75,6 @@ func Build(p *ipupkg.Package, c *device.Cycles, clockHz int64) (*File, error) {
 	meta(trackSync, "sync", trackSync)
 	meta(trackExchange, "exchange", trackExchange)
 
-	origin := func(i int) string {
-		if i >= 0 && i < len(p.Program) && p.Program[i].Origin.Name != "" {
-			return p.Program[i].Origin.Name
-		}
-		return ""
-	}
 	event := func(name, cat string, tid int, start, cycles int64, args map[string]any) {
 		if args == nil {
 			args = map[string]any{}
@@ -107,7 +101,7 @@ func Build(p *ipupkg.Package, c *device.Cycles, clockHz int64) (*File, error) {
 			if o.Superstep != s.Superstep {
 				continue
 			}
-			name := origin(o.Instruction)
+			name := p.OriginName(o.Instruction)
 			if name == "" {
 				name = o.Op
 			}

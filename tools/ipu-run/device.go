@@ -276,11 +276,7 @@ func printCycles(w io.Writer, pkg *ipupkg.Package, c *device.Cycles) {
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "instruction\top\tsuperstep\tcycles\tbusiest tile\tas busy\tsource")
 	for _, o := range c.Ops {
-		origin := ""
-		if o.Instruction >= 0 && o.Instruction < len(pkg.Program) {
-			origin = pkg.Program[o.Instruction].Origin.Name
-		}
-		fmt.Fprintf(tw, "%11d\t%8s\t%9d\t%6d\t%12s\t%s\t%s\n", o.Instruction, o.Op, o.Superstep, o.Cycles, tile(o.Busy), asBusy(o.Busy), origin)
+		fmt.Fprintf(tw, "%11d\t%8s\t%9d\t%6d\t%12s\t%s\t%s\n", o.Instruction, o.Op, o.Superstep, o.Cycles, tile(o.Busy), asBusy(o.Busy), pkg.OriginName(o.Instruction))
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "total_cycles=%d\n", c.Total)

@@ -122,11 +122,7 @@ func Build(title string, p *ipupkg.Package, tg *target.Target, cycles *device.Cy
 			}
 		}
 		for _, o := range cycles.Ops {
-			name := ""
-			if o.Instruction >= 0 && o.Instruction < len(p.Program) {
-				name = p.Program[o.Instruction].Origin.Name
-			}
-			d.Ops = append(d.Ops, Op{Index: o.Instruction, Op: o.Op, Name: name, Superstep: o.Superstep, Cycles: o.Cycles,
+			d.Ops = append(d.Ops, Op{Index: o.Instruction, Op: o.Op, Name: p.OriginName(o.Instruction), Superstep: o.Superstep, Cycles: o.Cycles,
 				BusiestTile: o.Busy.Tile, AtMax: o.Busy.AtMax, Working: o.Busy.Working, Bound: opBound(p, tg, o.Instruction)})
 		}
 	}
