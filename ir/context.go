@@ -39,6 +39,8 @@ type Context struct {
 
 	resources   map[string]Resource
 	diagHandler DiagnosticHandler
+	// sources holds the text locations point into, for SourceName.
+	sources *SourceMgr
 
 	// tables unique the most frequent values without printing them.
 	tables uniqueTables

@@ -142,6 +142,9 @@ func parseSourceWith(ctx *ir.Context, src []byte, cfg Config, st *state) (*ir.Op
 			buf = append(bytes.Repeat([]byte{'\n'}, cfg.LineOffset), src...)
 		}
 		cfg.SourceMgr.Add(cfg.Filename, buf)
+		// The text is also where reports find the SSA names the user wrote
+		// (ir.Context.SourceName), read only when one is asked for.
+		ctx.SetSources(cfg.SourceMgr)
 	}
 	if len(src) >= 1<<20 {
 		// Most lines of a large file hold an op, and every op a location.

@@ -16,11 +16,12 @@ import (
 	"github.com/ipuir/ipuir/target/irtarget"
 )
 
-// Parse parses src, named name in diagnostics, in a fresh context.
+// Parse parses src, named name in diagnostics, in a fresh context, which
+// keeps the text as the tools' loader does (reports name values from it).
 func Parse(t testing.TB, name string, src []byte) (*ir.Context, *ir.Operation) {
 	t.Helper()
 	ctx := registry.NewContext()
-	module, err := parser.ParseSourceString(ctx, src, parser.Config{Filename: name})
+	module, err := parser.ParseSourceString(ctx, src, parser.Config{Filename: name, SourceMgr: ir.NewSourceMgr()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -191,7 +191,11 @@ func (l *Loader) Parse(ctx *ir.Context, c Chunk) (*ir.Operation, *ir.Env, error)
 		first = 1
 	}
 	// c.Sources already holds the whole file (the parser would add the
-	// chunk again, padded: a copy of every chunk of a large input).
+	// chunk again, padded: a copy of every chunk of a large input). It is
+	// also where reports find the SSA names the user wrote.
+	if c.Sources != nil {
+		ctx.SetSources(c.Sources)
+	}
 	module, err := parser.ParseSourceString(ctx, c.Source, parser.Config{
 		Filename: c.File, LineOffset: first - 1, ColumnOffset: c.FirstColumn,
 		ExternalResources: c.ExternalResources,

@@ -30,7 +30,7 @@ import (
 // SourceOp is a tensor-level op a checkpoint may sample: where it is in the
 // source and what its result is.
 type SourceOp struct {
-	Name         string // the op's name, e.g. tensor.matmul
+	Name         string // what the user calls it (%q), else the op and its place (tensor.matmul@12:8)
 	Line, Column int
 	Elem         elem.Type
 	Shape        []int64
@@ -41,7 +41,12 @@ type SourceOp struct {
 // whose value reaches the function's results (a value computed for
 // nothing needs no checking, and may live at no time the device could
 // read it).
-func SourceOps(module *ir.Operation) []SourceOp {
+//
+// Each is named as the user calls it (ir.SourceNames), else after the op
+// and its place.
+func SourceOps(module *ir.Operation) []SourceOp { return sourceOps(module, sourcesOf(module, nil)) }
+
+func sourceOps(module *ir.Operation, sources *ir.SourceMgr) []SourceOp {
 	var ops []SourceOp
 	var results []*ir.Value
 	module.Walk(func(op *ir.Operation) ir.WalkResult {
@@ -64,7 +69,11 @@ func SourceOps(module *ir.Operation) []SourceOp {
 		if !ok {
 			return ir.WalkAdvance
 		}
-		ops = append(ops, SourceOp{Name: op.Name() + "@" + strconv.Itoa(loc.Line) + ":" + strconv.Itoa(loc.Col),
+		name := joinNames(ir.SourceNames(op.Loc(), sources))
+		if name == "" {
+			name = op.Name() + "@" + strconv.Itoa(loc.Line) + ":" + strconv.Itoa(loc.Col)
+		}
+		ops = append(ops, SourceOp{Name: name,
 			Line: loc.Line, Column: loc.Col, Elem: et, Shape: append([]int64(nil), rt.Dims...)})
 		return ir.WalkAdvance
 	})
@@ -79,7 +88,7 @@ const StreamNameAttr = "ipu.name"
 // before it is lowered: its text, the ops checkpoints sample, and the
 // stream names of its function.
 func (o *Options) SetSource(text []byte, module *ir.Operation) {
-	o.Source, o.SourceOps = text, SourceOps(module)
+	o.Source, o.SourceOps = text, sourceOps(module, sourcesOf(module, text))
 	o.InputNames, o.OutputNames = nil, nil
 	module.Walk(func(op *ir.Operation) ir.WalkResult {
 		if !op.Is(funcdialect.FuncOp) || o.InputNames != nil {
@@ -189,7 +198,7 @@ func Build(module *ir.Operation, tg *target.Target, opts Options) (*ipupkg.Packa
 	default:
 		return nil, memories[1].EmitOpError("a package holds one program; this module has %d", len(memories))
 	}
-	b := &builder{tg: tg, source: opts.Source, index: map[*ir.Value]int{}, inputNames: opts.InputNames, outputNames: opts.OutputNames,
+	b := &builder{tg: tg, sources: sourcesOf(module, opts.Source), index: map[*ir.Value]int{}, inputNames: opts.InputNames, outputNames: opts.OutputNames,
 		inputElems: opts.InputElems, outputElems: opts.OutputElems, inputText: opts.InputText, outputText: opts.OutputText, pkg: &ipupkg.Package{
 			Compiler: opts.Compiler, Target: tg.Name, Tiles: tg.Tiles, SRAMBytes: tg.SRAMBytesPerTile, ExchangeBusPairs: tg.ExchangeBusPairs,
 			Source: opts.Source, Metadata: opts.Metadata}}
@@ -242,7 +251,7 @@ type builder struct {
 	inputElems, outputElems []elem.Type
 	inputText, outputText   []bool
 	tg                      *target.Target
-	source                  []byte // the tensor-level module's text (Options.Source)
+	sources                 *ir.SourceMgr // where locations find the names the user wrote
 	pkg                     *ipupkg.Package
 	index                   map[*ir.Value]int // value → buffer
 	locs                    []ir.Location     // per buffer
@@ -409,7 +418,7 @@ var exchangeTableAttrs = map[string]bool{exchange.PhaseAttrName: true, exchange.
 	exchange.ScheduleAttrName: true, exchange.SourceOffsetsAttrName: true, exchange.SourceStridesAttrName: true}
 
 func (b *builder) instruction(op *ir.Operation) error {
-	in := ipupkg.Instruction{Origin: originOf(op, b.source)}
+	in := ipupkg.Instruction{Origin: originOf(op, b.sources)}
 	i := slices.IndexFunc(instructions, func(r instructionRow) bool { return op.Is(r.def) })
 	if i < 0 {
 		return op.EmitOpError("has no instruction in the package")
