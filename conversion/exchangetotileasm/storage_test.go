@@ -71,7 +71,7 @@ func TestAttentionStorage(t *testing.T) {
 
 // A program whose values do not fit its tiles' memory all together (each
 // op alone does) is refused as soon as the tiled level places them, naming
-// the tile, the buffer and the bytes short; one that fits places at the
+// the tile, the buffer (as the source calls its value) and the bytes short; one that fits places at the
 // exchange level too.
 func TestStorageShortfall(t *testing.T) {
 	src := []byte(`module attributes {ipu.target = "test16"} {
@@ -94,14 +94,14 @@ func TestStorageShortfall(t *testing.T) {
 	}
 	big := []byte(strings.ReplaceAll(string(src), "128x64", "1024x96"))
 	_, _, err = tryLower(t, big)
-	want := "the program does not fit tile memory: tile 0: buffer %2 (tiled.elementwise) (12288 bytes, live in steps 2 on) does not fit Test16Standard (49152 bytes): 40960 bytes are live in %0 (tiled.elementwise) (12288 bytes), support memory (reserved) (4096 bytes), argument 0 (12288 bytes), %1 (tiled.elementwise) (12288 bytes); short by 4096 bytes"
+	want := "the program does not fit tile memory: tile 0: buffer %c (tiled.elementwise) (12288 bytes, live in steps 2 on) does not fit Test16Standard (49152 bytes): 40960 bytes are live in %a (tiled.elementwise) (12288 bytes), support memory (reserved) (4096 bytes), %x (12288 bytes), %b (tiled.elementwise) (12288 bytes); short by 4096 bytes"
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("got %v\nwant %s", err, want)
 	}
 	// And for the whole chip: every tile is over, and the chip is short in
 	// total, not only unevenly used.
 	for _, want := range []string{"Across the chip, 16 of 16 tiles need more Test16Standard than it holds at their busiest step",
-		"the busiest, tile 0, has 65536 bytes live at step 3 against 49152 (short by 16384), held by argument 0 (12288 bytes, live in steps 0 to 3)",
+		"the busiest, tile 0, has 65536 bytes live at step 3 against 49152 (short by 16384), held by %x (12288 bytes, live in steps 0 to 3)",
 		"the chip as a whole needs 1.0 MiB of it at the tiles' busiest steps and has 768 KiB: short by 256 KiB in total"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("got %v\nwant it to say %s", err, want)

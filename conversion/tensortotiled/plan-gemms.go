@@ -424,7 +424,7 @@ func gemmProgram(fn *ir.Operation, pinned map[int]*layout.GemmConstraint, index 
 			fail = op.EmitOpError("cannot be planned: %v", err)
 			return ir.WalkInterrupt
 		}
-		m := plan.Matmul{Name: valueName(op), Shape: shape, LHS: operand(op.Operand(0)), RHS: operand(op.Operand(1)),
+		m := plan.Matmul{Name: ir.DescribeOp(op), Shape: shape, LHS: operand(op.Operand(0)), RHS: operand(op.Operand(1)),
 			Result: id(op.Result(0)), NCuts: concatCuts(op.Operand(1))}
 		if c, ok := pinned[*index]; ok {
 			m.Constraint = c
@@ -444,14 +444,6 @@ func gemmProgram(fn *ir.Operation, pinned map[int]*layout.GemmConstraint, index 
 		return ir.WalkAdvance
 	})
 	return prog, ops, fail
-}
-
-// valueName names a matmul in log lines by its place: the op's location.
-func valueName(op *ir.Operation) string {
-	if l, ok := ir.FileLineColOf(op.Loc()); ok {
-		return fmt.Sprintf("%s@%s:%d:%d", op.Name(), l.File, l.Line, l.Col)
-	}
-	return op.Name()
 }
 
 // planError locates a planner error at the matmul it names.

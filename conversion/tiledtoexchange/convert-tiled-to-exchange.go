@@ -350,7 +350,7 @@ func (l *lowering) buildPhase(b *ir.Builder, at *ir.Operation, sources []*ir.Val
 	for _, t := range list {
 		words += t.Words * int64(len(t.Dst))
 	}
-	l.log.Info("prepared exchange phase", "phase", phase, "operation", at.Name(), "transfers", len(list), "received_words", words)
+	l.log.Info("prepared exchange phase", "phase", phase, "operation", ir.DescribeOp(at), "transfers", len(list), "received_words", words)
 	if res.PairedHorizon > 0 {
 		l.log.Info("compared ordinary and paired exchange schedules", "phase", phase,
 			"ordinary_horizon", res.OrdinaryHorizon, "paired_horizon", res.PairedHorizon, "use_paired", res.Kind == schedule.PairedGroupMatching)

@@ -22,7 +22,8 @@ import (
 // broadcast view) has no buffer: it keeps its operands' buffers live as
 // long as it is read.
 //
-// Each buffer's ID indexes the values returned beside them.
+// Each buffer's ID indexes the values returned beside them; its name is
+// what reports call its value (ir.DescribeValue).
 func ValueBuffers(fn *ir.Operation, tg *target.Target, time func(*ir.Operation) (int, bool)) ([][]storage.Buffer, []*ir.Value, error) {
 	out := make([][]storage.Buffer, tg.Tiles)
 	var values []*ir.Value
@@ -90,22 +91,20 @@ func ValueBuffers(fn *ir.Operation, tg *target.Target, time func(*ir.Operation) 
 		}
 		return nil
 	}
-	for i, arg := range entry.Arguments() {
-		if err := add(arg, fmt.Sprintf("argument %d", i), 0, fn); err != nil {
+	for _, arg := range entry.Arguments() {
+		if err := add(arg, ir.DescribeValue(arg), 0, fn); err != nil {
 			return nil, nil, err
 		}
 	}
-	n := 0
 	for _, op := range entry.Ops() {
 		s, ok := time(op)
 		if !ok || Aliases(op, tg) {
 			continue
 		}
 		for _, r := range op.Results() {
-			if err := add(r, fmt.Sprintf("%%%d (%s)", n, op.Name()), s, op); err != nil {
+			if err := add(r, ir.DescribeValue(r), s, op); err != nil {
 				return nil, nil, err
 			}
-			n++
 		}
 	}
 	return out, values, nil

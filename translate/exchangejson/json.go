@@ -12,10 +12,11 @@ import (
 
 // JSON is the form of a program's exchange that users' tools read:
 //
-//	{"phases": [{"phase": N, "transfers": [{"id": I, "src": TILE, "dst": [TILE, ...], "words": W}, ...],
+//	{"phases": [{"phase": N, "name": NAME, "transfers": [{"id": I, "src": TILE, "dst": [TILE, ...], "words": W}, ...],
 //	             "schedule": {"horizon": H, "segments": [[I, START_CYCLE, WORDS], ...]}}, ...]}
 //
-// A segment sends WORDS consecutive words of transfer I, one per cycle
+// NAME is what the phase moves as the source calls it (ir.DescribeOp of
+// the phase). A segment sends WORDS consecutive words of transfer I, one per cycle
 // from START_CYCLE, each word reaching every tile in dst in the same cycle.
 type JSON struct {
 	Phases []JSONPhase `json:"phases"`
@@ -24,6 +25,7 @@ type JSON struct {
 // JSONPhase is one phase of JSON.
 type JSONPhase struct {
 	Phase     int64          `json:"phase"`
+	Name      string         `json:"name"`
 	Transfers []JSONTransfer `json:"transfers"`
 	Schedule  JSONSchedule   `json:"schedule"`
 }
@@ -55,7 +57,7 @@ func ToJSON(root *ir.Operation) *JSON {
 		if !ok1 || !ok2 || !ok3 {
 			return ir.WalkAdvance // the verifier refuses such a phase
 		}
-		p := JSONPhase{Phase: n.Int, Transfers: make([]JSONTransfer, len(ta.List)),
+		p := JSONPhase{Phase: n.Int, Name: ir.DescribeOp(op), Transfers: make([]JSONTransfer, len(ta.List)),
 			Schedule: JSONSchedule{Horizon: sa.Horizon, Segments: make([][3]int64, len(sa.Segments))}}
 		for i, t := range ta.List {
 			p.Transfers[i] = JSONTransfer{ID: i, Src: t.Src, Dst: t.Dst, Words: t.Words}
@@ -72,6 +74,7 @@ func ToJSON(root *ir.Operation) *JSON {
 // Write writes the exchange of root as JSON.
 func Write(w io.Writer, root *ir.Operation) error {
 	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false) // names such as "%0 (exchange.phase at <stdin>:8:10)" stay as they are
 	return enc.Encode(ToJSON(root))
 }
 

@@ -386,7 +386,9 @@ func ImportText(model *onnxpb.ModelProto, opts Options) (*Text, error) {
 		ssa := fmt.Sprintf("%%arg%d", argNo)
 		argNo++
 		im.values[in.GetName()] = &value{ssa: ssa, elem: et, shape: shape, input: in.GetName()}
-		sig = append(sig, fmt.Sprintf("%s: %s {ipu.name = %s}", ssa, tensorType(et, shape), quote(in.GetName())))
+		// The location names the argument as the graph does, for reports
+		// (ir.DescribeValue); ipu.name names its stream.
+		sig = append(sig, fmt.Sprintf("%s: %s {ipu.name = %s} loc(%s)", ssa, tensorType(et, shape), quote(in.GetName()), quote(in.GetName())))
 	}
 	for _, t := range g.GetInitializer() {
 		v, err := im.tensorValue(t)
@@ -398,7 +400,7 @@ func ImportText(model *onnxpb.ModelProto, opts Options) (*Text, error) {
 		if opts.WeightsAsArgs && v.elem.IsFloat() {
 			v.ssa = fmt.Sprintf("%%arg%d", argNo)
 			argNo++
-			sig = append(sig, fmt.Sprintf("%s: %s {ipu.name = %s}", v.ssa, tensorType(v.elem, v.shape), quote(t.GetName())))
+			sig = append(sig, fmt.Sprintf("%s: %s {ipu.name = %s} loc(%s)", v.ssa, tensorType(v.elem, v.shape), quote(t.GetName()), quote(t.GetName())))
 			v.konst = nil
 		}
 		im.values[t.GetName()] = v
