@@ -64,7 +64,8 @@ type TileMemory struct {
 	ExchangeTableBytes int64            `json:"exchange_table_bytes"`
 	HostCodeBytes      int64            `json:"host_code_bytes"`
 	// PeakLiveBytes is the most bytes live in one step, all classes
-	// together (support memory included).
+	// together (support memory included: storage.LiveBytes). Unlike the
+	// classes' footprints it counts no gaps.
 	PeakLiveBytes int64 `json:"peak_live_bytes"`
 	Buffers       int   `json:"buffers"`
 	used          int64
@@ -151,7 +152,7 @@ func New(memory *ir.Operation, tg *target.Target) (*Report, error) {
 				rc.BusiestTile, rc.BusiestBytes = tile, used
 			}
 		}
-		tm.PeakLiveBytes = peakLive(bufs[tile])
+		tm.PeakLiveBytes = storage.PeakLive(bufs[tile])
 		tm.largest = slices.Clone(bufs[tile])
 		slices.SortStableFunc(tm.largest, func(a, b storage.Buffer) int { return cmp.Compare(b.Bytes, a.Bytes) })
 		tm.largest = tm.largest[:min(len(tm.largest), 5)]
@@ -169,35 +170,6 @@ func New(memory *ir.Operation, tg *target.Target) (*Report, error) {
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(r.Tiles[b].used, r.Tiles[a].used) })
 	r.Busiest = order[:min(len(order), 10)]
 	return r, nil
-}
-
-// peakLive is the most bytes live at once: a sweep over the buffers'
-// starts and ends.
-func peakLive(bufs []storage.Buffer) int64 {
-	type event struct {
-		at    int
-		delta int64
-	}
-	ev := make([]event, 0, 2*len(bufs))
-	for _, b := range bufs {
-		ev = append(ev, event{b.Start, b.Bytes})
-		if b.End != storage.Forever {
-			ev = append(ev, event{b.End, -b.Bytes})
-		}
-	}
-	// Ends before starts at the same step: [start, end) intervals.
-	slices.SortFunc(ev, func(x, y event) int {
-		if c := cmp.Compare(x.at, y.at); c != 0 {
-			return c
-		}
-		return cmp.Compare(x.delta, y.delta)
-	})
-	live, peak := int64(0), int64(0)
-	for _, e := range ev {
-		live += e.delta
-		peak = max(peak, live)
-	}
-	return peak
 }
 
 // WriteSummary prints the busiest tiles as a table, and the largest
