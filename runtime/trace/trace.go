@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 
 	"github.com/ipuir/ipuir/runtime/device"
@@ -54,46 +55,38 @@ const (
 	tileTrack = 100 // tile t's track is tileTrack + t
 )
 
-// Build lays out c, a run of p, on the tracks. clockHz converts cycles to
-// microseconds.
-func Build(p *ipupkg.Package, c *device.Cycles, clockHz int64) (*File, error) {
-	if clockHz <= 0 {
-		return nil, fmt.Errorf("trace: the target's clock is %d Hz", clockHz)
-	}
-	us := func(cycles int64) float64 { return float64(cycles) * 1e6 / float64(clockHz) }
-	f := &File{DisplayTimeUnit: "ns", OtherData: map[string]any{"target": p.Target, "tiles": p.Tiles,
-		"clock_hz": clockHz, "total_cycles": c.Total}}
-	meta := func(tid int, name string, order int) {
-		f.TraceEvents = append(f.TraceEvents,
-			Event{Name: "thread_name", Phase: "M", PID: 1, TID: tid, Args: map[string]any{"name": name}},
-			Event{Name: "thread_sort_index", Phase: "M", PID: 1, TID: tid, Args: map[string]any{"sort_index": order}})
-	}
-	f.TraceEvents = append(f.TraceEvents, Event{Name: "process_name", Phase: "M", PID: 1,
-		Args: map[string]any{"name": fmt.Sprintf("%s (%d tiles)", p.Target, p.Tiles)}})
-	meta(trackSupersteps, "supersteps", trackSupersteps)
-	meta(trackCompute, "compute (busiest tile)", trackCompute)
-	meta(trackSync, "sync", trackSync)
-	meta(trackExchange, "exchange", trackExchange)
+// Span is one event of a track in cycles from the program's start: what
+// the trace viewer and the HTML report (translate/htmlreport) draw.
+type Span struct {
+	Name   string         `json:"name"`
+	Cat    string         `json:"cat"`
+	Start  int64          `json:"start"`
+	Cycles int64          `json:"cycles"`
+	Args   map[string]any `json:"args"`
+}
 
-	event := func(name, cat string, tid int, start, cycles int64, args map[string]any) {
-		if args == nil {
-			args = map[string]any{}
-		}
+// Lay lays c, a run of p, out on the tracks in cycles: the supersteps,
+// their compute, sync and exchange, then one track per tile that was some
+// compute instruction's busiest, in tile order. Each track's spans follow
+// each other in time.
+func Lay(p *ipupkg.Package, c *device.Cycles) []LaidTrack {
+	tracks := []LaidTrack{{ID: trackSupersteps, Name: "supersteps"}, {ID: trackCompute, Name: "compute (busiest tile)"},
+		{ID: trackSync, Name: "sync"}, {ID: trackExchange, Name: "exchange"}}
+	onTiles := map[int]*LaidTrack{}
+	add := func(t *LaidTrack, name, cat string, start, cycles int64, args map[string]any) {
 		args["cycles"] = cycles
-		f.TraceEvents = append(f.TraceEvents, Event{Name: name, Cat: cat, Phase: "X", TS: us(start), Dur: us(cycles),
-			PID: 1, TID: tid, Args: args})
+		t.Spans = append(t.Spans, Span{Name: name, Cat: cat, Start: start, Cycles: cycles, Args: args})
 	}
-	var tiles []int
 	start := int64(0)
 	for _, s := range c.Supersteps {
 		total := s.Compute + s.Sync + s.Exchange
-		event(fmt.Sprintf("superstep %d", s.Superstep), "superstep", trackSupersteps, start, total,
+		add(&tracks[0], fmt.Sprintf("superstep %d", s.Superstep), "superstep", start, total,
 			map[string]any{"superstep": s.Superstep, "busiest_tile": s.Busy.Tile, "as_busy": s.Busy.AtMax, "working": s.Busy.Working})
 		if s.Compute > 0 {
-			event(fmt.Sprintf("compute %d", s.Superstep), "compute", trackCompute, start, s.Compute, map[string]any{"superstep": s.Superstep})
+			add(&tracks[1], fmt.Sprintf("compute %d", s.Superstep), "compute", start, s.Compute, map[string]any{"superstep": s.Superstep})
 		}
 		if s.Sync > 0 {
-			event("sync", "sync", trackSync, start+s.Compute, s.Sync, map[string]any{"superstep": s.Superstep})
+			add(&tracks[2], "sync", "sync", start+s.Compute, s.Sync, map[string]any{"superstep": s.Superstep})
 		}
 		exchangeAt := start + s.Compute + s.Sync
 		onTile := map[int]int64{} // where the tile's next instruction starts
@@ -108,7 +101,7 @@ func Build(p *ipupkg.Package, c *device.Cycles, clockHz int64) (*File, error) {
 			args := map[string]any{"instruction": o.Instruction, "op": o.Op, "superstep": o.Superstep,
 				"busiest_tile": o.Busy.Tile, "as_busy": o.Busy.AtMax, "working": o.Busy.Working}
 			if o.Op == ipupkg.OpExchange.String() {
-				event(name, "exchange", trackExchange, exchangeAt, o.Cycles, args)
+				add(&tracks[3], name, "exchange", exchangeAt, o.Cycles, args)
 				exchangeAt += o.Cycles
 				continue
 			}
@@ -116,17 +109,54 @@ func Build(p *ipupkg.Package, c *device.Cycles, clockHz int64) (*File, error) {
 				continue // no tile worked: nothing to draw
 			}
 			t := o.Busy.Tile
-			if !slices.Contains(tiles, t) {
-				tiles = append(tiles, t)
+			if onTiles[t] == nil {
+				onTiles[t] = &LaidTrack{ID: tileTrack + t, Name: fmt.Sprintf("tile %d", t)}
 			}
-			event(name, o.Op, tileTrack+t, start+onTile[t], o.Cycles, args)
+			add(onTiles[t], name, o.Op, start+onTile[t], o.Cycles, args)
 			onTile[t] += o.Cycles
 		}
 		start += total
 	}
-	slices.Sort(tiles)
-	for k, t := range tiles {
-		meta(tileTrack+t, fmt.Sprintf("tile %d", t), tileTrack+k)
+	tiles := slices.Sorted(maps.Keys(onTiles))
+	for _, t := range tiles {
+		tracks = append(tracks, *onTiles[t])
+	}
+	return tracks
+}
+
+// LaidTrack is one track of Lay's layout.
+type LaidTrack struct {
+	ID    int    `json:"id"`
+	Name  string `json:"name"`
+	Spans []Span `json:"spans"`
+}
+
+// Build lays out c, a run of p, on the tracks (Lay) in the format's
+// events. clockHz converts cycles to microseconds.
+func Build(p *ipupkg.Package, c *device.Cycles, clockHz int64) (*File, error) {
+	if clockHz <= 0 {
+		return nil, fmt.Errorf("trace: the target's clock is %d Hz", clockHz)
+	}
+	us := func(cycles int64) float64 { return float64(cycles) * 1e6 / float64(clockHz) }
+	f := &File{DisplayTimeUnit: "ns", OtherData: map[string]any{"target": p.Target, "tiles": p.Tiles,
+		"clock_hz": clockHz, "total_cycles": c.Total}}
+	f.TraceEvents = append(f.TraceEvents, Event{Name: "process_name", Phase: "M", PID: 1,
+		Args: map[string]any{"name": fmt.Sprintf("%s (%d tiles)", p.Target, p.Tiles)}})
+	tracks := Lay(p, c)
+	for k, t := range tracks {
+		order := t.ID
+		if t.ID >= tileTrack {
+			order = tileTrack + k
+		}
+		f.TraceEvents = append(f.TraceEvents,
+			Event{Name: "thread_name", Phase: "M", PID: 1, TID: t.ID, Args: map[string]any{"name": t.Name}},
+			Event{Name: "thread_sort_index", Phase: "M", PID: 1, TID: t.ID, Args: map[string]any{"sort_index": order}})
+	}
+	for _, t := range tracks {
+		for _, s := range t.Spans {
+			f.TraceEvents = append(f.TraceEvents, Event{Name: s.Name, Cat: s.Cat, Phase: "X", TS: us(s.Start), Dur: us(s.Cycles),
+				PID: 1, TID: t.ID, Args: s.Args})
+		}
 	}
 	return f, nil
 }
