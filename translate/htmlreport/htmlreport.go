@@ -20,22 +20,80 @@ import (
 	"github.com/ipuir/ipuir/runtime/device"
 	"github.com/ipuir/ipuir/runtime/ipupkg"
 	"github.com/ipuir/ipuir/runtime/sim"
+	"github.com/ipuir/ipuir/runtime/trace"
 	"github.com/ipuir/ipuir/target"
+	"github.com/ipuir/ipuir/target/storage"
 )
 
 // Data is what the page draws, as the script reads it.
 type Data struct {
-	Title      string      `json:"title"`
-	Target     string      `json:"target"`
-	Tiles      int         `json:"tiles"`
-	Columns    int         `json:"columns"`
-	Metrics    []string    `json:"metrics"` // the heat map's choices, per tile in Memory
+	Title   string `json:"title"`
+	Target  string `json:"target"`
+	Tiles   int    `json:"tiles"`
+	Columns int    `json:"columns"`
+	ClockHz int64  `json:"clockHz"`
+	// SRAMBytes is one tile's memory, every class together.
+	SRAMBytes int64 `json:"sramBytes"`
+	// Metrics are the heat map's choices, per tile in Memory, each with
+	// the capacity its scale runs to.
+	Metrics    []Metric    `json:"metrics"`
 	Memory     [][]int64   `json:"memory"`
+	Classes    []Class     `json:"classes"`
 	Supersteps []Superstep `json:"supersteps"`
-	Phases     []Phase     `json:"phases"`
-	Ops        []Op        `json:"ops"`
-	Total      int64       `json:"totalCycles"`
-	Bound      int64       `json:"computeBound"`
+	// SupportAt and SupportBytes are each tile's support memory (code,
+	// exchange tables, host-exchange code), in class SupportClass.
+	SupportAt    []int64 `json:"supportAt"`
+	SupportBytes []int64 `json:"supportBytes"`
+	SupportClass int     `json:"supportClass"`
+	// Steps gives each step's (each instruction's but syncs) superstep.
+	Steps  []int64 `json:"steps"`
+	Values []Value `json:"values"`
+	Phases []Phase `json:"phases"`
+	Ops    []Op    `json:"ops"`
+	// Tracks is the run laid out as the trace export lays it (trace.Lay).
+	Tracks []trace.LaidTrack `json:"tracks"`
+	Total  int64             `json:"totalCycles"`
+	Bound  int64             `json:"computeBound"`
+	// Compute, Exchange and Sync split Total.
+	Compute  int64 `json:"computeCycles"`
+	Exchange int64 `json:"exchangeCycles"`
+	Sync     int64 `json:"syncCycles"`
+}
+
+// Metric is one of the heat map's choices and what its scale runs to: a
+// class's footprint to the class's capacity, support memory to the
+// capacity of the class holding it, live bytes to the tile's memory.
+type Metric struct {
+	Name     string `json:"name"`
+	Capacity int64  `json:"capacity"`
+}
+
+// Class is a memory class, its capacity on one tile and its tightest tile:
+// the one whose footprint leaves the least headroom.
+type Class struct {
+	Name         string `json:"name"`
+	Kind         string `json:"kind"`
+	Start        int64  `json:"start"` // its first address on a tile
+	Capacity     int64  `json:"capacity"`
+	TightestTile int    `json:"tightestTile"`
+	Used         int64  `json:"used"`
+	Headroom     int64  `json:"headroom"`
+}
+
+// Value is one buffer the program stores: its name (what the source
+// calls it), class, the steps it is live in ([Start, End), End -1 the end
+// of the program), its bytes on every tile together, and its pieces, one
+// per tile holding it, as three parallel lists.
+type Value struct {
+	Name      string  `json:"name"`
+	Class     int     `json:"class"`
+	Kind      string  `json:"kind"` // input, output, constant or value
+	Start     int64   `json:"start"`
+	End       int64   `json:"end"`
+	Bytes     int64   `json:"bytes"`
+	Tiles     []int   `json:"tiles"`
+	Addresses []int64 `json:"addresses"`
+	Sizes     []int64 `json:"sizes"`
 }
 
 // Superstep is one superstep of the trace and of the liveness view.
@@ -47,14 +105,18 @@ type Superstep struct {
 	BusiestTile int   `json:"busiestTile"` // -1 when no tile worked
 	AtMax       int   `json:"atMax"`       // tiles as busy as it
 	Working     int   `json:"working"`     // tiles with any work
-	LiveTotal   int64 `json:"liveTotal"`
-	LivePeak    int64 `json:"livePeak"`
-	PeakTile    int   `json:"peakTile"`
+	// LiveTotal and LivePeak are the most live bytes (storage.LiveBytes)
+	// in one of the superstep's steps on all tiles together and on one
+	// tile, PeakTile.
+	LiveTotal int64 `json:"liveTotal"`
+	LivePeak  int64 `json:"livePeak"`
+	PeakTile  int   `json:"peakTile"`
 }
 
-// Phase is one exchange phase.
+// Phase is one exchange phase, named after what it moves.
 type Phase struct {
 	Phase      int64     `json:"phase"`
+	Name       string    `json:"name"`
 	Transfers  int       `json:"transfers"`
 	Words      int64     `json:"words"`
 	LowerBound int64     `json:"lowerBound"`
@@ -77,21 +139,40 @@ type Op struct {
 	Bound       int64  `json:"bound"`
 }
 
+// The metrics after the classes' footprints, in Memory's order.
+const (
+	metricCode = iota
+	metricExchangeTables
+	metricHostCode
+	metricLive
+	metricTensors
+	metricTemporaries
+	numOtherMetrics
+)
+
 // Build gathers a package's report; cycles, when given, are a run's.
 func Build(title string, p *ipupkg.Package, tg *target.Target, cycles *device.Cycles) (*Data, error) {
 	if p.Tiles != tg.Tiles || tg.TileColumns < 1 {
 		return nil, fmt.Errorf("the package has %d tiles, target %s %d", p.Tiles, tg.Name, tg.Tiles)
 	}
-	d := &Data{Title: title, Target: p.Target, Tiles: p.Tiles, Columns: tg.TileColumns}
+	d := &Data{Title: title, Target: p.Target, Tiles: p.Tiles, Columns: tg.TileColumns, ClockHz: tg.ClockHz, SRAMBytes: p.SRAMBytes}
+	supportCapacity := int64(0)
 	for _, c := range p.Classes {
-		d.Metrics = append(d.Metrics, c.Name+" used")
+		d.Metrics = append(d.Metrics, Metric{Name: c.Name + " (" + c.Kind + "): footprint", Capacity: c.End - c.Start})
+		d.Classes = append(d.Classes, Class{Name: c.Name, Kind: c.Kind, Start: c.Start, Capacity: c.End - c.Start, TightestTile: -1})
+		if c.HoldsCode {
+			supportCapacity, d.SupportClass = c.End-c.Start, len(d.Classes)-1
+		}
 	}
-	d.Metrics = append(d.Metrics, "code", "exchange tables", "host-exchange code", "tensors (streams and constants) at the tile's peak", "temporaries at the tile's peak")
+	d.Metrics = append(d.Metrics, Metric{"code", supportCapacity}, Metric{"exchange tables", supportCapacity},
+		Metric{"host-exchange code", supportCapacity}, Metric{"live bytes at the tile's peak (all classes, support memory included)", p.SRAMBytes},
+		Metric{"tensors (streams and constants) at the tile's peak", p.SRAMBytes}, Metric{"temporaries at the tile's peak", p.SRAMBytes})
 	d.Memory = make([][]int64, p.Tiles)
 	nc := len(p.Classes)
 	for t, im := range p.TileImages {
 		m := make([]int64, len(d.Metrics))
-		m[nc], m[nc+1], m[nc+2] = im.CodeBytes, im.ExchangeTableBytes, im.HostCodeBytes
+		m[nc+metricCode], m[nc+metricExchangeTables], m[nc+metricHostCode] = im.CodeBytes, im.ExchangeTableBytes, im.HostCodeBytes
+		d.SupportAt, d.SupportBytes = append(d.SupportAt, im.SupportAddress), append(d.SupportBytes, im.SupportBytes())
 		for c, class := range p.Classes {
 			if n := im.SupportBytes(); n > 0 && im.SupportAddress >= class.Start && im.SupportAddress < class.End {
 				m[c] = max(m[c], im.SupportAddress+n-class.Start)
@@ -108,8 +189,17 @@ func Build(title string, p *ipupkg.Package, tg *target.Target, cycles *device.Cy
 			m[buf.Class] = max(m[buf.Class], pc.Address+pc.Bytes-p.Classes[buf.Class].Start)
 		}
 	}
-	d.liveness(p, nc+3)
-	d.phases(p, tg)
+	for t, m := range d.Memory {
+		for c := range d.Classes {
+			cl := &d.Classes[c]
+			if head := cl.Capacity - m[c]; cl.TightestTile < 0 || head < cl.Headroom {
+				cl.TightestTile, cl.Used, cl.Headroom = t, m[c], head
+			}
+		}
+	}
+	d.values(p)
+	d.liveness(p, nc)
+	d.phases(p)
 	if cycles != nil {
 		d.Total = cycles.Total
 		for i := range d.Supersteps {
@@ -121,10 +211,16 @@ func Build(title string, p *ipupkg.Package, tg *target.Target, cycles *device.Cy
 				}
 			}
 		}
+		for _, s := range cycles.Supersteps {
+			d.Compute += s.Compute
+			d.Exchange += s.Exchange
+			d.Sync += s.Sync
+		}
 		for _, o := range cycles.Ops {
 			d.Ops = append(d.Ops, Op{Index: o.Instruction, Op: o.Op, Name: p.OriginName(o.Instruction), Superstep: o.Superstep, Cycles: o.Cycles,
 				BusiestTile: o.Busy.Tile, AtMax: o.Busy.AtMax, Working: o.Busy.Working, Bound: opBound(p, tg, o.Instruction)})
 		}
+		d.Tracks = trace.Lay(p, cycles)
 	}
 	for _, o := range d.Ops {
 		d.Bound += o.Bound
@@ -132,82 +228,133 @@ func Build(title string, p *ipupkg.Package, tg *target.Target, cycles *device.Cy
 	return d, nil
 }
 
-// liveness sums, per superstep, the bytes of the buffers live in it over
-// all tiles and on the busiest one (steps are the program's instructions),
-// and records each tile's tensors and temporaries at its own peak in
-// Memory's metrics cat and cat+1.
-func (d *Data) liveness(p *ipupkg.Package, cat int) {
-	host := map[int]bool{}
+// values lists the buffers that hold memory, each with its pieces.
+func (d *Data) values(p *ipupkg.Package) {
+	kind := map[int]string{}
 	for _, s := range p.Streams {
-		host[s.Buffer] = true
-	}
-	var stepSuper []int64
-	var supers []int64
-	for _, in := range p.Program {
-		if in.Op == ipupkg.OpSync {
-			continue
+		if s.Output {
+			kind[s.Buffer] = "output"
+		} else {
+			kind[s.Buffer] = "input"
 		}
-		stepSuper = append(stepSuper, in.Superstep)
-		if len(supers) == 0 || supers[len(supers)-1] != in.Superstep {
-			supers = append(supers, in.Superstep)
-		}
-	}
-	index := map[int64]int{}
-	for i, s := range supers {
-		index[s] = i
-		d.Supersteps = append(d.Supersteps, Superstep{Index: s})
-	}
-	if len(stepSuper) == 0 {
-		return
-	}
-	live := make([][]int64, len(supers))
-	tensors := make([][]int64, len(supers))
-	for i := range live {
-		live[i] = make([]int64, p.Tiles)
-		tensors[i] = make([]int64, p.Tiles)
 	}
 	for b, buf := range p.Buffers {
 		if len(buf.ViewOf) > 0 {
 			continue
 		}
-		isTensor := host[b] || buf.Init != nil
-		first := index[stepSuper[min(int(buf.Start), len(stepSuper)-1)]]
-		last := len(supers) - 1
-		if buf.End >= 0 {
-			last = index[stepSuper[min(int(buf.End)-1, len(stepSuper)-1)]]
-		}
-		for s := first; s <= last; s++ {
-			for _, pc := range buf.Pieces {
-				live[s][pc.Tile] += pc.Bytes
-				if isTensor {
-					tensors[s][pc.Tile] += pc.Bytes
-				}
+		v := Value{Name: buf.Name, Class: buf.Class, Kind: kind[b], Start: buf.Start, End: buf.End}
+		if v.Kind == "" {
+			v.Kind = "value"
+			if buf.Init != nil {
+				v.Kind = "constant"
 			}
 		}
-	}
-	for t := range p.Tiles {
-		best := 0
-		for s := range supers {
-			if live[s][t] > live[best][t] {
-				best = s
-			}
+		for _, pc := range buf.Pieces {
+			v.Bytes += pc.Bytes
+			v.Tiles = append(v.Tiles, pc.Tile)
+			v.Addresses = append(v.Addresses, pc.Address)
+			v.Sizes = append(v.Sizes, pc.Bytes)
 		}
-		d.Memory[t][cat], d.Memory[t][cat+1] = tensors[best][t], live[best][t]-tensors[best][t]
-	}
-	for s := range supers {
-		for t, v := range live[s] {
-			d.Supersteps[s].LiveTotal += v
-			if v > d.Supersteps[s].LivePeak {
-				d.Supersteps[s].LivePeak, d.Supersteps[s].PeakTile = v, t
-			}
-		}
+		d.Values = append(d.Values, v)
 	}
 }
 
-func (d *Data) phases(p *ipupkg.Package, tg *target.Target) {
+// TileBuffers is what each tile holds as target/storage sees it, support
+// memory first, so that live bytes here are the memory report's
+// (storage.LiveBytes).
+func TileBuffers(p *ipupkg.Package) [][]storage.Buffer {
+	out := make([][]storage.Buffer, p.Tiles)
+	for t, im := range p.TileImages {
+		if n := im.SupportBytes(); n > 0 && t < len(out) {
+			out[t] = append(out[t], storage.Buffer{Name: "support memory", Bytes: n, ID: -1, End: storage.Forever})
+		}
+	}
+	for b, buf := range p.Buffers {
+		if len(buf.ViewOf) > 0 {
+			continue
+		}
+		end := storage.Forever
+		if buf.End >= 0 {
+			end = int(buf.End)
+		}
+		for _, pc := range buf.Pieces {
+			out[pc.Tile] = append(out[pc.Tile], storage.Buffer{Name: buf.Name, Class: p.Classes[buf.Class].Name, Bytes: pc.Bytes,
+				ID: b, Start: int(buf.Start), End: end})
+		}
+	}
+	return out
+}
+
+// liveness finds, per superstep, the most bytes live in one of its steps
+// over all tiles and on the busiest one, and records each tile's live
+// bytes, tensors and temporaries at its own peak step among Memory's
+// metrics after the nc classes.
+func (d *Data) liveness(p *ipupkg.Package, nc int) {
+	host := map[int]bool{}
+	for _, s := range p.Streams {
+		host[s.Buffer] = true
+	}
+	for _, in := range p.Program {
+		if in.Op == ipupkg.OpSync {
+			continue
+		}
+		d.Steps = append(d.Steps, in.Superstep)
+		if len(d.Supersteps) == 0 || d.Supersteps[len(d.Supersteps)-1].Index != in.Superstep {
+			d.Supersteps = append(d.Supersteps, Superstep{Index: in.Superstep, PeakTile: -1})
+		}
+	}
+	steps := len(d.Steps)
+	if steps == 0 {
+		return
+	}
+	superOf := make([]int, steps)
+	for s := 1; s < steps; s++ {
+		superOf[s] = superOf[s-1]
+		if d.Steps[s] != d.Steps[s-1] {
+			superOf[s]++
+		}
+	}
+	total := make([]int64, steps)
+	for t, bufs := range TileBuffers(p) {
+		live := storage.LiveBytes(bufs, steps)
+		peak := 0
+		for s, v := range live {
+			total[s] += v
+			if v > live[peak] {
+				peak = s
+			}
+			ss := &d.Supersteps[superOf[s]]
+			if v > ss.LivePeak || ss.PeakTile < 0 {
+				ss.LivePeak, ss.PeakTile = v, t
+			}
+		}
+		tensors := int64(0)
+		for _, b := range bufs {
+			if b.ID >= 0 && b.Start <= peak && peak < b.End && (host[b.ID] || p.Buffers[b.ID].Init != nil) {
+				tensors += b.Bytes
+			}
+		}
+		m := d.Memory[t]
+		m[nc+metricLive], m[nc+metricTensors], m[nc+metricTemporaries] = live[peak], tensors, live[peak]-tensors-p.TileImages[t].SupportBytes()
+	}
+	for s, v := range total {
+		ss := &d.Supersteps[superOf[s]]
+		ss.LiveTotal = max(ss.LiveTotal, v)
+	}
+}
+
+// phases gathers the exchange phases, each named after the instruction
+// that runs it.
+func (d *Data) phases(p *ipupkg.Package) {
 	perColumn := p.Tiles / d.Columns
-	for _, x := range p.Exchanges {
-		ph := Phase{Phase: x.Phase, Transfers: len(x.Transfers), LowerBound: x.LowerBound, Horizon: x.Horizon, Kind: x.Kind}
+	names := map[int64]string{}
+	for i, in := range p.Program {
+		if x, ok := in.Param(ipupkg.ParamExchange); ok && in.Op == ipupkg.OpExchange && len(x.Ints) == 1 {
+			names[x.Ints[0]] = p.OriginName(i)
+		}
+	}
+	for k, x := range p.Exchanges {
+		ph := Phase{Phase: x.Phase, Name: names[int64(k)], Transfers: len(x.Transfers), LowerBound: x.LowerBound, Horizon: x.Horizon, Kind: x.Kind}
 		ph.Matrix = make([][]int64, d.Columns)
 		for i := range ph.Matrix {
 			ph.Matrix[i] = make([]int64, d.Columns)
