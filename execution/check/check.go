@@ -428,14 +428,21 @@ func (c *checker) where(op *ir.Operation) string {
 	return "an unknown place"
 }
 
+// checkpointName names checkpoint k, which samples op, in messages and
+// logs: by what the source calls it (the package's name for it, when that
+// is not just the op and its place), the op and where it is.
 func (c *checker) checkpointName(k int, op *ir.Operation) string {
+	what := op.Name() + " at " + c.where(op)
+	if n := c.pkg.Checkpoints[k].Name; n != "" && !strings.HasPrefix(n, op.Name()+"@") {
+		what = n + ": " + what
+	}
 	if len(c.replayed) > 0 {
 		// The op is the rewritten source's: say so, since the source as
 		// written has another op there (a mul where the product is now
 		// scaled).
-		return fmt.Sprintf("checkpoint %d (%s at %s, in the source as %s rewrote it)", k, op.Name(), c.where(op), strings.Join(c.replayed, ", "))
+		return fmt.Sprintf("checkpoint %d (%s, in the source as %s rewrote it)", k, what, strings.Join(c.replayed, ", "))
 	}
-	return fmt.Sprintf("checkpoint %d (%s at %s)", k, op.Name(), c.where(op))
+	return fmt.Sprintf("checkpoint %d (%s)", k, what)
 }
 
 // matchCheckpoints finds each checkpoint's op: the last op of the source

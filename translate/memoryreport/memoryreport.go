@@ -1,6 +1,6 @@
 // Package memoryreport reports a tile-asm program's memory tile by tile:
-// bytes per class, code, exchange tables, host-exchange code and peak live
-// bytes, as JSON (ipu-opt --memory-report=FILE.json) and as a table of the
+// bytes per class, code, exchange tables, host-exchange code, peak live
+// bytes and the largest buffers by name, as JSON (ipu-opt --memory-report=FILE.json) and as a table of the
 // busiest tiles (--memory-summary), each with the capacity of every class
 // and the headroom left, per tile and for the chip.
 package memoryreport
@@ -68,8 +68,21 @@ type TileMemory struct {
 	// classes' footprints it counts no gaps.
 	PeakLiveBytes int64 `json:"peak_live_bytes"`
 	Buffers       int   `json:"buffers"`
-	used          int64
-	largest       []storage.Buffer
+	// Largest are the tile's five largest buffers, named as the source
+	// names their values (%wv; %k_heads (exchange.phase)).
+	Largest []BufferUse `json:"largest_buffers"`
+	used    int64
+}
+
+// BufferUse is one buffer on a tile: its name, class, bytes and the steps
+// it is live in, [Start, End) (End -1: to the end of the program).
+type BufferUse struct {
+	Name  string `json:"name"`
+	Class string `json:"class"`
+	Bytes int64  `json:"bytes"`
+	Start int    `json:"start"`
+	End   int    `json:"end"`
+	steps string
 }
 
 // Reports reports every function of module at the tile-asm level (each
@@ -153,9 +166,15 @@ func New(memory *ir.Operation, tg *target.Target) (*Report, error) {
 			}
 		}
 		tm.PeakLiveBytes = storage.PeakLive(bufs[tile])
-		tm.largest = slices.Clone(bufs[tile])
-		slices.SortStableFunc(tm.largest, func(a, b storage.Buffer) int { return cmp.Compare(b.Bytes, a.Bytes) })
-		tm.largest = tm.largest[:min(len(tm.largest), 5)]
+		largest := slices.Clone(bufs[tile])
+		slices.SortStableFunc(largest, func(a, b storage.Buffer) int { return cmp.Compare(b.Bytes, a.Bytes) })
+		for _, b := range largest[:min(len(largest), 5)] {
+			end := b.End
+			if end == storage.Forever {
+				end = -1
+			}
+			tm.Largest = append(tm.Largest, BufferUse{Name: b.Name, Class: b.Class, Bytes: b.Bytes, Start: b.Start, End: end, steps: storage.Steps(b)})
+		}
 		r.Tiles = append(r.Tiles, tm)
 	}
 	for k := range r.Classes {
@@ -213,8 +232,8 @@ func (r *Report) WriteSummary(w io.Writer) error {
 	}
 	top := r.Tiles[r.Busiest[0]]
 	fmt.Fprintf(w, "largest buffers on tile %d:\n", top.Tile)
-	for _, b := range top.largest {
-		fmt.Fprintf(w, "  %8d bytes  %-18s live in steps %s  %s\n", b.Bytes, b.Class, storage.Steps(b), b.Name)
+	for _, b := range top.Largest {
+		fmt.Fprintf(w, "  %8d bytes  %-18s live in steps %s  %s\n", b.Bytes, b.Class, b.steps, b.Name)
 	}
 	return nil
 }
