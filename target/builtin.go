@@ -104,6 +104,50 @@ const (
 	// public source is not restated there and was not re-checked here).
 	ipuSyncCycles = 118
 
+	// Chips joined by IPU-Links: a Mk2 chip has 10 IPU-Links, 320 GB/s
+	// in all (Graphcore's GC200 product figures), so 32 GB/s a link each
+	// way; the Bow-2000 datasheet's 512 Gbps per IPU-Link within a pod is
+	// the same link counted both ways. So one link moves 32e9 bytes a
+	// second in each direction, at the chip's clock.
+	linkBytesPerSecond = 32e9
+
+	// Assumption: of its 10 links a chip in a ring gives 2 to each
+	// neighbour (the rest join other machines of a pod). Not published as
+	// a number; with it a ring of four moves 512 GB/s between chips in
+	// all, near the 640 GB/s that Elk's emulator gives an IPU-POD4
+	// (arXiv 2507.11506). --target-option=links-per-neighbour=N changes it.
+	linksPerNeighbour = 2
+
+	// Assumption: an IPU-Link's latency is not published as a number
+	// (Jia et al. 2019 measure only that it rises 4.0–7.7× under load):
+	// 500 cycles (about 0.27 µs at 1.85 GHz), an order of magnitude for a
+	// serial link's hop that keeps small transfers from looking free.
+	// --target-option=link-latency-cycles=N changes it.
+	linkLatencyCycles = 500
+
+	// Assumption: a sync across chips travels on the Bow-2000's dedicated
+	// Sync-Link (its datasheet), whose latency is not published: 1,000
+	// cycles, about eight of the chip's own 118-cycle syncs, for a signal
+	// that leaves every chip and comes back. --target-option=chip-sync-cycles=N.
+	chipSyncCycles = 1000
+
+	// Streaming Memory: the Bow-2000 datasheet gives up to 256 GB a
+	// machine of four chips, so 64 GB behind each chip.
+	streamingBytesPerChip = 64_000_000_000
+
+	// Assumption (uncertain: no first-party figure): a published block
+	// diagram puts Streaming Memory behind the IPU-Gateway over PCIe Gen4
+	// x8, at most 16 GT/s × 8 lanes × 128/130 / 8 = 15.75 GB/s each way
+	// for the whole chip (8.5 bytes a cycle at 1.85 GHz).
+	// --target-option=streaming-bytes-per-cycle=X changes it.
+	streamingBytesPerSecond = 15.75e9
+
+	// Assumption: a streaming load's latency (a round trip through the
+	// gateway's PCIe) is not published: 2,000 cycles, about 1.1 µs at
+	// 1.85 GHz, the order of a PCIe read's round trip.
+	// --target-option=streaming-latency-cycles=N changes it.
+	streamingLatencyCycles = 2000
+
 	// Assumption: launching a vertex (supervisor dispatch of the workers and
 	// their vertex-state loads) costs about 30 cycles. Graphcore publishes no
 	// figure; this keeps many tiny vertices from looking free.
@@ -233,30 +277,61 @@ func ipuTile(name, summary, classPrefix string, tiles int, sramBytes, standardBy
 		SupportReserveBytes:    ipuSupportReserveBytes,
 		TileColumns:            ipuTileColumns,
 		Code:                   ipuCodeModel,
+		Chips:                  1,
+		Streaming: StreamingMemory{BytesPerChip: streamingBytesPerChip,
+			BytesPerCycle: streamingBytesPerSecond / float64(clockHz), LatencyCycles: streamingLatencyCycles},
 	}
+}
+
+// pod joins chips copies of one chip's target in a ring of IPU-Links.
+func pod(chip *Target, name, summary string, chips int) *Target {
+	t := chip.Clone()
+	t.Name, t.Summary, t.Chips = name, summary, chips
+	t.Links = Links{Topology: "ring", PerNeighbour: linksPerNeighbour,
+		BytesPerCycle: linkBytesPerSecond / float64(t.ClockHz), LatencyCycles: linkLatencyCycles, SyncCycles: chipSyncCycles}
+	return t
 }
 
 // builtins maps each registry name to a constructor, so every Lookup hands
 // out a fresh value that callers may modify freely.
 var builtins = map[string]func() *Target{
-	// The reference target (docs/targets.md); memory-class names as the
-	// reference compile log prints them (Ipu21Standard).
-	"ipu21": func() *Target {
-		return ipuTile("ipu21", "IPU21 (reference target): 1,472 tiles, 624 KiB SRAM per tile, 1.85 GHz",
-			"Ipu21", ipuTiles, ipuSRAMBytesPerTile, ipuStandardBytes, ipu21ClockHz)
-	},
+	"ipu21": ipu21,
 	"ipu2": func() *Target {
 		return ipuTile("ipu2", "Mk2 IPU (GC200): 1,472 tiles, 624 KiB SRAM per tile, 1.325 GHz",
 			"Ipu2", ipuTiles, ipuSRAMBytesPerTile, ipuStandardBytes, ipu2ClockHz)
 	},
-	// A small target for fast tests: ipu21's tile with 16 tiles and 64 KiB
-	// of SRAM (48 KiB standard, 16 KiB interleaved), so that memory-overflow
-	// cases need only small tensors. Not a real device.
-	"test16": func() *Target {
-		t := ipuTile("test16", "test target: 16 ipu21-like tiles with 64 KiB SRAM each (48 KiB standard, 16 KiB interleaved)",
-			"Test16", 16, 64*1024, 48*1024, ipu21ClockHz)
-		t.SupportReserveBytes = test16SupportReserveBytes
-		t.TileColumns = test16TileColumns
-		return t
+	"test16": test16,
+	// Graphcore's IPU-POD4 (one machine of four chips) and IPU-POD16 (four
+	// machines), here of ipu21 chips, joined in a ring.
+	"pod4": func() *Target {
+		return pod(ipu21(), "pod4", "four ipu21 chips in a ring of IPU-Links (an IPU-POD4)", 4)
 	},
+	"pod16": func() *Target {
+		return pod(ipu21(), "pod16", "sixteen ipu21 chips in a ring of IPU-Links (an IPU-POD16)", 16)
+	},
+	// Four test16 chips with pod4's links, for fast tests of pipelines.
+	// Not a real machine.
+	"test16x4": func() *Target {
+		return pod(test16(), "test16x4", "test target: four test16 chips in a ring of IPU-Links", 4)
+	},
+}
+
+// ipu21 is the reference target (docs/targets.md); memory-class names as
+// the reference compile log prints them (Ipu21Standard).
+func ipu21() *Target {
+	return ipuTile("ipu21", "IPU21 (reference target): 1,472 tiles, 624 KiB SRAM per tile, 1.85 GHz",
+		"Ipu21", ipuTiles, ipuSRAMBytesPerTile, ipuStandardBytes, ipu21ClockHz)
+}
+
+// test16 is a small target for fast tests: ipu21's tile with 16 tiles and
+// 64 KiB of SRAM (48 KiB standard, 16 KiB interleaved), so that
+// memory-overflow cases need only small tensors, and 64 MiB of streaming
+// memory. Not a real device.
+func test16() *Target {
+	t := ipuTile("test16", "test target: 16 ipu21-like tiles with 64 KiB SRAM each (48 KiB standard, 16 KiB interleaved)",
+		"Test16", 16, 64*1024, 48*1024, ipu21ClockHz)
+	t.SupportReserveBytes = test16SupportReserveBytes
+	t.TileColumns = test16TileColumns
+	t.Streaming.BytesPerChip = 64 << 20
+	return t
 }

@@ -14,7 +14,7 @@ import (
 func Table(targets []*Target) string {
 	var b strings.Builder
 	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "NAME\tTILES\tSRAM/TILE\tSTANDARD\tINTERLEAVED\tCLOCK\tF16 MAC/CYCLE\tSUMMARY")
+	fmt.Fprintln(w, "NAME\tCHIPS\tTILES/CHIP\tSRAM/TILE\tSTANDARD\tINTERLEAVED\tCLOCK\tF16 MAC/CYCLE\tSUMMARY")
 	for _, t := range targets {
 		std, _ := t.Capacity(Standard)
 		il, _ := t.Capacity(Interleaved)
@@ -22,7 +22,7 @@ func Table(targets []*Target) string {
 		if p, err := t.PeakMACsPerCycle(elem.F16); err == nil {
 			peak = strconv.FormatInt(p, 10)
 		}
-		fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", t.Name, t.Tiles, formatBytes(t.SRAMBytesPerTile),
+		fmt.Fprintf(w, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", t.Name, t.Chips, t.Tiles, formatBytes(t.SRAMBytesPerTile),
 			formatBytes(std), formatBytes(il), formatHz(t.ClockHz), peak, t.Summary)
 	}
 	w.Flush()
@@ -38,7 +38,12 @@ func (t *Target) Describe() string {
 	row := func(label, format string, args ...any) {
 		fmt.Fprintf(w, "  %s\t%s\n", label, fmt.Sprintf(format, args...))
 	}
-	row("tiles", "%d", t.Tiles)
+	if t.MultiChip() {
+		row("chips", "%d, joined in a %s; %d tiles in all", t.Chips, t.Links.Topology, t.ChipTiles())
+		row("tiles", "%d per chip", t.Tiles)
+	} else {
+		row("tiles", "%d", t.Tiles)
+	}
 	row("SRAM per tile", "%d bytes (%s); %s per device", t.SRAMBytesPerTile, formatBytes(t.SRAMBytesPerTile),
 		formatBytes(int64(t.Tiles)*t.SRAMBytesPerTile))
 	for i, c := range t.MemoryClasses {
@@ -102,11 +107,37 @@ func (t *Target) Describe() string {
 		t.ExchangeWordsPerCycle, t.ExchangeWordBytes, t.ExchangeLatencyCycles, cast)
 	row("sync", "%d cycles", t.SyncCycles)
 	row("vertex launch", "%d cycles", t.VertexOverheadCycles)
+	if t.MultiChip() {
+		l := t.Links
+		row("IPU-Links", "%d to each neighbour, %.2f bytes/cycle each way per link (%.1f GB/s); %d cycles latency per hop",
+			l.PerNeighbour, l.BytesPerCycle, l.BytesPerCycle*float64(t.ClockHz)/1e9, l.LatencyCycles)
+		row("sync across chips", "%d cycles", l.SyncCycles)
+	}
+	if s := t.Streaming; s.BytesPerChip > 0 {
+		size := formatBytes(s.BytesPerChip)
+		if s.BytesPerChip%1e9 == 0 {
+			size = fmt.Sprintf("%d GB", s.BytesPerChip/1e9)
+		}
+		row("streaming memory", "%s per chip, %.2f bytes/cycle each way (%.2f GB/s); %d cycles latency per transfer",
+			size, s.BytesPerCycle, s.BytesPerCycle*float64(t.ClockHz)/1e9, s.LatencyCycles)
+	}
 	row("support reserve", "%s per tile for code, exchange tables and host-exchange code", formatBytes(t.SupportReserveBytes))
 	c := t.Code
 	row("code model", "%d B skeleton; %d B per instruction (%d per AMP block), %d per sync, %d per exchange; %d B per table segment",
 		c.SkeletonBytes, c.InstructionBytes, c.AMPBlockBytes, c.SyncBytes, c.ExchangeBytes, c.TableEntryBytes)
 	row("host-exchange code", "%d B on a tile holding a host stream, %d B more per stream", c.HostSkeletonBytes, c.HostStreamBytes)
+	first := true
+	for _, o := range Options {
+		if o.MultiChip && !t.MultiChip() {
+			continue
+		}
+		label := ""
+		if first {
+			label = "options"
+		}
+		first = false
+		row(label, "%s=%s: %s", o.Name, o.Value(t), o.Help)
+	}
 	w.Flush()
 	return b.String()
 }

@@ -23,6 +23,9 @@
 //   - Y. Liu et al., "Scaling Deep Learning Computation over the Inter-Core
 //     Connected Intelligence Processor with T10", SOSP 2024, arXiv:2408.04808
 //     (the fitted per-tile matmul cost).
+//   - Graphcore's Bow-2000 datasheet (IPU-Links, the Sync-Link, Streaming
+//     Memory per machine) for the multi-chip targets and streaming memory
+//     (scale.go); the figures no source fixes are Options a user may set.
 //   - The reference compile log, /work/shared/reference/reference-compile-log.txt
 //     (memory-class names and the address split it prints).
 //

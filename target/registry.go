@@ -6,14 +6,24 @@ import (
 	"strings"
 )
 
-// Lookup returns a fresh copy of the built-in target with the given name.
-// The copy is the caller's: changing it (say, to try a different SRAM size)
-// affects no one else.
-func Lookup(name string) (*Target, error) {
-	if mk, ok := builtins[name]; ok {
+// Lookup returns a fresh copy of the built-in target a spec names: NAME,
+// or NAME{option=value ...} with Options set on it (the copy is then named
+// by the canonical spec, options in the order of Options). The copy is the
+// caller's: changing it (say, to try a different SRAM size) affects no one
+// else.
+func Lookup(spec string) (*Target, error) {
+	if mk, ok := builtins[spec]; ok {
 		return mk(), nil
 	}
-	return nil, fmt.Errorf("unknown target %q; known targets: %s", name, strings.Join(Names(), ", "))
+	s, err := ParseSpec(spec)
+	if err != nil {
+		return nil, err
+	}
+	mk, ok := builtins[s.Name]
+	if !ok {
+		return nil, fmt.Errorf("unknown target %q; known targets: %s", s.Name, strings.Join(Names(), ", "))
+	}
+	return s.apply(mk())
 }
 
 // Names returns the names of the built-in targets, sorted.

@@ -76,6 +76,13 @@ type Target struct {
 	// Code sizes each tile's support memory: its generated code, exchange
 	// tables and host-exchange code.
 	Code CodeModel
+
+	// Chips is how many chips the target has, each with the figures above
+	// (Tiles is one chip's); 1 for a single chip. Links joins them.
+	Chips int
+	Links Links
+	// Streaming is the DRAM behind each chip; its zero value, none.
+	Streaming StreamingMemory
 }
 
 // CodeModel is the size of the support memory a tile's program needs, by
@@ -308,6 +315,7 @@ func (t *Target) Validate() error {
 	}
 	errs = append(errs, t.validateMemory()...)
 	errs = append(errs, t.validateRates()...)
+	errs = append(errs, t.validateScale()...)
 	if len(errs) == 0 {
 		return nil
 	}

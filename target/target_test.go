@@ -9,11 +9,11 @@ import (
 )
 
 func TestRegistry(t *testing.T) {
-	if got, want := Names(), []string{"ipu2", "ipu21", "test16"}; !slices.Equal(got, want) {
+	if got, want := Names(), []string{"ipu2", "ipu21", "pod16", "pod4", "test16", "test16x4"}; !slices.Equal(got, want) {
 		t.Fatalf("Names() = %v, want %v", got, want)
 	}
 	all := All()
-	if len(all) != 3 {
+	if len(all) != 6 {
 		t.Fatalf("All() returned %d targets", len(all))
 	}
 	for i, tg := range all {
@@ -23,7 +23,7 @@ func TestRegistry(t *testing.T) {
 	}
 	_, err := Lookup("ipu3")
 	if err == nil || !strings.Contains(err.Error(), `unknown target "ipu3"`) ||
-		!strings.Contains(err.Error(), "ipu2, ipu21, test16") {
+		!strings.Contains(err.Error(), "ipu2, ipu21, pod16, pod4, test16, test16x4") {
 		t.Errorf("Lookup(ipu3) error = %v; want the name and the known targets", err)
 	}
 }
@@ -159,7 +159,7 @@ func TestElemTypes(t *testing.T) {
 func TestDescribeAndTable(t *testing.T) {
 	table := Table(All())
 	lines := strings.Split(strings.TrimRight(table, "\n"), "\n")
-	if len(lines) != 4 || !strings.HasPrefix(lines[0], "NAME") {
+	if len(lines) != 7 || !strings.HasPrefix(lines[0], "NAME") {
 		t.Fatalf("Table has %d lines:\n%s", len(lines), table)
 	}
 	if !strings.Contains(lines[2], "ipu21") || !strings.Contains(lines[2], "1.85 GHz") || !strings.Contains(lines[2], "94208") {

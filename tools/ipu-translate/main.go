@@ -145,8 +145,17 @@ func (t *translations) target() string {
 	fs.ParseErrorsAllowlist.UnknownFlags = true
 	fs.SetOutput(io.Discard)
 	tg := fs.String("target", "", "")
+	opts := fs.StringArray("target-option", nil, "")
 	_ = fs.Parse(t.args)
-	return *tg
+	if *tg == "" {
+		return ""
+	}
+	// targetflag has checked the combination in Early, so this succeeds.
+	spec, err := target.WithOptions(*tg, *opts)
+	if err != nil {
+		return *tg
+	}
+	return spec
 }
 
 func (t *translations) Early(args []string, stdout io.Writer) (bool, int, error) {

@@ -18,6 +18,7 @@ import (
 // Extension adds --target and --show-targets.
 type Extension struct {
 	name        string
+	options     []string
 	showTargets bool
 }
 
@@ -26,16 +27,24 @@ func New() *Extension { return &Extension{} }
 
 func (e *Extension) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&e.name, "target", "", "Compile for this target (sets the module's ipu.target attribute, overriding the file's)")
+	fs.StringArrayVar(&e.options, "target-option", nil, "Set one of the target's assumed figures, KEY=VALUE (repeatable; --show-targets --target=NAME lists them), on --target's target or the module's")
 	fs.BoolVar(&e.showTargets, "show-targets", false, "Print the built-in targets (with --target=NAME: every figure of that target) and exit")
 }
 
 func (e *Extension) Early(_ []string, stdout io.Writer) (bool, int, error) {
-	if !e.showTargets {
-		if e.name != "" {
-			if _, err := target.Lookup(e.name); err != nil {
-				return true, 1, fmt.Errorf("--target: %w", err)
-			}
+	if e.name != "" {
+		spec, err := target.WithOptions(e.name, e.options)
+		if err == nil {
+			_, err = target.Lookup(spec)
 		}
+		if err != nil {
+			return true, 1, fmt.Errorf("--target: %w", err)
+		}
+		e.name = spec
+	} else if e.showTargets && len(e.options) > 0 {
+		return true, 1, fmt.Errorf("--target-option: --show-targets needs --target=NAME to set it on")
+	}
+	if !e.showTargets {
 		return false, 0, nil
 	}
 	text, err := target.ShowTargets(e.name)
@@ -47,9 +56,23 @@ func (e *Extension) Early(_ []string, stdout io.Writer) (bool, int, error) {
 }
 
 func (e *Extension) Process(_ *ir.Context, module *ir.Operation, in *optmain.Input) error {
-	if e.name == "" {
+	name := e.name
+	if name == "" && len(e.options) > 0 {
+		// The options apply to the target the module names.
+		t, err := irtarget.FromModule(module)
+		if err != nil {
+			return err
+		}
+		if name, err = target.WithOptions(t.Name, e.options); err != nil {
+			return module.EmitOpError("--target-option: %v", err)
+		}
+		if _, err := target.Lookup(name); err != nil {
+			return module.EmitOpError("--target-option: %v", err)
+		}
+	}
+	if name == "" {
 		return nil
 	}
 	in.Changed = true
-	return irtarget.SetOnModule(module, e.name)
+	return irtarget.SetOnModule(module, name)
 }

@@ -1,0 +1,180 @@
+package target
+
+import (
+	"fmt"
+	"math"
+)
+
+// Links is how the chips of a multi-chip target are joined: IPU-Links in a
+// ring, each chip joined to its two neighbours (one, for two chips), and a
+// dedicated sync signal across all of them. A single chip has none.
+type Links struct {
+	// Topology is how the chips are joined: "ring" (chip c to c−1 and
+	// c+1, modulo the chip count), or "" for a single chip.
+	Topology string
+	// PerNeighbour is how many IPU-Links join two neighbouring chips; a
+	// transfer to a neighbour is spread over them.
+	PerNeighbour int
+	// BytesPerCycle is one link's rate in one direction, in bytes per
+	// cycle of the chip's clock (fractional: links are clocked apart).
+	BytesPerCycle float64
+	// LatencyCycles is added once per transfer between two neighbours for
+	// the first byte's time on the link, on top of the bandwidth term.
+	LatencyCycles int64
+	// SyncCycles is one synchronisation of every tile of every chip (the
+	// Sync-Link), which a step whose exchange crosses chips ends with
+	// instead of the chip's own SyncCycles.
+	SyncCycles int64
+}
+
+// StreamingMemory is the DRAM behind each chip (Graphcore's Streaming
+// Memory), reached only by explicit copies between it and tile memory: a
+// tensor placed there costs no tile memory until it is loaded, and each load
+// costs LatencyCycles plus its bytes at BytesPerCycle, shared by the whole
+// chip. A target without one has BytesPerChip 0.
+type StreamingMemory struct {
+	BytesPerChip  int64   // capacity behind one chip
+	BytesPerCycle float64 // the chip's whole rate in one direction, bytes per cycle of its clock
+	LatencyCycles int64   // added once per load or store for the first bytes' round trip
+}
+
+// MultiChip reports whether the target has more than one chip.
+func (t *Target) MultiChip() bool { return t.Chips > 1 }
+
+// ChipTiles is the number of tiles of every chip together.
+func (t *Target) ChipTiles() int64 { return int64(max(t.Chips, 1)) * int64(t.Tiles) }
+
+// LinkHops returns the number of links a transfer from chip from to chip to
+// crosses: the shorter way round the ring.
+func (t *Target) LinkHops(from, to int) (int, error) {
+	if from < 0 || to < 0 || from >= t.Chips || to >= t.Chips {
+		return 0, fmt.Errorf("target %s: no link between chips %d and %d (it has %d chips)", t.Name, from, to, t.Chips)
+	}
+	d := from - to
+	if d < 0 {
+		d = -d
+	}
+	return min(d, t.Chips-d), nil
+}
+
+// LinkTransferCycles returns the cycles bytes take from chip from to chip
+// to: each hop the link latency plus the bytes spread over the links to the
+// neighbour, hops store-and-forward (assumption: a chip between forwards a
+// transfer once it has it all, which overstates a cut-through link and
+// never understates it). A transfer within one chip takes no link time.
+func (t *Target) LinkTransferCycles(bytes int64, from, to int) (int64, error) {
+	hops, err := t.LinkHops(from, to)
+	if err != nil {
+		return 0, err
+	}
+	if bytes < 0 {
+		return 0, fmt.Errorf("target %s: link transfer of %d bytes", t.Name, bytes)
+	}
+	if hops == 0 || bytes == 0 {
+		return 0, nil
+	}
+	rate := t.Links.BytesPerCycle * float64(t.Links.PerNeighbour)
+	if rate <= 0 {
+		return 0, fmt.Errorf("target %s: its chips have no links", t.Name)
+	}
+	per, err := t.rateCycles("link transfer", bytes, rate)
+	if err != nil {
+		return 0, err
+	}
+	var c checked
+	total := c.mul(int64(hops), c.add(per, t.Links.LatencyCycles))
+	if c.overflow {
+		return 0, t.overflowError("link transfer cycles")
+	}
+	return total, nil
+}
+
+// StreamingCycles returns the cycles one load (or store) of bytes between
+// the chip's streaming memory and its tiles takes.
+func (t *Target) StreamingCycles(bytes int64) (int64, error) {
+	if t.Streaming.BytesPerChip == 0 {
+		return 0, fmt.Errorf("target %s has no streaming memory", t.Name)
+	}
+	if bytes < 0 || bytes > t.Streaming.BytesPerChip {
+		return 0, fmt.Errorf("target %s: a streaming transfer of %d bytes (its streaming memory holds %d per chip)",
+			t.Name, bytes, t.Streaming.BytesPerChip)
+	}
+	if bytes == 0 {
+		return 0, nil
+	}
+	per, err := t.rateCycles("streaming transfer", bytes, t.Streaming.BytesPerCycle)
+	if err != nil {
+		return 0, err
+	}
+	var c checked
+	total := c.add(per, t.Streaming.LatencyCycles)
+	if c.overflow {
+		return 0, t.overflowError("streaming cycles")
+	}
+	return total, nil
+}
+
+// rateCycles is ⌈bytes / rate⌉ for a positive fractional rate.
+func (t *Target) rateCycles(what string, bytes int64, rate float64) (int64, error) {
+	if !(rate > 0) || math.IsInf(rate, 0) {
+		return 0, fmt.Errorf("target %s: %s at %v bytes per cycle", t.Name, what, rate)
+	}
+	c := math.Ceil(float64(bytes) / rate)
+	if c >= math.MaxInt64/2 {
+		return 0, t.overflowError(what + " cycles")
+	}
+	return int64(c), nil
+}
+
+// PipelineSlots returns how many stage slots a pipeline of stages stages
+// takes over microBatches micro-batches: stages − 1 to fill, one a
+// micro-batch, so the last stage ends after microBatches + stages − 1
+// slots (PopART's 2(P−1) + (G−(P−1)) for inference, the same count).
+// The pipeline needs at least as many micro-batches as stages to keep every
+// stage busy at once; with fewer, some stages idle in every slot.
+func PipelineSlots(stages, microBatches int64) (int64, error) {
+	if stages < 1 || microBatches < 1 {
+		return 0, fmt.Errorf("a pipeline of %d stages over %d micro-batches", stages, microBatches)
+	}
+	var c checked
+	n := c.add(microBatches, stages-1)
+	if c.overflow {
+		return 0, fmt.Errorf("a pipeline of %d stages over %d micro-batches overflows", stages, microBatches)
+	}
+	return n, nil
+}
+
+// validateScale checks the multi-chip and streaming facts.
+func (t *Target) validateScale() []error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	l := t.Links
+	switch {
+	case t.Chips < 1:
+		bad("Chips must be positive, is %d", t.Chips)
+	case t.Chips == 1 && l != (Links{}):
+		bad("a single chip has no links (Links %+v)", l)
+	case t.Chips > 1:
+		if l.Topology != "ring" {
+			bad("Links.Topology %q: the chips of a multi-chip target are joined in a \"ring\"", l.Topology)
+		}
+		if l.PerNeighbour < 1 || !(l.BytesPerCycle > 0) || math.IsInf(l.BytesPerCycle, 0) {
+			bad("Links: %d links per neighbour at %v bytes per cycle; both must be positive and finite", l.PerNeighbour, l.BytesPerCycle)
+		}
+		if l.LatencyCycles < 0 || l.SyncCycles < int64(t.SyncCycles) {
+			bad("Links: latency %d must not be negative, and the sync across chips (%d cycles) takes no less than one chip's (%d)",
+				l.LatencyCycles, l.SyncCycles, t.SyncCycles)
+		}
+	}
+	s := t.Streaming
+	if s.BytesPerChip < 0 || s.LatencyCycles < 0 {
+		bad("Streaming: capacity %d and latency %d must not be negative", s.BytesPerChip, s.LatencyCycles)
+	}
+	if s.BytesPerChip > 0 && (!(s.BytesPerCycle > 0) || math.IsInf(s.BytesPerCycle, 0)) {
+		bad("Streaming: %v bytes per cycle must be positive and finite", s.BytesPerCycle)
+	}
+	if s.BytesPerChip == 0 && s != (StreamingMemory{}) {
+		bad("Streaming: a rate or latency without capacity")
+	}
+	return errs
+}
