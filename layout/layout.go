@@ -1,6 +1,10 @@
 package layout
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/ipuir/ipuir/numeric"
+)
 
 // OrderKind says how the elements of each shard are arranged in tile memory.
 type OrderKind uint8
@@ -207,24 +211,9 @@ func (t *Tiling) resolvedStrides() ([]int64, int64) {
 	return strides, replica
 }
 
-// satMul and satAdd are multiplication and addition of non-negative counts
-// that stick at a large sentinel instead of overflowing, so that limits
-// checks on fuzzed or hostile layouts stay meaningful.
-const saturated = int64(1) << 62
+// satMul and satAdd are numeric's saturating count arithmetic, so that
+// limits checks on fuzzed or hostile layouts stay meaningful.
+const saturated = numeric.Saturated
 
-func satMul(a, b int64) int64 {
-	if a <= 0 || b <= 0 {
-		return a * b
-	}
-	if a >= saturated/b {
-		return saturated
-	}
-	return a * b
-}
-
-func satAdd(a, b int64) int64 {
-	if a >= saturated-b {
-		return saturated
-	}
-	return a + b
-}
+func satMul(a, b int64) int64 { return numeric.SatMul(a, b) }
+func satAdd(a, b int64) int64 { return numeric.SatAdd(a, b) }

@@ -11,6 +11,7 @@ const (
 	LowerTensorToTiled = "lower-tensor-to-tiled"
 	LowerToExchange    = "lower-to-exchange"
 	LowerToTileAsm     = "lower-to-tile-asm"
+	CutPipelineStages  = "cut-pipeline-stages"
 )
 
 // A Pipeline is a named pipeline: what --list-passes shows and the steps,
@@ -31,6 +32,8 @@ var Pipelines = []Pipeline{
 		[]string{LowerTensorToTiled, "convert-tiled-to-exchange"}},
 	{LowerToTileAsm, "Lower a tensor program to per-tile programs with placed storage: lower-to-exchange, then convert-exchange-to-tile-asm",
 		[]string{LowerToExchange, "convert-exchange-to-tile-asm"}},
+	{CutPipelineStages, "Cut a tensor program into pipeline stages for a target of several chips (ipu-translate --emit-package then outlines each stage and lowers it with lower-to-tile-asm for its chip)",
+		[]string{"pipeline-stages"}},
 }
 
 // PipelinePasses are the passes the named pipeline runs, its nested pipelines

@@ -61,7 +61,7 @@ func Passes() []passes.Pass {
 		// Passes of one dialect.
 		&tensortransforms.TensorDecompose{}, &tensortransforms.MatmulPrecision{}, &tensortransforms.HostStrings{}, &tensortransforms.NarrowI64{}, &tensortransforms.NarrowF64{}, &tensortransforms.WidenUnsigned{}, &tensortransforms.WidenBF16{}, &tensortransforms.MatmulReassociate{}, &tiledtransforms.TiledEstimate{},
 		// Lowerings between dialects (package conversion/...).
-		&tensortotiled.TiledPrepare{}, &tensortotiled.PlanGemms{}, &tensortotiled.TiledAssignLayouts{}, &tensortotiled.ConvertTensorToTiled{},
+		&tensortotiled.PipelineStages{}, &tensortotiled.TiledPrepare{}, &tensortotiled.PlanGemms{}, &tensortotiled.TiledAssignLayouts{}, &tensortotiled.ConvertTensorToTiled{},
 		&tiledtoexchange.ConvertTiledToExchange{},
 		&exchangetotileasm.ConvertExchangeToTileAsm{},
 	}

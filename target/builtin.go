@@ -286,7 +286,7 @@ func ipuTile(name, summary, classPrefix string, tiles int, sramBytes, standardBy
 // pod joins chips copies of one chip's target in a ring of IPU-Links.
 func pod(chip *Target, name, summary string, chips int) *Target {
 	t := chip.Clone()
-	t.Name, t.Summary, t.Chips = name, summary, chips
+	t.Name, t.Summary, t.Chips, t.ChipTarget = name, summary, chips, chip.Name
 	t.Links = Links{Topology: "ring", PerNeighbour: linksPerNeighbour,
 		BytesPerCycle: linkBytesPerSecond / float64(t.ClockHz), LatencyCycles: linkLatencyCycles, SyncCycles: chipSyncCycles}
 	return t

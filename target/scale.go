@@ -44,6 +44,26 @@ func (t *Target) MultiChip() bool { return t.Chips > 1 }
 // ChipTiles is the number of tiles of every chip together.
 func (t *Target) ChipTiles() int64 { return int64(max(t.Chips, 1)) * int64(t.Tiles) }
 
+// ChipSpec is the target spec of one chip of t: t itself for a single
+// chip; for several, the chip's built-in target with the options of t's
+// spec that a single chip has (a pod's streaming figures are its chips').
+func (t *Target) ChipSpec() (string, error) {
+	if !t.MultiChip() {
+		return t.Name, nil
+	}
+	spec, err := ParseSpec(t.Name)
+	if err != nil {
+		return "", err
+	}
+	chip := &Spec{Name: t.ChipTarget}
+	for _, o := range spec.Options {
+		if opt, ok := OptionNamed(o.Key); ok && !opt.MultiChip {
+			chip.Options = append(chip.Options, o)
+		}
+	}
+	return chip.String(), nil
+}
+
 // LinkHops returns the number of links a transfer from chip from to chip to
 // crosses: the shorter way round the ring.
 func (t *Target) LinkHops(from, to int) (int, error) {
@@ -155,6 +175,9 @@ func (t *Target) validateScale() []error {
 	case t.Chips == 1 && l != (Links{}):
 		bad("a single chip has no links (Links %+v)", l)
 	case t.Chips > 1:
+		if _, ok := builtins[t.ChipTarget]; !ok || t.ChipTarget == "" {
+			bad("ChipTarget %q is not a built-in target", t.ChipTarget)
+		}
 		if l.Topology != "ring" {
 			bad("Links.Topology %q: the chips of a multi-chip target are joined in a \"ring\"", l.Topology)
 		}

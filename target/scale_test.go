@@ -231,3 +231,23 @@ func TestOptionsDocumented(t *testing.T) {
 		t.Errorf("docs/targets.md lists options %v, want %v (in the order of Options)", documented, OptionNames())
 	}
 }
+
+func TestChipSpec(t *testing.T) {
+	for _, c := range []struct{ spec, want string }{
+		{"ipu21", "ipu21"},
+		{"ipu21{streaming-latency-cycles=5}", "ipu21{streaming-latency-cycles=5}"},
+		{"pod4", "ipu21"},
+		{"test16x4", "test16"},
+		{"pod16{link-latency-cycles=1 streaming-bytes-per-cycle=2 matmul-inner-column-cycles=200}", "ipu21{matmul-inner-column-cycles=200 streaming-bytes-per-cycle=2}"},
+	} {
+		tg := mustLookup(t, c.spec)
+		got, err := tg.ChipSpec()
+		if err != nil || got != c.want {
+			t.Errorf("%s: ChipSpec() = %q, %v; want %q", c.spec, got, err, c.want)
+		}
+		chip := mustLookup(t, got)
+		if chip.Tiles != tg.Tiles || chip.Streaming != tg.Streaming || chip.Matmul[0] != tg.Matmul[0] {
+			t.Errorf("%s: its chip %s has other figures", c.spec, got)
+		}
+	}
+}

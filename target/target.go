@@ -78,9 +78,11 @@ type Target struct {
 	Code CodeModel
 
 	// Chips is how many chips the target has, each with the figures above
-	// (Tiles is one chip's); 1 for a single chip. Links joins them.
-	Chips int
-	Links Links
+	// (Tiles is one chip's); 1 for a single chip. Links joins them, and
+	// ChipTarget names the built-in target each chip is.
+	Chips      int
+	ChipTarget string
+	Links      Links
 	// Streaming is the DRAM behind each chip; its zero value, none.
 	Streaming StreamingMemory
 }

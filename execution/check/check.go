@@ -213,49 +213,16 @@ func Signature(fn *ir.Operation, pkg *ipupkg.Package) error {
 // Run checks dev, the device's run of pkg on inputs, against fn, the
 // package's tensor-level source function (or the user's own).
 func Run(fn *ir.Operation, pkg *ipupkg.Package, inputs []*eval.Array, dev Device, opts Options) (*Report, error) {
-	body := fn.Region(0).Front()
 	c := &checker{opts: opts, pkg: pkg, rep: &Report{Outputs: len(dev.Outputs), Checkpoints: len(pkg.Checkpoints)},
 		checkpointOf: map[*ir.Operation]int{}}
 	if err := Signature(fn, pkg); err != nil {
 		c.problem("the package does not match the source: %v", err)
 	}
-	if computesF64AsF32(pkg) {
-		// The device computes the program's f64 values as f32
-		// (narrow-f64): it is checked against the program as compiled,
-		// the source narrowed the same way and run on its inputs rounded
-		// to f32, so each bound is f32's rounding (the f64 source's bounds
-		// would hold the device to f64's precision, which no f32
-		// arithmetic meets).
-		narrowed := fn.Clone(fn.Context(), nil)
-		if _, err := tensor.NarrowF64(narrowed); err != nil {
-			return nil, fmt.Errorf("narrowing the source's f64 to f32: %v", err)
-		}
-		fn, body = narrowed, narrowed.Region(0).Front()
-		rounded := make([]*eval.Array, len(inputs))
-		for i, a := range inputs {
-			rounded[i] = a
-			if a.Kind == elem.F64 {
-				var err error
-				if rounded[i], err = eval.Convert(a, elem.F32); err != nil {
-					return nil, fmt.Errorf("input #%d: %v", i, err)
-				}
-			}
-		}
-		inputs = rounded
+	fn, inputs, err := c.asCompiled(fn, inputs, computesF64AsF32(pkg), sourceRewrites(pkg))
+	if err != nil {
+		return nil, err
 	}
-	if rewrites := sourceRewrites(pkg); len(rewrites) > 0 {
-		replayed, err := replayRewrites(fn, rewrites)
-		if err != nil {
-			return nil, err
-		}
-		fn, body = replayed, replayed.Region(0).Front()
-		c.replayed = rewrites
-	}
-	for i, a := range inputs {
-		if nan, inf := nonFinite(a); nan+inf > 0 {
-			c.rep.NonFinite = append(c.rep.NonFinite, fmt.Sprintf("input #%d holds %d NaN and %d infinite values", i, nan, inf))
-		}
-	}
+	body := fn.Region(0).Front()
 	c.matchCheckpoints(body, dev)
 
 	// The two checks are independent runs of the reference: run them side
@@ -277,6 +244,79 @@ func Run(fn *ir.Operation, pkg *ipupkg.Package, inputs []*eval.Array, dev Device
 	c.merge(local.rep)
 	if c.rep.Compared == 0 {
 		c.problem("nothing was compared: the package has no outputs and no checkpoints")
+	}
+	return c.rep, nil
+}
+
+// asCompiled is the source as the device computes it: with f64 narrowed
+// to f32 (narrow-f64) and its inputs rounded to f32 when narrowed, so
+// that each bound is f32's rounding (the f64 source's bounds would hold
+// the device to f64's precision, which no f32 arithmetic meets), and the
+// rewrites the package names replayed. It notes non-finite inputs.
+func (c *checker) asCompiled(fn *ir.Operation, inputs []*eval.Array, narrowed bool, rewrites []string) (*ir.Operation, []*eval.Array, error) {
+	if narrowed {
+		fn = fn.Clone(fn.Context(), nil)
+		if _, err := tensor.NarrowF64(fn); err != nil {
+			return nil, nil, fmt.Errorf("narrowing the source's f64 to f32: %v", err)
+		}
+		rounded := make([]*eval.Array, len(inputs))
+		for i, a := range inputs {
+			rounded[i] = a
+			if a.Kind == elem.F64 {
+				var err error
+				if rounded[i], err = eval.Convert(a, elem.F32); err != nil {
+					return nil, nil, fmt.Errorf("input #%d: %v", i, err)
+				}
+			}
+		}
+		inputs = rounded
+	}
+	if len(rewrites) > 0 {
+		replayed, err := replayRewrites(fn, rewrites)
+		if err != nil {
+			return nil, nil, err
+		}
+		fn = replayed
+		c.replayed = rewrites
+	}
+	for i, a := range inputs {
+		if nan, inf := nonFinite(a); nan+inf > 0 {
+			c.rep.NonFinite = append(c.rep.NonFinite, fmt.Sprintf("input #%d holds %d NaN and %d infinite values", i, nan, inf))
+		}
+	}
+	return fn, inputs, nil
+}
+
+// Outputs checks what no one package computes: a model's outputs that
+// several packages made together (a pipeline's stages, each on its own
+// chip). The reference runs fn from inputs with bounds, as the compiled
+// packages compute it (f64 narrowed if any of them narrows it, their
+// rewrites replayed), and every element of each output is compared with
+// its value there, end to end. Each package's own values are Run's to
+// check.
+func Outputs(fn *ir.Operation, pkgs []*ipupkg.Package, inputs, outputs []*eval.Array, opts Options) (*Report, error) {
+	c := &checker{opts: opts, pkg: &ipupkg.Package{}, rep: &Report{Outputs: len(outputs)}, checkpointOf: map[*ir.Operation]int{}}
+	narrowed := false
+	var rewrites []string
+	for _, p := range pkgs {
+		narrowed = narrowed || computesF64AsF32(p)
+		for _, r := range sourceRewrites(p) {
+			if !slices.Contains(rewrites, r) {
+				rewrites = append(rewrites, r)
+			}
+		}
+	}
+	fn, inputs, err := c.asCompiled(fn, inputs, narrowed, rewrites)
+	if err != nil {
+		return nil, err
+	}
+	results, err := reference.RunValues(fn, inputs, &reference.Options{Bounds: true, MemoryLimit: opts.MemoryLimit})
+	if err != nil {
+		return nil, fmt.Errorf("reference: %w", err)
+	}
+	c.compareOutputs(results, Device{Outputs: outputs}, "end-to-end")
+	if c.rep.Compared == 0 {
+		c.problem("nothing was compared: the model has no outputs")
 	}
 	return c.rep, nil
 }

@@ -28,21 +28,29 @@ import (
 	"github.com/ipuir/ipuir/translate/htmlreport"
 )
 
-// isPackage says whether file is an application package (by its magic).
+// packageKind says whether file is an application package or a pod
+// package, by its magic (ipupkg.Magic, ipupkg.PodMagic; "" for neither).
 // Only a regular file is looked into: reading a pipe's first bytes would
 // take them from the run.
-func isPackage(file string) bool {
+func packageKind(file string) string {
 	if st, err := os.Stat(file); err != nil || !st.Mode().IsRegular() {
-		return false
+		return ""
 	}
 	f, err := os.Open(file)
 	if err != nil {
-		return false
+		return ""
 	}
 	defer f.Close()
 	head := make([]byte, len(ipupkg.Magic))
-	_, err = io.ReadFull(f, head)
-	return err == nil && string(head) == ipupkg.Magic
+	if _, err = io.ReadFull(f, head); err != nil {
+		return ""
+	}
+	for _, m := range []string{ipupkg.Magic, ipupkg.PodMagic} {
+		if string(head) == m {
+			return m
+		}
+	}
+	return ""
 }
 
 // runPackage runs a package on the device: the reference log's session
@@ -110,7 +118,7 @@ func runPackage(o *options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	release, err := device.Acquire(filepath.Join(lockDir, "ipuir-sim-"+tg.Name+".lock"), !o.noWait, log)
+	release, err := device.Acquire(filepath.Join(lockDir, "ipuir-sim-"+lockName(tg)+".lock"), !o.noWait, log)
 	if err != nil {
 		return err
 	}

@@ -28,6 +28,7 @@ import (
 	"github.com/ipuir/ipuir/eval"
 	"github.com/ipuir/ipuir/execution/reference"
 	"github.com/ipuir/ipuir/internal/cli"
+	"github.com/ipuir/ipuir/runtime/ipupkg"
 	"github.com/ipuir/ipuir/tools/toolkit"
 )
 
@@ -71,6 +72,7 @@ type options struct {
 	lockDir      string
 	report       string
 	trace        string
+	microBatches int // --micro-batches: a pod package's (0: the package's own count)
 }
 
 // mode executes a loaded function on inputs.
@@ -123,6 +125,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.reportCycles, "report-cycles", false, "print the simulated cycles per superstep and per instruction, then total_cycles=N")
 	fs.StringVar(&o.report, "report", "", "After a run on a device, write the HTML report of the package with the run's cycles to this file")
 	fs.StringVar(&o.trace, "trace", "", "After a run on a device, write its cycles to this file in the Chrome trace event format (JSON), which Perfetto and chrome://tracing open: a track per superstep kind and one per busiest tile, each instruction named after its source op")
+	fs.IntVar(&o.microBatches, "micro-batches", 0, "for a pod package (compiled for several chips), how many micro-batches to feed through its pipeline (0: the package's own count, ipu-translate --micro-batches)")
 	fs.BoolVar(&o.noWait, "no-wait", false, "fail at once if another runner holds the device, instead of waiting")
 	fs.StringVar(&o.lockDir, "lock-dir", "", "the folder of the devices' lock files, which must be yours (default: $XDG_RUNTIME_DIR/ipuir, else ipuir-UID in the temporary folder, made 0700)")
 	help := fs.BoolP("help", "h", false, "show this help")
@@ -152,6 +155,9 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, error) {
 		return nil, fmt.Errorf("--memory-limit=%s: expected a size such as 512MiB or 16GiB", *memoryLimit)
 	}
 	o.memoryLimit = int64(limit)
+	if o.microBatches < 0 {
+		return nil, fmt.Errorf("--micro-batches must be 1 or more (0: the package's count)")
+	}
 	if o.sampleLimit < 0 {
 		return nil, fmt.Errorf("--sample-limit must be 0 (every element) or more")
 	}
@@ -228,8 +234,16 @@ func registerFiles(o *options, stdout io.Writer) error {
 }
 
 func executeMode(o *options, stdout, stderr io.Writer) error {
-	if !o.reference && isPackage(o.file) {
-		return runPackage(o, stdout, stderr)
+	if !o.reference {
+		switch packageKind(o.file) {
+		case ipupkg.Magic:
+			if o.microBatches != 0 {
+				return fmt.Errorf("--micro-batches applies to a pod package (compiled for several chips); %s is one chip's", o.file)
+			}
+			return runPackage(o, stdout, stderr)
+		case ipupkg.PodMagic:
+			return runPod(o, stdout, stderr)
+		}
 	}
 	m, err := selectMode(o)
 	if err != nil {

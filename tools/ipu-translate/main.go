@@ -71,6 +71,7 @@ type translations struct {
 	emitReport     string
 	compare        string
 	trace          string
+	pod            podOptions
 	log            *slog.Logger
 }
 
@@ -81,6 +82,8 @@ func (t *translations) AddFlags(fs *pflag.FlagSet) {
 		`Write the exchange phases as JSON: {"phases": [{"phase": N, "transfers": [{"id", "src", "dst", "words"}], "schedule": {"horizon", "segments": [[id, start, words]]}}]}`)
 	fs.BoolVar(&t.emitPackage, "emit-package", false,
 		"Write the application package of a tile-asm program, or of a tensor-level module with ipu.target (compiled with lower-to-tile-asm first)")
+	fs.StringVar(&t.pod.balance, "stage-balance", "cycles", "With --emit-package for a target of several chips, what the cut into pipeline stages balances: cycles (the cost model's, the default) or bytes (weights, PopART's automatic sharding)")
+	fs.IntVar(&t.pod.microBatches, "micro-batches", 16, "With --emit-package for a target of several chips, how many micro-batches a run of the pipeline feeds by default (ipu-run --micro-batches overrides it)")
 	fs.StringVar(&t.dumpPackage, "dump-package", "", "Validate the package `MODEL.ipupkg` and print its header, sections, tiles, host streams and exchange tables")
 	fs.StringVar(&t.importONNX, "import-onnx", "", "Import the ONNX model `MODEL.onnx` as a tensor-level module (with -o, and --target for its ipu.target)")
 	fs.StringVar(&t.emitReport, "emit-report", "", "Write the HTML report of the package `MODEL.ipupkg` (memory heat map, liveness, exchange, BSP trace with simulated cycles) to -o")
@@ -214,7 +217,7 @@ func (t *translations) Emit(ctx *ir.Context, module *ir.Operation, in *optmain.I
 			}
 			module.SetAttr(ctx, irtarget.F64Attr, ctx.String(t.f64))
 		}
-		return true, emitPackage(ctx, module, in, out)
+		return true, emitPackage(ctx, module, in, out, t.pod)
 	}
 	if !t.exchangeToJSON {
 		return false, nil

@@ -18,36 +18,19 @@ import (
 )
 
 // emitPackage writes module's package to out, compiling a tensor-level
-// module to tile-asm first.
-func emitPackage(ctx *ir.Context, module *ir.Operation, in *optmain.Input, out io.Writer) error {
+// module to tile-asm first; for a target of several chips, the pod
+// package of its pipeline stages (emitPod).
+func emitPackage(ctx *ir.Context, module *ir.Operation, in *optmain.Input, out io.Writer, pod podOptions) error {
 	tg, ok := irtarget.FromEnv(in.Env)
 	if !ok {
 		return module.EmitError("--emit-package needs the module's target: an 'ipu.target' attribute or --target (known targets: %v)", target.Names())
 	}
-	opts := pkgemit.Options{Compiler: Version, Metadata: []ipupkg.Entry{{Key: "target", Value: tg.Name}}}
-	if !pkgemit.HasTileAsm(module) {
-		opts.SetSource(in.Source, module)
-		pipeline := registry.ModulePipeline(registry.LowerToTileAsm)
-		pm, err := registry.NewPassRegistry().ParsePipeline(pipeline)
-		if err != nil {
-			return err
-		}
-		popts := passes.DefaultOptions()
-		popts.Env, popts.Logger = in.Env, in.Logger
-		if err := passes.NewPassManager(ctx, pm, popts).Run(module); err != nil {
-			return err
-		}
-		opts.Metadata = append(opts.Metadata, ipupkg.Entry{Key: "pipeline", Value: pipeline})
+	if tg.MultiChip() {
+		return emitPod(ctx, module, in, out, tg, pod)
 	}
-	in.Logger.Info("writing application package", "tiles", tg.Tiles)
-	pkg, err := pkgemit.Build(module, tg, opts)
+	pkg, err := compilePackage(ctx, module, in.Source, in.Env, in.Logger, tg)
 	if err != nil {
 		return err
-	}
-	// The tile-asm verifier applies the device's rules; a package the
-	// device would refuse is a compiler bug, never written.
-	if err := sim.Validate(pkg); err != nil {
-		return fmt.Errorf("BUG: the compiled package would be refused by the device: %v", err)
 	}
 	data := pkg.Encode()
 	if _, err := out.Write(data); err != nil {
@@ -57,6 +40,42 @@ func emitPackage(ctx *ir.Context, module *ir.Operation, in *optmain.Input, out i
 	return nil
 }
 
+// compilePackage compiles module, whose text is source, into tg's package
+// (lowering a tensor-level module with lower-to-tile-asm first).
+func compilePackage(ctx *ir.Context, module *ir.Operation, source []byte, env *ir.Env, log *slog.Logger, tg *target.Target) (*ipupkg.Package, error) {
+	opts := pkgemit.Options{Compiler: Version, Metadata: []ipupkg.Entry{{Key: "target", Value: tg.Name}}}
+	if !pkgemit.HasTileAsm(module) {
+		opts.SetSource(source, module)
+		pipeline := registry.ModulePipeline(registry.LowerToTileAsm)
+		if err := runPipeline(ctx, module, pipeline, env, log); err != nil {
+			return nil, err
+		}
+		opts.Metadata = append(opts.Metadata, ipupkg.Entry{Key: "pipeline", Value: pipeline})
+	}
+	log.Info("writing application package", "tiles", tg.Tiles)
+	pkg, err := pkgemit.Build(module, tg, opts)
+	if err != nil {
+		return nil, err
+	}
+	// The tile-asm verifier applies the device's rules; a package the
+	// device would refuse is a compiler bug, never written.
+	if err := sim.Validate(pkg); err != nil {
+		return nil, fmt.Errorf("BUG: the compiled package would be refused by the device: %v", err)
+	}
+	return pkg, nil
+}
+
+// runPipeline runs the pipeline text on module.
+func runPipeline(ctx *ir.Context, module *ir.Operation, pipeline string, env *ir.Env, log *slog.Logger) error {
+	pm, err := registry.NewPassRegistry().ParsePipeline(pipeline)
+	if err != nil {
+		return err
+	}
+	popts := passes.DefaultOptions()
+	popts.Env, popts.Logger = env, log
+	return passes.NewPassManager(ctx, pm, popts).Run(module)
+}
+
 // dumpPackage validates the package at path and prints it to -o.
 func dumpPackage(path string, args []string, stdout io.Writer, log *slog.Logger) error {
 	outs, out, err := earlyOutputs(args, stdout, [2]string{"--dump-package", path})
@@ -64,7 +83,22 @@ func dumpPackage(path string, args []string, stdout io.Writer, log *slog.Logger)
 		return err
 	}
 	defer outs.Abort()
-	pkg, sections, err := readPackage(path, log)
+	data, err := atomicfile.ReadFile(path, ipupkg.MaxFileBytes)
+	if err != nil {
+		return err
+	}
+	if ipupkg.IsPod(data) {
+		pod, err := ipupkg.DecodePod(data)
+		if err != nil {
+			return fmt.Errorf("%s: %v", path, err)
+		}
+		log.Info("pod package read", "stages", len(pod.Stages), "compiler", pod.Compiler, "target", pod.Target)
+		if err := out.Write(func(w io.Writer) error { return ipupkg.DumpPod(w, pod) }); err != nil {
+			return err
+		}
+		return outs.Commit()
+	}
+	pkg, sections, err := decodePackage(path, data, log)
 	if err != nil {
 		return err
 	}
@@ -82,6 +116,11 @@ func readPackage(path string, log *slog.Logger) (*ipupkg.Package, []ipupkg.Secti
 	if err != nil {
 		return nil, nil, err
 	}
+	return decodePackage(path, data, log)
+}
+
+// decodePackage validates and decodes the package read from path.
+func decodePackage(path string, data []byte, log *slog.Logger) (*ipupkg.Package, []ipupkg.SectionInfo, error) {
 	log.Info("reading application package", "path", path, "bytes", len(data))
 	pkg, sections, err := ipupkg.Decode(data)
 	if err != nil {

@@ -1,0 +1,228 @@
+package tensortotiled
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/ipuir/ipuir/dialects/tensor"
+	"github.com/ipuir/ipuir/dialects/tiled"
+	"github.com/ipuir/ipuir/dialects/tiled/plan"
+	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/layout"
+	"github.com/ipuir/ipuir/numeric"
+	"github.com/ipuir/ipuir/passes"
+	"github.com/ipuir/ipuir/target"
+	"github.com/ipuir/ipuir/target/irtarget"
+)
+
+// PipelineStages is the `pipeline-stages` pass: it cuts each function of a
+// tensor-level module into pipeline stages, one chip each, for a target of
+// several chips (or the `stages` option's count), and writes each op's
+// stage as `ipu.stage = k` (tensor.StageAttr). The stages are contiguous
+// runs of the function's ops in program order, so every value flows from a
+// stage to a later one (a link transfer); constants belong to no stage:
+// each stage that reads one gets its own copy.
+//
+// `balance=cycles` (the default) minimises the slowest stage's cycles
+// under the target's cost model, which bounds the pipeline's steady
+// state: a matmul costs its plan-space floor on one chip (the planner's
+// best plan for it alone, plan.MatmulFloor), every other op its vector
+// passes over its result spread over the chip's tiles plus a sync, data
+// movement one exchange of its result. `balance=bytes` minimises the
+// largest stage's weight bytes instead (PopART's automatic sharding, the
+// baseline). Either way a stage's weights (the arguments and constants it
+// reads) must fit its chip's tile memory, less the support reserve.
+//
+// It writes the function's stage figures as `ipu.stage_cycles` and
+// `ipu.stage_weight_bytes` (one per stage) and logs a line per stage;
+// translate/podemit outlines the stages into one program per chip.
+type PipelineStages struct {
+	Stages  int          `pass:"stages" help:"Number of pipeline stages (0: the target's chips)" default:"0" min:"0"`
+	Balance StageBalance `pass:"balance" help:"What the cut balances across stages" default:"cycles"`
+
+	NumStages passes.Statistic `statistic:"num-stages" help:"Number of pipeline stages cut"`
+}
+
+// StageBalance is pipeline-stages' balance option.
+type StageBalance int
+
+const (
+	BalanceCycles StageBalance = iota
+	BalanceBytes
+)
+
+var stageBalanceNames = []string{BalanceCycles: "cycles", BalanceBytes: "bytes"}
+
+func (b *StageBalance) String() string { return stageBalanceNames[*b] }
+
+func (b *StageBalance) Set(s string) error {
+	if i := slices.Index(stageBalanceNames, s); i >= 0 {
+		*b = StageBalance(i)
+		return nil
+	}
+	return fmt.Errorf("Cannot find option named '%s'!", s)
+}
+
+func (*StageBalance) Choices() []passes.Choice {
+	return []passes.Choice{
+		{Value: "cycles", Help: "The slowest stage's cycles under the target's cost model, the pipeline's steady state."},
+		{Value: "bytes", Help: "The largest stage's weight bytes (PopART's automatic sharding), the baseline."},
+	}
+}
+
+func (*PipelineStages) Name() string { return "pipeline-stages" }
+func (*PipelineStages) Summary() string {
+	return "Cut each function into pipeline stages, one chip each, balanced by the cost model's cycles or by weight bytes"
+}
+func (*PipelineStages) Anchor() string       { return ir.ModuleOpName }
+func (*PipelineStages) Requires() []*ir.Fact { return []*ir.Fact{irtarget.Named} }
+
+func (p *PipelineStages) Run(module *ir.Operation, pc *passes.PassContext) error {
+	tg, err := irtarget.Of(module, pc.Env())
+	if err != nil {
+		return err
+	}
+	stages := p.Stages
+	if stages == 0 {
+		stages = max(tg.Chips, 1)
+	}
+	if tg.MultiChip() && stages > tg.Chips {
+		return module.EmitOpError("pipeline-stages: %d stages on %s, which has %d chips", stages, tg.Name, tg.Chips)
+	}
+	ctx := pc.Context()
+	costs := &stageCosts{tg: tg, matmuls: map[layout.MatmulShape]int64{}}
+	for _, fn := range tensor.Functions(module) {
+		cut, err := p.cutFunction(ctx, fn, stages, costs)
+		if err != nil {
+			return err
+		}
+		fn.SetAttr(ctx, tensor.StageCyclesAttr, ctx.DenseI64Array(cut.Cycles...))
+		fn.SetAttr(ctx, tensor.StageWeightBytesAttr, ctx.DenseI64Array(cut.WeightBytes...))
+		for k := range cut.Cycles {
+			name, _ := ir.SymbolName(fn)
+			pc.Logger().Info("pipeline stage", "function", name, "stage", k, "ops", cut.Ops[k],
+				"estimated_cycles", cut.Cycles[k], "weight_bytes", cut.WeightBytes[k], "balance", p.Balance.String())
+		}
+		p.NumStages.Add(uint64(len(cut.Cycles)))
+	}
+	return nil
+}
+
+// cutFunction finds fn's stages and writes each op's.
+func (p *PipelineStages) cutFunction(ctx *ir.Context, fn *ir.Operation, stages int, costs *stageCosts) (*tensor.StageCut, error) {
+	body := fn.Region(0).Front()
+	if body == nil {
+		return nil, fn.EmitOpError("pipeline-stages: the function has no body")
+	}
+	var items []tensor.StageItem
+	var ops []*ir.Operation
+	for _, op := range body.Ops() {
+		if tensor.StagelessOp(op) {
+			continue
+		}
+		cycles, err := costs.of(op)
+		if err != nil {
+			return nil, op.EmitOpError("pipeline-stages: %v", err)
+		}
+		items = append(items, tensor.StageItem{Cycles: cycles, Reads: tensor.WeightReads(op)})
+		ops = append(ops, op)
+	}
+	tg := costs.tg
+	capacity := numeric.SatMul(int64(tg.Tiles), tg.SRAMBytesPerTile-tg.SupportReserveBytes)
+	cut, err := tensor.CutStages(items, stages, capacity, p.Balance == BalanceBytes)
+	if err != nil {
+		return nil, fn.EmitOpError("pipeline-stages: %v", err)
+	}
+	for i, op := range ops {
+		op.SetAttr(ctx, tensor.StageAttr, ctx.IntegerAttr(ctx.IntegerType(64, ir.Signless), int64(cut.StageOf[i])))
+	}
+	return cut, nil
+}
+
+// stageCosts prices ops on one chip for the cut (matmuls cached by shape:
+// a stack of layers repeats a few).
+type stageCosts struct {
+	tg      *target.Target
+	matmuls map[layout.MatmulShape]int64
+}
+
+// vectorPasses is how many passes of simple and transcendental vector work
+// an op makes over its result in the cut's model (the decompositions of
+// tensor-decompose: softmax is max, subtract, exp, sum, divide; layer_norm
+// mean, subtract, square, mean, rsqrt, scale and shift; gelu's tanh form
+// seven multiplies and adds around a tanh).
+var vectorPasses = map[string][2]int64{
+	tensor.AddOpName: {1, 0}, tensor.SubOpName: {1, 0}, tensor.MulOpName: {1, 0}, tensor.MaxOpName: {1, 0},
+	tensor.ConvertOpName: {1, 0}, tensor.DivOpName: {0, 1}, tensor.ExpOpName: {0, 1}, tensor.RsqrtOpName: {0, 1},
+	tensor.TanhOpName: {0, 1}, tensor.ErfOpName: {0, 1}, tensor.GeluOpName: {7, 1},
+	tensor.SoftmaxOpName: {3, 2}, tensor.LayerNormOpName: {6, 1},
+	tensor.ReduceSumOpName: {1, 0}, tensor.ReduceMaxOpName: {1, 0},
+}
+
+// of is op's cycles on one chip.
+func (c *stageCosts) of(op *ir.Operation) (int64, error) {
+	t := c.tg
+	if op.Name() == tensor.MatmulOpName || op.Name() == tensor.BatchMatmulOpName {
+		s, err := tiled.MatmulShapeOf(op.Operand(0).Type(), op.Operand(1).Type(), op.Result(0).Type())
+		if err != nil {
+			return 0, err
+		}
+		if v, ok := c.matmuls[s]; ok {
+			return v, nil
+		}
+		choice, err := plan.MatmulFloor(s, t)
+		if err != nil {
+			return 0, err
+		}
+		c.matmuls[s] = choice.Estimate.Cycles
+		return choice.Estimate.Cycles, nil
+	}
+	if op.NumResults() == 0 {
+		return 0, nil
+	}
+	var total int64
+	for _, r := range op.Results() {
+		rt, ok := r.Type().(*ir.RankedTensorType)
+		if !ok {
+			continue
+		}
+		n := ir.NumElements(rt.Dims)
+		if op.Name() == tensor.ReduceSumOpName || op.Name() == tensor.ReduceMaxOpName {
+			if in, ok := op.Operand(0).Type().(*ir.RankedTensorType); ok {
+				n = ir.NumElements(in.Dims)
+			}
+		}
+		perTile := numeric.CeilDiv(max(n, 0), int64(t.Tiles))
+		et, err := tiled.ElemTypeOf(rt.Elem)
+		if err != nil || !target.Computes(et) {
+			continue // host-side values (strings) cost the chip nothing
+		}
+		passesOf, ok := vectorPasses[op.Name()]
+		if !ok {
+			// Data movement, and any op without a model: one exchange of
+			// its result spread over the chip.
+			words, err := t.ExchangeWords(numeric.SatMul(perTile, int64(et.Bytes())))
+			if err != nil {
+				return 0, err
+			}
+			phase, err := t.ExchangePhaseCycles(words)
+			if err != nil {
+				return 0, err
+			}
+			total = numeric.SatAdd(total, phase+int64(t.SyncCycles))
+			continue
+		}
+		for class, k := range map[target.OpClass]int64{target.Simple: passesOf[0], target.Transcendental: passesOf[1]} {
+			if k == 0 {
+				continue
+			}
+			cyc, err := t.ElementwiseCycles(perTile, et, class)
+			if err != nil {
+				return 0, err
+			}
+			total = numeric.SatAdd(total, numeric.SatMul(k, cyc))
+		}
+		total = numeric.SatAdd(total, int64(t.SyncCycles))
+	}
+	return total, nil
+}

@@ -1,0 +1,332 @@
+package ipupkg
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+)
+
+// A pod package is a program for several chips run as a pipeline: one
+// ordinary package per stage, each for the chip it runs on, and how the
+// stages' streams are joined (a stage's input comes from the host or from
+// an earlier stage's output, over the links between their chips).
+//
+// # File format (pod version 1)
+//
+//	magic      8 bytes   "\x89IPUPOD\n"
+//	version    u16       PodFormatVersion
+//	reserved   u16, u32  0
+//	payload              the pod's fields (podFields), as a package's sections encode theirs
+//	trailer    8 bytes   "IPUEND\x00\x00"
+//	digest     32 bytes  SHA-256 of every byte before the trailer
+//
+// Each stage's package is held whole, with its own digest, and is read and
+// validated as a single chip's package is.
+
+// PodMagic starts every pod package.
+const PodMagic = "\x89IPUPOD\n"
+
+// PodFormatVersion is the pod format this package writes and reads.
+const PodFormatVersion = 1
+
+// MaxPodStages is the most stages a pod package may have.
+const MaxPodStages = 1 << 12
+
+// Pod is a decoded pod package.
+type Pod struct {
+	Compiler string
+	// Target is the pod's target spec; Chips its chip count (so that a
+	// reader checks every stage's chip without knowing the target).
+	Target string
+	Chips  int
+	// MicroBatches is how many micro-batches a run feeds by default.
+	MicroBatches int
+	// Inputs names the model's inputs, in order (the host's streams).
+	Inputs []string
+	Stages []PodStage
+	// Outputs says where each of the model's outputs comes from.
+	Outputs []PodRef
+	// Source is the whole model's tensor-level module, as text.
+	Source   []byte
+	Metadata []Entry
+}
+
+// PodStage is one pipeline stage: the chip it runs on, its program, and
+// for each input stream of the program, in order, where it comes from.
+type PodStage struct {
+	Chip    int
+	Package *Package
+	Inputs  []PodRef
+	// packageBytes is the stage's package as the file holds it, and
+	// sections where its sections lie in those bytes.
+	packageBytes []byte
+	sections     []SectionInfo
+}
+
+// PodRef is where a value comes from: the host's model input Index
+// (Stage HostStage), or output stream Index of an earlier stage.
+type PodRef struct {
+	Stage int
+	Index int
+}
+
+// HostStage is a PodRef's Stage for the host's inputs.
+const HostStage = -1
+
+func (r PodRef) String() string {
+	if r.Stage == HostStage {
+		return fmt.Sprintf("model input %d", r.Index)
+	}
+	return fmt.Sprintf("stage %d output %d", r.Stage, r.Index)
+}
+
+func podFields(c *codec, p *Pod) {
+	c.string(&p.Compiler, "compiler version")
+	c.string(&p.Target, "target name")
+	c.index(&p.Chips, "chips", MaxPodStages)
+	c.index(&p.MicroBatches, "micro-batches", math.MaxInt32)
+	list(c, &p.Inputs, "model inputs", func(c *codec, s *string) { c.string(s, "input name") })
+	list(c, &p.Stages, "stages", func(c *codec, s *PodStage) {
+		c.index(&s.Chip, "chip", MaxPodStages)
+		list(c, &s.Inputs, "stage inputs", podRefFields)
+		c.bytes(&s.packageBytes, "stage package")
+	})
+	list(c, &p.Outputs, "model outputs", podRefFields)
+	c.bytes(&p.Source, "source")
+	list(c, &p.Metadata, "metadata entries", entryFields)
+}
+
+// podRefFields stores Stage + 1, so that the host's is 0.
+func podRefFields(c *codec, r *PodRef) {
+	s := r.Stage + 1
+	c.index(&s, "stage", MaxPodStages)
+	r.Stage = s - 1
+	c.index(&r.Index, "stream", math.MaxInt32)
+}
+
+// Encode returns the pod package's bytes.
+func (p *Pod) Encode() []byte {
+	for i := range p.Stages {
+		p.Stages[i].packageBytes = p.Stages[i].Package.Encode()
+	}
+	w := newWriter()
+	podFields(w, p)
+	var out bytes.Buffer
+	out.WriteString(PodMagic)
+	var hdr [8]byte
+	binary.LittleEndian.PutUint16(hdr[0:], PodFormatVersion)
+	out.Write(hdr[:])
+	out.Write(w.b)
+	sum := sha256.Sum256(out.Bytes())
+	out.WriteString(TrailerMagic)
+	out.Write(sum[:])
+	return out.Bytes()
+}
+
+// IsPod reports whether data starts as a pod package.
+func IsPod(data []byte) bool { return bytes.HasPrefix(data, []byte(PodMagic)) }
+
+// DecodePod validates and decodes a whole pod package held in data: its
+// framing and digest, every stage's package, and how the stages are
+// joined (Pod.Validate).
+func DecodePod(data []byte) (*Pod, error) {
+	header := len(PodMagic) + 8
+	if len(data) < header+trailerBytes {
+		return nil, &FormatError{Msg: fmt.Sprintf("%d bytes is shorter than a pod package's header and trailer (%d bytes)", len(data), header+trailerBytes)}
+	}
+	if !IsPod(data) {
+		return nil, &FormatError{Msg: fmt.Sprintf("not an ipuir pod package: the file starts %q, not %q", data[:len(PodMagic)], PodMagic)}
+	}
+	if v := binary.LittleEndian.Uint16(data[len(PodMagic):]); v != PodFormatVersion {
+		return nil, &FormatError{Msg: fmt.Sprintf("pod format version %d, this reader reads version %d", v, PodFormatVersion)}
+	}
+	if r1, r2 := binary.LittleEndian.Uint16(data[len(PodMagic)+2:]), binary.LittleEndian.Uint32(data[len(PodMagic)+4:]); r1 != 0 || r2 != 0 {
+		return nil, &FormatError{Msg: "reserved header fields are not 0"}
+	}
+	body := len(data) - trailerBytes
+	if string(data[body:body+len(TrailerMagic)]) != TrailerMagic {
+		return nil, &FormatError{Msg: fmt.Sprintf("no trailer at byte %d: the file is truncated or has bytes after its end", body)}
+	}
+	if sum := sha256.Sum256(data[:body]); !bytes.Equal(sum[:], data[body+len(TrailerMagic):]) {
+		return nil, &FormatError{Msg: "the digest does not match the contents: the file is corrupt"}
+	}
+	c := &codec{b: data[header:body], base: int64(header), section: "pod", version: FormatVersion}
+	p := &Pod{}
+	podFields(c, p)
+	if c.err == nil && c.off != len(c.b) {
+		c.fail("%d bytes after the pod's contents", len(c.b)-c.off)
+	}
+	if c.err != nil {
+		return nil, c.err
+	}
+	for i := range p.Stages {
+		s := &p.Stages[i]
+		pkg, sections, err := Decode(s.packageBytes)
+		if err != nil {
+			return nil, fmt.Errorf("stage %d: %w", i, err)
+		}
+		s.Package, s.sections = pkg, sections
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Validate checks how the stages are joined: each stage on a chip of the
+// pod, every chip's target the same, each stage input fed by the host or
+// by an earlier stage's output of the same element type and shape, every
+// model input read with one type and shape, and every model output
+// coming from somewhere.
+func (p *Pod) Validate() error {
+	bad := func(format string, args ...any) error {
+		return &FormatError{Section: "pod", Offset: -1, Msg: fmt.Sprintf(format, args...)}
+	}
+	if p.Chips < 1 {
+		return bad("a pod of %d chips", p.Chips)
+	}
+	if len(p.Stages) == 0 || len(p.Stages) > p.Chips {
+		return bad("%d stages on %d chips (one stage a chip, at least one)", len(p.Stages), p.Chips)
+	}
+	if p.MicroBatches < 1 {
+		return bad("%d micro-batches", p.MicroBatches)
+	}
+	streams := func(pkg *Package, output bool) []Stream { return pkg.streamsOf(output) }
+	chips := map[int]int{}
+	hostInputs := make([]*Stream, len(p.Inputs))
+	for k, st := range p.Stages {
+		if st.Package == nil {
+			return bad("stage %d has no program", k)
+		}
+		if st.Chip >= p.Chips {
+			return bad("stage %d runs on chip %d of %d", k, st.Chip, p.Chips)
+		}
+		if other, ok := chips[st.Chip]; ok {
+			return bad("stages %d and %d both run on chip %d", other, k, st.Chip)
+		}
+		chips[st.Chip] = k
+		if st.Package.Target != p.Stages[0].Package.Target {
+			return bad("stage %d's chip is %s, stage 0's %s: a pod's chips are one target", k, st.Package.Target, p.Stages[0].Package.Target)
+		}
+		ins := streams(st.Package, false)
+		if len(st.Inputs) != len(ins) {
+			return bad("stage %d says where %d inputs come from; its program has %d", k, len(st.Inputs), len(ins))
+		}
+		for i, ref := range st.Inputs {
+			var from Stream
+			switch {
+			case ref.Stage == HostStage:
+				if ref.Index >= len(p.Inputs) {
+					return bad("stage %d input %d: %s, of %d", k, i, ref, len(p.Inputs))
+				}
+				if h := hostInputs[ref.Index]; h != nil {
+					from = *h
+				} else {
+					s := ins[i]
+					hostInputs[ref.Index], from = &s, s
+				}
+			case ref.Stage >= k:
+				return bad("stage %d input %d comes from stage %d: a stage reads only earlier stages", k, i, ref.Stage)
+			default:
+				outs := streams(p.Stages[ref.Stage].Package, true)
+				if ref.Index >= len(outs) {
+					return bad("stage %d input %d: %s, which has %d outputs", k, i, ref, len(outs))
+				}
+				from = outs[ref.Index]
+			}
+			if to := ins[i]; from.Elem != to.Elem || from.Text != to.Text || !equalShape(from.Shape, to.Shape) {
+				return bad("stage %d input %d (%s, %v %v) is fed %s (%v %v)", k, i, to.Name, to.Elem, to.Shape, ref, from.Elem, from.Shape)
+			}
+		}
+	}
+	for i, h := range hostInputs {
+		if h == nil {
+			return bad("no stage reads model input %d (%s)", i, p.Inputs[i])
+		}
+	}
+	for i, ref := range p.Outputs {
+		if ref.Stage == HostStage {
+			if ref.Index >= len(p.Inputs) {
+				return bad("model output %d: %s, of %d", i, ref, len(p.Inputs))
+			}
+			continue
+		}
+		if ref.Stage >= len(p.Stages) || ref.Index >= len(streams(p.Stages[ref.Stage].Package, true)) {
+			return bad("model output %d comes from %s, which does not exist", i, ref)
+		}
+	}
+	return nil
+}
+
+func equalShape(a, b []int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// DumpPod prints a pod package: its header, the stages with where each
+// input comes from, the model's outputs, then each stage's package as
+// Dump prints it (section offsets within the stage's own bytes).
+func DumpPod(w io.Writer, p *Pod) error {
+	fmt.Fprintf(w, "Pod package header:\n")
+	fmt.Fprintf(w, "  Format version:   %d\n", PodFormatVersion)
+	fmt.Fprintf(w, "  Compiler:         %s\n", p.Compiler)
+	fmt.Fprintf(w, "  Target:           %s (%d chips)\n", p.Target, p.Chips)
+	fmt.Fprintf(w, "  Micro-batches:    %d\n", p.MicroBatches)
+	fmt.Fprintf(w, "  Model inputs:     %s\n", strings.Join(p.Inputs, ", "))
+	for _, m := range p.Metadata {
+		fmt.Fprintf(w, "  %-17s %s\n", m.Key+":", m.Value)
+	}
+	fmt.Fprintf(w, "\nStages:\n")
+	for k, st := range p.Stages {
+		fmt.Fprintf(w, "  [%d] chip %d: %s, %d instructions, %d buffers, %d bytes\n", k, st.Chip, st.Package.Target,
+			len(st.Package.Program), len(st.Package.Buffers), len(st.packageBytes))
+		ins := st.Package.inputStreams()
+		for i, ref := range st.Inputs {
+			fmt.Fprintf(w, "      input %d (%s, %v %v) from %s\n", i, ins[i].Name, ins[i].Elem, ins[i].Shape, ref)
+		}
+	}
+	fmt.Fprintf(w, "\nModel outputs:\n")
+	for i, ref := range p.Outputs {
+		fmt.Fprintf(w, "  output %d from %s\n", i, ref)
+	}
+	for k, st := range p.Stages {
+		fmt.Fprintf(w, "\nStage %d:\n", k)
+		if err := Dump(w, st.Package, st.sections); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// inputStreams are p's input streams by index (the reader checked that
+// they are numbered 0 to n-1).
+func (p *Package) inputStreams() []Stream {
+	return p.streamsOf(false)
+}
+
+func (p *Package) streamsOf(output bool) []Stream {
+	n := 0
+	for _, s := range p.Streams {
+		if s.Output == output {
+			n++
+		}
+	}
+	out := make([]Stream, n)
+	for _, s := range p.Streams {
+		if s.Output == output && s.Index < n {
+			out[s.Index] = s
+		}
+	}
+	return out
+}

@@ -1,0 +1,379 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"path/filepath"
+	"slices"
+	"text/tabwriter"
+
+	"github.com/dustin/go-humanize"
+
+	"github.com/ipuir/ipuir/eval"
+	"github.com/ipuir/ipuir/execution/check"
+	"github.com/ipuir/ipuir/execution/reference"
+	"github.com/ipuir/ipuir/runtime/atomicfile"
+	"github.com/ipuir/ipuir/runtime/device"
+	"github.com/ipuir/ipuir/runtime/ipupkg"
+	"github.com/ipuir/ipuir/runtime/sim"
+	"github.com/ipuir/ipuir/target"
+	"github.com/ipuir/ipuir/tools/toolkit"
+)
+
+// stageRun is what one stage did over the micro-batches.
+type stageRun struct {
+	cycles      int64 // the slowest micro-batch's simulated cycles (every one runs the same program)
+	linkBytes   int64 // bytes its inputs take over links from earlier stages, a micro-batch
+	linkCycles  int64 // the slowest of those transfers
+	compared    int64
+	checkpoints int
+}
+
+// runPod runs a pod package: every micro-batch through every stage, each
+// stage on a simulated chip of its own, a stage's inputs the host's model
+// inputs or the outputs an earlier chip delivered (the words it computed,
+// moved as the link transfer would move them). The pipeline's time is
+// priced from the simulated cycles of each stage and the links' cost:
+// every stage slot lasts as long as the slowest stage's compute, then the
+// slowest link transfer between chips, then one sync across chips, and P
+// stages over G micro-batches take G + P − 1 slots. With --check every
+// stage is checked against the reference interpreter on its device
+// inputs (end to end within the stage, and op by op), and the stages'
+// functions, chained on the host, must compute the model's outputs
+// exactly as the model's own function does.
+func runPod(o *options, stdout, stderr io.Writer) error {
+	log := slog.New(slog.DiscardHandler)
+	if o.verbose {
+		log = verboseLogger(stderr)
+	}
+	progress := toolkit.NewProgress(stderr, "ipu-run")
+	if o.device != "sim" {
+		return fmt.Errorf("--device=%s: the devices are: sim", o.device)
+	}
+	if o.report != "" || o.trace != "" || o.checkAgainst != "" {
+		return fmt.Errorf("%s is a pod package: --report, --trace and --check-against take one chip's package", o.file)
+	}
+	data, err := atomicfile.ReadFile(o.file, ipupkg.MaxFileBytes)
+	if err != nil {
+		return err
+	}
+	pod, err := ipupkg.DecodePod(data)
+	if err != nil {
+		return fmt.Errorf("%s: %v", o.file, err)
+	}
+	tg, err := target.Lookup(pod.Target)
+	if err != nil {
+		return fmt.Errorf("%s: %v", o.file, err)
+	}
+	chipSpec, err := tg.ChipSpec()
+	if err != nil {
+		return err
+	}
+	if tg.Chips != pod.Chips || pod.Stages[0].Package.Target != chipSpec {
+		return fmt.Errorf("%s: its target %s has %d chips of %s; the package says %d chips of %s", o.file, tg.Name, tg.Chips, chipSpec, pod.Chips, pod.Stages[0].Package.Target)
+	}
+	chip, err := target.Lookup(chipSpec)
+	if err != nil {
+		return err
+	}
+	micro := pod.MicroBatches
+	if o.microBatches > 0 {
+		micro = o.microBatches
+	}
+	log.Info("pod package read", "target", tg.Name, "stages", len(pod.Stages), "micro_batches", micro)
+	model, err := loadSource(o.file+" (source)", pod.Source, o.function, stderr)
+	if err != nil {
+		return err
+	}
+	if len(model.args) != len(pod.Inputs) {
+		return fmt.Errorf("%s: its source's @%s takes %d inputs; the pod %d", o.file, model.name, len(model.args), len(pod.Inputs))
+	}
+	batches, err := microBatchInputs(o, model, micro)
+	if err != nil {
+		return model.Report(err, stderr)
+	}
+	stages := make([]*program, len(pod.Stages))
+	for k, st := range pod.Stages {
+		if stages[k], err = loadSource(fmt.Sprintf("%s (stage %d source)", o.file, k), st.Package.Source, "", stderr); err != nil {
+			return err
+		}
+		if err := check.Signature(stages[k].fn, st.Package); err != nil {
+			return fmt.Errorf("%s: stage %d does not match its source: %v", o.file, k, err)
+		}
+	}
+
+	lockDir, err := device.LockDir(o.lockDir)
+	if err != nil {
+		return err
+	}
+	// One lock for the pod: a run holds every chip of it.
+	release, err := device.Acquire(filepath.Join(lockDir, "ipuir-sim-"+lockName(tg)+".lock"), !o.noWait, log)
+	if err != nil {
+		return err
+	}
+	defer release()
+
+	runs := make([]stageRun, len(pod.Stages))
+	outputs := make([][]*eval.Array, micro) // the model's outputs per micro-batch
+	var reports []*check.Report
+	for g := range micro {
+		delivered := make([][]*eval.Array, len(pod.Stages))
+		for k, st := range pod.Stages {
+			ins := make([]*eval.Array, len(st.Inputs))
+			for i, ref := range st.Inputs {
+				if ref.Stage == ipupkg.HostStage {
+					ins[i] = batches[g][ref.Index]
+					continue
+				}
+				ins[i] = delivered[ref.Stage][ref.Index]
+				if g == 0 {
+					bytes := int64(len(ins[i].Data)) * int64(check.InputStreams(st.Package)[i].Elem.Bytes())
+					cyc, err := tg.LinkTransferCycles(bytes, pod.Stages[ref.Stage].Chip, st.Chip)
+					if err != nil {
+						return err
+					}
+					runs[k].linkBytes += bytes
+					runs[k].linkCycles = max(runs[k].linkCycles, cyc)
+				}
+			}
+			end := progress.Phase(fmt.Sprintf("micro-batch %d of %d, stage %d", g+1, micro, k))
+			got, cycles, err := runStage(chip, st.Package, ins, !o.check, log)
+			end()
+			if err != nil {
+				return fmt.Errorf("%s: stage %d, micro-batch %d: %v", o.file, k, g, err)
+			}
+			delivered[k] = got.Outputs
+			runs[k].cycles = max(runs[k].cycles, cycles.Total)
+			if o.check {
+				rep, err := check.Run(stages[k].fn, st.Package, ins, got, check.Options{SampleLimit: o.sampleLimit, Atol: o.checkAtol, Rtol: o.rtol, MemoryLimit: o.memoryLimit})
+				if err != nil {
+					return fmt.Errorf("stage %d, micro-batch %d: %v", k, g, err)
+				}
+				runs[k].compared += rep.Compared
+				runs[k].checkpoints = rep.Checkpoints
+				reports = append(reports, rep)
+				if !rep.Pass() {
+					for _, line := range rep.Explain() {
+						fmt.Fprintf(stderr, "ipu-run: stage %d, micro-batch %d: %s\n", k, g, line)
+					}
+				}
+			}
+		}
+		for _, ref := range pod.Outputs {
+			if ref.Stage == ipupkg.HostStage {
+				outputs[g] = append(outputs[g], batches[g][ref.Index])
+			} else {
+				outputs[g] = append(outputs[g], delivered[ref.Stage][ref.Index])
+			}
+		}
+	}
+	for i := range pod.Outputs {
+		name := ""
+		if names := model.resultNames(); i < len(names) {
+			name = names[i]
+		}
+		o.outputNames = append(o.outputNames, name)
+	}
+	summarise(o, outputs[0], stdout)
+	if err := compare(o, o.file, model.Ctx, outputs[0], stdout); err != nil {
+		return err
+	}
+	if o.reportCycles {
+		if err := printPipeline(stdout, pod, tg, runs, micro); err != nil {
+			return err
+		}
+	}
+	if o.check {
+		if err := checkPod(o, model, stages, pod, batches, outputs, reports, stdout); err != nil {
+			return err
+		}
+	}
+	return writeOutputs(o, "the pod package", outputs[0])
+}
+
+// runStage runs one stage's package on a fresh simulated chip.
+func runStage(chip *target.Target, pkg *ipupkg.Package, inputs []*eval.Array, outputsOnly bool, log *slog.Logger) (check.Device, *device.Cycles, error) {
+	dev := sim.New(chip, log)
+	defer dev.Close()
+	if err := dev.Attach(); err != nil {
+		return check.Device{}, nil, err
+	}
+	if err := dev.Initialize(); err != nil {
+		return check.Device{}, nil, err
+	}
+	return check.Execute(dev, pkg, inputs, check.ExecuteOptions{OutputsOnly: outputsOnly})
+}
+
+// microBatchInputs are the model's inputs for each micro-batch. With
+// --generate, the weights (the inputs a matmul multiplies by: the
+// generator's fan-in inputs) are the same for every micro-batch, as they
+// stay on their chips, and the others are drawn afresh for each, micro-
+// batch g with the seed moved on by g times the input count; with
+// --inputs, every micro-batch takes the given files.
+func microBatchInputs(o *options, model *program, micro int) ([][]*eval.Array, error) {
+	first, err := model.inputs(o)
+	if err != nil {
+		return nil, err
+	}
+	batches := [][]*eval.Array{first}
+	if micro > 1 && o.generate != "" {
+		gen, err := reference.ParseGenerator(o.generate)
+		if err != nil {
+			return nil, err
+		}
+		fanIns := reference.FanIns(model.fn)
+		for g := 1; g < micro; g++ {
+			next := *gen
+			next.Seed = gen.Seed + uint64(g*len(model.args))
+			drawn, err := next.Generate(model.args, fanIns)
+			if err != nil {
+				return nil, err
+			}
+			for i := range drawn {
+				if i < len(fanIns) && fanIns[i] > 0 {
+					drawn[i] = first[i]
+				}
+			}
+			batches = append(batches, drawn)
+		}
+	}
+	for len(batches) < micro {
+		batches = append(batches, first)
+	}
+	return batches, nil
+}
+
+// printPipeline prints the stage table and the pipeline's figures.
+func printPipeline(w io.Writer, pod *ipupkg.Pod, tg *target.Target, runs []stageRun, micro int) error {
+	var slowest, link int64
+	for _, r := range runs {
+		slowest, link = max(slowest, r.cycles), max(link, r.linkCycles)
+	}
+	sync := tg.Links.SyncCycles
+	slot := slowest + link + sync
+	slots, err := target.PipelineSlots(int64(len(runs)), int64(micro))
+	if err != nil {
+		return err
+	}
+	total := slots * slot
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "stage\tchip\tcycles\tlink bytes in\tlink cycles\tshare of slot\t")
+	for k, r := range runs {
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%s\t%d\t%.1f%%\t\n", k, pod.Stages[k].Chip, r.cycles, humanize.Comma(r.linkBytes), r.linkCycles,
+			100*float64(r.cycles)/float64(max(slot, 1)))
+	}
+	tw.Flush()
+	seconds := float64(total) / float64(tg.ClockHz)
+	fmt.Fprintf(w, "pipeline: stages=%d micro_batches=%d slot_cycles=%d (slowest stage %d + links %d + chip sync %d) fill_cycles=%d drain_cycles=%d\n",
+		len(runs), micro, slot, slowest, link, sync, int64(len(runs)-1)*slot, int64(len(runs)-1)*slot)
+	fmt.Fprintf(w, "steady_state_cycles_per_micro_batch=%d throughput=%.1f micro-batches/s (steady state %.1f) at %s\n",
+		slot, float64(micro)/seconds, float64(tg.ClockHz)/float64(slot), humanize.SIWithDigits(float64(tg.ClockHz), 3, "Hz"))
+	fmt.Fprintf(w, "total_cycles=%d\n", total)
+	return nil
+}
+
+// checkPod prints the verdict over three checks, each of which compared
+// something: every stage's (Run: its outputs and checkpoints against the
+// reference on its device inputs, end to end within the stage and op by
+// op), the model's outputs end to end (check.Outputs: the chips'
+// outputs against the whole model run from the host's inputs), and the
+// outline's: the stages' functions chained on the host reproduce the
+// model's outputs exactly, micro-batch by micro-batch.
+func checkPod(o *options, model *program, stages []*program, pod *ipupkg.Pod, batches, outputs [][]*eval.Array, reports []*check.Report, stdout io.Writer) error {
+	pass := true
+	var compared, endToEnd int64
+	var maxErr, maxRatio float64
+	for _, r := range reports {
+		pass = pass && r.Pass()
+		compared += r.Compared
+		maxErr, maxRatio = max(maxErr, r.MaxAbsError), max(maxRatio, r.MaxRatio)
+	}
+	// The model's outputs, end to end: what the chips delivered from the
+	// last stages against the model's function run from the host's inputs
+	// with bounds, so that a value moved wrongly between chips fails.
+	var pkgs []*ipupkg.Package
+	for _, st := range pod.Stages {
+		pkgs = append(pkgs, st.Package)
+	}
+	for g, ins := range batches {
+		rep, err := check.Outputs(model.fn, pkgs, ins, outputs[g], check.Options{SampleLimit: o.sampleLimit, Atol: o.checkAtol, Rtol: o.rtol, MemoryLimit: o.memoryLimit})
+		if err != nil {
+			return fmt.Errorf("micro-batch %d, the model's outputs: %v", g, err)
+		}
+		if !rep.Pass() {
+			pass = false
+			for _, line := range rep.Explain() {
+				fmt.Fprintf(stdout, "ipu-run: micro-batch %d, the model's outputs: %s\n", g, line)
+			}
+		}
+		endToEnd += rep.Compared
+		maxErr, maxRatio = max(maxErr, rep.MaxAbsError), max(maxRatio, rep.MaxRatio)
+	}
+	opts := &reference.Options{MemoryLimit: o.memoryLimit}
+	var exact int64
+	for g, ins := range batches {
+		want, err := reference.Run(model.fn, ins, opts)
+		if err != nil {
+			return fmt.Errorf("the model's reference, micro-batch %d: %v", g, err)
+		}
+		delivered := make([][]*eval.Array, len(pod.Stages))
+		for k, st := range pod.Stages {
+			args := make([]*eval.Array, len(st.Inputs))
+			for i, ref := range st.Inputs {
+				if ref.Stage == ipupkg.HostStage {
+					args[i] = ins[ref.Index]
+				} else {
+					args[i] = delivered[ref.Stage][ref.Index]
+				}
+			}
+			if delivered[k], err = reference.Run(stages[k].fn, args, opts); err != nil {
+				return fmt.Errorf("stage %d's reference, micro-batch %d: %v", k, g, err)
+			}
+		}
+		for i, ref := range pod.Outputs {
+			got := ins[ref.Index]
+			if ref.Stage != ipupkg.HostStage {
+				got = delivered[ref.Stage][ref.Index]
+			}
+			if !slices.Equal(got.Shape, want[i].Shape) || !sameBits(got.Data, want[i].Data) {
+				pass = false
+				fmt.Fprintf(stdout, "ipu-run: micro-batch %d: the stages' functions chained compute model output %d differently from the model\n", g, i)
+			}
+			exact += int64(len(got.Data))
+		}
+	}
+	verdict := "PASS"
+	if !pass || compared == 0 || endToEnd == 0 || exact == 0 {
+		verdict = "FAIL"
+	}
+	fmt.Fprintf(stdout, "numericalTest=%s stages=%d micro_batches=%d stage_checks=%d compared=%d model_outputs_compared=%d outline_compared=%d maximumAbsoluteError=%.6g maximumErrorToBound=%.3g hardwareTest=PASS\n",
+		verdict, len(pod.Stages), len(batches), len(reports), compared, endToEnd, exact, maxErr, maxRatio)
+	if verdict != "PASS" {
+		return fmt.Errorf("numericalTest=FAIL")
+	}
+	return nil
+}
+
+// sameBits says a and b hold the same values (NaN equal to NaN).
+func sameBits(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) && !(math.IsNaN(a[i]) && math.IsNaN(b[i])) {
+			return false
+		}
+	}
+	return true
+}
+
+// lockName is the device lock's name for tg: its built-in target's name,
+// whatever options its spec sets (they change prices, not the device).
+func lockName(tg *target.Target) string {
+	if s, err := target.ParseSpec(tg.Name); err == nil {
+		return s.Name
+	}
+	return "target"
+}
