@@ -286,3 +286,13 @@ func readFile(t *testing.T, path string) string {
 	}
 	return string(b)
 }
+
+// device/Inputs/encoder-test16x4.ipuir, the pipeline lit test's model, is
+// encoderStack's text (after its comment).
+func TestEncoderInputIsCurrent(t *testing.T) {
+	text := readFile(t, "device/Inputs/encoder-test16x4.ipuir")
+	i := strings.Index(text, "module ")
+	if i < 0 || text[i:] != encoderStack(4, 16, 32, 2, 64, "f16", "test16x4") {
+		t.Error("device/Inputs/encoder-test16x4.ipuir is not encoderStack(4, 16, 32, 2, 64, \"f16\", \"test16x4\"): regenerate it")
+	}
+}

@@ -2,18 +2,18 @@ package main
 
 import (
 	"bytes"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/ipuir/ipuir/parser"
-	"github.com/ipuir/ipuir/passes"
 	"github.com/ipuir/ipuir/registry"
 	"github.com/ipuir/ipuir/runtime/npy"
 	"github.com/ipuir/ipuir/target"
 	"github.com/ipuir/ipuir/target/irtarget"
-	"github.com/ipuir/ipuir/translate/pkgemit"
+	"github.com/ipuir/ipuir/tools/toolkit"
 )
 
 const testProgram = `func.func @double(%x: tensor<4xf32>) -> tensor<4xf32> {
@@ -191,22 +191,11 @@ func writePackage(t *testing.T, src, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := pkgemit.Options{Compiler: "test"}
-	opts.SetSource(text, module)
-	pm, err := registry.NewPassRegistry().ParsePipeline(registry.ModulePipeline(registry.LowerToTileAsm))
-	if err != nil {
-		t.Fatal(err)
-	}
 	tg, err := target.Lookup("test16")
 	if err != nil {
 		t.Fatal(err)
 	}
-	popts := passes.DefaultOptions()
-	popts.Env = irtarget.EnvKey.With(nil, tg)
-	if err := passes.NewPassManager(ctx, pm, popts).Run(module); err != nil {
-		t.Fatal(err)
-	}
-	pkg, err := pkgemit.Build(module, tg, opts)
+	pkg, err := toolkit.CompilePackage(ctx, module, text, irtarget.EnvKey.With(nil, tg), slog.New(slog.DiscardHandler), tg, "test")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,15 +6,12 @@ import (
 	"log/slog"
 
 	"github.com/ipuir/ipuir/ir"
-	"github.com/ipuir/ipuir/passes"
-	"github.com/ipuir/ipuir/registry"
 	"github.com/ipuir/ipuir/runtime/atomicfile"
 	"github.com/ipuir/ipuir/runtime/ipupkg"
-	"github.com/ipuir/ipuir/runtime/sim"
 	"github.com/ipuir/ipuir/target"
 	"github.com/ipuir/ipuir/target/irtarget"
 	"github.com/ipuir/ipuir/tools/optmain"
-	"github.com/ipuir/ipuir/translate/pkgemit"
+	"github.com/ipuir/ipuir/tools/toolkit"
 )
 
 // emitPackage writes module's package to out, compiling a tensor-level
@@ -28,7 +25,7 @@ func emitPackage(ctx *ir.Context, module *ir.Operation, in *optmain.Input, out i
 	if tg.MultiChip() {
 		return emitPod(ctx, module, in, out, tg, pod)
 	}
-	pkg, err := compilePackage(ctx, module, in.Source, in.Env, in.Logger, tg)
+	pkg, err := toolkit.CompilePackage(ctx, module, in.Source, in.Env, in.Logger, tg, Version)
 	if err != nil {
 		return err
 	}
@@ -38,42 +35,6 @@ func emitPackage(ctx *ir.Context, module *ir.Operation, in *optmain.Input, out i
 	}
 	in.Logger.Info("application package written", "bytes", len(data), "buffers", len(pkg.Buffers), "instructions", len(pkg.Program), "exchange_tables", len(pkg.Exchanges))
 	return nil
-}
-
-// compilePackage compiles module, whose text is source, into tg's package
-// (lowering a tensor-level module with lower-to-tile-asm first).
-func compilePackage(ctx *ir.Context, module *ir.Operation, source []byte, env *ir.Env, log *slog.Logger, tg *target.Target) (*ipupkg.Package, error) {
-	opts := pkgemit.Options{Compiler: Version, Metadata: []ipupkg.Entry{{Key: "target", Value: tg.Name}}}
-	if !pkgemit.HasTileAsm(module) {
-		opts.SetSource(source, module)
-		pipeline := registry.ModulePipeline(registry.LowerToTileAsm)
-		if err := runPipeline(ctx, module, pipeline, env, log); err != nil {
-			return nil, err
-		}
-		opts.Metadata = append(opts.Metadata, ipupkg.Entry{Key: "pipeline", Value: pipeline})
-	}
-	log.Info("writing application package", "tiles", tg.Tiles)
-	pkg, err := pkgemit.Build(module, tg, opts)
-	if err != nil {
-		return nil, err
-	}
-	// The tile-asm verifier applies the device's rules; a package the
-	// device would refuse is a compiler bug, never written.
-	if err := sim.Validate(pkg); err != nil {
-		return nil, fmt.Errorf("BUG: the compiled package would be refused by the device: %v", err)
-	}
-	return pkg, nil
-}
-
-// runPipeline runs the pipeline text on module.
-func runPipeline(ctx *ir.Context, module *ir.Operation, pipeline string, env *ir.Env, log *slog.Logger) error {
-	pm, err := registry.NewPassRegistry().ParsePipeline(pipeline)
-	if err != nil {
-		return err
-	}
-	popts := passes.DefaultOptions()
-	popts.Env, popts.Logger = env, log
-	return passes.NewPassManager(ctx, pm, popts).Run(module)
 }
 
 // dumpPackage validates the package at path and prints it to -o.

@@ -151,13 +151,13 @@ func Outline(module *ir.Operation, chipSpec string) (*Outlined, error) {
 					err = e
 					return ir.WalkInterrupt
 				}
-				if or.constant || (or.ref.Stage == k && or.ref.Stage != ipupkg.HostStage) {
-					continue
+				if !or.constant && or.ref.Stage == k {
+					continue // the stage's own value
 				}
-				if !slices.Contains(reads[k], v) {
+				if !slices.Contains(reads[k], v) { // constants too: the stage copies them
 					reads[k] = append(reads[k], v)
 				}
-				if or.ref.Stage >= 0 {
+				if !or.constant && or.ref.Stage >= 0 {
 					send(v, or.ref.Stage)
 				}
 			}

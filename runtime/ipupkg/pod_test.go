@@ -1,0 +1,155 @@
+package ipupkg
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/ipuir/ipuir/elem"
+)
+
+// smallPod is two stages of the hand-built package: stage 1 reads stage
+// 0's output.
+func smallPod() *Pod {
+	stage := func() *Package {
+		p := small()
+		p.Streams[1].Text = false
+		return p
+	}
+	return &Pod{Compiler: "test", Target: "two{x=1}", Chips: 2, MicroBatches: 4, Inputs: []string{"x"},
+		Stages: []PodStage{
+			{Chip: 0, Package: stage(), Inputs: []PodRef{{Stage: HostStage, Index: 0}}},
+			{Chip: 1, Package: stage(), Inputs: []PodRef{{Stage: 0, Index: 0}}},
+		},
+		Outputs: []PodRef{{Stage: 1, Index: 0}}, Source: []byte("module {}\n"), Metadata: []Entry{{"target", "two"}}}
+}
+
+var podOpts = []cmp.Option{cmpopts.IgnoreUnexported(PodStage{}), ignoreVersion}
+
+func TestPodRoundTrip(t *testing.T) {
+	p := smallPod()
+	data := p.Encode()
+	if !IsPod(data) || IsPod(small().Encode()) {
+		t.Fatal("IsPod does not tell a pod package from a chip's")
+	}
+	q, err := DecodePod(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(p, q, podOpts...); d != "" {
+		t.Fatalf("the pod does not read back as itself (-want +got):\n%s", d)
+	}
+	if again := q.Encode(); !bytes.Equal(again, data) {
+		t.Error("encoding a decoded pod gives other bytes")
+	}
+	var dump strings.Builder
+	if err := DumpPod(&dump, q); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Target:           two{x=1} (2 chips)", "[1] chip 1: two, 3 instructions", "input 0 (x, f16 [4 8]) from stage 0 output 0", "output 0 from stage 1 output 0", "Stage 1:\nPackage header:"} {
+		if !strings.Contains(dump.String(), want) {
+			t.Errorf("the dump lacks %q:\n%s", want, dump.String())
+		}
+	}
+}
+
+// podReseal recomputes a pod package's digest, so that a test's edit
+// reaches the checks behind it.
+func podReseal(data []byte) []byte {
+	out := bytes.Clone(data)
+	if len(out) < len(PodMagic)+8+trailerBytes {
+		return out
+	}
+	body := len(out) - trailerBytes
+	sum := sha256.Sum256(out[:body])
+	copy(out[body+len(TrailerMagic):], sum[:])
+	return out
+}
+
+func TestPodsThatDoNotJoinAreRejected(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		edit func(p *Pod)
+		want string
+	}{
+		{"no chips", func(p *Pod) { p.Chips = 0 }, "a pod of 0 chips"},
+		{"more stages than chips", func(p *Pod) { p.Chips = 1 }, "2 stages on 1 chips"},
+		{"no micro-batches", func(p *Pod) { p.MicroBatches = 0 }, "0 micro-batches"},
+		{"chip out of range", func(p *Pod) { p.Stages[1].Chip = 2 }, "stage 1 runs on chip 2 of 2"},
+		{"two stages a chip", func(p *Pod) { p.Stages[1].Chip = 0 }, "stages 0 and 1 both run on chip 0"},
+		{"chips of two targets", func(p *Pod) { p.Stages[1].Package.Target = "three" }, "a pod's chips are one target"},
+		{"inputs miscounted", func(p *Pod) { p.Stages[0].Inputs = nil }, "says where 0 inputs come from; its program has 1"},
+		{"a later stage feeds", func(p *Pod) { p.Stages[0].Inputs[0] = PodRef{Stage: 1} }, "a stage reads only earlier stages"},
+		{"no such model input", func(p *Pod) { p.Stages[0].Inputs[0].Index = 3 }, "model input 3, of 1"},
+		{"no such output", func(p *Pod) { p.Stages[1].Inputs[0].Index = 5 }, "stage 0 output 5, which has 1 outputs"},
+		{"another shape", func(p *Pod) { p.Stages[0].Package.Streams[1].Shape = []int64{32} }, "is fed stage 0 output 0 (f16 [32])"},
+		{"another type", func(p *Pod) { p.Stages[0].Package.Streams[1].Elem = elem.F32 }, "is fed stage 0 output 0 (f32"},
+		{"input nobody reads", func(p *Pod) { p.Inputs = append(p.Inputs, "z") }, "no stage reads model input 1 (z)"},
+		{"output from nowhere", func(p *Pod) { p.Outputs[0] = PodRef{Stage: 2} }, "model output 0 comes from stage 2 output 0, which does not exist"},
+	} {
+		p := smallPod()
+		c.edit(p)
+		err := p.Validate()
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: Validate() = %v; want %q", c.name, err, c.want)
+		}
+		// The reader refuses it too, sealed as the writer seals.
+		if _, err := DecodePod(podReseal(p.Encode())); err == nil {
+			t.Errorf("%s: DecodePod accepted it", c.name)
+		}
+	}
+}
+
+func TestCorruptPodsAreRejected(t *testing.T) {
+	data := smallPod().Encode()
+	flip := bytes.Clone(data)
+	flip[len(PodMagic)+20] ^= 1
+	version := podReseal(append([]byte(PodMagic+"\x02\x00"), data[len(PodMagic)+2:]...))
+	stage := bytes.Clone(data)
+	// The first stage package's magic, inside the pod's payload.
+	i := bytes.Index(stage, []byte(Magic))
+	stage[i+1] = 'X'
+	for _, c := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"empty", nil, "shorter than a pod package's header"},
+		{"a chip's package", small().Encode(), "not an ipuir pod package"},
+		{"a flipped bit", flip, "the digest does not match"},
+		{"truncated", data[:len(data)-5], "no trailer"},
+		{"a later version", version, "pod format version 2"},
+		{"a stage that is no package", podReseal(stage), "stage 0: invalid package: not an ipuir package"},
+		{"a payload cut short", podReseal(append(bytes.Clone(data[:len(PodMagic)+8+10]), data[len(data)-trailerBytes:]...)), "runs past the end"},
+	} {
+		if _, err := DecodePod(c.data); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: DecodePod = %v; want %q", c.name, err, c.want)
+		}
+	}
+}
+
+// FuzzDecodePod: no input makes DecodePod panic or allocate beyond what
+// it holds, and an accepted pod reads back as itself.
+func FuzzDecodePod(f *testing.F) {
+	data := smallPod().Encode()
+	f.Add(data, false)
+	f.Add(data[:60], true)
+	f.Add(podReseal(append(bytes.Clone(data[:len(PodMagic)+8]), data[len(data)-trailerBytes:]...)), false)
+	f.Fuzz(func(t *testing.T, data []byte, sealed bool) {
+		if sealed {
+			data = podReseal(data)
+		}
+		p, err := DecodePod(data)
+		if err != nil {
+			return
+		}
+		q, err := DecodePod(p.Encode())
+		if err != nil || !cmp.Equal(p, q, podOpts...) {
+			t.Fatalf("accepted a pod that does not read back as itself: %v", err)
+		}
+	})
+}

@@ -1,0 +1,113 @@
+package toolkit
+
+import (
+	"bytes"
+	"fmt"
+	"log/slog"
+
+	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/passes"
+	"github.com/ipuir/ipuir/printer"
+	"github.com/ipuir/ipuir/registry"
+	"github.com/ipuir/ipuir/runtime/ipupkg"
+	"github.com/ipuir/ipuir/runtime/sim"
+	"github.com/ipuir/ipuir/target"
+	"github.com/ipuir/ipuir/target/irtarget"
+	"github.com/ipuir/ipuir/translate/pkgemit"
+	"github.com/ipuir/ipuir/translate/podemit"
+)
+
+// RunPipeline runs the pipeline text on module in env.
+func RunPipeline(ctx *ir.Context, module *ir.Operation, pipeline string, env *ir.Env, log *slog.Logger) error {
+	pm, err := registry.NewPassRegistry().ParsePipeline(pipeline)
+	if err != nil {
+		return err
+	}
+	popts := passes.DefaultOptions()
+	popts.Env, popts.Logger = env, log
+	return passes.NewPassManager(ctx, pm, popts).Run(module)
+}
+
+// CompilePackage compiles module, whose text is source, into tg's package
+// (a tensor-level module is lowered with lower-to-tile-asm first), as
+// ipu-translate --emit-package does. compiler names the compiler's
+// version in the package.
+func CompilePackage(ctx *ir.Context, module *ir.Operation, source []byte, env *ir.Env, log *slog.Logger, tg *target.Target, compiler string) (*ipupkg.Package, error) {
+	opts := pkgemit.Options{Compiler: compiler, Metadata: []ipupkg.Entry{{Key: "target", Value: tg.Name}}}
+	if !pkgemit.HasTileAsm(module) {
+		opts.SetSource(source, module)
+		pipeline := registry.ModulePipeline(registry.LowerToTileAsm)
+		if err := RunPipeline(ctx, module, pipeline, env, log); err != nil {
+			return nil, err
+		}
+		opts.Metadata = append(opts.Metadata, ipupkg.Entry{Key: "pipeline", Value: pipeline})
+	}
+	log.Info("writing application package", "tiles", tg.Tiles)
+	pkg, err := pkgemit.Build(module, tg, opts)
+	if err != nil {
+		return nil, err
+	}
+	// The tile-asm verifier applies the device's rules; a package the
+	// device would refuse is a compiler bug, never written.
+	if err := sim.Validate(pkg); err != nil {
+		return nil, fmt.Errorf("BUG: the compiled package would be refused by the device: %v", err)
+	}
+	return pkg, nil
+}
+
+// PodOptions are how a model is compiled for a target of several chips.
+type PodOptions struct {
+	Balance      string // pipeline-stages' balance: "cycles" or "bytes"
+	MicroBatches int    // the pod package's default micro-batch count
+	Compiler     string
+}
+
+// CompilePod compiles a tensor-level module for tg, a target of several
+// chips: pipeline-stages cuts its function into one stage per chip, each
+// stage is outlined into a module of its own (translate/podemit) and
+// compiled as one chip's package, and the packages, with how their
+// streams are joined, make the pod package.
+func CompilePod(ctx *ir.Context, module *ir.Operation, source []byte, env *ir.Env, log *slog.Logger, tg *target.Target, opts PodOptions) (*ipupkg.Pod, error) {
+	if opts.MicroBatches < 1 {
+		return nil, fmt.Errorf("--micro-batches=%d: a pipeline runs at least one", opts.MicroBatches)
+	}
+	chipSpec, err := tg.ChipSpec()
+	if err != nil {
+		return nil, err
+	}
+	chip, err := target.Lookup(chipSpec)
+	if err != nil {
+		return nil, err
+	}
+	cut := fmt.Sprintf("builtin.module(pipeline-stages{balance=%s})", opts.Balance)
+	if err := RunPipeline(ctx, module, cut, env, log); err != nil {
+		return nil, err
+	}
+	outlined, err := podemit.Outline(module, chipSpec)
+	if err != nil {
+		return nil, err
+	}
+	pod := &ipupkg.Pod{Compiler: opts.Compiler, Target: tg.Name, Chips: tg.Chips, MicroBatches: opts.MicroBatches,
+		Inputs: outlined.Inputs, Outputs: outlined.Outputs, Source: source,
+		Metadata: []ipupkg.Entry{{Key: "target", Value: tg.Name}, {Key: "pipeline", Value: cut}}}
+	chipEnv := irtarget.EnvKey.With(env, chip)
+	for k, st := range outlined.Stages {
+		// The stage's own text is its source: what its checkpoints and a
+		// check's reference are read from. Its ops keep the model's
+		// locations.
+		var text bytes.Buffer
+		if err := printer.Print(&text, st.Module, printer.Options{DebugInfo: true}); err != nil {
+			return nil, err
+		}
+		log.Info("compiling pipeline stage", "stage", k, "chip", k, "target", chipSpec, "inputs", len(st.Inputs))
+		pkg, err := CompilePackage(ctx, st.Module, text.Bytes(), chipEnv, log, chip, opts.Compiler)
+		if err != nil {
+			return nil, fmt.Errorf("pipeline stage %d: %w", k, err)
+		}
+		pod.Stages = append(pod.Stages, ipupkg.PodStage{Chip: k, Package: pkg, Inputs: st.Inputs})
+	}
+	if err := pod.Validate(); err != nil {
+		return nil, fmt.Errorf("BUG: the pod package does not validate: %v", err)
+	}
+	return pod, nil
+}
