@@ -66,11 +66,27 @@ func WeightReads(op *ir.Operation) []WeightRead {
 				continue
 			}
 			seen[v] = true
-			reads = append(reads, WeightRead{Value: v, Bytes: valueBytes(v)})
+			bytes := valueBytes(v)
+			if def != nil && isSplat(def.Attr("value")) {
+				bytes = int64(ir.ElementByteSize(ir.ElementTypeOrSelf(v.Type()))) // one element on each tile
+			}
+			reads = append(reads, WeightRead{Value: v, Bytes: bytes})
 		}
 		return ir.WalkAdvance
 	})
 	return reads
+}
+
+// isSplat reports whether a constant's value is one element repeated (a
+// tile holds the element, not the tensor).
+func isSplat(a ir.Attribute) bool {
+	switch d := a.(type) {
+	case *ir.DenseElementsAttr:
+		return d.Splat
+	case *ir.DenseStringElementsAttr:
+		return d.Splat
+	}
+	return false
 }
 
 // valueBytes is a ranked tensor's size in bytes (0 for others).

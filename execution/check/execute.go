@@ -3,7 +3,6 @@ package check
 import (
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/eval"
@@ -145,26 +144,8 @@ func toDevice(a *eval.Array, s ipupkg.Stream, pkg *ipupkg.Package) (*eval.Array,
 }
 
 // InputStreams are pkg's input streams in order (as OutputStreams).
-func InputStreams(pkg *ipupkg.Package) []ipupkg.Stream {
-	var out []ipupkg.Stream
-	for _, s := range pkg.Streams {
-		if !s.Output {
-			out = append(out, s)
-		}
-	}
-	slices.SortFunc(out, func(a, b ipupkg.Stream) int { return a.Index - b.Index })
-	return out
-}
+func InputStreams(pkg *ipupkg.Package) []ipupkg.Stream { return pkg.Inputs() }
 
 // OutputStreams are pkg's output streams in order (the reader checked
 // that they are numbered 0 to n-1, each once).
-func OutputStreams(pkg *ipupkg.Package) []ipupkg.Stream {
-	var out []ipupkg.Stream
-	for _, s := range pkg.Streams {
-		if s.Output {
-			out = append(out, s)
-		}
-	}
-	slices.SortFunc(out, func(a, b ipupkg.Stream) int { return a.Index - b.Index })
-	return out
-}
+func OutputStreams(pkg *ipupkg.Package) []ipupkg.Stream { return pkg.Outputs() }

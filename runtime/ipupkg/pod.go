@@ -291,7 +291,7 @@ func DumpPod(w io.Writer, p *Pod) error {
 	for k, st := range p.Stages {
 		fmt.Fprintf(w, "  [%d] chip %d: %s, %d instructions, %d buffers, %d bytes\n", k, st.Chip, st.Package.Target,
 			len(st.Package.Program), len(st.Package.Buffers), len(st.packageBytes))
-		ins := st.Package.inputStreams()
+		ins := st.Package.Inputs()
 		for i, ref := range st.Inputs {
 			fmt.Fprintf(w, "      input %d (%s, %v %v) from %s\n", i, ins[i].Name, ins[i].Elem, ins[i].Shape, ref)
 		}
@@ -309,11 +309,12 @@ func DumpPod(w io.Writer, p *Pod) error {
 	return nil
 }
 
-// inputStreams are p's input streams by index (the reader checked that
-// they are numbered 0 to n-1).
-func (p *Package) inputStreams() []Stream {
-	return p.streamsOf(false)
-}
+// Inputs are p's input streams by index, and Outputs its output streams
+// (the reader checked that each direction's are numbered 0 to n-1).
+func (p *Package) Inputs() []Stream { return p.streamsOf(false) }
+
+// Outputs are p's output streams by index.
+func (p *Package) Outputs() []Stream { return p.streamsOf(true) }
 
 func (p *Package) streamsOf(output bool) []Stream {
 	n := 0

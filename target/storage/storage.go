@@ -10,7 +10,10 @@
 // time: first fit over an interval graph, linear in the buffers live at
 // once. Buffers that live throughout (code, exchange tables, host-exchange
 // code: a tile's support memory) are therefore placed first, at the bottom
-// of their class, as the reference compiler places them.
+// of their class, as the reference compiler places them. Where first fit
+// leaves holes a later buffer cannot use, and so fails, the class is
+// placed again longest-lived first (quadratic in its buffers, so only
+// then), which packs buffers of like lifetimes together.
 //
 // A buffer that does not fit is an error naming the tile, the buffer, its
 // bytes, the class's capacity, the buffers in the way and the bytes short;
@@ -95,40 +98,122 @@ func Place(t *target.Target, tile int, bufs []Buffer) (Placement, error) {
 			}
 			return cmp.Compare(y.Bytes, x.Bytes)
 		})
-		var active []int // placed buffers still live, by address
-		for _, i := range order {
-			b := bufs[i]
-			// Drop buffers whose lives ended before this one starts.
-			kept := active[:0]
-			for _, j := range active {
-				if bufs[j].End > b.Start {
-					kept = append(kept, j)
-				}
+		if err := firstFit(&p, tile, class, bufs, order); err != nil {
+			// In start order the placement left holes between buffers of
+			// different lifetimes that a later buffer cannot use. Try the
+			// order that packs lifetimes: the longest-lived at the bottom.
+			var retry Placement
+			retry.Address, retry.Peak, retry.Live = slices.Clone(p.Address), map[string]int64{}, map[string]int64{}
+			if byLifetime(&retry, class, bufs, order) {
+				p.Address = retry.Address
+				p.Peak[name], p.Live[name] = retry.Peak[name], retry.Live[name]
+				continue
 			}
-			active = kept
-			align := max(class.Alignment, b.Align)
-			addr := numeric.RoundUp(class.Start, align)
-			for _, j := range active { // by address
-				if addr+b.Bytes <= p.Address[j] {
-					break
-				}
-				addr = max(addr, numeric.RoundUp(p.Address[j]+bufs[j].Bytes, align))
-			}
-			if addr+b.Bytes > class.End {
-				return p, shortError(tile, class, i, bufs, active, addr)
-			}
-			p.Address[i] = addr
-			at, _ := slices.BinarySearchFunc(active, addr, func(j int, a int64) int { return cmp.Compare(p.Address[j], a) })
-			active = slices.Insert(active, at, i)
-			p.Peak[name] = max(p.Peak[name], addr+b.Bytes-class.Start)
-			live := int64(0)
-			for _, j := range active {
-				live += bufs[j].Bytes
-			}
-			p.Live[name] = max(p.Live[name], live)
+			return p, err
 		}
 	}
 	return p, nil
+}
+
+// firstFit places order (one class's buffers, by first step) in class:
+// each at the lowest aligned address that clears the placed buffers still
+// live, which are kept by address.
+func firstFit(p *Placement, tile int, class target.MemoryClass, bufs []Buffer, order []int) error {
+	name := class.Name
+	var active []int // placed buffers still live, by address
+	for _, i := range order {
+		b := bufs[i]
+		// Drop buffers whose lives ended before this one starts.
+		kept := active[:0]
+		for _, j := range active {
+			if bufs[j].End > b.Start {
+				kept = append(kept, j)
+			}
+		}
+		active = kept
+		align := max(class.Alignment, b.Align)
+		addr := numeric.RoundUp(class.Start, align)
+		for _, j := range active { // by address
+			if addr+b.Bytes <= p.Address[j] {
+				break
+			}
+			addr = max(addr, numeric.RoundUp(p.Address[j]+bufs[j].Bytes, align))
+		}
+		if addr+b.Bytes > class.End {
+			return shortError(tile, class, i, bufs, active, addr)
+		}
+		p.Address[i] = addr
+		at, _ := slices.BinarySearchFunc(active, addr, func(j int, a int64) int { return cmp.Compare(p.Address[j], a) })
+		active = slices.Insert(active, at, i)
+		p.Peak[name] = max(p.Peak[name], addr+b.Bytes-class.Start)
+		live := int64(0)
+		for _, j := range active {
+			live += bufs[j].Bytes
+		}
+		p.Live[name] = max(p.Live[name], live)
+	}
+	return nil
+}
+
+// byLifetime places order in class longest-lived first (support memory,
+// then by steps lived, then by size), each at the lowest aligned address
+// clear of every placed buffer whose life overlaps its own. It reports
+// whether all fit. The work is quadratic in the class's buffers on the
+// tile, which is why it runs only where first fit failed.
+func byLifetime(p *Placement, class target.MemoryClass, bufs []Buffer, order []int) bool {
+	name := class.Name
+	sorted := slices.Clone(order)
+	span := func(b Buffer) int {
+		if b.End == Forever {
+			return Forever
+		}
+		return b.End - b.Start
+	}
+	slices.SortStableFunc(sorted, func(a, b int) int {
+		x, y := bufs[a], bufs[b]
+		if c := cmp.Compare(span(y), span(x)); c != 0 {
+			return c
+		}
+		return cmp.Compare(y.Bytes, x.Bytes)
+	})
+	var placed []int
+	var overlapping []int
+	for _, i := range sorted {
+		b := bufs[i]
+		overlapping = overlapping[:0]
+		for _, j := range placed {
+			if bufs[j].Start < b.End && b.Start < bufs[j].End {
+				overlapping = append(overlapping, j)
+			}
+		}
+		slices.SortFunc(overlapping, func(x, y int) int { return cmp.Compare(p.Address[x], p.Address[y]) })
+		align := max(class.Alignment, b.Align)
+		addr := numeric.RoundUp(class.Start, align)
+		for _, j := range overlapping {
+			if addr+b.Bytes <= p.Address[j] {
+				break
+			}
+			addr = max(addr, numeric.RoundUp(p.Address[j]+bufs[j].Bytes, align))
+		}
+		if addr+b.Bytes > class.End {
+			return false
+		}
+		p.Address[i] = addr
+		placed = append(placed, i)
+		p.Peak[name] = max(p.Peak[name], addr+b.Bytes-class.Start)
+	}
+	// The most bytes live at once, step by step over the buffers' starts
+	// (where the live set grows).
+	for _, i := range sorted {
+		live := int64(0)
+		for _, j := range sorted {
+			if bufs[j].Start <= bufs[i].Start && bufs[i].Start < bufs[j].End {
+				live += bufs[j].Bytes
+			}
+		}
+		p.Live[name] = max(p.Live[name], live)
+	}
+	return true
 }
 
 // NoFitError is Place's error when a buffer does not fit its class.

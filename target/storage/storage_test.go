@@ -145,3 +145,39 @@ func BenchmarkPlace1000(b *testing.B) {
 		}
 	}
 }
+
+// First fit in start order leaves a hole below a long-lived buffer that a
+// later, larger one cannot use; the placement in lifetime order packs the
+// long-lived buffer at the bottom, and everything fits.
+func TestLifetimeOrderWhereFirstFitFails(t *testing.T) {
+	tg := test16(t)
+	il, _ := tg.Class(target.Interleaved)
+	size := il.Size()
+	bufs := []Buffer{
+		{Name: "short", Class: il.Name, Bytes: size / 2, Start: 0, End: 2},
+		{Name: "long", Class: il.Name, Bytes: size/2 - 1024, Start: 0, End: 10},
+		{Name: "late", Class: il.Name, Bytes: size/2 + 1024, Start: 2, End: 10},
+	}
+	// In start order: short at the bottom, long above it, and late (after
+	// short ends) cannot fit below long nor above it.
+	var first Placement
+	first.Address, first.Peak, first.Live = make([]int64, 3), map[string]int64{}, map[string]int64{}
+	if err := firstFit(&first, 0, il, bufs, []int{0, 1, 2}); err == nil {
+		t.Fatal("first fit placed it: the test no longer exercises the retry")
+	}
+	p, err := Place(tg, 0, bufs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Check(tg, 0, bufs, p.Address); err != nil {
+		t.Fatal(err)
+	}
+	if p.Address[1] != il.Start || p.Live[il.Name] != size {
+		t.Errorf("long at %d (want %d), live %d (want %d)", p.Address[1], il.Start, p.Live[il.Name], size)
+	}
+	// Still too much at once: refused, with first fit's account.
+	bufs[2].Bytes += 16
+	if _, err := Place(tg, 0, bufs); err == nil || !strings.Contains(err.Error(), "late") {
+		t.Errorf("an overfull class: %v", err)
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/ipuir/ipuir/runtime/atomicfile"
 	"github.com/ipuir/ipuir/runtime/device"
 	"github.com/ipuir/ipuir/runtime/ipupkg"
+	"github.com/ipuir/ipuir/runtime/pipeline"
 	"github.com/ipuir/ipuir/runtime/sim"
 	"github.com/ipuir/ipuir/target"
 	"github.com/ipuir/ipuir/tools/toolkit"
@@ -25,8 +26,6 @@ import (
 // stageRun is what one stage did over the micro-batches.
 type stageRun struct {
 	cycles      int64 // the slowest micro-batch's simulated cycles (every one runs the same program)
-	linkBytes   int64 // bytes its inputs take over links from earlier stages, a micro-batch
-	linkCycles  int64 // the slowest of those transfers
 	compared    int64
 	checkpoints int
 }
@@ -116,6 +115,10 @@ func runPod(o *options, stdout, stderr io.Writer) error {
 	defer release()
 
 	runs := make([]stageRun, len(pod.Stages))
+	links, err := pipeline.Links(pod, tg)
+	if err != nil {
+		return fmt.Errorf("%s: %v", o.file, err)
+	}
 	outputs := make([][]*eval.Array, micro) // the model's outputs per micro-batch
 	var reports []*check.Report
 	for g := range micro {
@@ -128,15 +131,6 @@ func runPod(o *options, stdout, stderr io.Writer) error {
 					continue
 				}
 				ins[i] = delivered[ref.Stage][ref.Index]
-				if g == 0 {
-					bytes := int64(len(ins[i].Data)) * int64(check.InputStreams(st.Package)[i].Elem.Bytes())
-					cyc, err := tg.LinkTransferCycles(bytes, pod.Stages[ref.Stage].Chip, st.Chip)
-					if err != nil {
-						return err
-					}
-					runs[k].linkBytes += bytes
-					runs[k].linkCycles = max(runs[k].linkCycles, cyc)
-				}
 			}
 			end := progress.Phase(fmt.Sprintf("micro-batch %d of %d, stage %d", g+1, micro, k))
 			got, cycles, err := runStage(chip, st.Package, ins, !o.check, log)
@@ -181,9 +175,14 @@ func runPod(o *options, stdout, stderr io.Writer) error {
 		return err
 	}
 	if o.reportCycles {
-		if err := printPipeline(stdout, pod, tg, runs, micro); err != nil {
+		for k := range links {
+			links[k].Cycles = runs[k].cycles
+		}
+		timing, err := pipeline.Price(links, tg, micro)
+		if err != nil {
 			return err
 		}
+		printPipeline(stdout, timing, tg)
 	}
 	if o.check {
 		if err := checkPod(o, model, stages, pod, batches, outputs, reports, stdout); err != nil {
@@ -246,32 +245,19 @@ func microBatchInputs(o *options, model *program, micro int) ([][]*eval.Array, e
 }
 
 // printPipeline prints the stage table and the pipeline's figures.
-func printPipeline(w io.Writer, pod *ipupkg.Pod, tg *target.Target, runs []stageRun, micro int) error {
-	var slowest, link int64
-	for _, r := range runs {
-		slowest, link = max(slowest, r.cycles), max(link, r.linkCycles)
-	}
-	sync := tg.Links.SyncCycles
-	slot := slowest + link + sync
-	slots, err := target.PipelineSlots(int64(len(runs)), int64(micro))
-	if err != nil {
-		return err
-	}
-	total := slots * slot
+func printPipeline(w io.Writer, t *pipeline.Timing, tg *target.Target) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "stage\tchip\tcycles\tlink bytes in\tlink cycles\tshare of slot\t")
-	for k, r := range runs {
-		fmt.Fprintf(tw, "%d\t%d\t%d\t%s\t%d\t%.1f%%\t\n", k, pod.Stages[k].Chip, r.cycles, humanize.Comma(r.linkBytes), r.linkCycles,
-			100*float64(r.cycles)/float64(max(slot, 1)))
+	for k, s := range t.Stages {
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%s\t%d\t%.1f%%\t\n", k, s.Chip, s.Cycles, humanize.Comma(s.LinkBytes), s.LinkCycles,
+			100*float64(s.Cycles)/float64(max(t.Slot, 1)))
 	}
 	tw.Flush()
-	seconds := float64(total) / float64(tg.ClockHz)
 	fmt.Fprintf(w, "pipeline: stages=%d micro_batches=%d slot_cycles=%d (slowest stage %d + links %d + chip sync %d) fill_cycles=%d drain_cycles=%d\n",
-		len(runs), micro, slot, slowest, link, sync, int64(len(runs)-1)*slot, int64(len(runs)-1)*slot)
+		len(t.Stages), t.MicroBatches, t.Slot, t.Slowest, t.Links, t.Sync, t.Fill, t.Drain)
 	fmt.Fprintf(w, "steady_state_cycles_per_micro_batch=%d throughput=%.1f micro-batches/s (steady state %.1f) at %s\n",
-		slot, float64(micro)/seconds, float64(tg.ClockHz)/float64(slot), humanize.SIWithDigits(float64(tg.ClockHz), 3, "Hz"))
-	fmt.Fprintf(w, "total_cycles=%d\n", total)
-	return nil
+		t.Slot, t.PerSecond, t.SteadyPerSecond, humanize.SIWithDigits(float64(tg.ClockHz), 3, "Hz"))
+	fmt.Fprintf(w, "total_cycles=%d\n", t.Total)
 }
 
 // checkPod prints the verdict over three checks, each of which compared

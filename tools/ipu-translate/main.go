@@ -72,6 +72,7 @@ type translations struct {
 	compare        string
 	trace          string
 	pod            podOptions
+	stage          int
 	log            *slog.Logger
 }
 
@@ -88,6 +89,7 @@ func (t *translations) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&t.importONNX, "import-onnx", "", "Import the ONNX model `MODEL.onnx` as a tensor-level module (with -o, and --target for its ipu.target)")
 	fs.StringVar(&t.emitReport, "emit-report", "", "Write the HTML report of the package `MODEL.ipupkg` (memory heat map, liveness, exchange, BSP trace with simulated cycles) to -o")
 	fs.StringVar(&t.compare, "compare", "", "With --emit-report, show the package `OTHER.ipupkg` beside it")
+	fs.IntVar(&t.stage, "stage", -1, "With --emit-report of a pod package, the pipeline stage whose package the views show (default: the slowest)")
 	fs.StringVar(&t.trace, "trace", "", "With --emit-report, also write the run's cycles to `FILE.json` in the Chrome trace event format, which Perfetto and chrome://tracing open (as ipu-run --trace does)")
 	fs.BoolVar(&t.weightsAsArgs, "weights-as-args", false, "With --import-onnx, make the initializers function arguments instead of constants")
 	fs.StringVar(&t.memoryLimit, "memory-limit", "4GiB", "With --import-onnx, the most memory the values folded at import may take (8 bytes an element), e.g. 512MiB or 16GiB")
@@ -175,8 +177,11 @@ func (t *translations) Early(args []string, stdout io.Writer) (bool, int, error)
 	if t.f64 != "" && !t.emitPackage && t.importONNX == "" {
 		return true, 2, fmt.Errorf("--f64 applies to --import-onnx and --emit-package")
 	}
-	if (t.trace != "" || t.compare != "") && t.emitReport == "" {
-		return true, 2, fmt.Errorf("--trace and --compare apply to --emit-report")
+	if (t.trace != "" || t.compare != "" || t.stage != -1) && t.emitReport == "" {
+		return true, 2, fmt.Errorf("--trace, --compare and --stage apply to --emit-report")
+	}
+	if t.stage < -1 {
+		return true, 2, fmt.Errorf("--stage=%d: stages are numbered from 0", t.stage)
 	}
 	switch {
 	case chosen == 0:
@@ -184,7 +189,7 @@ func (t *translations) Early(args []string, stdout io.Writer) (bool, int, error)
 	case chosen > 1:
 		return true, 2, fmt.Errorf("choose one translation (--exchange-to-json, --emit-package, --dump-package, --import-onnx, --emit-report)")
 	case t.emitReport != "":
-		if err := emitReport(t.emitReport, t.compare, t.trace, args, stdout, t.log); err != nil {
+		if err := emitReport(t.emitReport, t.compare, t.trace, t.stage, args, stdout, t.log); err != nil {
 			return true, 1, err
 		}
 		return true, 0, nil

@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"path/filepath"
 
+	"github.com/ipuir/ipuir/runtime/atomicfile"
+	"github.com/ipuir/ipuir/runtime/ipupkg"
 	"github.com/ipuir/ipuir/runtime/trace"
 	"github.com/ipuir/ipuir/target"
 	"github.com/ipuir/ipuir/translate/htmlreport"
@@ -14,7 +16,7 @@ import (
 // emitReport writes the HTML report of the package at path (and of other
 // beside it) to -o, with cycles from a run on the simulated device, and
 // that run's trace to traceFile when it is given.
-func emitReport(path, other, traceFile string, args []string, stdout io.Writer, log *slog.Logger) error {
+func emitReport(path, other, traceFile string, stage int, args []string, stdout io.Writer, log *slog.Logger) error {
 	outs, out, err := earlyOutputs(args, stdout, [2]string{"--emit-report", path}, [2]string{"--compare", other})
 	if err != nil {
 		return err
@@ -24,13 +26,13 @@ func emitReport(path, other, traceFile string, args []string, stdout io.Writer, 
 	if err != nil {
 		return err
 	}
-	d, run, err := reportOf(path, log)
+	d, run, err := reportOf(path, stage, log)
 	if err != nil {
 		return err
 	}
 	var o *htmlreport.Data
 	if other != "" {
-		if o, _, err = reportOf(other, log); err != nil {
+		if o, _, err = reportOf(other, stage, log); err != nil {
 			return err
 		}
 	}
@@ -46,9 +48,44 @@ func emitReport(path, other, traceFile string, args []string, stdout io.Writer, 
 }
 
 // reportOf builds the report of the package at path, and returns beside it
-// what writes its run's trace.
-func reportOf(path string, log *slog.Logger) (*htmlreport.Data, func(io.Writer) error, error) {
-	p, _, err := readPackage(path, log)
+// what writes its run's trace. Of a pod package, it is the pipeline's, with
+// stage's package (-1: the slowest) in the other views and the trace.
+func reportOf(path string, stage int, log *slog.Logger) (*htmlreport.Data, func(io.Writer) error, error) {
+	data, err := atomicfile.ReadFile(path, ipupkg.MaxFileBytes)
+	if err != nil {
+		return nil, nil, err
+	}
+	if ipupkg.IsPod(data) {
+		pod, err := ipupkg.DecodePod(data)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %v", path, err)
+		}
+		tg, err := target.Lookup(pod.Target)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %v", path, err)
+		}
+		log.Info("simulating every stage for the report's cycles", "path", path, "stages", len(pod.Stages))
+		d, err := htmlreport.BuildPod(filepath.Base(path), pod, tg, pod.MicroBatches, stage)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %v", path, err)
+		}
+		shown := pod.Stages[d.Stage].Package
+		chip, err := target.Lookup(shown.Target)
+		if err != nil {
+			return nil, nil, err
+		}
+		return d, func(w io.Writer) error {
+			cycles, err := htmlreport.Cycles(shown, chip)
+			if err != nil {
+				return err
+			}
+			return trace.Write(w, shown, cycles, chip.ClockHz)
+		}, nil
+	}
+	if stage != -1 {
+		return nil, nil, fmt.Errorf("--stage=%d: %s is one chip's package, not a pod's", stage, path)
+	}
+	p, _, err := decodePackage(path, data, log)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -3,7 +3,10 @@ package toolkit
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"log/slog"
+	"runtime"
+	"sync"
 
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/passes"
@@ -90,21 +93,55 @@ func CompilePod(ctx *ir.Context, module *ir.Operation, source []byte, env *ir.En
 	pod := &ipupkg.Pod{Compiler: opts.Compiler, Target: tg.Name, Chips: tg.Chips, MicroBatches: opts.MicroBatches,
 		Inputs: outlined.Inputs, Outputs: outlined.Outputs, Source: source,
 		Metadata: []ipupkg.Entry{{Key: "target", Value: tg.Name}, {Key: "pipeline", Value: cut}}}
-	chipEnv := irtarget.EnvKey.With(env, chip)
+	// Each stage is compiled from its own text in a context of its own,
+	// so that stages compile side by side (a chip's lowering is mostly
+	// one thread), at most GOMAXPROCS at once. The stage's text is its
+	// source: what its checkpoints and a check's reference are read from;
+	// its ops keep the model's locations, and the model's text is kept
+	// beside it so that names resolve to the model's.
+	modelFile := ""
+	if l, ok := module.Loc().(*ir.FileLineColLoc); ok {
+		modelFile = l.File
+	}
+	texts := make([][]byte, len(outlined.Stages))
 	for k, st := range outlined.Stages {
-		// The stage's own text is its source: what its checkpoints and a
-		// check's reference are read from. Its ops keep the model's
-		// locations.
 		var text bytes.Buffer
 		if err := printer.Print(&text, st.Module, printer.Options{DebugInfo: true}); err != nil {
 			return nil, err
 		}
-		log.Info("compiling pipeline stage", "stage", k, "chip", k, "target", chipSpec, "inputs", len(st.Inputs))
-		pkg, err := CompilePackage(ctx, st.Module, text.Bytes(), chipEnv, log, chip, opts.Compiler)
-		if err != nil {
-			return nil, fmt.Errorf("pipeline stage %d: %w", k, err)
+		texts[k] = text.Bytes()
+	}
+	pkgs := make([]*ipupkg.Package, len(texts))
+	errs := make([]error, len(texts))
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for k := range texts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			log.Info("compiling pipeline stage", "stage", k, "chip", k, "target", chipSpec, "inputs", len(outlined.Stages[k].Inputs))
+			loader := &Loader{Setup: registry.RegisterDialects, Env: func(*ir.Operation) (*ir.Env, error) { return irtarget.EnvKey.With(env, chip), nil }}
+			p, err := loader.LoadSource(fmt.Sprintf("stage %d of %s", k, modelFile), texts[k], io.Discard)
+			if err != nil {
+				errs[k] = fmt.Errorf("BUG: stage %d's text does not load: %v", k, err)
+				return
+			}
+			if modelFile != "" {
+				p.Sources.Add(modelFile, source)
+			}
+			if pkgs[k], err = CompilePackage(p.Ctx, p.Module, texts[k], p.Env, log, chip, opts.Compiler); err != nil {
+				errs[k] = fmt.Errorf("pipeline stage %d: %w", k, err)
+			}
+		}()
+	}
+	wg.Wait()
+	for k, st := range outlined.Stages {
+		if errs[k] != nil {
+			return nil, errs[k]
 		}
-		pod.Stages = append(pod.Stages, ipupkg.PodStage{Chip: k, Package: pkg, Inputs: st.Inputs})
+		pod.Stages = append(pod.Stages, ipupkg.PodStage{Chip: k, Package: pkgs[k], Inputs: st.Inputs})
 	}
 	if err := pod.Validate(); err != nil {
 		return nil, fmt.Errorf("BUG: the pod package does not validate: %v", err)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/ipuir/ipuir/runtime/device"
 	"github.com/ipuir/ipuir/runtime/ipupkg"
+	"github.com/ipuir/ipuir/runtime/pipeline"
 	"github.com/ipuir/ipuir/runtime/sim"
 	"github.com/ipuir/ipuir/runtime/trace"
 	"github.com/ipuir/ipuir/target"
@@ -58,6 +59,56 @@ type Data struct {
 	Compute  int64 `json:"computeCycles"`
 	Exchange int64 `json:"exchangeCycles"`
 	Sync     int64 `json:"syncCycles"`
+	// Pipeline is a pod package's pipeline (nil for one chip's package),
+	// and Stage the stage the other views show.
+	Pipeline *pipeline.Timing `json:"pipeline,omitempty"`
+	Stage    int              `json:"stage"`
+}
+
+// BuildPod builds the page of a pod package: the pipeline priced from
+// every stage's simulated cycles (Cycles) over micro micro-batches, and
+// the other views of stage shown (-1: the slowest).
+func BuildPod(title string, p *ipupkg.Pod, tg *target.Target, micro, shown int) (*Data, error) {
+	chipSpec, err := tg.ChipSpec()
+	if err != nil {
+		return nil, err
+	}
+	chip, err := target.Lookup(chipSpec)
+	if err != nil {
+		return nil, err
+	}
+	stages, err := pipeline.Links(p, tg)
+	if err != nil {
+		return nil, err
+	}
+	runs := make([]*device.Cycles, len(p.Stages))
+	for k, st := range p.Stages {
+		if runs[k], err = Cycles(st.Package, chip); err != nil {
+			return nil, fmt.Errorf("stage %d: %v", k, err)
+		}
+		stages[k].Cycles = runs[k].Total
+	}
+	if shown < 0 { // the slowest stage, the first of equals
+		shown = 0
+		for k, s := range stages {
+			if s.Cycles > stages[shown].Cycles {
+				shown = k
+			}
+		}
+	}
+	if shown >= len(p.Stages) {
+		return nil, fmt.Errorf("stage %d of %d", shown, len(p.Stages))
+	}
+	timing, err := pipeline.Price(stages, tg, micro)
+	if err != nil {
+		return nil, err
+	}
+	d, err := Build(fmt.Sprintf("%s, stage %d", title, shown), p.Stages[shown].Package, chip, runs[shown])
+	if err != nil {
+		return nil, err
+	}
+	d.Pipeline, d.Stage = timing, shown
+	return d, nil
 }
 
 // Metric is one of the heat map's choices and what its scale runs to: a
