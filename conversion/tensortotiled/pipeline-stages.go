@@ -28,7 +28,9 @@ import (
 // state: a matmul costs its plan-space floor on one chip (the planner's
 // best plan for it alone, plan.MatmulFloor), every other op its vector
 // passes over its result spread over the chip's tiles plus a sync, data
-// movement one exchange of its result. `balance=bytes` minimises the
+// movement one exchange of its result; a stage also pays the link
+// transfer of what crosses into it (tensor.CrossingBytes), so that a cut
+// falls where little is live. `balance=bytes` minimises the
 // largest stage's weight bytes instead (PopART's automatic sharding, the
 // baseline). Either way a stage's weights (the arguments and constants it
 // reads) must fit its chip's tile memory, less the support reserve.
@@ -101,7 +103,7 @@ func (p *PipelineStages) Run(module *ir.Operation, pc *passes.PassContext) error
 		for k := range cut.Cycles {
 			name, _ := ir.SymbolName(fn)
 			pc.Logger().Info("pipeline stage", "function", name, "stage", k, "ops", cut.Ops[k],
-				"estimated_cycles", cut.Cycles[k], "weight_bytes", cut.WeightBytes[k], "balance", p.Balance.String())
+				"estimated_cycles", cut.Cycles[k], "link_cycles", cut.LinkCycles[k], "weight_bytes", cut.WeightBytes[k], "balance", p.Balance.String())
 		}
 		p.NumStages.Add(uint64(len(cut.Cycles)))
 	}
@@ -128,6 +130,18 @@ func (p *PipelineStages) cutFunction(ctx *ir.Context, fn *ir.Operation, stages i
 		ops = append(ops, op)
 	}
 	tg := costs.tg
+	// A stage that starts at an op first takes, over the links from the
+	// stage before, what earlier ops computed and it or later ops read
+	// (one hop: the stages sit on neighbouring chips).
+	if tg.MultiChip() {
+		for i, bytes := range tensor.CrossingBytes(ops) {
+			cycles, err := tg.LinkTransferCycles(bytes, 0, 1)
+			if err != nil {
+				return nil, ops[i].EmitOpError("pipeline-stages: %v", err)
+			}
+			items[i].EntryCycles = cycles
+		}
+	}
 	capacity := numeric.SatMul(int64(tg.Tiles), tg.SRAMBytesPerTile-tg.SupportReserveBytes)
 	cut, err := tensor.CutStages(items, stages, capacity, p.Balance == BalanceBytes)
 	if err != nil {

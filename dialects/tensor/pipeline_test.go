@@ -118,3 +118,38 @@ func TestCutStagesUsesEveryStage(t *testing.T) {
 		}
 	}
 }
+
+// A stage that starts where much is live pays its link transfer: the cut
+// moves to where the entry costs nothing, though the compute alone would
+// balance best elsewhere.
+func TestCutStagesPaysForWhatCrosses(t *testing.T) {
+	items := stageItems([]int64{10, 10, 10, 10}, make([]int64, 4), make([]int, 4))
+	items[2].EntryCycles = 50
+	cut, err := CutStages(items, 2, 1<<40, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(cut.StageOf, []int{0, 0, 0, 1}) || !slices.Equal(cut.Cycles, []int64{30, 10}) || !slices.Equal(cut.LinkCycles, []int64{0, 0}) {
+		t.Errorf("StageOf %v, Cycles %v, LinkCycles %v", cut.StageOf, cut.Cycles, cut.LinkCycles)
+	}
+}
+
+// CrossingBytes: what earlier ops computed and later ops read, at each
+// op: a chain of f16 ops of 4×8 (64 bytes) with one value read two ops on.
+func TestCrossingBytes(t *testing.T) {
+	f := newFixture(t)
+	ty := f.tensor(f.ctx.F16(), 4, 8)
+	c := f.constant(ty, 1)
+	a := f.build(ExpOpName, []*ir.Value{c})    // op 0 (after the constant)
+	b := f.build(ExpOpName, []*ir.Value{a})    // op 1
+	d := f.build(AddOpName, []*ir.Value{b, a}) // op 2: reads a again
+	f.build(ExpOpName, []*ir.Value{d})         // op 3
+	ops := f.block.Ops()
+	got := CrossingBytes(ops)
+	// The constant (op 0 of the block) counts like any op here; the pass
+	// leaves constants out of the ops it gives. Entering op 1 crosses the
+	// constant's value; op 2, a; op 3, a and b; op 4, d.
+	if want := []int64{0, 64, 64, 128, 64}; !slices.Equal(got, want) {
+		t.Errorf("CrossingBytes = %v, want %v", got, want)
+	}
+}
