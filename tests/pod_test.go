@@ -51,7 +51,7 @@ func compilePod(t *testing.T, src, balance string) (*ipupkg.Pod, *target.Target)
 // inputs (the cost model does not look at data), and the page must draw
 // the stage table in a browser.
 func TestPodReportAgreesWithARun(t *testing.T) {
-	pod, tg := compilePod(t, readFile(t, "device/Inputs/encoder-test16x4.ipuir"), "bytes")
+	pod, tg := compilePod(t, readFile(t, "../examples/encoder-test16x4.ipuir"), "bytes")
 	d, err := htmlreport.BuildPod("encoder.ipupod", pod, tg, pod.MicroBatches, -1)
 	if err != nil {
 		t.Fatal(err)

@@ -30,6 +30,15 @@ func TestExamplesAreUpToDate(t *testing.T) {
 	}
 }
 
+func TestEncodersAreUpToDate(t *testing.T) {
+	for _, e := range Encoders {
+		got, err := os.ReadFile(filepath.Join("..", e.File))
+		if err != nil || string(got) != e.Text() {
+			t.Errorf("%s is stale: run go generate ./examples (%v)", e.File, err)
+		}
+	}
+}
+
 func TestGeneratorRejectsBadVariants(t *testing.T) {
 	if _, err := (Attention{File: "x", Hidden: 10, Heads: 3, Elem: "f16"}).Text(); err == nil {
 		t.Error("accepted hidden 10 with 3 heads")

@@ -21,8 +21,14 @@ func main() {
 	}
 }
 
+type file struct {
+	name string
+	data []byte
+}
+
 func run(dir string, check bool) error {
 	stale := 0
+	var files []file
 	for _, v := range Variants {
 		text, err := v.Text()
 		if err != nil {
@@ -32,10 +38,13 @@ func run(dir string, check bool) error {
 		if err != nil {
 			return err
 		}
-		for _, f := range []struct {
-			name string
-			data []byte
-		}{{v.File, []byte(text)}, {v.onnxFile(), model}} {
+		files = append(files, file{v.File, []byte(text)}, file{v.onnxFile(), model})
+	}
+	for _, e := range Encoders {
+		files = append(files, file{e.File, []byte(e.Text())})
+	}
+	{
+		for _, f := range files {
 			path := filepath.Join(dir, f.name)
 			if check {
 				old, err := os.ReadFile(path)

@@ -293,8 +293,9 @@ func (c *checker) asCompiled(fn *ir.Operation, inputs []*eval.Array, narrowed bo
 // packages compute it (f64 narrowed if any of them narrows it, their
 // rewrites replayed), and every element of each output is compared with
 // its value there, end to end. Each package's own values are Run's to
-// check.
-func Outputs(fn *ir.Operation, pkgs []*ipupkg.Package, inputs, outputs []*eval.Array, opts Options) (*Report, error) {
+// check. Beside the report it returns the reference's outputs when they
+// are the source's own (no rewrite replayed, no f64 narrowed), else nil.
+func Outputs(fn *ir.Operation, pkgs []*ipupkg.Package, inputs, outputs []*eval.Array, opts Options) (*Report, []*eval.Array, error) {
 	c := &checker{opts: opts, pkg: &ipupkg.Package{}, rep: &Report{Outputs: len(outputs)}, checkpointOf: map[*ir.Operation]int{}}
 	narrowed := false
 	var rewrites []string
@@ -308,17 +309,24 @@ func Outputs(fn *ir.Operation, pkgs []*ipupkg.Package, inputs, outputs []*eval.A
 	}
 	fn, inputs, err := c.asCompiled(fn, inputs, narrowed, rewrites)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	results, err := reference.RunValues(fn, inputs, &reference.Options{Bounds: true, MemoryLimit: opts.MemoryLimit})
 	if err != nil {
-		return nil, fmt.Errorf("reference: %w", err)
+		return nil, nil, fmt.Errorf("reference: %w", err)
 	}
 	c.compareOutputs(results, Device{Outputs: outputs}, "end-to-end")
 	if c.rep.Compared == 0 {
 		c.problem("nothing was compared: the model has no outputs")
 	}
-	return c.rep, nil
+	if narrowed || len(rewrites) > 0 {
+		return c.rep, nil, nil
+	}
+	want := make([]*eval.Array, len(results))
+	for i, r := range results {
+		want[i] = r.Array
+	}
+	return c.rep, want, nil
 }
 
 // endToEnd runs the reference from the inputs and compares every
