@@ -78,4 +78,3 @@ func Stack(layers, tokens, hidden, heads, mlp int, elem, tgt string) string {
 	return fmt.Sprintf("module attributes {ipu.target = %q} {\n  func.func @f(%s) -> %s {\n%s\n  }\n}\n",
 		tgt, strings.Join(args, ", "), ty(tokens, hidden), strings.Join(body, "\n"))
 }
-
