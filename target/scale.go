@@ -64,6 +64,15 @@ func (t *Target) ChipSpec() (string, error) {
 	return chip.String(), nil
 }
 
+// Chip is one chip of t as a target of its own (ChipSpec's).
+func (t *Target) Chip() (*Target, error) {
+	spec, err := t.ChipSpec()
+	if err != nil {
+		return nil, err
+	}
+	return Lookup(spec)
+}
+
 // LinkHops returns the number of links a transfer from chip from to chip to
 // crosses: the shorter way round the ring.
 func (t *Target) LinkHops(from, to int) (int, error) {

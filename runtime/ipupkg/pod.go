@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -238,7 +239,7 @@ func (p *Pod) Validate() error {
 				}
 				from = outs[ref.Index]
 			}
-			if to := ins[i]; from.Elem != to.Elem || from.Text != to.Text || !equalShape(from.Shape, to.Shape) {
+			if to := ins[i]; from.Elem != to.Elem || from.Text != to.Text || !slices.Equal(from.Shape, to.Shape) {
 				return bad("stage %d input %d (%s, %v %v) is fed %s (%v %v)", k, i, to.Name, to.Elem, to.Shape, ref, from.Elem, from.Shape)
 			}
 		}
@@ -260,18 +261,6 @@ func (p *Pod) Validate() error {
 		}
 	}
 	return nil
-}
-
-func equalShape(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // DumpPod prints a pod package: its header, the stages with where each

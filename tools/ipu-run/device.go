@@ -114,11 +114,7 @@ func runPackage(o *options, stdout, stderr io.Writer) error {
 		return err
 	}
 
-	lockDir, err := device.LockDir(o.lockDir)
-	if err != nil {
-		return err
-	}
-	release, err := device.Acquire(filepath.Join(lockDir, "ipuir-sim-"+lockName(tg)+".lock"), !o.noWait, log)
+	release, err := acquire(o, tg, log)
 	if err != nil {
 		return err
 	}

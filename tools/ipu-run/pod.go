@@ -66,16 +66,12 @@ func runPod(o *options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %v", o.file, err)
 	}
-	chipSpec, err := tg.ChipSpec()
+	chip, err := tg.Chip()
 	if err != nil {
 		return err
 	}
-	if tg.Chips != pod.Chips || pod.Stages[0].Package.Target != chipSpec {
-		return fmt.Errorf("%s: its target %s has %d chips of %s; the package says %d chips of %s", o.file, tg.Name, tg.Chips, chipSpec, pod.Chips, pod.Stages[0].Package.Target)
-	}
-	chip, err := target.Lookup(chipSpec)
-	if err != nil {
-		return err
+	if tg.Chips != pod.Chips || pod.Stages[0].Package.Target != chip.Name {
+		return fmt.Errorf("%s: its target %s has %d chips of %s; the package says %d chips of %s", o.file, tg.Name, tg.Chips, chip.Name, pod.Chips, pod.Stages[0].Package.Target)
 	}
 	micro := pod.MicroBatches
 	if o.microBatches > 0 {
@@ -103,12 +99,8 @@ func runPod(o *options, stdout, stderr io.Writer) error {
 		}
 	}
 
-	lockDir, err := device.LockDir(o.lockDir)
-	if err != nil {
-		return err
-	}
 	// One lock for the pod: a run holds every chip of it.
-	release, err := device.Acquire(filepath.Join(lockDir, "ipuir-sim-"+lockName(tg)+".lock"), !o.noWait, log)
+	release, err := acquire(o, tg, log)
 	if err != nil {
 		return err
 	}
@@ -357,6 +349,16 @@ func sameBits(a, b []float64) bool {
 		}
 	}
 	return true
+}
+
+// acquire takes tg's device lock (one for all of a pod's chips) in
+// --lock-dir, waiting for it unless --no-wait.
+func acquire(o *options, tg *target.Target, log *slog.Logger) (func() error, error) {
+	lockDir, err := device.LockDir(o.lockDir)
+	if err != nil {
+		return nil, err
+	}
+	return device.Acquire(filepath.Join(lockDir, "ipuir-sim-"+lockName(tg)+".lock"), !o.noWait, log)
 }
 
 // lockName is the device lock's name for tg: its built-in target's name,

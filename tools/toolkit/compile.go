@@ -74,14 +74,11 @@ func CompilePod(ctx *ir.Context, module *ir.Operation, source []byte, env *ir.En
 	if opts.MicroBatches < 1 {
 		return nil, fmt.Errorf("--micro-batches=%d: a pipeline runs at least one", opts.MicroBatches)
 	}
-	chipSpec, err := tg.ChipSpec()
+	chip, err := tg.Chip()
 	if err != nil {
 		return nil, err
 	}
-	chip, err := target.Lookup(chipSpec)
-	if err != nil {
-		return nil, err
-	}
+	chipSpec := chip.Name
 	cut := fmt.Sprintf("builtin.module(pipeline-stages{balance=%s})", opts.Balance)
 	if err := RunPipeline(ctx, module, cut, env, log); err != nil {
 		return nil, err

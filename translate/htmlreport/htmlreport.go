@@ -69,11 +69,7 @@ type Data struct {
 // every stage's simulated cycles (Cycles) over micro micro-batches, and
 // the other views of stage shown (-1: the slowest).
 func BuildPod(title string, p *ipupkg.Pod, tg *target.Target, micro, shown int) (*Data, error) {
-	chipSpec, err := tg.ChipSpec()
-	if err != nil {
-		return nil, err
-	}
-	chip, err := target.Lookup(chipSpec)
+	chip, err := tg.Chip()
 	if err != nil {
 		return nil, err
 	}
