@@ -137,7 +137,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, error) {
 		return nil, err
 	}
 	if *help {
-		fmt.Fprintln(stdout, "usage: ipu-run --reference FILE.ipuir [--function NAME] (--inputs a.npy,... | --generate SPEC) [--outputs out.npy,...]\n       ipu-run MODEL.ipupkg (--inputs a.npy,... | --generate SPEC) [--outputs out.npy,...] [--check] [--report-cycles] [--no-wait]\n\noptions:")
+		fmt.Fprintln(stdout, "usage: ipu-run --reference FILE.ipuir [--function NAME] (--inputs a.npy,... | --generate SPEC) [--outputs out.npy,...]\n       ipu-run MODEL.ipupkg (--inputs a.npy,... | --generate SPEC) [--outputs out.npy,...] [--check] [--report-cycles] [--no-wait]\n       ipu-run MODEL.ipupod (a pod package) ... [--micro-batches N]\n\noptions:")
 		fs.SetOutput(stdout)
 		fs.PrintDefaults()
 		return nil, pflag.ErrHelp
