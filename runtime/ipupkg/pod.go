@@ -14,7 +14,10 @@ import (
 // A pod package is a program for several chips run as a pipeline: one
 // ordinary package per stage, each for the chip it runs on, and how the
 // stages' streams are joined (a stage's input comes from the host or from
-// an earlier stage's output, over the links between their chips).
+// an earlier stage's output, over the links between their chips). On a
+// single chip the stages are phases, run one after the other with each
+// phase's weights loaded from streaming memory before it (phased
+// execution).
 //
 // # File format (pod version 1)
 //
@@ -46,8 +49,11 @@ type Pod struct {
 	Chips  int
 	// MicroBatches is how many micro-batches a run feeds by default.
 	MicroBatches int
-	// Inputs names the model's inputs, in order (the host's streams).
-	Inputs []string
+	// Inputs names the model's inputs, in order (the host's streams), and
+	// Weights says which are weights: the same for every micro-batch, so
+	// loaded once per phase where stages are phases.
+	Inputs  []string
+	Weights []bool
 	Stages []PodStage
 	// Outputs says where each of the model's outputs comes from.
 	Outputs []PodRef
@@ -91,6 +97,7 @@ func podFields(c *codec, p *Pod) {
 	c.index(&p.Chips, "chips", MaxPodStages)
 	c.index(&p.MicroBatches, "micro-batches", math.MaxInt32)
 	list(c, &p.Inputs, "model inputs", func(c *codec, s *string) { c.string(s, "input name") })
+	list(c, &p.Weights, "model input kinds", func(c *codec, w *bool) { c.bool(w) })
 	list(c, &p.Stages, "stages", func(c *codec, s *PodStage) {
 		c.index(&s.Chip, "chip", MaxPodStages)
 		list(c, &s.Inputs, "stage inputs", podRefFields)
@@ -127,6 +134,9 @@ func (p *Pod) Encode() []byte {
 	out.Write(sum[:])
 	return out.Bytes()
 }
+
+// Phased reports whether the stages are phases of one chip.
+func (p *Pod) Phased() bool { return p.Chips == 1 }
 
 // IsPod reports whether data starts as a pod package.
 func IsPod(data []byte) bool { return bytes.HasPrefix(data, []byte(PodMagic)) }
@@ -190,8 +200,11 @@ func (p *Pod) Validate() error {
 	if p.Chips < 1 {
 		return bad("a pod of %d chips", p.Chips)
 	}
-	if len(p.Stages) == 0 || len(p.Stages) > p.Chips {
+	if len(p.Stages) == 0 || (p.Chips > 1 && len(p.Stages) > p.Chips) {
 		return bad("%d stages on %d chips (one stage a chip, at least one)", len(p.Stages), p.Chips)
+	}
+	if len(p.Weights) != len(p.Inputs) {
+		return bad("%d model inputs, %d of them said to be weights or not", len(p.Inputs), len(p.Weights))
 	}
 	if p.MicroBatches < 1 {
 		return bad("%d micro-batches", p.MicroBatches)
@@ -206,7 +219,7 @@ func (p *Pod) Validate() error {
 		if st.Chip >= p.Chips {
 			return bad("stage %d runs on chip %d of %d", k, st.Chip, p.Chips)
 		}
-		if other, ok := chips[st.Chip]; ok {
+		if other, ok := chips[st.Chip]; ok && p.Chips > 1 {
 			return bad("stages %d and %d both run on chip %d", other, k, st.Chip)
 		}
 		chips[st.Chip] = k

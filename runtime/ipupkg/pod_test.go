@@ -20,7 +20,7 @@ func smallPod() *Pod {
 		p.Streams[1].Text = false
 		return p
 	}
-	return &Pod{Compiler: "test", Target: "two{x=1}", Chips: 2, MicroBatches: 4, Inputs: []string{"x"},
+	return &Pod{Compiler: "test", Target: "two{x=1}", Chips: 2, MicroBatches: 4, Inputs: []string{"x"}, Weights: []bool{false},
 		Stages: []PodStage{
 			{Chip: 0, Package: stage(), Inputs: []PodRef{{Stage: HostStage, Index: 0}}},
 			{Chip: 1, Package: stage(), Inputs: []PodRef{{Stage: 0, Index: 0}}},
@@ -77,7 +77,8 @@ func TestPodsThatDoNotJoinAreRejected(t *testing.T) {
 		want string
 	}{
 		{"no chips", func(p *Pod) { p.Chips = 0 }, "a pod of 0 chips"},
-		{"more stages than chips", func(p *Pod) { p.Chips = 1 }, "2 stages on 1 chips"},
+		{"more stages than chips", func(p *Pod) { p.Chips = 2; p.Stages = append(p.Stages, p.Stages[1]); p.Stages[2].Chip = 1 }, "3 stages on 2 chips"},
+		{"weights miscounted", func(p *Pod) { p.Weights = nil }, "1 model inputs, 0 of them said to be weights"},
 		{"no micro-batches", func(p *Pod) { p.MicroBatches = 0 }, "0 micro-batches"},
 		{"chip out of range", func(p *Pod) { p.Stages[1].Chip = 2 }, "stage 1 runs on chip 2 of 2"},
 		{"two stages a chip", func(p *Pod) { p.Stages[1].Chip = 0 }, "stages 0 and 1 both run on chip 0"},
@@ -88,7 +89,7 @@ func TestPodsThatDoNotJoinAreRejected(t *testing.T) {
 		{"no such output", func(p *Pod) { p.Stages[1].Inputs[0].Index = 5 }, "stage 0 output 5, which has 1 outputs"},
 		{"another shape", func(p *Pod) { p.Stages[0].Package.Streams[1].Shape = []int64{32} }, "is fed stage 0 output 0 (f16 [32])"},
 		{"another type", func(p *Pod) { p.Stages[0].Package.Streams[1].Elem = elem.F32 }, "is fed stage 0 output 0 (f32"},
-		{"input nobody reads", func(p *Pod) { p.Inputs = append(p.Inputs, "z") }, "no stage reads model input 1 (z)"},
+		{"input nobody reads", func(p *Pod) { p.Inputs, p.Weights = append(p.Inputs, "z"), append(p.Weights, true) }, "no stage reads model input 1 (z)"},
 		{"output from nowhere", func(p *Pod) { p.Outputs[0] = PodRef{Stage: 2} }, "model output 0 comes from stage 2 output 0, which does not exist"},
 	} {
 		p := smallPod()
@@ -101,6 +102,21 @@ func TestPodsThatDoNotJoinAreRejected(t *testing.T) {
 		if _, err := DecodePod(podReseal(p.Encode())); err == nil {
 			t.Errorf("%s: DecodePod accepted it", c.name)
 		}
+	}
+}
+
+// On one chip the stages are phases, all on chip 0.
+func TestPhasedPod(t *testing.T) {
+	p := smallPod()
+	p.Chips, p.Stages[1].Chip = 1, 0
+	if err := p.Validate(); err != nil || !p.Phased() {
+		t.Fatalf("phases on one chip: %v", err)
+	}
+	if q, err := DecodePod(p.Encode()); err != nil || !q.Phased() {
+		t.Fatalf("read back: %v", err)
+	}
+	if smallPod().Phased() {
+		t.Error("a pod of two chips says it is phased")
 	}
 }
 

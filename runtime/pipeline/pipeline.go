@@ -1,7 +1,9 @@
 // Package pipeline prices a pod package's pipeline (runtime/ipupkg.Pod)
 // from its stages' cycles under its target's link model: what ipu-run
 // prints after running a pod and what the HTML report draws, from one
-// definition.
+// definition. A pod package for one chip is a phased run instead: its
+// stages run one after the other, each phase's weights streamed in from
+// the chip's streaming memory (Phases, PricePhases).
 //
 // A stage slot lasts as long as the slowest stage's compute, then the
 // slowest link transfer into a stage (target.LinkTransferCycles: each hop
@@ -59,10 +61,7 @@ func Links(p *ipupkg.Pod, tg *target.Target) ([]Stage, error) {
 			if i >= len(ins) {
 				return nil, fmt.Errorf("stage %d has no input stream %d", k, i)
 			}
-			bytes := int64(ins[i].Elem.Bytes())
-			for _, d := range ins[i].Shape {
-				bytes *= d
-			}
+			bytes := streamBytes(ins[i])
 			cyc, err := tg.LinkTransferCycles(bytes, p.Stages[ref.Stage].Chip, st.Chip)
 			if err != nil {
 				return nil, fmt.Errorf("stage %d input %d: %v", k, i, err)
@@ -96,4 +95,107 @@ func Price(stages []Stage, tg *target.Target, micro int) (*Timing, error) {
 		t.SteadyPerSecond = float64(tg.ClockHz) / float64(t.Slot)
 	}
 	return t, nil
+}
+
+// Phase is one phase of a phased run on one chip (a pod package whose
+// stages share the chip): before it, its weights are loaded from streaming
+// memory, once for all the micro-batches; then each micro-batch loads the
+// phase's other inputs (the model's per-micro-batch inputs, the values
+// earlier phases stored), computes, and stores what later phases and the
+// host read.
+type Phase struct {
+	Cycles           int64 `json:"cycles"` // compute, one micro-batch (simulated)
+	WeightBytes      int64 `json:"weightBytes"`
+	WeightLoadCycles int64 `json:"weightLoadCycles"`
+	// ActivationBytes are loaded and stored each micro-batch, in
+	// ActivationCycles (one load and one store, each with its latency).
+	ActivationBytes  int64 `json:"activationBytes"`
+	ActivationCycles int64 `json:"activationCycles"`
+}
+
+// PhasedTiming is a phased run priced. Assumption: the target does not
+// overlap a streaming transfer with compute (no fact says it can), so
+// every load and store is paid in full.
+type PhasedTiming struct {
+	Phases       []Phase `json:"phases"`
+	MicroBatches int     `json:"microBatches"`
+	// Total is every phase's weight load plus its micro-batches'
+	// activation transfers and compute; Weights, Activations and Compute
+	// split it.
+	Total, Weights, Activations, Compute int64
+	// PerSecond is micro-batches a second at the target's clock.
+	PerSecond float64
+	// BreakEvenReuse is the micro-batches a weight load must serve for
+	// the chip to spend as long computing as loading weights: the
+	// weights' load cycles over one micro-batch's compute.
+	BreakEvenReuse float64
+}
+
+// Phases returns p's phases with their streaming traffic (Cycles unset).
+func Phases(p *ipupkg.Pod, tg *target.Target) ([]Phase, error) {
+	phases := make([]Phase, len(p.Stages))
+	for k, st := range p.Stages {
+		ins := st.Package.Inputs()
+		var in int64
+		for i, ref := range st.Inputs {
+			if i >= len(ins) {
+				return nil, fmt.Errorf("phase %d has no input stream %d", k, i)
+			}
+			bytes := streamBytes(ins[i])
+			if ref.Stage == ipupkg.HostStage && ref.Index < len(p.Weights) && p.Weights[ref.Index] {
+				phases[k].WeightBytes += bytes
+				continue
+			}
+			in += bytes
+		}
+		var out int64
+		for _, s := range st.Package.Outputs() {
+			out += streamBytes(s)
+		}
+		var err error
+		if phases[k].WeightLoadCycles, err = tg.StreamingCycles(phases[k].WeightBytes); err != nil {
+			return nil, fmt.Errorf("phase %d's weights: %v", k, err)
+		}
+		load, err := tg.StreamingCycles(in)
+		if err != nil {
+			return nil, fmt.Errorf("phase %d's inputs: %v", k, err)
+		}
+		store, err := tg.StreamingCycles(out)
+		if err != nil {
+			return nil, fmt.Errorf("phase %d's outputs: %v", k, err)
+		}
+		phases[k].ActivationBytes, phases[k].ActivationCycles = in+out, load+store
+	}
+	return phases, nil
+}
+
+// PricePhases is the phased run of phases (with their cycles) over micro
+// micro-batches on tg.
+func PricePhases(phases []Phase, tg *target.Target, micro int) (*PhasedTiming, error) {
+	if micro < 1 {
+		return nil, fmt.Errorf("a phased run of %d micro-batches", micro)
+	}
+	t := &PhasedTiming{Phases: phases, MicroBatches: micro}
+	g := int64(micro)
+	for _, ph := range phases {
+		t.Weights += ph.WeightLoadCycles
+		t.Activations += g * ph.ActivationCycles
+		t.Compute += g * ph.Cycles
+	}
+	t.Total = t.Weights + t.Activations + t.Compute
+	if t.Total > 0 {
+		t.PerSecond = float64(micro) * float64(tg.ClockHz) / float64(t.Total)
+	}
+	if t.Compute > 0 {
+		t.BreakEvenReuse = float64(t.Weights) / (float64(t.Compute) / float64(micro))
+	}
+	return t, nil
+}
+
+func streamBytes(s ipupkg.Stream) int64 {
+	bytes := int64(s.Elem.Bytes())
+	for _, d := range s.Shape {
+		bytes *= d
+	}
+	return bytes
 }

@@ -85,7 +85,7 @@ func runPod(o *options, stdout, stderr io.Writer) error {
 	if len(model.args) != len(pod.Inputs) {
 		return fmt.Errorf("%s: its source's @%s takes %d inputs; the pod %d", o.file, model.name, len(model.args), len(pod.Inputs))
 	}
-	batches, err := microBatchInputs(o, model, micro)
+	batches, err := microBatchInputs(o, model, pod.Weights, micro)
 	if err != nil {
 		return model.Report(err, stderr)
 	}
@@ -166,7 +166,20 @@ func runPod(o *options, stdout, stderr io.Writer) error {
 	if err := compare(o, o.file, model.Ctx, outputs[0], stdout); err != nil {
 		return err
 	}
-	if o.reportCycles {
+	if o.reportCycles && pod.Phased() {
+		phases, err := pipeline.Phases(pod, tg)
+		if err != nil {
+			return fmt.Errorf("%s: %v", o.file, err)
+		}
+		for k := range phases {
+			phases[k].Cycles = runs[k].cycles
+		}
+		timing, err := pipeline.PricePhases(phases, tg, micro)
+		if err != nil {
+			return err
+		}
+		printPhases(stdout, timing, tg)
+	} else if o.reportCycles {
 		for k := range links {
 			links[k].Cycles = runs[k].cycles
 		}
@@ -198,12 +211,12 @@ func runStage(chip *target.Target, pkg *ipupkg.Package, inputs []*eval.Array, ou
 }
 
 // microBatchInputs are the model's inputs for each micro-batch. With
-// --generate, the weights (the inputs a matmul multiplies by: the
-// generator's fan-in inputs) are the same for every micro-batch, as they
-// stay on their chips, and the others are drawn afresh for each, micro-
-// batch g with the seed moved on by g times the input count; with
-// --inputs, every micro-batch takes the given files.
-func microBatchInputs(o *options, model *program, micro int) ([][]*eval.Array, error) {
+// --generate, the weights (the pod's, the inputs a matmul multiplies by)
+// are the same for every micro-batch, as they stay on their chips, and the
+// others are drawn afresh for each, micro-batch g with the seed moved on
+// by g times the input count; with --inputs, every micro-batch takes the
+// given files.
+func microBatchInputs(o *options, model *program, weights []bool, micro int) ([][]*eval.Array, error) {
 	first, err := model.inputs(o)
 	if err != nil {
 		return nil, err
@@ -223,7 +236,7 @@ func microBatchInputs(o *options, model *program, micro int) ([][]*eval.Array, e
 				return nil, err
 			}
 			for i := range drawn {
-				if i < len(fanIns) && fanIns[i] > 0 {
+				if i < len(weights) && weights[i] {
 					drawn[i] = first[i]
 				}
 			}
@@ -249,6 +262,22 @@ func printPipeline(w io.Writer, t *pipeline.Timing, tg *target.Target) {
 		len(t.Stages), t.MicroBatches, t.Slot, t.Slowest, t.Links, t.Sync, t.Fill, t.Drain)
 	fmt.Fprintf(w, "steady_state_cycles_per_micro_batch=%d throughput=%.1f micro-batches/s (steady state %.1f) at %s\n",
 		t.Slot, t.PerSecond, t.SteadyPerSecond, humanize.SIWithDigits(float64(tg.ClockHz), 3, "Hz"))
+	fmt.Fprintf(w, "total_cycles=%d\n", t.Total)
+}
+
+// printPhases prints a phased run's table and figures.
+func printPhases(w io.Writer, t *pipeline.PhasedTiming, tg *target.Target) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "phase\tcycles\tweight bytes\tweight load cycles\tactivation bytes\tactivation cycles\t")
+	for k, p := range t.Phases {
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%d\t%s\t%d\t\n", k, p.Cycles, humanize.Comma(p.WeightBytes), p.WeightLoadCycles,
+			humanize.Comma(p.ActivationBytes), p.ActivationCycles)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "phased: phases=%d micro_batches=%d weight_load_cycles=%d activation_cycles=%d compute_cycles=%d (weights loaded once a phase, streaming not overlapped with compute)\n",
+		len(t.Phases), t.MicroBatches, t.Weights, t.Activations, t.Compute)
+	fmt.Fprintf(w, "cycles_per_micro_batch=%d throughput=%.1f micro-batches/s at %s break_even_reuse=%.1f micro-batches\n",
+		t.Total/int64(t.MicroBatches), t.PerSecond, humanize.SIWithDigits(float64(tg.ClockHz), 3, "Hz"), t.BreakEvenReuse)
 	fmt.Fprintf(w, "total_cycles=%d\n", t.Total)
 }
 

@@ -22,7 +22,7 @@ func emitPackage(ctx *ir.Context, module *ir.Operation, in *optmain.Input, out i
 	if !ok {
 		return module.EmitError("--emit-package needs the module's target: an 'ipu.target' attribute or --target (known targets: %v)", target.Names())
 	}
-	if tg.MultiChip() {
+	if tg.MultiChip() || pod.phases > 0 {
 		return emitPod(ctx, module, in, out, tg, pod)
 	}
 	pkg, err := toolkit.CompilePackage(ctx, module, in.Source, in.Env, in.Logger, tg, Version)

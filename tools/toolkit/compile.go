@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/ipuir/ipuir/execution/reference"
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/passes"
 	"github.com/ipuir/ipuir/printer"
@@ -60,13 +61,18 @@ func CompilePackage(ctx *ir.Context, module *ir.Operation, source []byte, env *i
 
 // PodOptions are how a model is compiled for a target of several chips.
 type PodOptions struct {
-	Balance      string // pipeline-stages' balance: "cycles" or "bytes"
+	Balance string // pipeline-stages' balance: "cycles" or "bytes"
+	// Phases, on a single chip, is how many phases to cut the model into,
+	// run one after the other with their weights streamed in (0: a
+	// multi-chip target's chips).
+	Phases       int
 	MicroBatches int    // the pod package's default micro-batch count
 	Compiler     string
 }
 
 // CompilePod compiles a tensor-level module for tg, a target of several
-// chips: pipeline-stages cuts its function into one stage per chip, each
+// chips, or one chip run in phases: pipeline-stages cuts its function into
+// one stage per chip (or opts.Phases phases of one chip), each
 // stage is outlined into a module of its own (translate/podemit) and
 // compiled as one chip's package, and the packages, with how their
 // streams are joined, make the pod package.
@@ -80,6 +86,18 @@ func CompilePod(ctx *ir.Context, module *ir.Operation, source []byte, env *ir.En
 	}
 	chipSpec := chip.Name
 	cut := fmt.Sprintf("builtin.module(pipeline-stages{balance=%s})", opts.Balance)
+	if tg.MultiChip() && opts.Phases > 0 {
+		return nil, fmt.Errorf("--phases cuts one chip's model into phases; %s has %d chips, one stage each", tg.Name, tg.Chips)
+	}
+	if !tg.MultiChip() {
+		if opts.Phases < 2 {
+			return nil, fmt.Errorf("target %s has one chip: phased execution needs 2 phases or more (--phases)", tg.Name)
+		}
+		if tg.Streaming.BytesPerChip == 0 {
+			return nil, fmt.Errorf("target %s has no streaming memory to stream phases' weights from", tg.Name)
+		}
+		cut = fmt.Sprintf("builtin.module(pipeline-stages{balance=%s stages=%d})", opts.Balance, opts.Phases)
+	}
 	if err := RunPipeline(ctx, module, cut, env, log); err != nil {
 		return nil, err
 	}
@@ -87,8 +105,15 @@ func CompilePod(ctx *ir.Context, module *ir.Operation, source []byte, env *ir.En
 	if err != nil {
 		return nil, err
 	}
-	pod := &ipupkg.Pod{Compiler: opts.Compiler, Target: tg.Name, Chips: tg.Chips, MicroBatches: opts.MicroBatches,
-		Inputs: outlined.Inputs, Outputs: outlined.Outputs, Source: source,
+	// The weights are the inputs a matmul multiplies by (what the input
+	// generator scales by fan-in): the same for every micro-batch.
+	fanIns := reference.FanIns(outlined.Function)
+	weights := make([]bool, len(outlined.Inputs))
+	for i := range weights {
+		weights[i] = i < len(fanIns) && fanIns[i] > 0
+	}
+	pod := &ipupkg.Pod{Compiler: opts.Compiler, Target: tg.Name, Chips: max(tg.Chips, 1), MicroBatches: opts.MicroBatches,
+		Inputs: outlined.Inputs, Weights: weights, Outputs: outlined.Outputs, Source: source,
 		Metadata: []ipupkg.Entry{{Key: "target", Value: tg.Name}, {Key: "pipeline", Value: cut}}}
 	// Each stage is compiled from its own text in a context of its own,
 	// so that stages compile side by side (a chip's lowering is mostly
@@ -138,7 +163,11 @@ func CompilePod(ctx *ir.Context, module *ir.Operation, source []byte, env *ir.En
 		if errs[k] != nil {
 			return nil, errs[k]
 		}
-		pod.Stages = append(pod.Stages, ipupkg.PodStage{Chip: k, Package: pkgs[k], Inputs: st.Inputs})
+		chipOf := k
+		if !tg.MultiChip() {
+			chipOf = 0 // phases, one after the other
+		}
+		pod.Stages = append(pod.Stages, ipupkg.PodStage{Chip: chipOf, Package: pkgs[k], Inputs: st.Inputs})
 	}
 	if err := pod.Validate(); err != nil {
 		return nil, fmt.Errorf("BUG: the pod package does not validate: %v", err)

@@ -34,6 +34,8 @@ type Outlined struct {
 	// Inputs names the function's arguments (their ipu.name, else
 	// "input N"), the model's inputs.
 	Inputs []string
+	// Function is the model's function the stages were cut from.
+	Function *ir.Operation
 }
 
 // Outline splits module's function into its stages. Each stage module has
@@ -167,7 +169,7 @@ func Outline(module *ir.Operation, chipSpec string) (*Outlined, error) {
 			return nil, err
 		}
 	}
-	out := &Outlined{Stages: make([]Stage, stages)}
+	out := &Outlined{Stages: make([]Stage, stages), Function: fn}
 	for i := range fn.Region(0).Front().Arguments() {
 		n := fmt.Sprintf("input %d", i)
 		if a, ok := ir.ArgumentAttr(fn, i, pkgemit.StreamNameAttr).(*ir.StringAttr); ok {
