@@ -54,7 +54,7 @@ type Pod struct {
 	// loaded once per phase where stages are phases.
 	Inputs  []string
 	Weights []bool
-	Stages []PodStage
+	Stages  []PodStage
 	// Outputs says where each of the model's outputs comes from.
 	Outputs []PodRef
 	// Source is the whole model's tensor-level module, as text.

@@ -66,7 +66,7 @@ type PodOptions struct {
 	// run one after the other with their weights streamed in (0: a
 	// multi-chip target's chips).
 	Phases       int
-	MicroBatches int    // the pod package's default micro-batch count
+	MicroBatches int // the pod package's default micro-batch count
 	Compiler     string
 }
 
