@@ -59,10 +59,12 @@ type Data struct {
 	Compute  int64 `json:"computeCycles"`
 	Exchange int64 `json:"exchangeCycles"`
 	Sync     int64 `json:"syncCycles"`
-	// Pipeline is a pod package's pipeline (nil for one chip's package),
-	// and Stage the stage the other views show.
-	Pipeline *pipeline.Timing `json:"pipeline,omitempty"`
-	Stage    int              `json:"stage"`
+	// Pipeline is a pod package's pipeline, or Phased its phased run on
+	// one chip (nil for one chip's package), and Stage the stage the other
+	// views show.
+	Pipeline *pipeline.Timing       `json:"pipeline,omitempty"`
+	Phased   *pipeline.PhasedTiming `json:"phased,omitempty"`
+	Stage    int                    `json:"stage"`
 }
 
 // BuildPod builds the page of a pod package: the pipeline priced from
@@ -95,16 +97,24 @@ func BuildPod(title string, p *ipupkg.Pod, tg *target.Target, micro, shown int) 
 	if shown >= len(p.Stages) {
 		return nil, fmt.Errorf("stage %d of %d", shown, len(p.Stages))
 	}
-	timing, err := pipeline.Price(stages, tg, micro)
-	if err != nil {
-		return nil, err
-	}
 	d, err := Build(fmt.Sprintf("%s, stage %d", title, shown), p.Stages[shown].Package, chip, runs[shown])
 	if err != nil {
 		return nil, err
 	}
-	d.Pipeline, d.Stage = timing, shown
-	return d, nil
+	d.Stage = shown
+	if p.Phased() {
+		phases, err := pipeline.Phases(p, tg)
+		if err != nil {
+			return nil, err
+		}
+		for k := range phases {
+			phases[k].Cycles = stages[k].Cycles
+		}
+		d.Phased, err = pipeline.PricePhases(phases, tg, micro)
+		return d, err
+	}
+	d.Pipeline, err = pipeline.Price(stages, tg, micro)
+	return d, err
 }
 
 // Metric is one of the heat map's choices and what its scale runs to: a
