@@ -29,8 +29,9 @@ import (
 // best plan for it alone, plan.MatmulFloor), every other op its vector
 // passes over its result spread over the chip's tiles plus a sync, data
 // movement one exchange of its result; a stage also pays the link
-// transfer of what crosses into it (tensor.CrossingBytes), so that a cut
-// falls where little is live. `balance=bytes` minimises the
+// transfer of what crosses into it (tensor.CrossingBytes; on one chip, where
+// the stages are phases, its store to streaming memory and load back), so
+// that a cut falls where little is live. `balance=bytes` minimises the
 // largest stage's weight bytes instead (PopART's automatic sharding, the
 // baseline). Either way a stage's weights (the arguments and constants it
 // reads) must fit its chip's tile memory, less the support reserve.
@@ -133,9 +134,17 @@ func (p *PipelineStages) cutFunction(ctx *ir.Context, fn *ir.Operation, stages i
 	// A stage that starts at an op first takes, over the links from the
 	// stage before, what earlier ops computed and it or later ops read
 	// (one hop: the stages sit on neighbouring chips).
-	if tg.MultiChip() {
+	// On one chip, where the stages are phases, what crosses is stored to
+	// streaming memory after one phase and loaded before the next.
+	if tg.MultiChip() || tg.Streaming.BytesPerChip > 0 {
 		for i, bytes := range tensor.CrossingBytes(ops) {
-			cycles, err := tg.LinkTransferCycles(bytes, 0, 1)
+			var cycles int64
+			var err error
+			if tg.MultiChip() {
+				cycles, err = tg.LinkTransferCycles(bytes, 0, 1)
+			} else if cycles, err = tg.StreamingCycles(bytes); err == nil {
+				cycles *= 2
+			}
 			if err != nil {
 				return nil, ops[i].EmitOpError("pipeline-stages: %v", err)
 			}
