@@ -53,19 +53,28 @@ func packageKind(file string) string {
 	return ""
 }
 
+// startDeviceRun is what a run on a device starts with: the session's
+// log (-v), a progress line on a terminal for the long phases, and the
+// device the flags name.
+func startDeviceRun(o *options, stderr io.Writer) (*slog.Logger, *toolkit.Progress, error) {
+	log := slog.New(slog.DiscardHandler)
+	if o.verbose {
+		log = verboseLogger(stderr)
+	}
+	if o.device != "sim" {
+		return nil, nil, fmt.Errorf("--device=%s: the devices are: sim", o.device)
+	}
+	return log, toolkit.NewProgress(stderr, "ipu-run"), nil
+}
+
 // runPackage runs a package on the device: the reference log's session
 // (ownership, attach, initialise, load, host exchange, run), then the
 // outputs, the cycle table and, with --check, every checkpoint against the
 // reference interpreter on the same inputs.
 func runPackage(o *options, stdout, stderr io.Writer) error {
-	log := slog.New(slog.DiscardHandler)
-	if o.verbose {
-		log = verboseLogger(stderr)
-	}
-	// A progress line on a terminal for the long phases.
-	progress := toolkit.NewProgress(stderr, "ipu-run")
-	if o.device != "sim" {
-		return fmt.Errorf("--device=%s: the devices are: sim", o.device)
+	log, progress, err := startDeviceRun(o, stderr)
+	if err != nil {
+		return err
 	}
 	log.Info("reading application package", "path", o.file)
 	data, err := atomicfile.ReadFile(o.file, ipupkg.MaxFileBytes)

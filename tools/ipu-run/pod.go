@@ -20,7 +20,6 @@ import (
 	"github.com/ipuir/ipuir/runtime/pipeline"
 	"github.com/ipuir/ipuir/runtime/sim"
 	"github.com/ipuir/ipuir/target"
-	"github.com/ipuir/ipuir/tools/toolkit"
 )
 
 // stageRun is what one stage did over the micro-batches.
@@ -43,13 +42,9 @@ type stageRun struct {
 // functions, chained on the host, must compute the model's outputs
 // exactly as the model's own function does.
 func runPod(o *options, stdout, stderr io.Writer) error {
-	log := slog.New(slog.DiscardHandler)
-	if o.verbose {
-		log = verboseLogger(stderr)
-	}
-	progress := toolkit.NewProgress(stderr, "ipu-run")
-	if o.device != "sim" {
-		return fmt.Errorf("--device=%s: the devices are: sim", o.device)
+	log, progress, err := startDeviceRun(o, stderr)
+	if err != nil {
+		return err
 	}
 	if o.report != "" || o.trace != "" || o.checkAgainst != "" {
 		return fmt.Errorf("%s is a pod package: --report, --trace and --check-against take one chip's package", o.file)
