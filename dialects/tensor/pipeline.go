@@ -183,7 +183,7 @@ func CutStages(items []StageItem, stages int, capacity int64, byBytes bool) (*St
 	case stages < 1:
 		return nil, fmt.Errorf("%d pipeline stages", stages)
 	case n < stages:
-		return nil, fmt.Errorf("%d ops cannot make %d pipeline stages (at least one op a stage)", n, stages)
+		return nil, fmt.Errorf("%d ops cannot make %d pipeline stages (at least one op a stage; a model this small fits one chip: compile it for the chip's target)", n, stages)
 	case n > maxStageItems:
 		return nil, fmt.Errorf("%d ops to cut into stages (at most %d)", n, maxStageItems)
 	}
