@@ -20,6 +20,8 @@ type Encoder struct {
 var Encoders = []Encoder{
 	{File: "encoder-test16x4.ipuir", Summary: "four small pre-norm encoder layers, for a pipeline over four test16 chips",
 		Layers: 4, Tokens: 16, Hidden: 32, Heads: 2, MLP: 64, Elem: "f16", Target: "test16x4"},
+	{File: "vit-b16-pod4.ipuir", Summary: "ViT-B/16's encoder (85 M parameters), for a pipeline over an IPU-POD4",
+		Layers: 12, Tokens: 197, Hidden: 768, Heads: 12, MLP: 3072, Elem: "f16", Target: "pod4"},
 	{File: "siglip-so400m-pod4.ipuir", Summary: "SigLIP-so400m's vision encoder (411 M parameters, 822 MB in f16), for a pipeline over an IPU-POD4",
 		Layers: 27, Tokens: 729, Hidden: 1152, Heads: 16, MLP: 4304, Elem: "f16", Target: "pod4"},
 }
