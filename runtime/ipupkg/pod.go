@@ -129,10 +129,7 @@ func (p *Pod) Encode() []byte {
 	binary.LittleEndian.PutUint16(hdr[0:], PodFormatVersion)
 	out.Write(hdr[:])
 	out.Write(w.b)
-	sum := sha256.Sum256(out.Bytes())
-	out.WriteString(TrailerMagic)
-	out.Write(sum[:])
-	return out.Bytes()
+	return seal(&out)
 }
 
 // Phased reports whether the stages are phases of one chip.

@@ -44,6 +44,12 @@ func (p *Package) Encode() []byte {
 		out.Write(sh[:])
 		out.Write(s.payload)
 	}
+	return seal(&out)
+}
+
+// seal ends a file, a package or a pod package: the trailer, then the
+// SHA-256 digest of every byte before it.
+func seal(out *bytes.Buffer) []byte {
 	sum := sha256.Sum256(out.Bytes())
 	out.WriteString(TrailerMagic)
 	out.Write(sum[:])
