@@ -22,12 +22,6 @@ import (
 	"github.com/ipuir/ipuir/target"
 )
 
-// stageRun is what one stage did over the micro-batches.
-type stageRun struct {
-	cycles      int64 // the slowest micro-batch's simulated cycles (every one runs the same program)
-	compared    int64
-	checkpoints int
-}
 
 // runPod runs a pod package: every micro-batch through every stage, each
 // stage on a simulated chip of its own, a stage's inputs the host's model
@@ -101,7 +95,8 @@ func runPod(o *options, stdout, stderr io.Writer) error {
 	}
 	defer release()
 
-	runs := make([]stageRun, len(pod.Stages))
+	// Each stage's slowest micro-batch (every one runs the same program).
+	stageCycles := make([]int64, len(pod.Stages))
 	links, err := pipeline.Links(pod, tg)
 	if err != nil {
 		return fmt.Errorf("%s: %v", o.file, err)
@@ -126,14 +121,12 @@ func runPod(o *options, stdout, stderr io.Writer) error {
 				return fmt.Errorf("%s: stage %d, micro-batch %d: %v", o.file, k, g, err)
 			}
 			delivered[k] = got.Outputs
-			runs[k].cycles = max(runs[k].cycles, cycles.Total)
+			stageCycles[k] = max(stageCycles[k], cycles.Total)
 			if o.check {
 				rep, err := check.Run(stages[k].fn, st.Package, ins, got, check.Options{SampleLimit: o.sampleLimit, Atol: o.checkAtol, Rtol: o.rtol, MemoryLimit: o.memoryLimit})
 				if err != nil {
 					return fmt.Errorf("stage %d, micro-batch %d: %v", k, g, err)
 				}
-				runs[k].compared += rep.Compared
-				runs[k].checkpoints = rep.Checkpoints
 				reports = append(reports, rep)
 				if !rep.Pass() {
 					for _, line := range rep.Explain() {
@@ -167,7 +160,7 @@ func runPod(o *options, stdout, stderr io.Writer) error {
 			return fmt.Errorf("%s: %v", o.file, err)
 		}
 		for k := range phases {
-			phases[k].Cycles = runs[k].cycles
+			phases[k].Cycles = stageCycles[k]
 		}
 		timing, err := pipeline.PricePhases(phases, tg, micro)
 		if err != nil {
@@ -176,7 +169,7 @@ func runPod(o *options, stdout, stderr io.Writer) error {
 		printPhases(stdout, timing, tg)
 	} else if o.reportCycles {
 		for k := range links {
-			links[k].Cycles = runs[k].cycles
+			links[k].Cycles = stageCycles[k]
 		}
 		timing, err := pipeline.Price(links, tg, micro)
 		if err != nil {

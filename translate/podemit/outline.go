@@ -85,9 +85,18 @@ func Outline(module *ir.Operation, chipSpec string) (*Outlined, error) {
 	if i := slices.Index(populated, false); i >= 0 {
 		return nil, fn.EmitOpError("has no op in pipeline stage %d of %d: stages are numbered from 0 without gaps", i, stages)
 	}
-	// sourceOf says where a value read by stage k comes from: the host
-	// (an argument), a constant (copied: ok false with no error), or an
-	// op of an earlier stage.
+	// topOf is the op of the function's body that defines v or holds
+	// the op that does (nil for an argument).
+	topOf := func(v *ir.Value) *ir.Operation {
+		def := v.DefiningOp()
+		for def != nil && def.Block() != body {
+			def = def.ParentOp()
+		}
+		return def
+	}
+	// originOf says where a value read by stage k comes from: the host
+	// (an argument), a constant (copied into the stage), or an op of an
+	// earlier stage.
 	type origin struct {
 		ref      ipupkg.PodRef
 		constant bool
@@ -99,11 +108,7 @@ func Outline(module *ir.Operation, chipSpec string) (*Outlined, error) {
 			}
 			return origin{ref: ipupkg.PodRef{Stage: k}}, nil // nested in the user's own regions
 		}
-		def := v.DefiningOp()
-		top := def
-		for top != nil && top.Block() != body {
-			top = top.ParentOp()
-		}
+		top := topOf(v)
 		if top == nil {
 			return origin{}, user.EmitOpError("reads a value from outside its function")
 		}
@@ -127,13 +132,6 @@ func Outline(module *ir.Operation, chipSpec string) (*Outlined, error) {
 			outIndex[v] = len(outputs[j])
 			outputs[j] = append(outputs[j], v)
 		}
-	}
-	topOf := func(v *ir.Value) *ir.Operation {
-		def := v.DefiningOp()
-		for def != nil && def.Block() != body {
-			def = def.ParentOp()
-		}
-		return def
 	}
 	for _, op := range body.Ops() {
 		k, ok := stageOf[op]
@@ -225,7 +223,7 @@ func Outline(module *ir.Operation, chipSpec string) (*Outlined, error) {
 			}
 			ins = append(ins, ref)
 			inTypes = append(inTypes, v.Type())
-			var attrs ir.Attribute = ctx.Dict([]ir.NamedAttr{{Name: pkgemit.StreamNameAttr, Value: ctx.String(linkName(ref))}})
+			var attrs ir.Attribute = ctx.Dict([]ir.NamedAttr{{Name: pkgemit.StreamNameAttr, Value: ctx.String(ref.String())}})
 			if ref.Stage == ipupkg.HostStage {
 				attrs = hostArgAttrs(ctx, fn, ref.Index, out.Inputs[ref.Index])
 			}
@@ -235,7 +233,7 @@ func Outline(module *ir.Operation, chipSpec string) (*Outlined, error) {
 		var outAttrs []ir.Attribute
 		for i, v := range outputs[k] {
 			outTypes = append(outTypes, v.Type())
-			var a ir.Attribute = ctx.Dict([]ir.NamedAttr{{Name: pkgemit.StreamNameAttr, Value: ctx.String(linkName(ipupkg.PodRef{Stage: k, Index: i}))}})
+			var a ir.Attribute = ctx.Dict([]ir.NamedAttr{{Name: pkgemit.StreamNameAttr, Value: ctx.String(ipupkg.PodRef{Stage: k, Index: i}.String())}})
 			if n, ok := resultNames[v]; ok {
 				a = ctx.Dict([]ir.NamedAttr{{Name: pkgemit.StreamNameAttr, Value: n}})
 			}
@@ -322,7 +320,3 @@ func hostArgAttrs(ctx *ir.Context, fn *ir.Operation, i int, name string) ir.Attr
 	}
 	return ctx.Dict(entries)
 }
-
-// linkName names a value that crosses between stages by where it comes
-// from: "stage 0 output 3".
-func linkName(ref ipupkg.PodRef) string { return ref.String() }
