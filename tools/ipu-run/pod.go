@@ -22,7 +22,6 @@ import (
 	"github.com/ipuir/ipuir/target"
 )
 
-
 // runPod runs a pod package: every micro-batch through every stage, each
 // stage on a simulated chip of its own, a stage's inputs the host's model
 // inputs or the outputs an earlier chip delivered (the words it computed,
