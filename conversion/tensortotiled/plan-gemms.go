@@ -68,6 +68,8 @@ type PlanGemms struct {
 	NumCandidates passes.Statistic `statistic:"num-candidates" help:"Number of candidate plans costed"`
 	NumRejected   passes.Statistic `statistic:"num-rejected" help:"Number of finalists the verifier rejected"`
 	NumHome       passes.Statistic `statistic:"num-home" help:"Number of weights stored in their home layout"`
+	NumSearched   passes.Statistic `statistic:"num-searched" help:"Number of plan searches run"`
+	NumRecalled   passes.Statistic `statistic:"num-recalled" help:"Number of plan searches answered by an identical earlier one (the same matmul in another layer, or in another planning)"`
 }
 
 // WeightPlacement is plan-gemms' weights option.
@@ -118,6 +120,10 @@ func (p *PlanGemms) Run(module *ir.Operation, pc *passes.PassContext) error {
 	}
 	index := 0 // source_operation numbering, module-wide
 	ctx := pc.Context()
+	// One memo for every planning below: the attempts with more weights
+	// home ask again, of the matmuls whose weights did not move, what the
+	// first asked.
+	memo := plan.NewMemo()
 	for _, fn := range functions(module) {
 		if p.Weights == WeightsHome {
 			p.NumHome.Add(uint64(makeWeightsHome(ctx, fn, 0)))
@@ -132,7 +138,7 @@ func (p *PlanGemms) Run(module *ir.Operation, pc *passes.PassContext) error {
 		if len(ops) == 0 {
 			continue
 		}
-		opts := plan.Options{Finalists: p.Finalists, Logger: pc.Logger()}
+		opts := plan.Options{Finalists: p.Finalists, Logger: pc.Logger(), Memo: memo}
 		choices, err := plan.PlanProgram(prog, tg, opts)
 		if err != nil && p.Weights == WeightsAuto {
 			// The largest weights first: they free the most memory per
@@ -196,6 +202,9 @@ func (p *PlanGemms) Run(module *ir.Operation, pc *passes.PassContext) error {
 			p.NumRejected.Add(uint64(c.Rejected))
 		}
 	}
+	hits, runs := memo.Stats()
+	p.NumRecalled.Add(uint64(hits))
+	p.NumSearched.Add(uint64(runs))
 	if len(pinned) > 0 {
 		first := -1
 		for n := range pinned {

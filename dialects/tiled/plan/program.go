@@ -63,6 +63,10 @@ type Options struct {
 	Finalists int
 	// Logger receives the planner's structured lines; nil discards them.
 	Logger *slog.Logger
+	// Memo answers the searches asked before (in this planning, or in
+	// earlier ones that shared it); nil gives each PlanProgram a memo of
+	// its own.
+	Memo *Memo
 }
 
 // DefaultFinalists is the number of finalists kept when Options does not

@@ -35,6 +35,9 @@ func PlanProgram(prog Program, t *target.Target, opts Options) ([]Choice, error)
 	if opts.Logger == nil {
 		opts.Logger = slog.New(discard{})
 	}
+	if opts.Memo == nil {
+		opts.Memo = NewMemo() // the rounds below ask again what the first asked
+	}
 	choices, err := planRound(prog, t, opts, nil)
 	if err != nil {
 		return nil, err
@@ -298,14 +301,32 @@ func bestCost(m Matmul, available map[int][]*layout.Layout, cache *planCache,
 	pr.lhs = operandState{resident: m.LHS.Resident, available: availableFor(available, m.LHS)}
 	pr.rhs = operandState{resident: m.RHS.Resident, available: availableFor(available, m.RHS)}
 	sel := &selector{pr: pr, m: &m, opts: opts, log: slog.New(discard{})}
-	if sel.finalists() != nil {
-		return 0, false
+	key := ""
+	if opts.Memo != nil {
+		key = sel.searchKey()
+		opts.Memo.mu.Lock()
+		r, ok := opts.Memo.bestCosts[key]
+		ok = ok && !opts.Memo.off
+		if ok {
+			opts.Memo.hits++
+		}
+		opts.Memo.mu.Unlock()
+		if ok {
+			return r.cycles, r.ok
+		}
 	}
-	feasible, err := sel.verify()
-	if err != nil {
-		return 0, false
+	cycles, ok := int64(0), false
+	if sel.finalists() == nil {
+		if feasible, err := sel.verify(); err == nil {
+			cycles, ok = feasible[0].f.est.Cycles, true
+		}
 	}
-	return feasible[0].f.est.Cycles, true
+	if opts.Memo != nil {
+		opts.Memo.mu.Lock()
+		opts.Memo.bestCosts[key] = bestCostResult{cycles, ok}
+		opts.Memo.mu.Unlock()
+	}
+	return cycles, ok
 }
 
 func availableFor(av map[int][]*layout.Layout, o Operand) []*layout.Layout {
@@ -778,8 +799,15 @@ func (s *selector) finalists() error {
 	if err := s.pr.fitsAtAll(); err != nil {
 		return err
 	}
-	s.enumerate()
-	s.rescore()
+	key := ""
+	if s.opts.Memo != nil {
+		key = s.searchKey()
+	}
+	if !s.recall(key) {
+		s.enumerate()
+		s.rescore()
+		s.remember(key)
+	}
 	c := s.m.Constraint
 	if c != nil && !c.Empty() {
 		shown := *c
