@@ -102,11 +102,7 @@ func (t *Target) LinkTransferCycles(bytes int64, from, to int) (int64, error) {
 	if hops == 0 || bytes == 0 {
 		return 0, nil
 	}
-	rate := t.Links.BytesPerCycle * float64(t.Links.PerNeighbour)
-	if rate <= 0 {
-		return 0, fmt.Errorf("target %s: its chips have no links", t.Name)
-	}
-	per, err := t.rateCycles("link transfer", bytes, rate)
+	per, err := t.LinkSendCycles(bytes)
 	if err != nil {
 		return 0, err
 	}
@@ -116,6 +112,21 @@ func (t *Target) LinkTransferCycles(bytes int64, from, to int) (int64, error) {
 		return 0, t.overflowError("link transfer cycles")
 	}
 	return total, nil
+}
+
+// LinkSendCycles returns the cycles bytes hold the links from a chip to
+// its neighbour in one direction: the bytes spread over the links between
+// them. The value arrives Links.LatencyCycles later; the links are free for
+// the next transfer as soon as the last byte is sent.
+func (t *Target) LinkSendCycles(bytes int64) (int64, error) {
+	rate := t.Links.BytesPerCycle * float64(t.Links.PerNeighbour)
+	if rate <= 0 {
+		return 0, fmt.Errorf("target %s: its chips have no links", t.Name)
+	}
+	if bytes < 0 {
+		return 0, fmt.Errorf("target %s: link transfer of %d bytes", t.Name, bytes)
+	}
+	return t.rateCycles("link transfer", bytes, rate)
 }
 
 // StreamingCycles returns the cycles one load (or store) of bytes between

@@ -3,6 +3,7 @@ package tests
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -136,6 +137,22 @@ func TestPodReportAgreesWithARun(t *testing.T) {
 	for k, r := range rows {
 		if want := strings.ReplaceAll(r[4], ",", ""); want != strconv.FormatInt(d.Pipeline.Stages[k].Cycles, 10) || (r[2] != "") != (k == d.Stage) {
 			t.Errorf("stage row %d: %q", k, r[0])
+		}
+	}
+	// The link phase: a row for each transfer, its route hop by hop.
+	links := regexp.MustCompile(`(?s)<table id="links">(.*?)</table>`).FindStringSubmatch(dom)
+	if links == nil {
+		t.Fatalf("no link table in the page:\n%.2000s", dom)
+	}
+	routes := regexp.MustCompile(`<tr><td>stage (\d+) output \d+</td><td>stage (\d+) input \d+</td><td>[\d,]+</td><td>([^<]*)</td>`).FindAllStringSubmatch(links[1], -1)
+	if len(routes) != len(pod.Links) || len(routes) == 0 {
+		t.Fatalf("the link table has %d rows, the pod %d transfers:\n%s", len(routes), len(pod.Links), links[1])
+	}
+	for n, r := range routes {
+		l := pod.Links[n]
+		want := fmt.Sprintf("%d → %d (%d–%d)", l.Hops[0].From, l.Hops[0].To, l.Hops[0].Start, l.Hops[0].End)
+		if r[1] != strconv.Itoa(l.From.Stage) || r[2] != strconv.Itoa(l.To) || !strings.HasPrefix(strings.ReplaceAll(r[3], ",", ""), want) {
+			t.Errorf("link row %d: %q, want a route starting %q", n, r[0], want)
 		}
 	}
 }

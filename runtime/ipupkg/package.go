@@ -359,6 +359,15 @@ type Stream struct {
 	Text bool
 }
 
+// Bytes is the size of the stream's value as the host holds it.
+func (s *Stream) Bytes() int64 {
+	bytes := int64(s.Elem.Bytes())
+	for _, d := range s.Shape {
+		bytes *= d
+	}
+	return bytes
+}
+
 // Carries reports whether a stream of s's element type may have a buffer of
 // device elements: the same type, or the type the machines compute it in
 // (ComputedAs).

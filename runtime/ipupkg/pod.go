@@ -2,6 +2,7 @@ package ipupkg
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
@@ -19,7 +20,16 @@ import (
 // phase's weights loaded from streaming memory before it (phased
 // execution).
 //
-// # File format (pod version 1)
+// Values that cross from one chip to another move in the pod's *link
+// phase*, once a stage slot, as the package's link schedule says: each
+// transfer's route over the ring, hop by hop, each hop with its start and
+// end cycle (LinkTransfer). The reader checks the schedule's shape (one
+// transfer for each value that crosses chips, routes that start at the
+// producer's chip and end at the consumer's, hops in order, no two at once
+// on one link direction); a runner checks the hops' times against its
+// target's link model (runtime/pipeline.CheckLinks).
+//
+// # File format (pod version 2; version 1 had no link schedule)
 //
 //	magic      8 bytes   "\x89IPUPOD\n"
 //	version    u16       PodFormatVersion
@@ -35,7 +45,7 @@ import (
 const PodMagic = "\x89IPUPOD\n"
 
 // PodFormatVersion is the pod format this package writes and reads.
-const PodFormatVersion = 1
+const PodFormatVersion = 2
 
 // MaxPodStages is the most stages a pod package may have.
 const MaxPodStages = 1 << 12
@@ -57,6 +67,10 @@ type Pod struct {
 	Stages  []PodStage
 	// Outputs says where each of the model's outputs comes from.
 	Outputs []PodRef
+	// Links is the link phase's schedule: one transfer for each stage
+	// input that an earlier stage on another chip produces, in the order
+	// of the stages and their inputs.
+	Links []LinkTransfer
 	// Source is the whole model's tensor-level module, as text.
 	Source   []byte
 	Metadata []Entry
@@ -79,6 +93,64 @@ type PodStage struct {
 type PodRef struct {
 	Stage int
 	Index int
+}
+
+// LinkTransfer is one value moved between chips in the link phase: stage
+// From's output to input Input of stage To, Bytes of it, over Hops.
+type LinkTransfer struct {
+	From  PodRef
+	To    int
+	Input int
+	Bytes int64
+	Hops  []LinkHop
+}
+
+// LinkHop is a transfer's crossing of the links from chip From to its
+// neighbour To, in cycles of the link phase: the links in that direction
+// carry it from Start to Sent (and are free for another transfer after),
+// and it has all arrived at End, a link latency later. Store and forward:
+// a hop starts once the one before it has ended.
+type LinkHop struct {
+	From  int   `json:"from"`
+	To    int   `json:"to"`
+	Start int64 `json:"start"`
+	Sent  int64 `json:"sent"`
+	End   int64 `json:"end"`
+}
+
+// MaxLinkHops bounds a route: the shorter way round a ring of MaxPodStages
+// chips.
+const MaxLinkHops = MaxPodStages / 2
+
+func linkTransferFields(c *codec, t *LinkTransfer) {
+	podRefFields(c, &t.From)
+	c.index(&t.To, "link transfer's stage", MaxPodStages)
+	c.index(&t.Input, "link transfer's input", math.MaxInt32)
+	c.int64(&t.Bytes)
+	list(c, &t.Hops, "link hops", func(c *codec, h *LinkHop) {
+		c.index(&h.From, "hop's chip", MaxPodStages)
+		c.index(&h.To, "hop's chip", MaxPodStages)
+		c.int64(&h.Start)
+		c.int64(&h.Sent)
+		c.int64(&h.End)
+	})
+}
+
+// End is the cycle the transfer's last hop ends, 0 for none.
+func (t *LinkTransfer) End() int64 {
+	if len(t.Hops) == 0 {
+		return 0
+	}
+	return t.Hops[len(t.Hops)-1].End
+}
+
+// LinkPhaseCycles is the link phase's length: the latest hop's end.
+func (p *Pod) LinkPhaseCycles() int64 {
+	var end int64
+	for i := range p.Links {
+		end = max(end, p.Links[i].End())
+	}
+	return end
 }
 
 // HostStage is a PodRef's Stage for the host's inputs.
@@ -104,6 +176,7 @@ func podFields(c *codec, p *Pod) {
 		c.bytes(&s.packageBytes, "stage package")
 	})
 	list(c, &p.Outputs, "model outputs", podRefFields)
+	list(c, &p.Links, "link transfers", linkTransferFields)
 	c.bytes(&p.Source, "source")
 	list(c, &p.Metadata, "metadata entries", entryFields)
 }
@@ -270,6 +343,71 @@ func (p *Pod) Validate() error {
 			return bad("model output %d comes from %s, which does not exist", i, ref)
 		}
 	}
+	return p.validateLinks()
+}
+
+// validateLinks checks the link schedule's shape: one transfer for each
+// stage input an earlier stage on another chip produces, in order, with
+// the stream's bytes; each route from the producer's chip to the
+// consumer's, hop after hop; no two hops on one link direction at once.
+func (p *Pod) validateLinks() error {
+	bad := func(format string, args ...any) error {
+		return &FormatError{Section: "pod", Offset: -1, Msg: "link schedule: " + fmt.Sprintf(format, args...)}
+	}
+	next := 0
+	type direction struct{ from, to int }
+	busy := map[direction][]LinkHop{}
+	for k, st := range p.Stages {
+		ins := st.Package.Inputs()
+		for i, ref := range st.Inputs {
+			if ref.Stage == HostStage || p.Stages[ref.Stage].Chip == st.Chip {
+				continue
+			}
+			if next >= len(p.Links) {
+				return bad("no transfer for stage %d input %d (%s, from chip %d to chip %d)", k, i, ref, p.Stages[ref.Stage].Chip, st.Chip)
+			}
+			t := &p.Links[next]
+			next++
+			if t.From != ref || t.To != k || t.Input != i {
+				return bad("transfer %d moves %s to stage %d input %d; stage %d input %d, from %s, is next", next-1, t.From, t.To, t.Input, k, i, ref)
+			}
+			if want := ins[i].Bytes(); t.Bytes != want {
+				return bad("transfer %d moves %d bytes; stage %d input %d is %d bytes", next-1, t.Bytes, k, i, want)
+			}
+			if len(t.Hops) == 0 || len(t.Hops) > MaxLinkHops {
+				return bad("transfer %d has %d hops", next-1, len(t.Hops))
+			}
+			at, ready := p.Stages[ref.Stage].Chip, int64(0)
+			for h, hop := range t.Hops {
+				switch {
+				case hop.From != at:
+					return bad("transfer %d hop %d leaves chip %d; the value is on chip %d", next-1, h, hop.From, at)
+				case hop.To >= p.Chips || hop.To == hop.From:
+					return bad("transfer %d hop %d goes from chip %d to chip %d, of %d", next-1, h, hop.From, hop.To, p.Chips)
+				case hop.Start < ready || hop.Sent < hop.Start || hop.End < hop.Sent:
+					return bad("transfer %d hop %d starts at cycle %d, is sent at %d and arrives at %d; it may start at %d", next-1, h, hop.Start, hop.Sent, hop.End, ready)
+				}
+				d := direction{hop.From, hop.To}
+				busy[d] = append(busy[d], hop)
+				at, ready = hop.To, hop.End
+			}
+			if at != st.Chip {
+				return bad("transfer %d ends on chip %d; stage %d runs on chip %d", next-1, at, k, st.Chip)
+			}
+		}
+	}
+	if next != len(p.Links) {
+		return bad("%d transfers, for %d values that cross chips", len(p.Links), next)
+	}
+	for d, hops := range busy {
+		slices.SortFunc(hops, func(a, b LinkHop) int { return cmp.Compare(a.Start, b.Start) })
+		for h := 1; h < len(hops); h++ {
+			if a, b := hops[h-1], hops[h]; b.Start < a.Sent && a.Start < b.Sent {
+				return bad("two hops (sent in cycles %d to %d and %d to %d) hold the links from chip %d to chip %d at once",
+					a.Start, a.Sent, b.Start, b.Sent, d.from, d.to)
+			}
+		}
+	}
 	return nil
 }
 
@@ -298,6 +436,16 @@ func DumpPod(w io.Writer, p *Pod) error {
 	fmt.Fprintf(w, "\nModel outputs:\n")
 	for i, ref := range p.Outputs {
 		fmt.Fprintf(w, "  output %d from %s\n", i, ref)
+	}
+	if len(p.Links) > 0 {
+		fmt.Fprintf(w, "\nLink phase: %d transfers, %d cycles\n", len(p.Links), p.LinkPhaseCycles())
+		for n, t := range p.Links {
+			fmt.Fprintf(w, "  [%d] %s to stage %d input %d, %d bytes:", n, t.From, t.To, t.Input, t.Bytes)
+			for _, h := range t.Hops {
+				fmt.Fprintf(w, " chip %d->%d @%d-%d-%d", h.From, h.To, h.Start, h.Sent, h.End)
+			}
+			fmt.Fprintln(w)
+		}
 	}
 	for k, st := range p.Stages {
 		fmt.Fprintf(w, "\nStage %d:\n", k)

@@ -25,7 +25,20 @@ func smallPod() *Pod {
 			{Chip: 0, Package: stage(), Inputs: []PodRef{{Stage: HostStage, Index: 0}}},
 			{Chip: 1, Package: stage(), Inputs: []PodRef{{Stage: 0, Index: 0}}},
 		},
-		Outputs: []PodRef{{Stage: 1, Index: 0}}, Source: []byte("module {}\n"), Metadata: []Entry{{"target", "two"}}}
+		Outputs: []PodRef{{Stage: 1, Index: 0}},
+		Links:   []LinkTransfer{{From: PodRef{Stage: 0, Index: 0}, To: 1, Input: 0, Bytes: 64, Hops: []LinkHop{{From: 0, To: 1, Start: 0, Sent: 30, End: 530}}}},
+		Source:  []byte("module {}\n"), Metadata: []Entry{{"target", "two"}}}
+}
+
+// threeChipPod is smallPod on three chips with a third stage, on chip 2,
+// that reads stage 0's output too: two transfers leave chip 0.
+func threeChipPod() *Pod {
+	p := smallPod()
+	p.Chips = 3
+	p.Stages = append(p.Stages, PodStage{Chip: 2, Package: p.Stages[1].Package, Inputs: []PodRef{{Stage: 0, Index: 0}}})
+	p.Links = append(p.Links, LinkTransfer{From: PodRef{Stage: 0, Index: 0}, To: 2, Input: 0, Bytes: 64,
+		Hops: []LinkHop{{From: 0, To: 1, Start: 30, Sent: 60, End: 560}, {From: 1, To: 2, Start: 560, Sent: 590, End: 1090}}})
+	return p
 }
 
 var podOpts = []cmp.Option{cmpopts.IgnoreUnexported(PodStage{}), ignoreVersion}
@@ -50,7 +63,8 @@ func TestPodRoundTrip(t *testing.T) {
 	if err := DumpPod(&dump, q); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Target:           two{x=1} (2 chips)", "[1] chip 1: two, 3 instructions", "input 0 (x, f16 [4 8]) from stage 0 output 0", "output 0 from stage 1 output 0", "Stage 1:\nPackage header:"} {
+	for _, want := range []string{"Target:           two{x=1} (2 chips)", "[1] chip 1: two, 3 instructions", "input 0 (x, f16 [4 8]) from stage 0 output 0", "output 0 from stage 1 output 0", "Stage 1:\nPackage header:",
+		"Link phase: 1 transfers, 530 cycles\n  [0] stage 0 output 0 to stage 1 input 0, 64 bytes: chip 0->1 @0-30-530\n"} {
 		if !strings.Contains(dump.String(), want) {
 			t.Errorf("the dump lacks %q:\n%s", want, dump.String())
 		}
@@ -91,6 +105,17 @@ func TestPodsThatDoNotJoinAreRejected(t *testing.T) {
 		{"another type", func(p *Pod) { p.Stages[0].Package.Streams[1].Elem = elem.F32 }, "is fed stage 0 output 0 (f32"},
 		{"input nobody reads", func(p *Pod) { p.Inputs, p.Weights = append(p.Inputs, "z"), append(p.Weights, true) }, "no stage reads model input 1 (z)"},
 		{"output from nowhere", func(p *Pod) { p.Outputs[0] = PodRef{Stage: 2} }, "model output 0 comes from stage 2 output 0, which does not exist"},
+		{"no link transfer", func(p *Pod) { p.Links = nil }, "link schedule: no transfer for stage 1 input 0"},
+		{"a link transfer too many", func(p *Pod) { p.Links = append(p.Links, p.Links[0]) }, "link schedule: 2 transfers, for 1 values that cross chips"},
+		{"a transfer of another value", func(p *Pod) { p.Links[0].Input = 1 }, "moves stage 0 output 0 to stage 1 input 1"},
+		{"a transfer of other bytes", func(p *Pod) { p.Links[0].Bytes = 32 }, "moves 32 bytes; stage 1 input 0 is 64 bytes"},
+		{"a transfer without hops", func(p *Pod) { p.Links[0].Hops = nil }, "transfer 0 has 0 hops"},
+		{"a hop from elsewhere", func(p *Pod) { p.Links[0].Hops[0].From = 1 }, "hop 0 leaves chip 1; the value is on chip 0"},
+		{"a hop nowhere", func(p *Pod) { p.Links[0].Hops[0].To = 0 }, "hop 0 goes from chip 0 to chip 0"},
+		{"a hop back in time", func(p *Pod) { p.Links[0].Hops[0].End = -1 }, "starts at cycle 0, is sent at 30 and arrives at -1"},
+		{"a route short of its chip", func(p *Pod) {
+			p.Chips, p.Stages[1].Chip = 3, 2
+		}, "transfer 0 ends on chip 1; stage 1 runs on chip 2"},
 	} {
 		p := smallPod()
 		c.edit(p)
@@ -105,10 +130,32 @@ func TestPodsThatDoNotJoinAreRejected(t *testing.T) {
 	}
 }
 
+// Two transfers leave chip 0 over the links to chip 1: they may not be
+// sent at once, though the second may leave while the first is still on
+// its way.
+func TestLinkHopsMayNotShareALink(t *testing.T) {
+	p := threeChipPod()
+	if err := p.Validate(); err != nil {
+		t.Fatalf("a schedule that shares the link in turn: %v", err)
+	}
+	if q, err := DecodePod(p.Encode()); err != nil || len(q.Links) != 2 || q.LinkPhaseCycles() != 1090 {
+		t.Fatalf("read back: %v", err)
+	}
+	p.Links[1].Hops[0].Start, p.Links[1].Hops[0].Sent = 10, 40
+	if err := p.Validate(); err == nil || !strings.Contains(err.Error(), "two hops (sent in cycles 0 to 30 and 10 to 40) hold the links from chip 0 to chip 1 at once") {
+		t.Errorf("Validate() = %v", err)
+	}
+	p = threeChipPod()
+	p.Links[1].Hops[1].Start = 500
+	if err := p.Validate(); err == nil || !strings.Contains(err.Error(), "transfer 1 hop 1 starts at cycle 500, is sent at 590 and arrives at 1090; it may start at 560") {
+		t.Errorf("a hop before its value arrived: Validate() = %v", err)
+	}
+}
+
 // On one chip the stages are phases, all on chip 0.
 func TestPhasedPod(t *testing.T) {
 	p := smallPod()
-	p.Chips, p.Stages[1].Chip = 1, 0
+	p.Chips, p.Stages[1].Chip, p.Links = 1, 0, nil
 	if err := p.Validate(); err != nil || !p.Phased() {
 		t.Fatalf("phases on one chip: %v", err)
 	}
@@ -124,7 +171,8 @@ func TestCorruptPodsAreRejected(t *testing.T) {
 	data := smallPod().Encode()
 	flip := bytes.Clone(data)
 	flip[len(PodMagic)+20] ^= 1
-	version := podReseal(append([]byte(PodMagic+"\x02\x00"), data[len(PodMagic)+2:]...))
+	version := podReseal(append([]byte(PodMagic+"\x03\x00"), data[len(PodMagic)+2:]...))
+	v1 := podReseal(append([]byte(PodMagic+"\x01\x00"), data[len(PodMagic)+2:]...))
 	stage := bytes.Clone(data)
 	// The first stage package's magic, inside the pod's payload.
 	i := bytes.Index(stage, []byte(Magic))
@@ -138,7 +186,8 @@ func TestCorruptPodsAreRejected(t *testing.T) {
 		{"a chip's package", small().Encode(), "not an ipuir pod package"},
 		{"a flipped bit", flip, "the digest does not match"},
 		{"truncated", data[:len(data)-5], "no trailer"},
-		{"a later version", version, "pod format version 2"},
+		{"a later version", version, "pod format version 3, this reader reads version 2"},
+		{"version 1, without a link schedule", v1, "pod format version 1, this reader reads version 2"},
 		{"a stage that is no package", podReseal(stage), "stage 0: invalid package: not an ipuir package"},
 		{"a payload cut short", podReseal(append(bytes.Clone(data[:len(PodMagic)+8+10]), data[len(data)-trailerBytes:]...)), "runs past the end"},
 	} {

@@ -6,11 +6,11 @@
 // the chip's streaming memory (Phases, PricePhases).
 //
 // A stage slot lasts as long as the slowest stage's compute, then the
-// slowest link transfer into a stage (target.LinkTransferCycles: each hop
-// its latency plus the bytes over the links to the neighbour), then one
-// sync across the chips. P stages over G micro-batches take G + P − 1
-// slots (target.PipelineSlots): P − 1 to fill, G − (P − 1) in the steady
-// state, P − 1 to drain.
+// link phase (links.go: every value that crosses chips, scheduled over
+// the ring's links, each hop its latency plus the bytes over the links to
+// the neighbour), then one sync across the chips. P stages over G
+// micro-batches take G + P − 1 slots (target.PipelineSlots): P − 1 to
+// fill, G − (P − 1) in the steady state, P − 1 to drain.
 package pipeline
 
 import (
@@ -36,7 +36,7 @@ type Timing struct {
 	Stages       []Stage `json:"stages"`
 	MicroBatches int     `json:"microBatches"`
 	// Slot = Slowest + Links + Sync: the slowest stage's cycles, the
-	// slowest link transfer and the sync across chips.
+	// link phase and the sync across chips.
 	Slot, Slowest, Links, Sync int64
 	// Fill and Drain are the P − 1 slots each side of the steady state;
 	// Total is every slot.
@@ -47,28 +47,21 @@ type Timing struct {
 }
 
 // Links returns p's stages with their chips and link traffic (Cycles
-// unset): every input a stage takes from an earlier stage crosses the
-// links from that stage's chip to its own.
+// unset), from the package's link schedule, held to tg's link model
+// (CheckLinks): a stage's link bytes are what its inputs from other chips
+// take, and its link cycles when the last of them has arrived, counted
+// from the link phase's start.
 func Links(p *ipupkg.Pod, tg *target.Target) ([]Stage, error) {
+	if _, err := CheckLinks(p, tg); err != nil {
+		return nil, err
+	}
 	stages := make([]Stage, len(p.Stages))
 	for k, st := range p.Stages {
 		stages[k].Chip = st.Chip
-		ins := st.Package.Inputs()
-		for i, ref := range st.Inputs {
-			if ref.Stage == ipupkg.HostStage {
-				continue
-			}
-			if i >= len(ins) {
-				return nil, fmt.Errorf("stage %d has no input stream %d", k, i)
-			}
-			bytes := streamBytes(ins[i])
-			cyc, err := tg.LinkTransferCycles(bytes, p.Stages[ref.Stage].Chip, st.Chip)
-			if err != nil {
-				return nil, fmt.Errorf("stage %d input %d: %v", k, i, err)
-			}
-			stages[k].LinkBytes += bytes
-			stages[k].LinkCycles = max(stages[k].LinkCycles, cyc)
-		}
+	}
+	for _, t := range p.Links {
+		stages[t.To].LinkBytes += t.Bytes
+		stages[t.To].LinkCycles = max(stages[t.To].LinkCycles, t.End())
 	}
 	return stages, nil
 }
@@ -141,7 +134,7 @@ func Phases(p *ipupkg.Pod, tg *target.Target) ([]Phase, error) {
 			if i >= len(ins) {
 				return nil, fmt.Errorf("phase %d has no input stream %d", k, i)
 			}
-			bytes := streamBytes(ins[i])
+			bytes := ins[i].Bytes()
 			if ref.Stage == ipupkg.HostStage && ref.Index < len(p.Weights) && p.Weights[ref.Index] {
 				phases[k].WeightBytes += bytes
 				continue
@@ -150,7 +143,7 @@ func Phases(p *ipupkg.Pod, tg *target.Target) ([]Phase, error) {
 		}
 		var out int64
 		for _, s := range st.Package.Outputs() {
-			out += streamBytes(s)
+			out += s.Bytes()
 		}
 		var err error
 		if phases[k].WeightLoadCycles, err = tg.StreamingCycles(phases[k].WeightBytes); err != nil {
@@ -190,12 +183,4 @@ func PricePhases(phases []Phase, tg *target.Target, micro int) (*PhasedTiming, e
 		t.BreakEvenReuse = float64(t.Weights) / (float64(t.Compute) / float64(micro))
 	}
 	return t, nil
-}
-
-func streamBytes(s ipupkg.Stream) int64 {
-	bytes := int64(s.Elem.Bytes())
-	for _, d := range s.Shape {
-		bytes *= d
-	}
-	return bytes
 }

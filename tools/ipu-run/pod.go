@@ -111,7 +111,19 @@ func runPod(o *options, stdout, stderr io.Writer) error {
 					ins[i] = batches[g][ref.Index]
 					continue
 				}
-				ins[i] = delivered[ref.Stage][ref.Index]
+				if pod.Stages[ref.Stage].Chip == st.Chip {
+					ins[i] = delivered[ref.Stage][ref.Index] // an earlier phase's, on this chip
+				} else if delivered[ref.Stage][ref.Index].IsStrings() {
+					ins[i] = delivered[ref.Stage][ref.Index] // no chip holds text
+				}
+			}
+			if err := overLinks(pod, k, delivered, ins); err != nil {
+				return fmt.Errorf("%s: stage %d, micro-batch %d: %v", o.file, k, g, err)
+			}
+			for i, in := range ins {
+				if in == nil {
+					return fmt.Errorf("%s: stage %d, micro-batch %d: no link transfer delivers input %d (%s)", o.file, k, g, i, st.Inputs[i])
+				}
 			}
 			end := progress.Phase(fmt.Sprintf("micro-batch %d of %d, stage %d", g+1, micro, k))
 			got, cycles, err := runStage(chip, st.Package, ins, !o.check, log)
@@ -182,6 +194,35 @@ func runPod(o *options, stdout, stderr io.Writer) error {
 		}
 	}
 	return writeOutputs(o, "the pod package", outputs[0])
+}
+
+// overLinks sets stage k's inputs from other chips (in ins) to what the
+// package's link phase delivers: the producers' output bytes carried hop
+// by hop over the scheduled route (pipeline.MoveLinks). Strings, which no
+// chip holds, are handed over whole.
+func overLinks(pod *ipupkg.Pod, k int, delivered [][]*eval.Array, ins []*eval.Array) error {
+	streams := pod.Stages[k].Package.Inputs()
+	moved, err := pipeline.MoveLinks(pod, func(n int) bool { return pod.Links[n].To == k && ins[pod.Links[n].Input] == nil },
+		func(ref ipupkg.PodRef) ([]byte, error) {
+			if ref.Stage < 0 || ref.Stage >= len(delivered) || ref.Index >= len(delivered[ref.Stage]) {
+				return nil, fmt.Errorf("%s has not run", ref)
+			}
+			return delivered[ref.Stage][ref.Index].Bytes(), nil
+		})
+	if err != nil {
+		return err
+	}
+	for n, b := range moved {
+		if b == nil {
+			continue
+		}
+		t := pod.Links[n]
+		s := streams[t.Input]
+		if ins[t.Input], err = eval.FromBytes(b, s.Elem, s.Shape); err != nil {
+			return fmt.Errorf("link transfer %d into input %d: %v", n, t.Input, err)
+		}
+	}
+	return nil
 }
 
 // runStage runs one stage's package on a fresh simulated chip.

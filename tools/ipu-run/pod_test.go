@@ -10,6 +10,7 @@ import (
 	"github.com/ipuir/ipuir/parser"
 	"github.com/ipuir/ipuir/registry"
 	"github.com/ipuir/ipuir/runtime/ipupkg"
+	"github.com/ipuir/ipuir/runtime/pipeline"
 	"github.com/ipuir/ipuir/target"
 	"github.com/ipuir/ipuir/target/irtarget"
 	"github.com/ipuir/ipuir/tools/toolkit"
@@ -88,6 +89,11 @@ func TestPodCheckFindsWhatNoStageSees(t *testing.T) {
 			rewired.Stages[2].Inputs[i] = ipupkg.PodRef{Stage: 1, Index: 0}
 		}
 	}
+	// The link schedule moves what the stages now read.
+	var err error
+	if rewired.Links, _, err = pipeline.ScheduleLinks(rewired, mustLookup(t, rewired.Target)); err != nil {
+		t.Fatal(err)
+	}
 	code, out, _ = runTool(t, args(writePod(t, rewired))...)
 	if code != 1 || !strings.Contains(out, "numericalTest=FAIL") ||
 		!strings.Contains(out, "the stages' functions chained compute model output 0 differently from the model") ||
@@ -101,5 +107,41 @@ func TestPodCheckFindsWhatNoStageSees(t *testing.T) {
 	code, out, _ = runTool(t, args(writePod(t, other))...)
 	if code != 1 || !strings.Contains(out, "numericalTest=FAIL") || !strings.Contains(out, "differently from the model") {
 		t.Errorf("another source: exit %d:\n%s", code, out)
+	}
+}
+
+func mustLookup(t *testing.T, name string) *target.Target {
+	t.Helper()
+	tg, err := target.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tg
+}
+
+// The link phase: stage 2 reads stage 0's %b two chips away, so one
+// transfer crosses two links; the run moves it as scheduled, and refuses a
+// schedule faster than the target's links.
+func TestPodLinkPhase(t *testing.T) {
+	pod := compilePod(t, podModel)
+	twoHops := 0
+	for _, l := range pod.Links {
+		if len(l.Hops) == 2 {
+			twoHops++
+		}
+	}
+	if len(pod.Links) != 4 || twoHops != 1 {
+		t.Fatalf("the link schedule: %+v", pod.Links)
+	}
+	lock := t.TempDir()
+	code, out, errs := runTool(t, writePod(t, pod), "--generate", "gaussian:seed=1", "--check", "--report-cycles", "--lock-dir", lock)
+	if code != 0 || !strings.Contains(out, "numericalTest=PASS") {
+		t.Fatalf("exit %d:\n%s%s", code, out, errs)
+	}
+	fast := compilePod(t, podModel)
+	fast.Links[0].Hops[0].Sent--
+	code, _, errs = runTool(t, writePod(t, fast), "--generate", "gaussian:seed=1", "--lock-dir", lock)
+	if code != 1 || !strings.Contains(errs, "link transfer 0 hop 0 sends 2048 bytes from chip 0 to chip 1 in") {
+		t.Errorf("a schedule faster than the links: exit %d: %s", code, errs)
 	}
 }

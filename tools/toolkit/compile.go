@@ -14,6 +14,7 @@ import (
 	"github.com/ipuir/ipuir/printer"
 	"github.com/ipuir/ipuir/registry"
 	"github.com/ipuir/ipuir/runtime/ipupkg"
+	"github.com/ipuir/ipuir/runtime/pipeline"
 	"github.com/ipuir/ipuir/runtime/sim"
 	"github.com/ipuir/ipuir/target"
 	"github.com/ipuir/ipuir/target/irtarget"
@@ -168,6 +169,16 @@ func CompilePod(ctx *ir.Context, module *ir.Operation, source []byte, env *ir.En
 			chipOf = 0 // phases, one after the other
 		}
 		pod.Stages = append(pod.Stages, ipupkg.PodStage{Chip: chipOf, Package: pkgs[k], Inputs: st.Inputs})
+	}
+	// The values that cross chips, scheduled over the links.
+	links, phase, err := pipeline.ScheduleLinks(pod, tg)
+	if err != nil {
+		return nil, err
+	}
+	pod.Links = links
+	if phase.Transfers > 0 {
+		log.Info("scheduled link phase", "transfers", phase.Transfers, "bytes", phase.Bytes, "cycles", phase.Cycles,
+			"lower_bound", phase.LowerBound, "lower_bound_gap", phase.Cycles-phase.LowerBound)
 	}
 	if err := pod.Validate(); err != nil {
 		return nil, fmt.Errorf("BUG: the pod package does not validate: %v", err)

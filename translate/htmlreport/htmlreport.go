@@ -65,6 +65,18 @@ type Data struct {
 	Pipeline *pipeline.Timing       `json:"pipeline,omitempty"`
 	Phased   *pipeline.PhasedTiming `json:"phased,omitempty"`
 	Stage    int                    `json:"stage"`
+	// Links is a pod's link phase, transfer by transfer.
+	Links []LinkTransfer `json:"links,omitempty"`
+}
+
+// LinkTransfer is one value of the link phase and its route.
+type LinkTransfer struct {
+	FromStage  int              `json:"fromStage"`
+	FromOutput int              `json:"fromOutput"`
+	To         int              `json:"to"`
+	Input      int              `json:"input"`
+	Bytes      int64            `json:"bytes"`
+	Hops       []ipupkg.LinkHop `json:"hops"`
 }
 
 // BuildPod builds the page of a pod package: the pipeline priced from
@@ -112,6 +124,9 @@ func BuildPod(title string, p *ipupkg.Pod, tg *target.Target, micro, shown int) 
 		}
 		d.Phased, err = pipeline.PricePhases(phases, tg, micro)
 		return d, err
+	}
+	for _, t := range p.Links {
+		d.Links = append(d.Links, LinkTransfer{FromStage: t.From.Stage, FromOutput: t.From.Index, To: t.To, Input: t.Input, Bytes: t.Bytes, Hops: t.Hops})
 	}
 	d.Pipeline, err = pipeline.Price(stages, tg, micro)
 	return d, err

@@ -1,0 +1,208 @@
+package pipeline
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/ipuir/ipuir/runtime/ipupkg"
+	"github.com/ipuir/ipuir/target"
+)
+
+// The link phase: once a slot, every value that crosses from one chip to
+// another moves over the ring of IPU-Links. Each direction of the links
+// between two neighbours sends one transfer at a time, at the rate of all
+// its links together (target.LinkSendCycles), and what it sent arrives a
+// link latency later; a transfer crosses its route hop by hop, store and
+// forward. ScheduleLinks places the hops; CheckLinks holds a package's
+// schedule to the target; MoveLinks carries the bytes as scheduled.
+
+// LinkPhase is a scheduled link phase's figures.
+type LinkPhase struct {
+	Transfers int
+	Bytes     int64
+	// Cycles is the phase's length; LowerBound no schedule can beat: the
+	// busiest link direction's hops back to back, or the longest route
+	// alone, whichever is more.
+	Cycles, LowerBound int64
+}
+
+// ScheduleLinks returns the link schedule of p's stages on tg (p.Links
+// unread): one transfer for each stage input that an earlier stage on
+// another chip produces. Each goes the shorter way round the ring (either
+// way when both are as short: the one whose links are less loaded so
+// far); the largest transfers are placed first, each hop as early as its
+// link direction is free and the hop before it has ended.
+func ScheduleLinks(p *ipupkg.Pod, tg *target.Target) ([]ipupkg.LinkTransfer, LinkPhase, error) {
+	var out []ipupkg.LinkTransfer
+	for k, st := range p.Stages {
+		ins := st.Package.Inputs()
+		for i, ref := range st.Inputs {
+			if ref.Stage == ipupkg.HostStage || p.Stages[ref.Stage].Chip == st.Chip {
+				continue
+			}
+			if i >= len(ins) {
+				return nil, LinkPhase{}, fmt.Errorf("stage %d has no input stream %d", k, i)
+			}
+			out = append(out, ipupkg.LinkTransfer{From: ref, To: k, Input: i, Bytes: ins[i].Bytes()})
+		}
+	}
+	order := make([]int, len(out))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(out[b].Bytes, out[a].Bytes) })
+	type direction struct{ from, to int }
+	free := map[direction]int64{}
+	load := map[direction]int64{}
+	var phase LinkPhase
+	busy := map[direction]int64{}
+	latency := tg.Links.LatencyCycles
+	for _, n := range order {
+		t := &out[n]
+		from, to := p.Stages[t.From.Stage].Chip, p.Stages[t.To].Chip
+		send, err := tg.LinkSendCycles(t.Bytes)
+		if err != nil {
+			return nil, LinkPhase{}, err
+		}
+		routes := [][]int{route(from, to, 1, tg.Chips), route(from, to, -1, tg.Chips)}
+		best := routes[0]
+		if len(routes[1]) < len(best) {
+			best = routes[1]
+		} else if len(routes[1]) == len(best) {
+			routeLoad := func(r []int) int64 {
+				l, at := int64(0), from
+				for _, c := range r {
+					l += load[direction{at, c}]
+					at = c
+				}
+				return l
+			}
+			if routeLoad(routes[1]) < routeLoad(best) {
+				best = routes[1]
+			}
+		}
+		at, ready := from, int64(0)
+		for _, c := range best {
+			d := direction{at, c}
+			start := max(ready, free[d])
+			t.Hops = append(t.Hops, ipupkg.LinkHop{From: at, To: c, Start: start, Sent: start + send, End: start + send + latency})
+			free[d], load[d] = start+send, load[d]+t.Bytes
+			busy[d] += send
+			at, ready = c, start+send+latency
+		}
+		phase.LowerBound = max(phase.LowerBound, int64(len(best))*(send+latency))
+		phase.Transfers++
+		phase.Bytes += t.Bytes
+	}
+	// Every byte sent on the busiest direction, and the last one's latency.
+	for _, b := range busy {
+		phase.LowerBound = max(phase.LowerBound, b+latency)
+	}
+	for i := range out {
+		phase.Cycles = max(phase.Cycles, out[i].End())
+	}
+	return out, phase, nil
+}
+
+// neighbour is the chip step places from c round a ring of n.
+func neighbour(c, step, n int) int { return ((c+step)%n + n) % n }
+
+// route is the chips a transfer from chip from to chip to visits going
+// round a ring of n in direction step (±1), to included.
+func route(from, to, step, n int) []int {
+	var r []int
+	for c := from; c != to; {
+		c = neighbour(c, step, n)
+		r = append(r, c)
+	}
+	return r
+}
+
+// CheckLinks holds p's link schedule (whose shape the reader checked) to
+// tg: every hop joins neighbours of tg's ring, holds the links at least as
+// long as tg.LinkSendCycles says its bytes take, and arrives no sooner than
+// the link latency after. It returns the phase's figures.
+func CheckLinks(p *ipupkg.Pod, tg *target.Target) (LinkPhase, error) {
+	var phase LinkPhase
+	for n, t := range p.Links {
+		for h, hop := range t.Hops {
+			if hops, err := tg.LinkHops(hop.From, hop.To); err != nil || hops != 1 {
+				return LinkPhase{}, fmt.Errorf("link transfer %d hop %d: chips %d and %d are not neighbours on %s", n, h, hop.From, hop.To, tg.Name)
+			}
+			send, err := tg.LinkSendCycles(t.Bytes)
+			if err != nil {
+				return LinkPhase{}, fmt.Errorf("link transfer %d hop %d: %v", n, h, err)
+			}
+			if hop.Sent-hop.Start < send {
+				return LinkPhase{}, fmt.Errorf("link transfer %d hop %d sends %d bytes from chip %d to chip %d in %d cycles; %s's links take %d",
+					n, h, t.Bytes, hop.From, hop.To, hop.Sent-hop.Start, tg.Name, send)
+			}
+			if hop.End-hop.Sent < tg.Links.LatencyCycles {
+				return LinkPhase{}, fmt.Errorf("link transfer %d hop %d arrives %d cycles after it is sent; %s's links take %d",
+					n, h, hop.End-hop.Sent, tg.Name, tg.Links.LatencyCycles)
+			}
+		}
+		phase.Transfers++
+		phase.Bytes += t.Bytes
+		phase.Cycles = max(phase.Cycles, t.End())
+	}
+	return phase, nil
+}
+
+// MoveLinks carries out the transfers of p's link phase that move says
+// (by their index in p.Links) on bytes: each hop, in the order of its
+// start, copies the transfer's bytes from the chip that holds them to the
+// next, and each transfer's bytes are then taken from its consumer's chip.
+// source gives a stage output's bytes on its producer's chip. It returns,
+// for each transfer in p.Links' order, the bytes that arrived (nil for
+// those not moved).
+func MoveLinks(p *ipupkg.Pod, move func(n int) bool, source func(ref ipupkg.PodRef) ([]byte, error)) ([][]byte, error) {
+	type held struct{ chip, transfer int }
+	type arrival struct {
+		bytes []byte
+		at    int64 // the cycle it has all arrived
+	}
+	holds := map[held]arrival{}
+	type step struct{ transfer, hop int }
+	var steps []step
+	for n, t := range p.Links {
+		if !move(n) {
+			continue
+		}
+		b, err := source(t.From)
+		if err != nil {
+			return nil, fmt.Errorf("link transfer %d: %v", n, err)
+		}
+		if int64(len(b)) != t.Bytes {
+			return nil, fmt.Errorf("link transfer %d: %s is %d bytes; the schedule moves %d", n, t.From, len(b), t.Bytes)
+		}
+		holds[held{p.Stages[t.From.Stage].Chip, n}] = arrival{b, 0}
+		for h := range t.Hops {
+			steps = append(steps, step{n, h})
+		}
+	}
+	slices.SortStableFunc(steps, func(a, b step) int {
+		return cmp.Compare(p.Links[a.transfer].Hops[a.hop].Start, p.Links[b.transfer].Hops[b.hop].Start)
+	})
+	for _, s := range steps {
+		hop := p.Links[s.transfer].Hops[s.hop]
+		a, ok := holds[held{hop.From, s.transfer}]
+		if !ok || a.at > hop.Start {
+			return nil, fmt.Errorf("link transfer %d hop %d leaves chip %d at cycle %d, which does not hold it then", s.transfer, s.hop, hop.From, hop.Start)
+		}
+		holds[held{hop.To, s.transfer}] = arrival{append([]byte(nil), a.bytes...), hop.End}
+	}
+	out := make([][]byte, len(p.Links))
+	for n, t := range p.Links {
+		if !move(n) {
+			continue
+		}
+		a, ok := holds[held{p.Stages[t.To].Chip, n}]
+		if !ok {
+			return nil, fmt.Errorf("link transfer %d never reaches chip %d", n, p.Stages[t.To].Chip)
+		}
+		out[n] = a.bytes
+	}
+	return out, nil
+}
