@@ -120,6 +120,11 @@ func (t *Target) Describe() string {
 		}
 		row("streaming memory", "%s per chip, %.2f bytes/cycle each way (%.2f GB/s); %d cycles latency per transfer",
 			size, s.BytesPerCycle, s.BytesPerCycle*float64(t.ClockHz)/1e9, s.LatencyCycles)
+		if t.IOTiles > 0 {
+			row("IO tiles", "%d beside the %d compute tiles, holding %s of streamed data while the others compute", t.IOTiles, t.Tiles, formatBytes(t.IOBytes()))
+		} else {
+			row("IO tiles", "none: streaming and compute take turns (io-tiles sets some aside)")
+		}
 	}
 	row("support reserve", "%s per tile for code, exchange tables and host-exchange code", formatBytes(t.SupportReserveBytes))
 	c := t.Code

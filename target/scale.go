@@ -129,6 +129,31 @@ func (t *Target) LinkSendCycles(bytes int64) (int64, error) {
 	return t.rateCycles("link transfer", bytes, rate)
 }
 
+// IOBytes is what the IO tiles of one chip hold of streamed data: each its
+// whole memory less the support reserve (an IO tile runs only its
+// transfers' code).
+func (t *Target) IOBytes() int64 {
+	return int64(t.IOTiles) * max(t.SRAMBytesPerTile-t.SupportReserveBytes, 0)
+}
+
+// IOMoveCycles returns the cycles an exchange takes to move bytes from the
+// IO tiles to the compute tiles: each IO tile sends its share at the
+// exchange's rate, and the phase pays its latency and a sync.
+func (t *Target) IOMoveCycles(bytes int64) (int64, error) {
+	if t.IOTiles <= 0 {
+		return 0, fmt.Errorf("target %s has no IO tiles", t.Name)
+	}
+	if bytes <= 0 {
+		return 0, nil
+	}
+	perTile := int64(t.ExchangeWordBytes * t.ExchangeWordsPerCycle)
+	per, err := t.rateCycles("IO tile exchange", bytes, float64(int64(t.IOTiles)*perTile))
+	if err != nil {
+		return 0, err
+	}
+	return per + int64(t.ExchangeLatencyCycles) + int64(t.SyncCycles), nil
+}
+
 // StreamingCycles returns the cycles one load (or store) of bytes between
 // the chip's streaming memory and its tiles takes.
 func (t *Target) StreamingCycles(bytes int64) (int64, error) {
@@ -208,6 +233,13 @@ func (t *Target) validateScale() []error {
 			bad("Links: latency %d must not be negative, and the sync across chips (%d cycles) takes no less than one chip's (%d)",
 				l.LatencyCycles, l.SyncCycles, t.SyncCycles)
 		}
+	}
+	if t.IOTiles < 0 || t.IOTiles%max(t.TileColumns, 1) != 0 || t.Tiles < 1 {
+		bad("io-tiles %d: IO tiles come in whole rows of the %d tile columns (so that the compute tiles do too) and leave some of the %d tiles to compute",
+			t.IOTiles, t.TileColumns, t.Tiles+t.IOTiles)
+	}
+	if t.IOTiles > 0 && t.Streaming.BytesPerChip == 0 {
+		bad("IOTiles %d without streaming memory to receive from", t.IOTiles)
 	}
 	s := t.Streaming
 	if s.BytesPerChip < 0 || s.LatencyCycles < 0 {

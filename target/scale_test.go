@@ -145,6 +145,22 @@ func TestTargetOptions(t *testing.T) {
 			t.Errorf("%v fit: %d", f.Elem, f.InnerColumnCycles)
 		}
 	}
+	// IO tiles are set aside from the chip's: the programs run on the rest.
+	io, err := Lookup("ipu21{io-tiles=92}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if io.Tiles != 1380 || io.IOTiles != 92 || io.IOBytes() != 92*(io.SRAMBytesPerTile-io.SupportReserveBytes) {
+		t.Errorf("io-tiles=92: %d compute tiles, %d IO tiles holding %d bytes", io.Tiles, io.IOTiles, io.IOBytes())
+	}
+	// 1 MB from 92 IO tiles at 4 bytes a cycle each, the exchange's
+	// latency and a sync.
+	if got, err := io.IOMoveCycles(1 << 20); err != nil || got != (1<<20+367)/368+int64(io.ExchangeLatencyCycles+io.SyncCycles) {
+		t.Errorf("IOMoveCycles(1 MiB) = %d, %v", got, err)
+	}
+	if _, err := mustLookup(t, "ipu21").IOMoveCycles(1); err == nil {
+		t.Error("a chip without IO tiles moved data from them")
+	}
 	if base := mustLookup(t, "ipu21"); base.Matmul[0].InnerColumnCycles != 514 {
 		t.Error("an option leaked into the built-in target")
 	}
@@ -161,6 +177,8 @@ func TestTargetOptions(t *testing.T) {
 		{"ipu21{streaming-bytes-per-cycle=0}", "want a positive number"},
 		{"ipu21{streaming-bytes=0}", "without capacity"},
 		{"pod4{links-per-neighbour=0}", "links per neighbour"},
+		{"ipu21{io-tiles=10}", "io-tiles 10: IO tiles come in whole rows of the 46 tile columns"},
+		{"test16{io-tiles=16}", "and leave some of the 16 tiles to compute"},
 		{"ipu21{", `column 7: unexpected token "<EOF>"`},
 		{"ipu21 x", "unexpected token"},
 		{"nosuch{exchange-latency-cycles=1}", `unknown target "nosuch"`},

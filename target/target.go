@@ -85,6 +85,13 @@ type Target struct {
 	Links      Links
 	// Streaming is the DRAM behind each chip; its zero value, none.
 	Streaming StreamingMemory
+	// IOTiles is how many of each chip's tiles are set aside to take
+	// streamed data while the others compute (PopART's numIOTiles, its
+	// "overlapping IO with compute"): Tiles counts the compute tiles, the
+	// ones programs run on. With none (the default), a transfer from
+	// streaming memory and compute take turns, as on the hardware without
+	// IO tiles.
+	IOTiles int
 }
 
 // CodeModel is the size of the support memory a tile's program needs, by
@@ -280,7 +287,7 @@ func (t *Target) Validate() error {
 		name string
 		v    int64
 	}{
-		{"Tiles", int64(t.Tiles)}, {"SRAMBytesPerTile", t.SRAMBytesPerTile},
+		{"Tiles", int64(t.Tiles + t.IOTiles)}, {"SRAMBytesPerTile", t.SRAMBytesPerTile},
 		{"WorkerThreads", int64(t.WorkerThreads)}, {"SupervisorThreads", int64(t.SupervisorThreads)},
 		{"WorkerIssueInterval", int64(t.WorkerIssueInterval)}, {"ClockHz", t.ClockHz},
 		{"LoadStoreBytesPerCycle", int64(t.LoadStoreBytesPerCycle)},
@@ -299,8 +306,8 @@ func (t *Target) Validate() error {
 			bad("%s must not be negative, is %d", nn.name, nn.v)
 		}
 	}
-	if t.TileColumns < 1 || t.Tiles%t.TileColumns != 0 {
-		bad("TileColumns %d does not divide the %d tiles", t.TileColumns, t.Tiles)
+	if all := t.Tiles + t.IOTiles; t.TileColumns < 1 || all%t.TileColumns != 0 {
+		bad("TileColumns %d does not divide the %d tiles", t.TileColumns, all)
 	}
 	for _, c := range []struct {
 		name string

@@ -206,3 +206,38 @@ func MoveLinks(p *ipupkg.Pod, move func(n int) bool, source func(ref ipupkg.PodR
 	}
 	return out, nil
 }
+
+// DRAM is a chip's streaming memory as a phased run uses it: regions of
+// bytes, each a model input or a phase's output, stored whole and loaded
+// whole, within the target's capacity. A phased run keeps its weights
+// there and passes every activation between phases through it, so what a
+// phase computes on is what crossed the streaming memory.
+type DRAM struct {
+	capacity, used int64
+	regions        map[ipupkg.PodRef][]byte
+}
+
+// NewDRAM returns tg's streaming memory behind one chip, empty.
+func NewDRAM(tg *target.Target) *DRAM {
+	return &DRAM{capacity: tg.Streaming.BytesPerChip, regions: map[ipupkg.PodRef][]byte{}}
+}
+
+// Store writes b as the region of ref, in place of what it held.
+func (d *DRAM) Store(ref ipupkg.PodRef, b []byte) error {
+	used := d.used - int64(len(d.regions[ref])) + int64(len(b))
+	if used > d.capacity {
+		return fmt.Errorf("streaming memory: %s (%d bytes) does not fit beside the %d bytes held (%d bytes behind the chip)",
+			ref, len(b), d.used-int64(len(d.regions[ref])), d.capacity)
+	}
+	d.regions[ref], d.used = append([]byte(nil), b...), used
+	return nil
+}
+
+// Load reads the region of ref.
+func (d *DRAM) Load(ref ipupkg.PodRef) ([]byte, error) {
+	b, ok := d.regions[ref]
+	if !ok {
+		return nil, fmt.Errorf("streaming memory holds no %s", ref)
+	}
+	return append([]byte(nil), b...), nil
+}

@@ -139,3 +139,29 @@ func TestMoveLinksCarriesTheBytes(t *testing.T) {
 		t.Errorf("MoveLinks = %v", err)
 	}
 }
+
+// The streaming memory holds what fits its capacity, a region replaced
+// in place, and loads only what was stored.
+func TestDRAM(t *testing.T) {
+	d := NewDRAM(lookup(t, "test16{streaming-bytes=100}"))
+	w := ipupkg.PodRef{Stage: ipupkg.HostStage, Index: 0}
+	out := ipupkg.PodRef{Stage: 0, Index: 0}
+	if err := d.Store(w, make([]byte, 60)); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Store(out, make([]byte, 50)); err == nil || !strings.Contains(err.Error(), "stage 0 output 0 (50 bytes) does not fit beside the 60 bytes held (100 bytes behind the chip)") {
+		t.Errorf("over capacity: %v", err)
+	}
+	if err := d.Store(w, []byte{1, 2, 3}); err != nil {
+		t.Fatalf("replacing a region: %v", err)
+	}
+	if err := d.Store(out, make([]byte, 97)); err != nil {
+		t.Fatalf("the replaced region's room: %v", err)
+	}
+	if b, err := d.Load(w); err != nil || !bytes.Equal(b, []byte{1, 2, 3}) {
+		t.Errorf("Load = %v, %v", b, err)
+	}
+	if _, err := d.Load(ipupkg.PodRef{Stage: 1}); err == nil || !strings.Contains(err.Error(), "holds no stage 1 output 0") {
+		t.Errorf("Load of nothing: %v", err)
+	}
+}

@@ -96,32 +96,52 @@ func Price(stages []Stage, tg *target.Target, micro int) (*Timing, error) {
 // phase's other inputs (the model's per-micro-batch inputs, the values
 // earlier phases stored), computes, and stores what later phases and the
 // host read.
+//
+// On a chip with IO tiles (target.IOTiles) a phase after the first has its
+// weights, as many as the IO tiles hold, *prefetched*: streamed into the IO
+// tiles while the phase before computes, then handed to the compute tiles
+// in an on-chip exchange; the rest load as without IO tiles.
 type Phase struct {
-	Cycles           int64 `json:"cycles"` // compute, one micro-batch (simulated)
+	Cycles int64 `json:"cycles"` // compute, one micro-batch (simulated)
+	// WeightBytes are the phase's weights; WeightLoadCycles the load of
+	// those not prefetched, paid before the phase.
 	WeightBytes      int64 `json:"weightBytes"`
 	WeightLoadCycles int64 `json:"weightLoadCycles"`
+	// PrefetchBytes are loaded into the IO tiles during the phase before,
+	// in PrefetchCycles, and handed to the compute tiles in MoveCycles.
+	PrefetchBytes  int64 `json:"prefetchBytes"`
+	PrefetchCycles int64 `json:"prefetchCycles"`
+	MoveCycles     int64 `json:"moveCycles"`
 	// ActivationBytes are loaded and stored each micro-batch, in
 	// ActivationCycles (one load and one store, each with its latency).
 	ActivationBytes  int64 `json:"activationBytes"`
 	ActivationCycles int64 `json:"activationCycles"`
 }
 
-// PhasedTiming is a phased run priced. Assumption: the target does not
-// overlap a streaming transfer with compute (no fact says it can), so
-// every load and store is paid in full.
+// PhasedTiming is a phased run priced. Streaming and compute take turns
+// (the hardware's default) except for prefetches into IO tiles, which run
+// beside the compute of the phase before: what that compute does not hide
+// of a prefetch is paid.
 type PhasedTiming struct {
 	Phases       []Phase `json:"phases"`
 	MicroBatches int     `json:"microBatches"`
-	// Total is every phase's weight load plus its micro-batches'
+	IOTiles      int     `json:"ioTiles"`
+	// Total is every phase's weight loads plus its micro-batches'
 	// activation transfers and compute; Weights, Activations and Compute
-	// split it.
-	Total, Weights, Activations, Compute int64
+	// split it. Weights counts the loads paid in full, the prefetches'
+	// exposed part and the IO tiles' hand-overs; Hidden is the prefetch
+	// cycles the compute hid (not in Total).
+	Total, Weights, Activations, Compute, Hidden int64
 	// PerSecond is micro-batches a second at the target's clock.
 	PerSecond float64
 	// BreakEvenReuse is the micro-batches a weight load must serve for
-	// the chip to spend as long computing as loading weights: the
-	// weights' load cycles over one micro-batch's compute.
+	// the chip to spend as long computing as loading weights: every
+	// phase's weight load cycles (prefetched or not) over one
+	// micro-batch's compute.
 	BreakEvenReuse float64
+	// HiddenFrom is, with IO tiles, the fewest micro-batches whose compute
+	// hides every prefetch behind the phase before (0 without).
+	HiddenFrom int64
 }
 
 // Phases returns p's phases with their streaming traffic (Cycles unset).
@@ -146,7 +166,19 @@ func Phases(p *ipupkg.Pod, tg *target.Target) ([]Phase, error) {
 			out += s.Bytes()
 		}
 		var err error
-		if phases[k].WeightLoadCycles, err = tg.StreamingCycles(phases[k].WeightBytes); err != nil {
+		rest := phases[k].WeightBytes
+		if k > 0 && tg.IOTiles > 0 {
+			ph := &phases[k]
+			ph.PrefetchBytes = min(rest, tg.IOBytes())
+			rest -= ph.PrefetchBytes
+			if ph.PrefetchCycles, err = tg.StreamingCycles(ph.PrefetchBytes); err != nil {
+				return nil, fmt.Errorf("phase %d's prefetched weights: %v", k, err)
+			}
+			if ph.MoveCycles, err = tg.IOMoveCycles(ph.PrefetchBytes); err != nil {
+				return nil, fmt.Errorf("phase %d's prefetched weights: %v", k, err)
+			}
+		}
+		if phases[k].WeightLoadCycles, err = tg.StreamingCycles(rest); err != nil {
 			return nil, fmt.Errorf("phase %d's weights: %v", k, err)
 		}
 		load, err := tg.StreamingCycles(in)
@@ -168,10 +200,26 @@ func PricePhases(phases []Phase, tg *target.Target, micro int) (*PhasedTiming, e
 	if micro < 1 {
 		return nil, fmt.Errorf("a phased run of %d micro-batches", micro)
 	}
-	t := &PhasedTiming{Phases: phases, MicroBatches: micro}
+	t := &PhasedTiming{Phases: phases, MicroBatches: micro, IOTiles: tg.IOTiles}
 	g := int64(micro)
-	for _, ph := range phases {
-		t.Weights += ph.WeightLoadCycles
+	var loads int64 // every weight load, hidden or not
+	for k, ph := range phases {
+		t.Weights += ph.WeightLoadCycles + ph.MoveCycles
+		loads += ph.WeightLoadCycles + ph.PrefetchCycles
+		if ph.PrefetchCycles > 0 {
+			// The phase before computes its micro-batches meanwhile (its
+			// activation transfers use the streaming memory themselves).
+			window := int64(0)
+			if k > 0 {
+				window = g * phases[k-1].Cycles
+				if phases[k-1].Cycles > 0 {
+					t.HiddenFrom = max(t.HiddenFrom, (ph.PrefetchCycles+phases[k-1].Cycles-1)/phases[k-1].Cycles)
+				}
+			}
+			hidden := min(ph.PrefetchCycles, window)
+			t.Hidden += hidden
+			t.Weights += ph.PrefetchCycles - hidden
+		}
 		t.Activations += g * ph.ActivationCycles
 		t.Compute += g * ph.Cycles
 	}
@@ -180,7 +228,7 @@ func PricePhases(phases []Phase, tg *target.Target, micro int) (*PhasedTiming, e
 		t.PerSecond = float64(micro) * float64(tg.ClockHz) / float64(t.Total)
 	}
 	if t.Compute > 0 {
-		t.BreakEvenReuse = float64(t.Weights) / (float64(t.Compute) / float64(micro))
+		t.BreakEvenReuse = float64(loads) / (float64(t.Compute) / float64(micro))
 	}
 	return t, nil
 }

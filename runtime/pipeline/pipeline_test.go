@@ -53,3 +53,28 @@ func TestPricePhasesHandComputed(t *testing.T) {
 		t.Error("no micro-batches priced")
 	}
 }
+
+// With IO tiles, phase 1's prefetch (5,000 cycles) runs beside phase 0's
+// compute (4 micro-batches of 1,000): 4,000 hidden, 1,000 exposed, then
+// its hand-over (100) and the load of what the IO tiles did not hold
+// (500). Five micro-batches hide it all.
+func TestPricePhasesPrefetchHandComputed(t *testing.T) {
+	tg := lookup(t, "test16{io-tiles=4}")
+	phases := []Phase{{Cycles: 1000, WeightLoadCycles: 6000},
+		{Cycles: 3000, WeightLoadCycles: 500, PrefetchCycles: 5000, MoveCycles: 100, ActivationCycles: 70}}
+	got, err := PricePhases(phases, tg, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.IOTiles != 4 || got.Weights != 6000+500+100+1000 || got.Hidden != 4000 || got.Activations != 280 || got.Compute != 16000 ||
+		got.Total != 7600+280+16000 || got.HiddenFrom != 5 || got.BreakEvenReuse != float64(11500)/4000 {
+		t.Errorf("PricePhases = %+v", got)
+	}
+	five, err := PricePhases(phases, tg, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if five.Hidden != 5000 || five.Weights != 6600 {
+		t.Errorf("five micro-batches: %+v", five)
+	}
+}

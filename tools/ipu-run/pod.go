@@ -102,11 +102,32 @@ func runPod(o *options, stdout, stderr io.Writer) error {
 	}
 	outputs := make([][]*eval.Array, micro) // the model's outputs per micro-batch
 	var reports []*check.Report
+	// Phases pass their weights and activations through the chip's
+	// streaming memory, the weights written there once.
+	var dram *pipeline.DRAM
+	if pod.Phased() {
+		dram = pipeline.NewDRAM(tg)
+		for i, w := range pod.Weights {
+			if w && !batches[0][i].IsStrings() {
+				if err := dram.Store(ipupkg.PodRef{Stage: ipupkg.HostStage, Index: i}, batches[0][i].Bytes()); err != nil {
+					return fmt.Errorf("%s: %v", o.file, err)
+				}
+			}
+		}
+	}
 	for g := range micro {
 		delivered := make([][]*eval.Array, len(pod.Stages))
 		for k, st := range pod.Stages {
 			ins := make([]*eval.Array, len(st.Inputs))
+			if dram != nil {
+				if err := fromStreamingMemory(dram, pod, k, batches[g], ins); err != nil {
+					return fmt.Errorf("%s: phase %d, micro-batch %d: %v", o.file, k, g, err)
+				}
+			}
 			for i, ref := range st.Inputs {
+				if ins[i] != nil {
+					continue
+				}
 				if ref.Stage == ipupkg.HostStage {
 					ins[i] = batches[g][ref.Index]
 					continue
@@ -133,6 +154,16 @@ func runPod(o *options, stdout, stderr io.Writer) error {
 			}
 			delivered[k] = got.Outputs
 			stageCycles[k] = max(stageCycles[k], cycles.Total)
+			if dram != nil {
+				for i, out := range got.Outputs {
+					if out.IsStrings() {
+						continue
+					}
+					if err := dram.Store(ipupkg.PodRef{Stage: k, Index: i}, out.Bytes()); err != nil {
+						return fmt.Errorf("%s: phase %d, micro-batch %d: %v", o.file, k, g, err)
+					}
+				}
+			}
 			if o.check {
 				rep, err := check.Run(stages[k].fn, st.Package, ins, got, check.Options{SampleLimit: o.sampleLimit, Atol: o.checkAtol, Rtol: o.rtol, MemoryLimit: o.memoryLimit})
 				if err != nil {
@@ -225,6 +256,38 @@ func overLinks(pod *ipupkg.Pod, k int, delivered [][]*eval.Array, ins []*eval.Ar
 	return nil
 }
 
+// fromStreamingMemory sets phase k's inputs (in ins) from the chip's
+// streaming memory: its weights as stored there once, the micro-batch's
+// other model inputs written there by the host first, and earlier phases'
+// outputs as they stored them. Strings, which no chip holds, are left to
+// the caller.
+func fromStreamingMemory(dram *pipeline.DRAM, pod *ipupkg.Pod, k int, batch []*eval.Array, ins []*eval.Array) error {
+	streams := pod.Stages[k].Package.Inputs()
+	for i, ref := range pod.Stages[k].Inputs {
+		if ref.Stage == ipupkg.HostStage {
+			if batch[ref.Index].IsStrings() {
+				continue
+			}
+			if !pod.Weights[ref.Index] {
+				if err := dram.Store(ref, batch[ref.Index].Bytes()); err != nil {
+					return err
+				}
+			}
+		}
+		b, err := dram.Load(ref)
+		if err != nil {
+			if ref.Stage != ipupkg.HostStage {
+				continue // a string output, handed whole
+			}
+			return err
+		}
+		if ins[i], err = eval.FromBytes(b, streams[i].Elem, streams[i].Shape); err != nil {
+			return fmt.Errorf("input %d from streaming memory: %v", i, err)
+		}
+	}
+	return nil
+}
+
 // runStage runs one stage's package on a fresh simulated chip.
 func runStage(chip *target.Target, pkg *ipupkg.Package, inputs []*eval.Array, outputsOnly bool, log *slog.Logger) (check.Device, *device.Cycles, error) {
 	dev := sim.New(chip, log)
@@ -296,14 +359,26 @@ func printPipeline(w io.Writer, t *pipeline.Timing, tg *target.Target) {
 // printPhases prints a phased run's table and figures.
 func printPhases(w io.Writer, t *pipeline.PhasedTiming, tg *target.Target) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "phase\tcycles\tweight bytes\tweight load cycles\tactivation bytes\tactivation cycles\t")
-	for k, p := range t.Phases {
-		fmt.Fprintf(tw, "%d\t%d\t%s\t%d\t%s\t%d\t\n", k, p.Cycles, humanize.Comma(p.WeightBytes), p.WeightLoadCycles,
-			humanize.Comma(p.ActivationBytes), p.ActivationCycles)
+	if t.IOTiles == 0 {
+		fmt.Fprintln(tw, "phase\tcycles\tweight bytes\tweight load cycles\tactivation bytes\tactivation cycles\t")
+		for k, p := range t.Phases {
+			fmt.Fprintf(tw, "%d\t%d\t%s\t%d\t%s\t%d\t\n", k, p.Cycles, humanize.Comma(p.WeightBytes), p.WeightLoadCycles,
+				humanize.Comma(p.ActivationBytes), p.ActivationCycles)
+		}
+	} else {
+		fmt.Fprintln(tw, "phase\tcycles\tweight bytes\tprefetched bytes\tprefetch cycles\tmove cycles\tweight load cycles\tactivation bytes\tactivation cycles\t")
+		for k, p := range t.Phases {
+			fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%d\t%d\t%d\t%s\t%d\t\n", k, p.Cycles, humanize.Comma(p.WeightBytes), humanize.Comma(p.PrefetchBytes),
+				p.PrefetchCycles, p.MoveCycles, p.WeightLoadCycles, humanize.Comma(p.ActivationBytes), p.ActivationCycles)
+		}
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "phased: phases=%d micro_batches=%d weight_load_cycles=%d activation_cycles=%d compute_cycles=%d (weights loaded once a phase, streaming not overlapped with compute)\n",
-		len(t.Phases), t.MicroBatches, t.Weights, t.Activations, t.Compute)
+	overlap := "streaming not overlapped with compute"
+	if t.IOTiles > 0 {
+		overlap = fmt.Sprintf("%d IO tiles prefetch each phase's weights during the phase before: hidden_cycles=%d, all hidden from %d micro-batches", t.IOTiles, t.Hidden, t.HiddenFrom)
+	}
+	fmt.Fprintf(w, "phased: phases=%d micro_batches=%d weight_load_cycles=%d activation_cycles=%d compute_cycles=%d (weights loaded once a phase, %s)\n",
+		len(t.Phases), t.MicroBatches, t.Weights, t.Activations, t.Compute, overlap)
 	fmt.Fprintf(w, "cycles_per_micro_batch=%d throughput=%.1f micro-batches/s at %s break_even_reuse=%.1f micro-batches\n",
 		t.Total/int64(t.MicroBatches), t.PerSecond, humanize.SIWithDigits(float64(tg.ClockHz), 3, "Hz"), t.BreakEvenReuse)
 	fmt.Fprintf(w, "total_cycles=%d\n", t.Total)

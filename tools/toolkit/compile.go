@@ -170,6 +170,20 @@ func CompilePod(ctx *ir.Context, module *ir.Operation, source []byte, env *ir.En
 		}
 		pod.Stages = append(pod.Stages, ipupkg.PodStage{Chip: chipOf, Package: pkgs[k], Inputs: st.Inputs})
 	}
+	// A phased run keeps every weight in the chip's streaming memory.
+	if pod.Phased() {
+		phases, err := pipeline.Phases(pod, tg)
+		if err != nil {
+			return nil, err
+		}
+		var weights int64
+		for _, ph := range phases {
+			weights += ph.WeightBytes
+		}
+		if weights > tg.Streaming.BytesPerChip {
+			return nil, fmt.Errorf("the model's weights (%d bytes) do not fit the %d bytes of streaming memory behind a chip of %s", weights, tg.Streaming.BytesPerChip, tg.Name)
+		}
+	}
 	// The values that cross chips, scheduled over the links.
 	links, phase, err := pipeline.ScheduleLinks(pod, tg)
 	if err != nil {
