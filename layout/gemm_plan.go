@@ -242,6 +242,17 @@ func (c *GemmConstraint) copyField(f planField, v *GemmPlan) {
 	}
 }
 
+// PinAll is the constraint that pins every field of p, for the matmul
+// sourceOperation (-1: attached to the op): p and nothing else.
+func PinAll(p *GemmPlan, sourceOperation int64) GemmConstraint {
+	c := GemmConstraint{SourceOperation: sourceOperation}
+	for f := planField(0); f < numPlanFields; f++ {
+		c.pinned |= 1 << f
+		c.copyField(f, p)
+	}
+	return c
+}
+
 // IsPinned reports whether the field with the given syntax name is pinned.
 func (c *GemmConstraint) IsPinned(name string) bool {
 	for f := planField(0); f < numPlanFields; f++ {

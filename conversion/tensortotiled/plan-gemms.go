@@ -63,6 +63,10 @@ type PlanGemms struct {
 	Finalists   int             `pass:"finalists" help:"Number of cheapest candidate plans kept and verified per matmul" default:"4" min:"1"`
 	Constraints string          `pass:"constraints" help:"Plan constraints, ';'-separated, each 'source_operation = N, field = value, ...'"`
 	Weights     WeightPlacement `pass:"weights" help:"Where weights (arguments and constants read as matmul weights) live between uses" default:"auto"`
+	// RecordFinalists writes each matmul's verified finalists, cheapest
+	// first, as tiled.finalists: the alternatives a tuner (ipu-tune)
+	// measures, each pinned back through the constraints option.
+	RecordFinalists bool `pass:"record-finalists" help:"Write each matmul's verified finalists, cheapest first, as tiled.finalists (for a tuner)"`
 
 	NumPlanned    passes.Statistic `statistic:"num-planned" help:"Number of matmuls planned"`
 	NumCandidates passes.Statistic `statistic:"num-candidates" help:"Number of candidate plans costed"`
@@ -197,6 +201,13 @@ func (p *PlanGemms) Run(module *ir.Operation, pc *passes.PassContext) error {
 		for i, c := range choices {
 			ops[i].SetAttr(ctx, tiled.PlanAnnotation, tiled.NewGemmPlanAttr(ctx, c.Plan))
 			ops[i].SetAttr(ctx, tiled.EstimateAnnotation, tiled.NewEstimateAttr(ctx, c.Estimate))
+			if p.RecordFinalists {
+				var plans []ir.Attribute
+				for _, f := range c.Finalists {
+					plans = append(plans, tiled.NewGemmPlanAttr(ctx, f))
+				}
+				ops[i].SetAttr(ctx, tiled.FinalistsAnnotation, ctx.Array(plans...))
+			}
 			p.NumPlanned.Inc()
 			p.NumCandidates.Add(uint64(c.Candidates))
 			p.NumRejected.Add(uint64(c.Rejected))

@@ -25,6 +25,9 @@ const (
 	EstimateAnnotation = "tiled.estimate"
 	// ConstraintAnnotation holds a user's #tiled.gemm_constraint.
 	ConstraintAnnotation = "tiled.constraint"
+	// FinalistsAnnotation holds plan-gemms{record-finalists}'s verified
+	// finalists, an array of #tiled.gemm_plan, cheapest first.
+	FinalistsAnnotation = "tiled.finalists"
 	// HomeAttr, on a function argument read as weights or parameters
 	// (`%w: tensor<...> {tiled.home}`) or on a tensor.constant so read (an
 	// ONNX initializer), stores it once and brings it into the layout each

@@ -73,6 +73,7 @@ type translations struct {
 	trace          string
 	pod            podOptions
 	stage          int
+	tuning         string
 	log            *slog.Logger
 }
 
@@ -85,6 +86,7 @@ func (t *translations) AddFlags(fs *pflag.FlagSet) {
 		"Write the application package of a tile-asm program, or of a tensor-level module with ipu.target (compiled with lower-to-tile-asm first)")
 	fs.StringVar(&t.pod.balance, "stage-balance", "cycles", "With --emit-package for a target of several chips, what the cut into pipeline stages balances: cycles (the cost model's, the default) or bytes (weights, PopART's automatic sharding)")
 	fs.IntVar(&t.pod.phases, "phases", 0, "With --emit-package on one chip, cut the model into N phases run one after the other, each phase's weights streamed in from the chip's streaming memory before it (phased execution; writes a pod package, docs/pods.md)")
+	fs.StringVar(&t.tuning, "tuning", "", "With --emit-package, compile with the options of the tuning record `FILE.json` that ipu-tune wrote for this program and target")
 	fs.IntVar(&t.pod.microBatches, "micro-batches", 16, "With --emit-package for a target of several chips, how many micro-batches a run of the pipeline feeds by default (ipu-run --micro-batches overrides it)")
 	fs.StringVar(&t.dumpPackage, "dump-package", "", "Validate the package `MODEL.ipupkg` and print its header, sections, tiles, host streams and exchange tables")
 	fs.StringVar(&t.importONNX, "import-onnx", "", "Import the ONNX model `MODEL.onnx` as a tensor-level module (with -o, and --target for its ipu.target)")
@@ -178,6 +180,9 @@ func (t *translations) Early(args []string, stdout io.Writer) (bool, int, error)
 	if t.f64 != "" && !t.emitPackage && t.importONNX == "" {
 		return true, 2, fmt.Errorf("--f64 applies to --import-onnx and --emit-package")
 	}
+	if t.tuning != "" && !t.emitPackage {
+		return true, 2, fmt.Errorf("--tuning applies to --emit-package")
+	}
 	if (t.trace != "" || t.compare != "" || t.stage != -1) && t.emitReport == "" {
 		return true, 2, fmt.Errorf("--trace, --compare and --stage apply to --emit-report")
 	}
@@ -223,7 +228,7 @@ func (t *translations) Emit(ctx *ir.Context, module *ir.Operation, in *optmain.I
 			}
 			module.SetAttr(ctx, irtarget.F64Attr, ctx.String(t.f64))
 		}
-		return true, emitPackage(ctx, module, in, out, t.pod)
+		return true, emitPackage(ctx, module, in, out, t.pod, t.tuning)
 	}
 	if !t.exchangeToJSON {
 		return false, nil

@@ -6,26 +6,43 @@ import (
 	"log/slog"
 
 	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/registry"
 	"github.com/ipuir/ipuir/runtime/atomicfile"
 	"github.com/ipuir/ipuir/runtime/ipupkg"
 	"github.com/ipuir/ipuir/target"
 	"github.com/ipuir/ipuir/target/irtarget"
 	"github.com/ipuir/ipuir/tools/optmain"
 	"github.com/ipuir/ipuir/tools/toolkit"
+	"github.com/ipuir/ipuir/translate/pkgemit"
 )
 
 // emitPackage writes module's package to out, compiling a tensor-level
 // module to tile-asm first; for a target of several chips, the pod
 // package of its pipeline stages (emitPod).
-func emitPackage(ctx *ir.Context, module *ir.Operation, in *optmain.Input, out io.Writer, pod podOptions) error {
+func emitPackage(ctx *ir.Context, module *ir.Operation, in *optmain.Input, out io.Writer, pod podOptions, tuningFile string) error {
 	tg, ok := irtarget.FromEnv(in.Env)
 	if !ok {
 		return module.EmitError("--emit-package needs the module's target: an 'ipu.target' attribute or --target (known targets: %v)", target.Names())
 	}
+	pipeline := registry.ModulePipeline(registry.LowerToTileAsm)
+	if tuningFile != "" {
+		tuning, err := toolkit.ReadTuning(tuningFile)
+		if err != nil {
+			return err
+		}
+		if tg.MultiChip() || pod.phases > 0 || pkgemit.HasTileAsm(module) {
+			return module.EmitError("--tuning applies to a tensor-level program compiled for one chip")
+		}
+		if err := tuning.Check(in.Source, tg.Name); err != nil {
+			return module.EmitError("--tuning=%s: %v", tuningFile, err)
+		}
+		pipeline = tuning.Pipeline()
+		in.Logger.Info("compiling with a tuning record", "file", tuningFile, "pipeline", pipeline, "tuned_cycles", tuning.Cycles, "default_cycles", tuning.DefaultCycles)
+	}
 	if tg.MultiChip() || pod.phases > 0 {
 		return emitPod(ctx, module, in, out, tg, pod)
 	}
-	pkg, err := toolkit.CompilePackage(ctx, module, in.Source, in.Env, in.Logger, tg, Version)
+	pkg, err := toolkit.CompilePackageWith(ctx, module, in.Source, in.Env, in.Logger, tg, Version, pipeline)
 	if err != nil {
 		return err
 	}

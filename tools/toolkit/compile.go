@@ -38,10 +38,16 @@ func RunPipeline(ctx *ir.Context, module *ir.Operation, pipeline string, env *ir
 // ipu-translate --emit-package does. compiler names the compiler's
 // version in the package.
 func CompilePackage(ctx *ir.Context, module *ir.Operation, source []byte, env *ir.Env, log *slog.Logger, tg *target.Target, compiler string) (*ipupkg.Package, error) {
+	return CompilePackageWith(ctx, module, source, env, log, tg, compiler, registry.ModulePipeline(registry.LowerToTileAsm))
+}
+
+// CompilePackageWith is CompilePackage lowering a tensor-level module with
+// pipeline, lower-to-tile-asm's passes with options of their own (a
+// tuning record's, Tuning.Pipeline).
+func CompilePackageWith(ctx *ir.Context, module *ir.Operation, source []byte, env *ir.Env, log *slog.Logger, tg *target.Target, compiler, pipeline string) (*ipupkg.Package, error) {
 	opts := pkgemit.Options{Compiler: compiler, Metadata: []ipupkg.Entry{{Key: "target", Value: tg.Name}}}
 	if !pkgemit.HasTileAsm(module) {
 		opts.SetSource(source, module)
-		pipeline := registry.ModulePipeline(registry.LowerToTileAsm)
 		if err := RunPipeline(ctx, module, pipeline, env, log); err != nil {
 			return nil, err
 		}

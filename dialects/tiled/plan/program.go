@@ -83,4 +83,7 @@ type Choice struct {
 	// Candidates counts the plans costed, Pruned those cut by a lower bound
 	// before costing, Rejected the finalists the verifier refused.
 	Candidates, Pruned, Rejected int
+	// Finalists are the verified finalists, cheapest first by the
+	// planner's estimate (Plan among them): what a tuner measures.
+	Finalists []layout.GemmPlan
 }

@@ -227,6 +227,9 @@ func planRound(prog Program, t *target.Target, opts Options, reserve []map[targe
 		} else {
 			c = sel.choice(feasible[0])
 		}
+		for _, v := range feasible {
+			c.Finalists = append(c.Finalists, v.f.plan)
+		}
 		choices[i] = c
 		record(available, m.Result, &c.Layouts.Result)
 		// An operand exchanged into the plan's layout is there for later

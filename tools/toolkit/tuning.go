@@ -1,0 +1,150 @@
+package toolkit
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/ipuir/ipuir/registry"
+	"github.com/ipuir/ipuir/runtime/atomicfile"
+)
+
+// A tuning record is what a tuner (ipu-tune, the tune module) found
+// fastest for one program on one target: the compile options that differ
+// from the defaults, so that `ipu-translate --emit-package --tuning=FILE`
+// builds the tuned package again without searching. It is JSON:
+//
+//	{"format": "ipuir-tuning", "version": 1, "target": "ipu21",
+//	 "source_sha256": "…", "plan_gemms": {"weights": "auto", "constraints": "source_operation = 0, …"},
+//	 "cycles": 151000, "default_cycles": 152408, "candidates": 23, "compiler": "…"}
+//
+// The figures after plan_gemms are what the tuner measured, for the
+// reader; compiling reads only the target, the source's hash and the
+// options.
+type Tuning struct {
+	Format       string           `json:"format"`
+	Version      int              `json:"version"`
+	Target       string           `json:"target"`
+	SourceSHA256 string           `json:"source_sha256"`
+	PlanGemms    PlanGemmsOptions `json:"plan_gemms"`
+	// Cycles are the tuned package's simulated cycles, DefaultCycles the
+	// default compile's, Candidates how many were measured.
+	Cycles        int64  `json:"cycles"`
+	DefaultCycles int64  `json:"default_cycles"`
+	Candidates    int    `json:"candidates"`
+	Compiler      string `json:"compiler"`
+}
+
+// PlanGemmsOptions are plan-gemms' options a candidate sets: where
+// weights live, and each matmul's plan pinned by source_operation (the
+// pass's constraints option, ';'-separated).
+type PlanGemmsOptions struct {
+	Weights     string `json:"weights"`
+	Constraints string `json:"constraints"`
+}
+
+// TuningFormat and TuningVersion identify a tuning record.
+const (
+	TuningFormat  = "ipuir-tuning"
+	TuningVersion = 1
+	// maxTuningBytes bounds a record: one constraint per matmul is some
+	// hundred bytes, and no program has a hundred thousand matmuls.
+	maxTuningBytes = 16 << 20
+)
+
+// weightPlacements are plan-gemms' weights option's values.
+var weightPlacements = []string{"", "auto", "resident", "home"}
+
+// SourceSHA256 is the hash a tuning record names its program by.
+func SourceSHA256(source []byte) string {
+	sum := sha256.Sum256(source)
+	return hex.EncodeToString(sum[:])
+}
+
+// ReadTuning reads and validates the tuning record at path.
+func ReadTuning(path string) (*Tuning, error) {
+	data, err := atomicfile.ReadFile(path, maxTuningBytes)
+	if err != nil {
+		return nil, err
+	}
+	t, err := ParseTuning(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	return t, nil
+}
+
+// ParseTuning decodes and validates a tuning record: its format and
+// version, no unknown field, a weights placement plan-gemms knows, and
+// constraints without a quote (which would end the pass option).
+func ParseTuning(data []byte) (*Tuning, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var t Tuning
+	if err := dec.Decode(&t); err != nil {
+		return nil, fmt.Errorf("not a tuning record: %v", err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("not a tuning record: data after the record")
+	}
+	switch {
+	case t.Format != TuningFormat:
+		return nil, fmt.Errorf("not a tuning record: format %q, want %q", t.Format, TuningFormat)
+	case t.Version != TuningVersion:
+		return nil, fmt.Errorf("tuning record version %d; this compiler reads version %d", t.Version, TuningVersion)
+	case t.Target == "":
+		return nil, fmt.Errorf("the tuning record names no target")
+	case len(t.SourceSHA256) != 64:
+		return nil, fmt.Errorf("the tuning record's source_sha256 %q is not a SHA-256", t.SourceSHA256)
+	case !slices.Contains(weightPlacements, t.PlanGemms.Weights):
+		return nil, fmt.Errorf("plan_gemms.weights %q: want auto, resident or home", t.PlanGemms.Weights)
+	case strings.ContainsAny(t.PlanGemms.Constraints, "\"\\{}"):
+		return nil, fmt.Errorf("plan_gemms.constraints holds a quote, backslash or brace: %q", t.PlanGemms.Constraints)
+	}
+	return &t, nil
+}
+
+// Encode writes the record as indented JSON.
+func (t *Tuning) Encode() []byte {
+	data, _ := json.MarshalIndent(t, "", "  ") // plain strings and numbers: cannot fail
+	return append(data, '\n')
+}
+
+// Pipeline is lower-to-tile-asm with plan-gemms set as the record says.
+func (t *Tuning) Pipeline() string { return TunedPipeline(t.PlanGemms) }
+
+// TunedPipeline is lower-to-tile-asm's passes with plan-gemms given o.
+func TunedPipeline(o PlanGemmsOptions) string {
+	var opts []string
+	if o.Weights != "" {
+		opts = append(opts, "weights="+o.Weights)
+	}
+	if o.Constraints != "" {
+		opts = append(opts, `constraints="`+o.Constraints+`"`)
+	}
+	steps := registry.PipelinePasses(registry.LowerToTileAsm)
+	if len(opts) > 0 {
+		for i, s := range steps {
+			if s == "plan-gemms" {
+				steps[i] = "plan-gemms{" + strings.Join(opts, " ") + "}"
+			}
+		}
+	}
+	return "builtin.module(" + strings.Join(steps, ",") + ")"
+}
+
+// Check says whether the record applies to a program of source for target
+// spec.
+func (t *Tuning) Check(source []byte, spec string) error {
+	if t.Target != spec {
+		return fmt.Errorf("the tuning record is for target %s, the program is compiled for %s", t.Target, spec)
+	}
+	if got := SourceSHA256(source); got != t.SourceSHA256 {
+		return fmt.Errorf("the tuning record is for another program (source SHA-256 %.12s…, this one's %.12s…): tune this one again", t.SourceSHA256, got)
+	}
+	return nil
+}
