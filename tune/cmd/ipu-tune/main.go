@@ -1,0 +1,226 @@
+// Command ipu-tune searches a program's compile options for its fastest
+// correct package on a target and writes the winner as a tuning record:
+//
+//	ipu-tune MODEL.ipuir [--target=T] [-o tuning.json] [--store=results.db] [--workers=N]
+//	ipu-translate --emit-package MODEL.ipuir --tuning=tuning.json -o model.ipupkg
+//	ipu-tune results [--store=results.db] [--target=T] [MODEL.ipuir]
+//
+// Every candidate is compiled, run on the simulated device with generated
+// inputs and checked against the reference interpreter; its result goes to
+// the store (SQLite), keyed by the program, target, compiler and
+// candidate, so a repeated or interrupted search measures nothing twice.
+// Package tune says what the candidates are.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/pflag"
+
+	"github.com/ipuir/ipuir/runtime/atomicfile"
+	"github.com/ipuir/ipuir/target"
+	"github.com/ipuir/ipuir/tools/toolkit"
+	"github.com/ipuir/ipuir/tune"
+	"github.com/ipuir/ipuir/tune/store"
+)
+
+// Version is the compiler version results are keyed by: results measured
+// by another build of the compiler are measured again.
+var Version = "ipuir-dev"
+
+// maxSourceBytes bounds the program read.
+const maxSourceBytes = 1 << 30
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+type options struct {
+	target, function, output, storePath, engine string
+	workers                                     int
+	seed                                        uint64
+	verbose                                     bool
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "results" {
+		return results(ctx, args[1:], stdout, stderr)
+	}
+	fs := pflag.NewFlagSet("ipu-tune", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var o options
+	fs.StringVar(&o.target, "target", "", "Tune for this target (default: the module's ipu.target)")
+	fs.StringVar(&o.function, "function", "", "The function to run and check (default: the module's only one)")
+	fs.StringVarP(&o.output, "output", "o", "tuning.json", "Write the tuning record here (\"-\": standard output)")
+	fs.StringVar(&o.storePath, "store", "ipu-tune.db", "The result database (SQLite): results found there are not measured again")
+	fs.StringVar(&o.engine, "engine", "local", "Where candidates are measured: local (a pool of workers in this process)")
+	fs.IntVar(&o.workers, "workers", 0, "With --engine=local, how many candidates are measured at once (default GOMAXPROCS)")
+	fs.Uint64Var(&o.seed, "seed", 1, "The generated inputs' seed (gaussian, scaled by fan-in, as ipu-run --generate)")
+	fs.BoolVarP(&o.verbose, "verbose", "v", false, "Print each candidate's result as it comes")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "OVERVIEW: ipu-tune: search a program's compile options for its fastest correct package\n\n")
+		fmt.Fprintf(stderr, "USAGE: ipu-tune [options] MODEL.ipuir\n       ipu-tune results [--store=FILE] [--target=T] [MODEL.ipuir]\n\nOPTIONS:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(stderr, "ipu-tune: give one program to tune (ipu-tune --help)")
+		return 2
+	}
+	if o.engine != "local" {
+		fmt.Fprintf(stderr, "ipu-tune: --engine=%s: this build has the local engine only\n", o.engine)
+		return 2
+	}
+	if err := tuneProgram(ctx, fs.Arg(0), o, stdout, stderr); err != nil {
+		fmt.Fprintf(stderr, "ipu-tune: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// readJob reads the program and settles its target: --target, else the
+// module's ipu.target.
+func readJob(file, targetFlag, function string, seed uint64) (*tune.Job, error) {
+	src, err := atomicfile.ReadFile(file, maxSourceBytes)
+	if err != nil {
+		return nil, err
+	}
+	spec := targetFlag
+	if spec == "" {
+		spec = moduleTarget(src)
+		if spec == "" {
+			return nil, fmt.Errorf("%s names no target (ipu.target): give --target", file)
+		}
+	}
+	if _, err := target.Lookup(spec); err != nil {
+		return nil, err
+	}
+	return &tune.Job{File: file, Source: src, Target: spec, Function: function, Seed: seed, Compiler: Version}, nil
+}
+
+// moduleTarget is the module's ipu.target as its text writes it.
+func moduleTarget(src []byte) string {
+	const key = `ipu.target = "`
+	s := string(src)
+	i := strings.Index(s, key)
+	if i < 0 {
+		return ""
+	}
+	rest := s[i+len(key):]
+	j := strings.IndexByte(rest, '"')
+	if j < 0 {
+		return ""
+	}
+	return rest[:j]
+}
+
+func tuneProgram(ctx context.Context, file string, o options, stdout, stderr io.Writer) error {
+	job, err := readJob(file, o.target, o.function, o.seed)
+	if err != nil {
+		return err
+	}
+	outs := toolkit.NewOutputs(stdout)
+	outs.Input("the input file", file)
+	outs.Input("--store", o.storePath)
+	out, err := outs.Add("-o", o.output)
+	if err != nil {
+		return err
+	}
+	defer outs.Abort()
+	st, err := store.Open(o.storePath)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	var progress func(tune.Candidate, store.Result)
+	if o.verbose {
+		progress = func(c tune.Candidate, r store.Result) {
+			fmt.Fprintf(stderr, "%-40s %-8s %10d cycles  %s\n", c.Short(), r.Status, r.Cycles, r.Reason)
+		}
+	}
+	res, err := tune.Search(ctx, job, &tune.Local{Store: st, Workers: o.workers}, st, progress)
+	if err != nil {
+		return err
+	}
+	if err := out.Write(func(w io.Writer) error { _, err := w.Write(res.Record(job).Encode()); return err }); err != nil {
+		return err
+	}
+	if err := outs.Commit(); err != nil {
+		return err
+	}
+	if o.output != "-" {
+		fmt.Fprintf(stdout, "tuned: target=%s candidates=%d measured=%d recalled=%d default_cycles=%d tuned_cycles=%d speedup=%.3f best=%q\n",
+			job.Target, res.Measured, res.Measured-res.Recalled, res.Recalled, res.Default.Cycles, res.Best.Cycles,
+			float64(res.Default.Cycles)/float64(max(res.Best.Cycles, 1)), res.BestCandidate.Short())
+	}
+	return nil
+}
+
+// results prints what the store holds, for one program or all.
+func results(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := pflag.NewFlagSet("ipu-tune results", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	storePath := fs.String("store", "ipu-tune.db", "The result database")
+	tg := fs.String("target", "", "Only results for this target")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	source := ""
+	if fs.NArg() > 1 {
+		fmt.Fprintln(stderr, "ipu-tune results: at most one program")
+		return 2
+	}
+	if fs.NArg() == 1 {
+		src, err := atomicfile.ReadFile(fs.Arg(0), maxSourceBytes)
+		if err != nil {
+			fmt.Fprintf(stderr, "ipu-tune results: %v\n", err)
+			return 1
+		}
+		source = toolkit.SourceSHA256(src)
+	}
+	if _, err := os.Stat(*storePath); err != nil {
+		fmt.Fprintf(stderr, "ipu-tune results: %v\n", err)
+		return 1
+	}
+	st, err := store.Open(*storePath)
+	if err != nil {
+		fmt.Fprintf(stderr, "ipu-tune results: %v\n", err)
+		return 1
+	}
+	defer st.Close()
+	rs, err := st.Query(ctx, source, *tg, "")
+	if err != nil {
+		fmt.Fprintf(stderr, "ipu-tune results: %v\n", err)
+		return 1
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "program\ttarget\tstatus\tcycles\tcompared\tseconds\tworker\tcandidate\t")
+	for _, r := range rs {
+		cand := r.Key.Candidate
+		if r.Reason != "" {
+			cand += " (" + r.Reason + ")"
+		}
+		fmt.Fprintf(tw, "%.12s\t%s\t%s\t%d\t%d\t%.1f\t%s\t%s\t\n", r.Key.SourceSHA256, r.Key.Target, r.Status, r.Cycles, r.Compared, r.Seconds, r.Worker, cand)
+	}
+	tw.Flush()
+	fmt.Fprintf(stdout, "%d results\n", len(rs))
+	return 0
+}

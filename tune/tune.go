@@ -1,0 +1,381 @@
+// Package tune searches a program's compile options for the fastest
+// correct package, as compiler autotuners do (TVM's MetaSchedule, IREE's
+// tuner, XLA's autotuner): it enumerates candidates, measures each (a
+// compile, then a run on the simulated device with generated inputs and
+// the reference check), keeps every result in a persistent store keyed by
+// what determines it (package store), and writes the winner as a tuning
+// record that `ipu-translate --emit-package --tuning=FILE` applies
+// (toolkit.Tuning).
+//
+// The candidates are the options that change code generation: where
+// weights live (plan-gemms' weights option), then, one matmul (or jointly
+// planned group) at a time, each of the planner's verified finalists for
+// it pinned in place of its choice, keeping the fastest so far
+// (coordinate descent over the planner's own shortlist: the planner's
+// estimate ranks its finalists, the simulator decides among them).
+//
+// Measuring is an Engine's work. Local runs candidates on a pool of
+// goroutines in this process; every engine asks the store first, so a
+// repeated or resumed search measures nothing twice.
+package tune
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ipuir/ipuir/dialects/tiled"
+	"github.com/ipuir/ipuir/execution/check"
+	"github.com/ipuir/ipuir/execution/reference"
+	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/layout"
+	"github.com/ipuir/ipuir/parser"
+	"github.com/ipuir/ipuir/passes"
+	"github.com/ipuir/ipuir/registry"
+	"github.com/ipuir/ipuir/runtime/sim"
+	"github.com/ipuir/ipuir/target"
+	"github.com/ipuir/ipuir/target/irtarget"
+	"github.com/ipuir/ipuir/tools/toolkit"
+	"github.com/ipuir/ipuir/tune/store"
+)
+
+// Job is one program to tune for one target.
+type Job struct {
+	File     string // for messages
+	Source   []byte // the program's text (tensor level)
+	Target   string // the target's spec
+	Function string // the function run and checked; "" for the only one
+	Seed     uint64 // the generated inputs' seed
+	Compiler string // the compiler's version, part of every result's key
+}
+
+// Candidate is one set of compile options.
+type Candidate struct {
+	// Weights is plan-gemms' weights option ("" for its default, auto).
+	Weights string
+	// Pins pin matmuls' plans, by source_operation, ascending.
+	Pins []Pin
+}
+
+// Pin pins matmul Op (plan-gemms' source_operation) to Plan, its
+// planner's finalist number Finalist.
+type Pin struct {
+	Op, Finalist int
+	Plan         layout.GemmPlan
+}
+
+// Options are the candidate as plan-gemms' options.
+func (c Candidate) Options() toolkit.PlanGemmsOptions {
+	var parts []string
+	for _, p := range c.Pins {
+		pin := layout.PinAll(&p.Plan, int64(p.Op))
+		parts = append(parts, pin.String())
+	}
+	return toolkit.PlanGemmsOptions{Weights: c.Weights, Constraints: strings.Join(parts, "; ")}
+}
+
+// String is the candidate's canonical text, its key in the store.
+func (c Candidate) String() string {
+	o := c.Options()
+	w := o.Weights
+	if w == "" {
+		w = "auto"
+	}
+	return "weights=" + w + "; " + o.Constraints
+}
+
+// Short names the candidate in tables: its weights and, per pinned
+// matmul, the finalist pinned (#op:finalist).
+func (c Candidate) Short() string {
+	w := c.Weights
+	if w == "" {
+		w = "auto"
+	}
+	s := "weights=" + w
+	for _, p := range c.Pins {
+		s += fmt.Sprintf(" #%d:%d", p.Op, p.Finalist)
+	}
+	return s
+}
+
+// with returns c with matmul op pinned to p (replacing a pin of op).
+func (c Candidate) with(p Pin) Candidate {
+	pins := slices.DeleteFunc(slices.Clone(c.Pins), func(q Pin) bool { return q.Op == p.Op })
+	pins = append(pins, p)
+	slices.SortFunc(pins, func(a, b Pin) int { return a.Op - b.Op })
+	return Candidate{Weights: c.Weights, Pins: pins}
+}
+
+// Key is the store's key for measuring c in job.
+func (j *Job) Key(c Candidate) store.Key {
+	return store.Key{SourceSHA256: toolkit.SourceSHA256(j.Source), Target: j.Target, Compiler: j.Compiler, Candidate: c.String()}
+}
+
+// Matmul is what the planner offers for one matmul: its finalists,
+// cheapest first by the planner's estimate, and the one it chose.
+type Matmul struct {
+	Op        int
+	Name      string
+	Finalists []layout.GemmPlan
+	Chosen    int
+}
+
+// Finalists runs the lowering up to plan-gemms with weights placed as
+// weights says and returns every matmul's verified finalists.
+func (j *Job) Finalists(weights string) ([]Matmul, error) {
+	ctx, module, tg, err := j.parse()
+	if err != nil {
+		return nil, err
+	}
+	var steps []string
+	for _, s := range registry.PipelinePasses(registry.LowerToTileAsm) {
+		if s == "plan-gemms" {
+			opt := "record-finalists"
+			if weights != "" {
+				opt += " weights=" + weights
+			}
+			steps = append(steps, "plan-gemms{"+opt+"}")
+			break
+		}
+		steps = append(steps, s)
+	}
+	env := irtarget.EnvKey.With(nil, tg)
+	if err := toolkit.RunPipeline(ctx, module, "builtin.module("+strings.Join(steps, ",")+")", env, slog.New(slog.DiscardHandler)); err != nil {
+		return nil, fmt.Errorf("%s: the planner: %v", j.File, err)
+	}
+	var out []Matmul
+	module.Walk(func(op *ir.Operation) ir.WalkResult {
+		fs, ok := op.Attr(tiled.FinalistsAnnotation).(*ir.ArrayAttr)
+		if !ok {
+			return ir.WalkAdvance
+		}
+		m := Matmul{Op: len(out), Name: ir.DescribeOp(op)}
+		chosen, _ := op.Attr(tiled.PlanAnnotation).(*tiled.GemmPlanAttr)
+		for i, a := range fs.Elems {
+			p, ok := a.(*tiled.GemmPlanAttr)
+			if !ok {
+				continue
+			}
+			if chosen != nil && p.Plan == chosen.Plan {
+				m.Chosen = i
+			}
+			m.Finalists = append(m.Finalists, p.Plan)
+		}
+		out = append(out, m)
+		return ir.WalkAdvance
+	})
+	return out, nil
+}
+
+func (j *Job) parse() (*ir.Context, *ir.Operation, *target.Target, error) {
+	tg, err := target.Lookup(j.Target)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ctx := registry.NewContext()
+	module, err := parser.ParseSourceString(ctx, j.Source, parser.Config{Filename: j.File})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return ctx, module, tg, nil
+}
+
+// Measure compiles c and runs the package on the simulated device with
+// generated inputs, checking every output and checkpoint against the
+// reference interpreter. A candidate the compiler refuses is a result
+// (Refused, with the reason), not an error; an error is the measurement
+// failing (bad input, no memory).
+func (j *Job) Measure(c Candidate, worker string) (store.Result, error) {
+	start := time.Now()
+	r := store.Result{Key: j.Key(c), Worker: worker}
+	finish := func() (store.Result, error) {
+		r.Seconds, r.Measured = time.Since(start).Seconds(), time.Now()
+		return r, nil
+	}
+	ctx, module, tg, err := j.parse()
+	if err != nil {
+		return r, err
+	}
+	env := irtarget.EnvKey.With(nil, tg)
+	pkg, err := toolkit.CompilePackageWith(ctx, module, j.Source, env, slog.New(slog.DiscardHandler), tg, j.Compiler, toolkit.TunedPipeline(c.Options()))
+	if err != nil {
+		var d *ir.Diagnostic
+		var ds passes.Diagnostics
+		if errors.As(err, &d) || errors.As(err, &ds) {
+			r.Status, r.Reason = store.Refused, firstLine(err.Error())
+			return finish()
+		}
+		return r, err
+	}
+	// The reference: the program as written, parsed afresh.
+	_, ref, _, err := j.parse()
+	if err != nil {
+		return r, err
+	}
+	name := j.Function
+	if name == "" {
+		if name, err = onlyFunction(ref); err != nil {
+			return r, err
+		}
+	}
+	fn, err := reference.LookupFunction(ref, name)
+	if err != nil {
+		return r, err
+	}
+	types, err := reference.ArgumentTypes(fn)
+	if err != nil {
+		return r, err
+	}
+	g, err := reference.ParseGenerator(fmt.Sprintf("gaussian:seed=%d", j.Seed))
+	if err != nil {
+		return r, err
+	}
+	inputs, err := g.Generate(types, reference.FanIns(fn))
+	if err != nil {
+		return r, err
+	}
+	dev := sim.New(tg, nil)
+	defer dev.Close()
+	if err := dev.Attach(); err != nil {
+		return r, err
+	}
+	if err := dev.Initialize(); err != nil {
+		return r, err
+	}
+	got, cycles, err := check.Execute(dev, pkg, inputs, check.ExecuteOptions{})
+	if err != nil {
+		return r, err
+	}
+	rep, err := check.Run(fn, pkg, inputs, got, check.Options{})
+	if err != nil {
+		return r, err
+	}
+	r.Cycles, r.Compared, r.MaxErrorToBound = cycles.Total, rep.Compared, rep.MaxRatio
+	r.Status = store.Pass
+	if !rep.Pass() {
+		r.Status, r.Reason = store.Fail, firstLine(rep.Summary())
+	}
+	return finish()
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
+
+// onlyFunction names the module's one function.
+func onlyFunction(module *ir.Operation) (string, error) {
+	var names []string
+	for _, op := range module.Region(0).Front().Ops() {
+		if n, ok := ir.SymbolName(op); ok {
+			names = append(names, n)
+		}
+	}
+	if len(names) != 1 {
+		return "", fmt.Errorf("the module defines %d functions (%s): name the one to tune with --function", len(names), strings.Join(names, ", "))
+	}
+	return names[0], nil
+}
+
+// Engine measures candidates: every one it is given, each result
+// (measured now, or found in the store) in the candidates' order.
+type Engine interface {
+	Measure(ctx context.Context, job *Job, cands []Candidate) ([]store.Result, error)
+}
+
+// Outcome is a search's result.
+type Outcome struct {
+	Default, Best store.Result
+	BestCandidate Candidate
+	// Measured counts every candidate the search asked for, Recalled those
+	// the store already held.
+	Measured, Recalled int
+	Results            []store.Result
+	Candidates         []Candidate
+}
+
+// Search tunes job: the weight placements, then each matmul's finalists
+// in turn, keeping the fastest passing candidate. progress, when not nil,
+// is told of each batch's results.
+func Search(ctx context.Context, job *Job, engine Engine, st *store.Store, progress func(Candidate, store.Result)) (*Outcome, error) {
+	out := &Outcome{}
+	measure := func(cands []Candidate) ([]store.Result, error) {
+		before := make([]bool, len(cands))
+		for i, c := range cands {
+			_, ok, err := st.Get(ctx, job.Key(c))
+			if err != nil {
+				return nil, err
+			}
+			before[i] = ok
+		}
+		rs, err := engine.Measure(ctx, job, cands)
+		if err != nil {
+			return nil, err
+		}
+		for i, r := range rs {
+			out.Measured++
+			if before[i] {
+				out.Recalled++
+			}
+			out.Results, out.Candidates = append(out.Results, r), append(out.Candidates, cands[i])
+			if progress != nil {
+				progress(cands[i], r)
+			}
+		}
+		return rs, nil
+	}
+	better := func(r store.Result) bool {
+		return r.Status == store.Pass && (out.Best.Status != store.Pass || r.Cycles < out.Best.Cycles)
+	}
+	// The weight placements, the default first.
+	places := []Candidate{{}, {Weights: "resident"}, {Weights: "home"}}
+	rs, err := measure(places)
+	if err != nil {
+		return nil, err
+	}
+	out.Default = rs[0]
+	for i, r := range rs {
+		if better(r) {
+			out.Best, out.BestCandidate = r, places[i]
+		}
+	}
+	if out.Best.Status != store.Pass {
+		return out, fmt.Errorf("%s: no weight placement compiles and passes the check on %s (default: %s %s)", job.File, job.Target, out.Default.Status, out.Default.Reason)
+	}
+	matmuls, err := job.Finalists(out.BestCandidate.Weights)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range matmuls {
+		var cands []Candidate
+		for f, p := range m.Finalists {
+			if f != m.Chosen {
+				cands = append(cands, out.BestCandidate.with(Pin{Op: m.Op, Finalist: f, Plan: p}))
+			}
+		}
+		if len(cands) == 0 {
+			continue
+		}
+		rs, err := measure(cands)
+		if err != nil {
+			return nil, err
+		}
+		for i, r := range rs {
+			if better(r) {
+				out.Best, out.BestCandidate = r, cands[i]
+			}
+		}
+	}
+	return out, nil
+}
+
+// Record is the tuning record of the search's best candidate.
+func (o *Outcome) Record(job *Job) *toolkit.Tuning {
+	return &toolkit.Tuning{Format: toolkit.TuningFormat, Version: toolkit.TuningVersion, Target: job.Target,
+		SourceSHA256: toolkit.SourceSHA256(job.Source), PlanGemms: o.BestCandidate.Options(),
+		Cycles: o.Best.Cycles, DefaultCycles: o.Default.Cycles, Candidates: o.Measured, Compiler: job.Compiler}
+}
