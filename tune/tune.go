@@ -292,7 +292,7 @@ type Outcome struct {
 	Default, Best store.Result
 	BestCandidate Candidate
 	// Measured counts every candidate the search asked for, Recalled those
-	// the store already held.
+	// the store already held (not given to the engine).
 	Measured, Recalled int
 	Results            []store.Result
 	Candidates         []Candidate
@@ -303,24 +303,37 @@ type Outcome struct {
 // is told of each batch's results.
 func Search(ctx context.Context, job *Job, engine Engine, st *store.Store, progress func(Candidate, store.Result)) (*Outcome, error) {
 	out := &Outcome{}
+	// measure takes what the store holds and gives the engine the rest.
 	measure := func(cands []Candidate) ([]store.Result, error) {
-		before := make([]bool, len(cands))
+		rs := make([]store.Result, len(cands))
+		var todo []Candidate
+		var at []int
 		for i, c := range cands {
-			_, ok, err := st.Get(ctx, job.Key(c))
+			r, ok, err := st.Get(ctx, job.Key(c))
 			if err != nil {
 				return nil, err
 			}
-			before[i] = ok
+			if ok {
+				rs[i] = r
+				out.Recalled++
+				continue
+			}
+			todo, at = append(todo, c), append(at, i)
 		}
-		rs, err := engine.Measure(ctx, job, cands)
-		if err != nil {
-			return nil, err
+		if len(todo) > 0 {
+			got, err := engine.Measure(ctx, job, todo)
+			if err != nil {
+				return nil, err
+			}
+			if len(got) != len(todo) {
+				return nil, fmt.Errorf("the engine returned %d results for %d candidates", len(got), len(todo))
+			}
+			for k, i := range at {
+				rs[i] = got[k]
+			}
 		}
 		for i, r := range rs {
 			out.Measured++
-			if before[i] {
-				out.Recalled++
-			}
 			out.Results, out.Candidates = append(out.Results, r), append(out.Candidates, cands[i])
 			if progress != nil {
 				progress(cands[i], r)

@@ -17,18 +17,25 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/pflag"
+	"go.temporal.io/sdk/client"
+	tlog "go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/server/temporaltest"
 
 	"github.com/ipuir/ipuir/runtime/atomicfile"
 	"github.com/ipuir/ipuir/target"
 	"github.com/ipuir/ipuir/tools/toolkit"
 	"github.com/ipuir/ipuir/tune"
 	"github.com/ipuir/ipuir/tune/store"
+	"github.com/ipuir/ipuir/tune/temporalengine"
 )
 
 // Version is the compiler version results are keyed by: results measured
@@ -50,11 +57,44 @@ type options struct {
 	workers                                     int
 	seed                                        uint64
 	verbose                                     bool
+	temporal                                    temporalOptions
+}
+
+// temporalOptions say how to reach a Temporal server.
+type temporalOptions struct {
+	address, namespace, taskQueue string
+	heartbeatTimeout              time.Duration
+}
+
+func (t *temporalOptions) addFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&t.address, "temporal-address", "", "With --engine=temporal (and for `ipu-tune worker`), the Temporal server's frontend, HOST:PORT")
+	fs.StringVar(&t.namespace, "namespace", "default", "The Temporal namespace")
+	fs.StringVar(&t.taskQueue, "task-queue", temporalengine.DefaultTaskQueue, "The Temporal task queue the sweep's activities go to and the workers poll")
+	fs.DurationVar(&t.heartbeatTimeout, "heartbeat-timeout", 30*time.Second, "How long a worker may be silent before its candidate is given to another")
+}
+
+func (t *temporalOptions) dial() (client.Client, error) { return t.dialWith(quietLogger{}) }
+
+func (t *temporalOptions) dialWith(logger tlog.Logger) (client.Client, error) {
+	if t.address == "" {
+		return nil, fmt.Errorf("--temporal-address=HOST:PORT names the Temporal server")
+	}
+	c, err := client.Dial(client.Options{HostPort: t.address, Namespace: t.namespace, Logger: logger})
+	if err != nil {
+		return nil, fmt.Errorf("reaching Temporal at %s: %v", t.address, err)
+	}
+	return c, nil
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "results" {
 		return results(ctx, args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "worker" {
+		return runWorker(ctx, args[1:], stderr)
+	}
+	if len(args) > 0 && args[0] == "dev-server" {
+		return runDevServer(ctx, args[1:], stdout, stderr)
 	}
 	fs := pflag.NewFlagSet("ipu-tune", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -63,13 +103,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.function, "function", "", "The function to run and check (default: the module's only one)")
 	fs.StringVarP(&o.output, "output", "o", "tuning.json", "Write the tuning record here (\"-\": standard output)")
 	fs.StringVar(&o.storePath, "store", "ipu-tune.db", "The result database (SQLite): results found there are not measured again")
-	fs.StringVar(&o.engine, "engine", "local", "Where candidates are measured: local (a pool of workers in this process)")
+	fs.StringVar(&o.engine, "engine", "local", "Where candidates are measured: local (a pool of workers in this process) or temporal (activities on `ipu-tune worker` processes, through a Temporal server)")
+	o.temporal.addFlags(fs)
 	fs.IntVar(&o.workers, "workers", 0, "With --engine=local, how many candidates are measured at once (default GOMAXPROCS)")
 	fs.Uint64Var(&o.seed, "seed", 1, "The generated inputs' seed (gaussian, scaled by fan-in, as ipu-run --generate)")
 	fs.BoolVarP(&o.verbose, "verbose", "v", false, "Print each candidate's result as it comes")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "OVERVIEW: ipu-tune: search a program's compile options for its fastest correct package\n\n")
-		fmt.Fprintf(stderr, "USAGE: ipu-tune [options] MODEL.ipuir\n       ipu-tune results [--store=FILE] [--target=T] [MODEL.ipuir]\n\nOPTIONS:\n")
+		fmt.Fprintf(stderr, "USAGE: ipu-tune [options] MODEL.ipuir\n       ipu-tune results [--store=FILE] [--target=T] [MODEL.ipuir]\n       ipu-tune worker --temporal-address=HOST:PORT [--namespace=NS] [--store=FILE] [--workers=N]\n       ipu-tune dev-server\n\nOPTIONS:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -82,8 +123,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "ipu-tune: give one program to tune (ipu-tune --help)")
 		return 2
 	}
-	if o.engine != "local" {
-		fmt.Fprintf(stderr, "ipu-tune: --engine=%s: this build has the local engine only\n", o.engine)
+	if o.engine != "local" && o.engine != "temporal" {
+		fmt.Fprintf(stderr, "ipu-tune: --engine=%s: local or temporal\n", o.engine)
 		return 2
 	}
 	if err := tuneProgram(ctx, fs.Arg(0), o, stdout, stderr); err != nil {
@@ -153,7 +194,16 @@ func tuneProgram(ctx context.Context, file string, o options, stdout, stderr io.
 			fmt.Fprintf(stderr, "%-40s %-8s %10d cycles  %s\n", c.Short(), r.Status, r.Cycles, r.Reason)
 		}
 	}
-	res, err := tune.Search(ctx, job, &tune.Local{Store: st, Workers: o.workers}, st, progress)
+	var engine tune.Engine = &tune.Local{Store: st, Workers: o.workers}
+	if o.engine == "temporal" {
+		c, err := o.temporal.dial()
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		engine = &temporalengine.Engine{Client: c, TaskQueue: o.temporal.taskQueue, Store: st, HeartbeatTimeout: o.temporal.heartbeatTimeout}
+	}
+	res, err := tune.Search(ctx, job, engine, st, progress)
 	if err != nil {
 		return err
 	}
@@ -222,5 +272,85 @@ func results(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	tw.Flush()
 	fmt.Fprintf(stdout, "%d results\n", len(rs))
+	return 0
+}
+
+// runWorker runs the sweep's activities for a Temporal server until
+// interrupted: with --store, each candidate is looked up there first and
+// its result written there; without, results go back through the workflow.
+func runWorker(ctx context.Context, args []string, stderr io.Writer) int {
+	fs := pflag.NewFlagSet("ipu-tune worker", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var t temporalOptions
+	t.addFlags(fs)
+	storePath := fs.String("store", "", "The result database this worker reads and writes (none: results go back through the workflow)")
+	workers := fs.Int("workers", 1, "Candidates this worker measures at once")
+	heartbeat := fs.Duration("heartbeat-interval", 2*time.Second, "How often a measurement tells the server it is alive (below the sweep's --heartbeat-timeout)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() != 0 || *workers < 1 {
+		fmt.Fprintln(stderr, "ipu-tune worker: takes no program, and --workers of at least 1")
+		return 2
+	}
+	c, err := t.dialWith(tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))))
+	if err != nil {
+		fmt.Fprintf(stderr, "ipu-tune worker: %v\n", err)
+		return 1
+	}
+	defer c.Close()
+	acts := &temporalengine.Activities{Worker: temporalengine.WorkerName(), Heartbeat: *heartbeat}
+	if *storePath != "" {
+		st, err := store.Open(*storePath)
+		if err != nil {
+			fmt.Fprintf(stderr, "ipu-tune worker: %v\n", err)
+			return 1
+		}
+		defer st.Close()
+		acts.Store = st
+	}
+	w := worker.New(c, t.taskQueue, worker.Options{MaxConcurrentActivityExecutionSize: *workers})
+	temporalengine.Register(w, acts)
+	stop := make(chan interface{})
+	go func() { <-ctx.Done(); close(stop) }()
+	if err := w.Run(stop); err != nil {
+		fmt.Fprintf(stderr, "ipu-tune worker: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// quietLogger drops the Temporal client's own log lines: the tool is
+// quiet on success.
+type quietLogger struct{}
+
+func (quietLogger) Debug(string, ...interface{}) {}
+func (quietLogger) Info(string, ...interface{})  {}
+func (quietLogger) Warn(string, ...interface{})  {}
+func (quietLogger) Error(string, ...interface{}) {}
+
+// runDevServer runs a Temporal server on loopback, in memory, until
+// interrupted: the server of Temporal's own test harness (temporaltest),
+// for trying a sweep with workers on one machine. It prints the address
+// and namespace the workers and the sweep take.
+func runDevServer(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := pflag.NewFlagSet("ipu-tune dev-server", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	ts := temporaltest.NewServer()
+	defer ts.Stop()
+	fmt.Fprintf(stdout, "temporal dev server: --temporal-address=%s --namespace=%s\n", ts.GetFrontendHostPort(), ts.GetDefaultNamespace())
+	if f, ok := stdout.(*os.File); ok {
+		f.Sync()
+	}
+	<-ctx.Done()
 	return 0
 }
