@@ -51,6 +51,11 @@ type Job struct {
 	Function string // the function run and checked; "" for the only one
 	Seed     uint64 // the generated inputs' seed
 	Compiler string // the compiler's version, part of every result's key
+	// Keep is how many finalists the planner keeps per matmul for the
+	// search to measure (plan-gemms' finalists; 0: the planner's
+	// default). More than the planner needs for itself: its estimate is a
+	// guide, and the simulator may rank its runners-up otherwise.
+	Keep int
 }
 
 // Candidate is one set of compile options.
@@ -137,6 +142,9 @@ func (j *Job) Finalists(weights string) ([]Matmul, error) {
 			opt := "record-finalists"
 			if weights != "" {
 				opt += " weights=" + weights
+			}
+			if j.Keep > 0 {
+				opt += fmt.Sprintf(" finalists=%d", j.Keep)
 			}
 			steps = append(steps, "plan-gemms{"+opt+"}")
 			break

@@ -20,6 +20,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -54,7 +55,7 @@ func main() {
 
 type options struct {
 	target, function, output, storePath, engine string
-	workers                                     int
+	workers, finalists                          int
 	seed                                        uint64
 	verbose                                     bool
 	temporal                                    temporalOptions
@@ -93,6 +94,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "worker" {
 		return runWorker(ctx, args[1:], stderr)
 	}
+	if len(args) > 0 && args[0] == "sweep" {
+		return runSweep(ctx, args[1:], stdout, stderr)
+	}
 	if len(args) > 0 && args[0] == "dev-server" {
 		return runDevServer(ctx, args[1:], stdout, stderr)
 	}
@@ -107,10 +111,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	o.temporal.addFlags(fs)
 	fs.IntVar(&o.workers, "workers", 0, "With --engine=local, how many candidates are measured at once (default GOMAXPROCS)")
 	fs.Uint64Var(&o.seed, "seed", 1, "The generated inputs' seed (gaussian, scaled by fan-in, as ipu-run --generate)")
+	fs.IntVar(&o.finalists, "finalists", 8, "The planner's finalists per matmul that the search measures")
 	fs.BoolVarP(&o.verbose, "verbose", "v", false, "Print each candidate's result as it comes")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "OVERVIEW: ipu-tune: search a program's compile options for its fastest correct package\n\n")
-		fmt.Fprintf(stderr, "USAGE: ipu-tune [options] MODEL.ipuir\n       ipu-tune results [--store=FILE] [--target=T] [MODEL.ipuir]\n       ipu-tune worker --temporal-address=HOST:PORT [--namespace=NS] [--store=FILE] [--workers=N]\n       ipu-tune dev-server\n\nOPTIONS:\n")
+		fmt.Fprintf(stderr, "USAGE: ipu-tune [options] MODEL.ipuir\n       ipu-tune results [--store=FILE] [--target=T] [MODEL.ipuir]\n       ipu-tune worker --temporal-address=HOST:PORT [--namespace=NS] [--store=FILE] [--workers=N]\n       ipu-tune sweep SPEC.json [-o DIR] [engine and store options]\n       ipu-tune dev-server\n\nOPTIONS:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -175,6 +180,10 @@ func tuneProgram(ctx context.Context, file string, o options, stdout, stderr io.
 	if err != nil {
 		return err
 	}
+	if o.finalists < 1 {
+		return fmt.Errorf("--finalists=%d: at least 1", o.finalists)
+	}
+	job.Keep = o.finalists
 	outs := toolkit.NewOutputs(stdout)
 	outs.Input("the input file", file)
 	outs.Input("--store", o.storePath)
@@ -194,15 +203,11 @@ func tuneProgram(ctx context.Context, file string, o options, stdout, stderr io.
 			fmt.Fprintf(stderr, "%-40s %-8s %10d cycles  %s\n", c.Short(), r.Status, r.Cycles, r.Reason)
 		}
 	}
-	var engine tune.Engine = &tune.Local{Store: st, Workers: o.workers}
-	if o.engine == "temporal" {
-		c, err := o.temporal.dial()
-		if err != nil {
-			return err
-		}
-		defer c.Close()
-		engine = &temporalengine.Engine{Client: c, TaskQueue: o.temporal.taskQueue, Store: st, HeartbeatTimeout: o.temporal.heartbeatTimeout}
+	engine, closeEngine, err := o.newEngine(st)
+	if err != nil {
+		return err
 	}
+	defer closeEngine()
 	res, err := tune.Search(ctx, job, engine, st, progress)
 	if err != nil {
 		return err
@@ -353,4 +358,110 @@ func runDevServer(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	<-ctx.Done()
 	return 0
+}
+
+// newEngine is the engine --engine names, and what closes it.
+func (o *options) newEngine(st *store.Store) (tune.Engine, func(), error) {
+	if o.engine != "temporal" {
+		return &tune.Local{Store: st, Workers: o.workers}, func() {}, nil
+	}
+	c, err := o.temporal.dial()
+	if err != nil {
+		return nil, nil, err
+	}
+	return &temporalengine.Engine{Client: c, TaskQueue: o.temporal.taskQueue, Store: st, HeartbeatTimeout: o.temporal.heartbeatTimeout}, c.Close, nil
+}
+
+// runSweep tunes a grid of models and targets and writes, in the output
+// folder, sweep.csv and sweep.md (a row a cell: default and tuned cycles,
+// the speed-up, the candidates), and for each tuned cell its tuning record
+// and the HTML report of the tuned package beside the default's.
+func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := pflag.NewFlagSet("ipu-tune sweep", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var o options
+	outDir := fs.StringP("output", "o", "sweep", "The folder the sweep's tables, records and reports are written to")
+	fs.StringVar(&o.storePath, "store", "ipu-tune.db", "The result database")
+	fs.StringVar(&o.engine, "engine", "local", "local or temporal")
+	fs.IntVar(&o.workers, "workers", 0, "With --engine=local, candidates measured at once (default GOMAXPROCS)")
+	o.temporal.addFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() != 1 || (o.engine != "local" && o.engine != "temporal") {
+		fmt.Fprintln(stderr, "ipu-tune sweep: give one SPEC.json, and --engine=local or temporal")
+		return 2
+	}
+	if err := sweep(ctx, fs.Arg(0), *outDir, o, stdout, stderr); err != nil {
+		fmt.Fprintf(stderr, "ipu-tune sweep: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func sweep(ctx context.Context, specPath, dir string, o options, stdout, stderr io.Writer) error {
+	spec, err := tune.ReadSweepSpec(specPath)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	st, err := store.Open(o.storePath)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	engine, closeEngine, err := o.newEngine(st)
+	if err != nil {
+		return err
+	}
+	defer closeEngine()
+	rows, err := tune.Sweep(ctx, spec, engine, st, Version, func(r *tune.SweepRow) {
+		fmt.Fprintf(stderr, "%s on %s: %s, %d -> %d cycles (%d candidates, %d measured)\n",
+			filepath.Base(r.Model), r.Target, r.Status, r.DefaultCycles, r.TunedCycles, r.Candidates, r.Measured)
+	})
+	if err != nil {
+		return err
+	}
+	outs := toolkit.NewOutputs(stdout)
+	outs.Input("the spec", specPath)
+	outs.Input("--store", o.storePath)
+	for _, m := range spec.Models {
+		outs.Input("a model", m)
+	}
+	defer outs.Abort()
+	write := func(name string, f func(io.Writer) error) error {
+		out, err := outs.Add("-o", filepath.Join(dir, name))
+		if err != nil {
+			return err
+		}
+		return out.Write(f)
+	}
+	if err := write("sweep.csv", func(w io.Writer) error { return tune.WriteCSV(w, rows) }); err != nil {
+		return err
+	}
+	if err := write("sweep.md", func(w io.Writer) error { return tune.WriteMarkdown(w, rows) }); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if r.Record == nil {
+			continue
+		}
+		if err := write(r.FileStem()+".tuning.json", func(w io.Writer) error { _, err := w.Write(r.Record.Encode()); return err }); err != nil {
+			return err
+		}
+		if err := write(r.FileStem()+".html", func(w io.Writer) error { _, err := r.WriteReport(w); return err }); err != nil {
+			return err
+		}
+	}
+	if err := outs.Commit(); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "swept: %d models on %d targets, %d tunings; tables in %s\n", len(spec.Models), len(spec.Targets), len(rows),
+		filepath.Join(dir, "sweep.md"))
+	return nil
 }

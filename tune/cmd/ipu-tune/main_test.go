@@ -25,24 +25,40 @@ func TestTool(t *testing.T) {
 	model := "../../../examples/attention-tiny.ipuir"
 	db, rec := filepath.Join(dir, "r.db"), filepath.Join(dir, "tuning.json")
 	code, out, errs := runTool(model, "--store", db, "-o", rec)
-	if code != 0 || !strings.Contains(out, "tuned: target=test16 candidates=15 measured=15 recalled=0") {
+	if code != 0 || !strings.Contains(out, "tuned: target=test16 candidates=31 measured=31 recalled=0") {
 		t.Fatalf("exit %d:\n%s%s", code, out, errs)
 	}
 	if _, err := toolkit.ReadTuning(rec); err != nil {
 		t.Fatalf("the record: %v", err)
 	}
-	if code, out, _ := runTool(model, "--store", db, "-o", rec); code != 0 || !strings.Contains(out, "measured=0 recalled=15") {
+	if code, out, _ := runTool(model, "--store", db, "-o", rec); code != 0 || !strings.Contains(out, "measured=0 recalled=31") {
 		t.Errorf("again: exit %d:\n%s", code, out)
 	}
 	code, out, errs = runTool("results", "--store", db, model)
-	if code != 0 || !strings.Contains(out, "15 results") || !strings.Contains(out, "test16  pass") {
+	if code != 0 || !strings.Contains(out, "31 results") || !strings.Contains(out, "test16  pass") {
 		t.Errorf("results: exit %d:\n%s%s", code, out, errs)
+	}
+	// A sweep of the model on two targets: its tables, records and reports.
+	spec := filepath.Join(dir, "spec.json")
+	abs, _ := filepath.Abs(model)
+	os.WriteFile(spec, []byte(`{"models": ["`+abs+`"], "targets": ["test16", "test16{exchange-latency-cycles=60}"], "finalists": 2}`), 0o644)
+	sweepDir := filepath.Join(dir, "sweep")
+	code, out, errs = runTool("sweep", spec, "--store", db, "-o", sweepDir)
+	if code != 0 || !strings.Contains(out, "swept: 1 models on 2 targets, 2 tunings") {
+		t.Fatalf("sweep: exit %d:\n%s%s", code, out, errs)
+	}
+	for _, f := range []string{"sweep.csv", "sweep.md", "attention-tiny-test16.tuning.json", "attention-tiny-test16.html", "attention-tiny-test16_exchange-latency-cycles_60_.html"} {
+		if _, err := os.Stat(filepath.Join(sweepDir, f)); err != nil {
+			t.Errorf("the sweep wrote no %s", f)
+		}
 	}
 	for _, c := range []struct {
 		args []string
 		code int
 		want string
 	}{
+		{[]string{"sweep"}, 2, "give one SPEC.json"},
+		{[]string{"sweep", model, "-o", sweepDir}, 1, "not a sweep spec"},
 		{nil, 2, "give one program to tune"},
 		{[]string{model, "--engine", "elsewhere"}, 2, "--engine=elsewhere"},
 		{[]string{filepath.Join(dir, "nosuch.ipuir")}, 1, "nosuch.ipuir"},
