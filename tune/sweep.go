@@ -112,19 +112,43 @@ func (r *SweepRow) Speedup() float64 {
 // cell that cannot be tuned (its model does not fit the target, say) is a
 // row that says why; an engine or store failure ends the sweep.
 func Sweep(ctx context.Context, spec *SweepSpec, engine Engine, st *store.Store, compiler string, progress func(*SweepRow)) ([]*SweepRow, error) {
-	var rows []*SweepRow
+	var jobs []*Job
 	for _, model := range spec.Models {
 		src, err := atomicfile.ReadFile(model, 1<<30)
 		if err != nil {
 			return nil, err
 		}
 		for _, tg := range spec.Targets {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			row := &SweepRow{Model: model, Target: tg}
-			job := &Job{File: model, Source: src, Target: tg, Function: spec.Function, Seed: spec.Seed, Compiler: compiler, Keep: spec.Finalists}
-			out, err := Search(ctx, job, engine, st, nil)
+			jobs = append(jobs, &Job{File: model, Source: src, Target: tg, Function: spec.Function, Seed: spec.Seed, Compiler: compiler, Keep: spec.Finalists})
+		}
+	}
+	// An engine that runs the whole grid runs it; otherwise each cell is
+	// searched in turn.
+	var outs []*Outcome
+	var errs []error
+	if gs, ok := engine.(GridSearcher); ok {
+		var err error
+		if outs, errs, err = gs.SearchAll(ctx, jobs); err != nil {
+			return nil, err
+		}
+		if len(outs) != len(jobs) || len(errs) != len(jobs) {
+			return nil, fmt.Errorf("the engine returned %d outcomes for %d searches", len(outs), len(jobs))
+		}
+	}
+	var rows []*SweepRow
+	for i, job := range jobs {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		row := &SweepRow{Model: job.File, Target: job.Target}
+		var out *Outcome
+		var err error
+		if outs != nil {
+			out, err = outs[i], errs[i]
+		} else {
+			out, err = Search(ctx, job, engine, st, nil)
+		}
+		{
 			switch {
 			case ctx.Err() != nil:
 				return nil, ctx.Err()
@@ -140,7 +164,7 @@ func Sweep(ctx context.Context, spec *SweepSpec, engine Engine, st *store.Store,
 					row.tunedPackage, err = job.Compile(out.BestCandidate)
 				}
 				if err != nil {
-					return nil, fmt.Errorf("%s on %s: %v", model, tg, err)
+					return nil, fmt.Errorf("%s on %s: %v", job.File, job.Target, err)
 				}
 			}
 			if out != nil {

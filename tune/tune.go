@@ -62,6 +62,9 @@ type Job struct {
 type Candidate struct {
 	// Weights is plan-gemms' weights option ("" for its default, auto).
 	Weights string
+	// Unfused plans matmuls that share their left operand apart
+	// (tiled-prepare{fuse-shared-lhs=false}) instead of as one wider one.
+	Unfused bool
 	// Pins pin matmuls' plans, by source_operation, ascending.
 	Pins []Pin
 }
@@ -73,34 +76,44 @@ type Pin struct {
 	Plan         layout.GemmPlan
 }
 
-// Options are the candidate as plan-gemms' options.
-func (c Candidate) Options() toolkit.PlanGemmsOptions {
+// Options are the candidate as the passes' options.
+func (c Candidate) Options() toolkit.CompileOptions {
 	var parts []string
 	for _, p := range c.Pins {
 		pin := layout.PinAll(&p.Plan, int64(p.Op))
 		parts = append(parts, pin.String())
 	}
-	return toolkit.PlanGemmsOptions{Weights: c.Weights, Constraints: strings.Join(parts, "; ")}
+	o := toolkit.CompileOptions{PlanGemms: toolkit.PlanGemmsOptions{Weights: c.Weights, Constraints: strings.Join(parts, "; ")}}
+	if c.Unfused {
+		fuse := false
+		o.TiledPrepare.FuseSharedLHS = &fuse
+	}
+	return o
 }
 
 // String is the candidate's canonical text, its key in the store.
 func (c Candidate) String() string {
-	o := c.Options()
-	w := o.Weights
-	if w == "" {
-		w = "auto"
+	s := "weights=" + c.weights() + "; "
+	if c.Unfused {
+		s += "fuse-shared-lhs=false; "
 	}
-	return "weights=" + w + "; " + o.Constraints
+	return s + c.Options().PlanGemms.Constraints
 }
 
-// Short names the candidate in tables: its weights and, per pinned
-// matmul, the finalist pinned (#op:finalist).
-func (c Candidate) Short() string {
-	w := c.Weights
-	if w == "" {
-		w = "auto"
+func (c Candidate) weights() string {
+	if c.Weights == "" {
+		return "auto"
 	}
-	s := "weights=" + w
+	return c.Weights
+}
+
+// Short names the candidate in tables: its weights, whether unfused, and
+// per pinned matmul the finalist pinned (#op:finalist).
+func (c Candidate) Short() string {
+	s := "weights=" + c.weights()
+	if c.Unfused {
+		s += " unfused"
+	}
 	for _, p := range c.Pins {
 		s += fmt.Sprintf(" #%d:%d", p.Op, p.Finalist)
 	}
@@ -112,7 +125,7 @@ func (c Candidate) with(p Pin) Candidate {
 	pins := slices.DeleteFunc(slices.Clone(c.Pins), func(q Pin) bool { return q.Op == p.Op })
 	pins = append(pins, p)
 	slices.SortFunc(pins, func(a, b Pin) int { return a.Op - b.Op })
-	return Candidate{Weights: c.Weights, Pins: pins}
+	return Candidate{Weights: c.Weights, Unfused: c.Unfused, Pins: pins}
 }
 
 // Key is the store's key for measuring c in job.
@@ -129,9 +142,9 @@ type Matmul struct {
 	Chosen    int
 }
 
-// Finalists runs the lowering up to plan-gemms with weights placed as
-// weights says and returns every matmul's verified finalists.
-func (j *Job) Finalists(weights string) ([]Matmul, error) {
+// Finalists runs the lowering up to plan-gemms with base's options (its
+// pins left out) and returns every matmul's verified finalists.
+func (j *Job) Finalists(base Candidate) ([]Matmul, error) {
 	ctx, module, tg, err := j.parse()
 	if err != nil {
 		return nil, err
@@ -140,8 +153,8 @@ func (j *Job) Finalists(weights string) ([]Matmul, error) {
 	for _, s := range registry.PipelinePasses(registry.LowerToTileAsm) {
 		if s == "plan-gemms" {
 			opt := "record-finalists"
-			if weights != "" {
-				opt += " weights=" + weights
+			if base.Weights != "" {
+				opt += " weights=" + base.Weights
 			}
 			if j.Keep > 0 {
 				opt += fmt.Sprintf(" finalists=%d", j.Keep)
@@ -151,6 +164,7 @@ func (j *Job) Finalists(weights string) ([]Matmul, error) {
 		}
 		steps = append(steps, s)
 	}
+	steps = Candidate{Unfused: base.Unfused}.Options().Passes(steps)
 	env := irtarget.EnvKey.With(nil, tg)
 	if err := toolkit.RunPipeline(ctx, module, "builtin.module("+strings.Join(steps, ",")+")", env, slog.New(slog.DiscardHandler)); err != nil {
 		return nil, fmt.Errorf("%s: the planner: %v", j.File, err)
@@ -295,25 +309,62 @@ type Engine interface {
 	Measure(ctx context.Context, job *Job, cands []Candidate) ([]store.Result, error)
 }
 
+// Searcher is an engine that runs a whole search itself (the Temporal
+// engine: one workflow a search, deciding with Decide), rather than being
+// given batch after batch.
+type Searcher interface {
+	Search(ctx context.Context, job *Job) (*Outcome, error)
+}
+
+// GridSearcher is an engine that runs a whole sweep itself (the Temporal
+// engine: one workflow a sweep, a child workflow a search): an outcome and
+// an error (nil, or why the search found nothing) for each job, or an error
+// that ends the sweep.
+type GridSearcher interface {
+	SearchAll(ctx context.Context, jobs []*Job) ([]*Outcome, []error, error)
+}
+
 // Outcome is a search's result.
 type Outcome struct {
 	Default, Best store.Result
 	BestCandidate Candidate
 	// Measured counts every candidate the search asked for, Recalled those
-	// the store already held (not given to the engine).
+	// the store already held (not measured again).
 	Measured, Recalled int
 	Results            []store.Result
 	Candidates         []Candidate
 }
 
+// Measurement is a candidate's result, and whether the store held it.
+type Measurement struct {
+	Result   store.Result
+	Recalled bool
+}
+
+// Steps are what a search does besides deciding: measure a batch of
+// candidates, and ask the planner for every matmul's finalists with a
+// candidate's options.
+type Steps struct {
+	Measure   func(cands []Candidate) ([]Measurement, error)
+	Finalists func(base Candidate) ([]Matmul, error)
+}
+
 // Search tunes job: the weight placements, then each matmul's finalists
-// in turn, keeping the fastest passing candidate. progress, when not nil,
-// is told of each batch's results.
+// in turn, keeping the fastest passing candidate. The store answers what
+// it holds; the engine measures the rest. progress, when not nil, is told
+// of each result.
 func Search(ctx context.Context, job *Job, engine Engine, st *store.Store, progress func(Candidate, store.Result)) (*Outcome, error) {
-	out := &Outcome{}
-	// measure takes what the store holds and gives the engine the rest.
-	measure := func(cands []Candidate) ([]store.Result, error) {
-		rs := make([]store.Result, len(cands))
+	if s, ok := engine.(Searcher); ok {
+		out, err := s.Search(ctx, job)
+		if out != nil && progress != nil {
+			for i, r := range out.Results {
+				progress(out.Candidates[i], r)
+			}
+		}
+		return out, err
+	}
+	steps := Steps{Finalists: job.Finalists, Measure: func(cands []Candidate) ([]Measurement, error) {
+		ms := make([]Measurement, len(cands))
 		var todo []Candidate
 		var at []int
 		for i, c := range cands {
@@ -322,8 +373,7 @@ func Search(ctx context.Context, job *Job, engine Engine, st *store.Store, progr
 				return nil, err
 			}
 			if ok {
-				rs[i] = r
-				out.Recalled++
+				ms[i] = Measurement{Result: r, Recalled: true}
 				continue
 			}
 			todo, at = append(todo, c), append(at, i)
@@ -337,23 +387,50 @@ func Search(ctx context.Context, job *Job, engine Engine, st *store.Store, progr
 				return nil, fmt.Errorf("the engine returned %d results for %d candidates", len(got), len(todo))
 			}
 			for k, i := range at {
-				rs[i] = got[k]
+				ms[i].Result = got[k]
 			}
 		}
-		for i, r := range rs {
-			out.Measured++
-			out.Results, out.Candidates = append(out.Results, r), append(out.Candidates, cands[i])
-			if progress != nil {
-				progress(cands[i], r)
+		if progress != nil {
+			for i, m := range ms {
+				progress(cands[i], m.Result)
 			}
+		}
+		return ms, nil
+	}}
+	return Decide(job, steps)
+}
+
+// Decide is the search's decisions, given its steps: the weight
+// placements (the default first) and the unfused plan, then, with the
+// fastest, each matmul's
+// other finalists pinned in turn, the fastest passing candidate kept. It
+// does nothing but call steps and compare results, so it runs as
+// workflow code as well as in a process.
+func Decide(job *Job, steps Steps) (*Outcome, error) {
+	out := &Outcome{}
+	measure := func(cands []Candidate) ([]store.Result, error) {
+		ms, err := steps.Measure(cands)
+		if err != nil {
+			return nil, err
+		}
+		if len(ms) != len(cands) {
+			return nil, fmt.Errorf("%d results for %d candidates", len(ms), len(cands))
+		}
+		rs := make([]store.Result, len(ms))
+		for i, m := range ms {
+			rs[i] = m.Result
+			out.Measured++
+			if m.Recalled {
+				out.Recalled++
+			}
+			out.Results, out.Candidates = append(out.Results, m.Result), append(out.Candidates, cands[i])
 		}
 		return rs, nil
 	}
 	better := func(r store.Result) bool {
 		return r.Status == store.Pass && (out.Best.Status != store.Pass || r.Cycles < out.Best.Cycles)
 	}
-	// The weight placements, the default first.
-	places := []Candidate{{}, {Weights: "resident"}, {Weights: "home"}}
+	places := []Candidate{{}, {Weights: "resident"}, {Weights: "home"}, {Unfused: true}}
 	rs, err := measure(places)
 	if err != nil {
 		return nil, err
@@ -367,7 +444,7 @@ func Search(ctx context.Context, job *Job, engine Engine, st *store.Store, progr
 	if out.Best.Status != store.Pass {
 		return out, fmt.Errorf("%s: no weight placement compiles and passes the check on %s (default: %s %s)", job.File, job.Target, out.Default.Status, out.Default.Reason)
 	}
-	matmuls, err := job.Finalists(out.BestCandidate.Weights)
+	matmuls, err := steps.Finalists(out.BestCandidate)
 	if err != nil {
 		return nil, err
 	}
@@ -397,6 +474,6 @@ func Search(ctx context.Context, job *Job, engine Engine, st *store.Store, progr
 // Record is the tuning record of the search's best candidate.
 func (o *Outcome) Record(job *Job) *toolkit.Tuning {
 	return &toolkit.Tuning{Format: toolkit.TuningFormat, Version: toolkit.TuningVersion, Target: job.Target,
-		SourceSHA256: toolkit.SourceSHA256(job.Source), PlanGemms: o.BestCandidate.Options(),
+		SourceSHA256: toolkit.SourceSHA256(job.Source), PlanGemms: o.BestCandidate.Options().PlanGemms, TiledPrepare: o.BestCandidate.Options().TiledPrepare,
 		Cycles: o.Best.Cycles, DefaultCycles: o.Default.Cycles, Candidates: o.Measured, Compiler: job.Compiler}
 }

@@ -44,11 +44,11 @@ func TestSearchStoresOnceAndResumes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	matmuls, err := job.Finalists(first.BestCandidate.Weights)
+	matmuls, err := job.Finalists(first.BestCandidate)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := 3
+	want := 4
 	for _, m := range matmuls {
 		want += len(m.Finalists) - 1
 	}
@@ -96,7 +96,7 @@ func TestSearchStoresOnceAndResumes(t *testing.T) {
 // error: a plan pinned to more partitions than the chip has tiles.
 func TestRefusedCandidateIsAResult(t *testing.T) {
 	job := tinyJob(t)
-	matmuls, err := job.Finalists("")
+	matmuls, err := job.Finalists(Candidate{})
 	if err != nil || len(matmuls) == 0 {
 		t.Fatalf("finalists: %v", err)
 	}
@@ -120,7 +120,7 @@ func TestCandidateText(t *testing.T) {
 	if a.String() != b.String() || a.Short() != "weights=auto #0:3 #2:1" {
 		t.Errorf("%q / %q, short %q", a.String(), b.String(), a.Short())
 	}
-	if !strings.HasPrefix(a.Options().Constraints, "source_operation = 0, orientation = swapped,") || !strings.Contains(a.Options().Constraints, "; source_operation = 2,") {
-		t.Errorf("constraints %q", a.Options().Constraints)
+	if !strings.HasPrefix(a.Options().PlanGemms.Constraints, "source_operation = 0, orientation = swapped,") || !strings.Contains(a.Options().PlanGemms.Constraints, "; source_operation = 2,") {
+		t.Errorf("constraints %q", a.Options().PlanGemms.Constraints)
 	}
 }

@@ -31,6 +31,8 @@ type Tuning struct {
 	Target       string           `json:"target"`
 	SourceSHA256 string           `json:"source_sha256"`
 	PlanGemms    PlanGemmsOptions `json:"plan_gemms"`
+	// TiledPrepare is tiled-prepare's options (empty: its defaults).
+	TiledPrepare TiledPrepareOptions `json:"tiled_prepare"`
 	// Cycles are the tuned package's simulated cycles, DefaultCycles the
 	// default compile's, Candidates how many were measured.
 	Cycles        int64  `json:"cycles"`
@@ -45,6 +47,19 @@ type Tuning struct {
 type PlanGemmsOptions struct {
 	Weights     string `json:"weights"`
 	Constraints string `json:"constraints"`
+}
+
+// TiledPrepareOptions are tiled-prepare's options a candidate sets:
+// whether matmuls that share their left operand (Q, K and V) are planned
+// as one wider matmul (nil: the pass's default, they are).
+type TiledPrepareOptions struct {
+	FuseSharedLHS *bool `json:"fuse_shared_lhs,omitempty"`
+}
+
+// CompileOptions are the passes' options a tuning sets.
+type CompileOptions struct {
+	PlanGemms    PlanGemmsOptions
+	TiledPrepare TiledPrepareOptions
 }
 
 // TuningFormat and TuningVersion identify a tuning record.
@@ -114,27 +129,43 @@ func (t *Tuning) Encode() []byte {
 	return append(data, '\n')
 }
 
-// Pipeline is lower-to-tile-asm with plan-gemms set as the record says.
-func (t *Tuning) Pipeline() string { return TunedPipeline(t.PlanGemms) }
+// Options are the record's pass options.
+func (t *Tuning) Options() CompileOptions {
+	return CompileOptions{PlanGemms: t.PlanGemms, TiledPrepare: t.TiledPrepare}
+}
 
-// TunedPipeline is lower-to-tile-asm's passes with plan-gemms given o.
-func TunedPipeline(o PlanGemmsOptions) string {
-	var opts []string
-	if o.Weights != "" {
-		opts = append(opts, "weights="+o.Weights)
+// Pipeline is lower-to-tile-asm with its passes set as the record says.
+func (t *Tuning) Pipeline() string { return TunedPipeline(t.Options()) }
+
+// TunedPipeline is lower-to-tile-asm's passes with the options o sets.
+func TunedPipeline(o CompileOptions) string {
+	return "builtin.module(" + strings.Join(o.Passes(registry.PipelinePasses(registry.LowerToTileAsm)), ",") + ")"
+}
+
+// Passes is steps, a list of pass names, with the options o sets on
+// plan-gemms and tiled-prepare.
+func (o CompileOptions) Passes(steps []string) []string {
+	var plan []string
+	if o.PlanGemms.Weights != "" {
+		plan = append(plan, "weights="+o.PlanGemms.Weights)
 	}
-	if o.Constraints != "" {
-		opts = append(opts, `constraints="`+o.Constraints+`"`)
+	if o.PlanGemms.Constraints != "" {
+		plan = append(plan, `constraints="`+o.PlanGemms.Constraints+`"`)
 	}
-	steps := registry.PipelinePasses(registry.LowerToTileAsm)
-	if len(opts) > 0 {
-		for i, s := range steps {
-			if s == "plan-gemms" {
-				steps[i] = "plan-gemms{" + strings.Join(opts, " ") + "}"
-			}
+	var prep []string
+	if f := o.TiledPrepare.FuseSharedLHS; f != nil {
+		prep = append(prep, fmt.Sprintf("fuse-shared-lhs=%t", *f))
+	}
+	out := slices.Clone(steps)
+	for i, s := range out {
+		switch {
+		case s == "plan-gemms" && len(plan) > 0:
+			out[i] = "plan-gemms{" + strings.Join(plan, " ") + "}"
+		case s == "tiled-prepare" && len(prep) > 0:
+			out[i] = "tiled-prepare{" + strings.Join(prep, " ") + "}"
 		}
 	}
-	return "builtin.module(" + strings.Join(steps, ",") + ")"
+	return out
 }
 
 // Check says whether the record applies to a program of source for target

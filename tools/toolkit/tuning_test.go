@@ -33,14 +33,19 @@ func TestParseTuning(t *testing.T) {
 // The tuned pipeline is lower-to-tile-asm's with plan-gemms' options set,
 // and parses as a pipeline.
 func TestTunedPipeline(t *testing.T) {
-	text := TunedPipeline(PlanGemmsOptions{Weights: "home", Constraints: "source_operation = 0, orientation = swapped; source_operation = 2, inner_partitions = 1"})
+	unfused := false
+	text := TunedPipeline(CompileOptions{PlanGemms: PlanGemmsOptions{Weights: "home", Constraints: "source_operation = 0, orientation = swapped; source_operation = 2, inner_partitions = 1"},
+		TiledPrepare: TiledPrepareOptions{FuseSharedLHS: &unfused}})
 	if !strings.Contains(text, `,plan-gemms{weights=home constraints="source_operation = 0, orientation = swapped; source_operation = 2, inner_partitions = 1"},`) {
 		t.Errorf("TunedPipeline = %s", text)
+	}
+	if !strings.Contains(text, ",tiled-prepare{fuse-shared-lhs=false},") {
+		t.Errorf("TunedPipeline's tiled-prepare: %s", text)
 	}
 	if _, err := registry.NewPassRegistry().ParsePipeline(text); err != nil {
 		t.Errorf("the tuned pipeline does not parse: %v", err)
 	}
-	if def := TunedPipeline(PlanGemmsOptions{}); !strings.Contains(def, ",plan-gemms,") {
+	if def := TunedPipeline(CompileOptions{}); !strings.Contains(def, ",plan-gemms,") || !strings.Contains(def, ",tiled-prepare,") {
 		t.Errorf("no options: %s", def)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/server/temporaltest"
 
@@ -99,4 +100,68 @@ func TestTemporalAgreesWithLocal(t *testing.T) {
 		t.Errorf("the search again recalled %d of %d: %v", again.Recalled, again.Measured, err)
 	}
 	t.Logf("%d candidates on both engines; best %s, %d cycles", got.Measured, got.BestCandidate.Short(), got.Best.Cycles)
+
+	// A model no placement fits: the workflow reports what it measured and
+	// why nothing won, as the local search does.
+	big, err := os.ReadFile("../../examples/attention.ipuir")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tooBig := &tune.Job{File: "attention.ipuir", Source: big, Target: "test16", Seed: 1, Compiler: "test"}
+	out, err := tune.Search(ctx, tooBig, engine, shared, nil)
+	if err == nil || out == nil || out.Measured != 4 || out.Default.Status != store.Refused {
+		t.Errorf("a model too big for the target: %+v, %v", out, err)
+	}
+}
+
+// A sweep on Temporal is one workflow, a child workflow a search: the
+// same rows as the local engine's sweep.
+func TestTemporalSweepIsOneWorkflow(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	model, err := filepath.Abs("../../examples/attention-tiny.ipuir")
+	if err != nil {
+		t.Fatal(err)
+	}
+	specPath := filepath.Join(dir, "spec.json")
+	if err := os.WriteFile(specPath, []byte(`{"models": ["`+model+`"], "targets": ["test16", "test16{exchange-latency-cycles=60}"], "finalists": 2}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec, err := tune.ReadSweepSpec(specPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	local := openStore(t, filepath.Join(dir, "local.db"))
+	want, err := tune.Sweep(ctx, spec, &tune.Local{Store: local}, local, "test", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := temporaltest.NewServer(temporaltest.WithT(t))
+	shared := openStore(t, filepath.Join(dir, "temporal.db"))
+	ts.NewWorker(DefaultTaskQueue, func(r worker.Registry) { Register(r, &Activities{Store: shared, Worker: "w"}) })
+	engine := &Engine{Client: ts.GetDefaultClient(), Store: shared}
+	got, err := tune.Sweep(ctx, spec, engine, shared, "test", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d rows, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i].Status != "tuned" || got[i].Best != want[i].Best || got[i].TunedCycles != want[i].TunedCycles || got[i].DefaultCycles != want[i].DefaultCycles || got[i].Candidates != want[i].Candidates {
+			t.Errorf("row %d: Temporal %+v, local %+v", i, *got[i], *want[i])
+		}
+	}
+	// The sweep ran as one workflow with a child a search.
+	resp, err := engine.Client.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Namespace: ts.GetDefaultNamespace()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]int{}
+	for _, e := range resp.Executions {
+		kinds[e.Type.Name]++
+	}
+	if kinds[SweepWorkflow] != 1 || kinds[SearchWorkflow] != 2 {
+		t.Errorf("workflows run: %v (want one sweep and a search per cell)", kinds)
+	}
 }

@@ -25,17 +25,17 @@ func TestTool(t *testing.T) {
 	model := "../../../examples/attention-tiny.ipuir"
 	db, rec := filepath.Join(dir, "r.db"), filepath.Join(dir, "tuning.json")
 	code, out, errs := runTool(model, "--store", db, "-o", rec)
-	if code != 0 || !strings.Contains(out, "tuned: target=test16 candidates=31 measured=31 recalled=0") {
+	if code != 0 || !strings.Contains(out, "tuned: target=test16 candidates=32 measured=32 recalled=0") {
 		t.Fatalf("exit %d:\n%s%s", code, out, errs)
 	}
 	if _, err := toolkit.ReadTuning(rec); err != nil {
 		t.Fatalf("the record: %v", err)
 	}
-	if code, out, _ := runTool(model, "--store", db, "-o", rec); code != 0 || !strings.Contains(out, "measured=0 recalled=31") {
+	if code, out, _ := runTool(model, "--store", db, "-o", rec); code != 0 || !strings.Contains(out, "measured=0 recalled=32") {
 		t.Errorf("again: exit %d:\n%s", code, out)
 	}
 	code, out, errs = runTool("results", "--store", db, model)
-	if code != 0 || !strings.Contains(out, "31 results") || !strings.Contains(out, "test16  pass") {
+	if code != 0 || !strings.Contains(out, "32 results") || !strings.Contains(out, "test16  pass") {
 		t.Errorf("results: exit %d:\n%s%s", code, out, errs)
 	}
 	// A sweep of the model on two targets: its tables, records and reports.
