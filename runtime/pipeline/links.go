@@ -21,9 +21,9 @@ import (
 type LinkPhase struct {
 	Transfers int
 	Bytes     int64
-	// Cycles is the phase's length; LowerBound no schedule can beat: the
-	// busiest link direction's hops back to back, or the longest route
-	// alone, whichever is more.
+	// Cycles is the phase's length; LowerBound no schedule can beat: every
+	// transfer the busiest link direction sends, back to back, and one
+	// latency; or the longest route alone, whichever is more.
 	Cycles, LowerBound int64
 }
 
