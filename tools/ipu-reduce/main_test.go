@@ -1,0 +1,110 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runTool(args ...string) (int, string, string) {
+	var out, errs bytes.Buffer
+	code := run(context.Background(), args, &out, &errs)
+	return code, out.String(), errs.String()
+}
+
+// --check-fail compiles each candidate with ipu-translate and runs it with
+// ipu-run --check: here stand-ins on PATH whose check fails while the
+// program holds a tensor.exp. The reduction keeps the exp alone.
+func TestCheckFailWithStandIns(t *testing.T) {
+	bin := t.TempDir()
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte(text), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("ipu-translate", "#!/bin/sh\n# --emit-package IN -o OUT\ncp \"$2\" \"$4\"\n")
+	write("ipu-run", "#!/bin/sh\nif grep -q tensor.exp \"$1\"; then echo numericalTest=FAIL; exit 1; fi\necho numericalTest=PASS\n")
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	out := filepath.Join(t.TempDir(), "reduced.ipuir")
+	code, _, errs := runTool("../../tests/reduce/Inputs/crash.ipuir", "--check-fail", "-o", out, "-j", "3")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	got, _ := os.ReadFile(out)
+	if strings.Count(string(got), " = tensor.") != 1 || !strings.Contains(string(got), "tensor.exp %arg0") {
+		t.Errorf("reduced to:\n%s", got)
+	}
+}
+
+// The reduction does not depend on how many tests run at once.
+func TestDeterministic(t *testing.T) {
+	dir := t.TempDir()
+	var outs []string
+	for _, jobs := range []string{"1", "4"} {
+		out := filepath.Join(dir, "r"+jobs+".ipuir")
+		code, _, errs := runTool("../../tests/reduce/Inputs/crash.ipuir", "--test=sh", "--test-arg=../../tests/reduce/Inputs/exp-is-interesting.sh", "-o", out, "-j", jobs)
+		if code != 0 {
+			t.Fatalf("-j %s: exit %d: %s", jobs, code, errs)
+		}
+		b, _ := os.ReadFile(out)
+		outs = append(outs, string(b))
+	}
+	if outs[0] != outs[1] || !strings.Contains(outs[0], "tensor.exp") {
+		t.Errorf("-j 1 and -j 4 differ:\n%s\n---\n%s", outs[0], outs[1])
+	}
+}
+
+// Every edit verifies before a test sees it: cutting an op gives its
+// results' users new function arguments; returning an op's results drops
+// what came after; an op index past the end applies nothing.
+func TestEdits(t *testing.T) {
+	src := []byte(`module {
+  func.func @f(%x: tensor<4xf16>) -> tensor<4xf16> {
+    %a = tensor.tanh %x : tensor<4xf16>
+    %b = tensor.exp %a : tensor<4xf16>
+    %c = tensor.add %b, %x : tensor<4xf16>
+    return %c : tensor<4xf16>
+  }
+}
+`)
+	m, err := parse("t.ipuir", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, _ := print(m)
+	p := program{text: text, ops: 3}
+	cut, ok := apply("t.ipuir", p, edit{op: 1, cut: true})
+	if !ok || cut.ops != 1 || !strings.Contains(string(cut.text), "tensor.add %arg1, %arg0") {
+		t.Errorf("cut the exp: %v\n%s", ok, cut.text)
+	}
+	ret, ok := apply("t.ipuir", p, edit{op: 1})
+	if !ok || ret.ops != 2 || !strings.Contains(string(ret.text), "return %1 : tensor<4xf16>") || strings.Contains(string(ret.text), "tensor.add") {
+		t.Errorf("return the exp: %v\n%s", ok, ret.text)
+	}
+	if _, ok := apply("t.ipuir", p, edit{op: 7, cut: true}); ok {
+		t.Error("an edit of an op that does not exist applied")
+	}
+}
+
+func TestUsage(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{nil, 2, "give one file"},
+		{[]string{"x.ipuir"}, 2, "choose one test"},
+		{[]string{"x.ipuir", "--diagnostic=a", "--crash=b"}, 2, "choose one test"},
+		{[]string{"nosuch.ipuir", "--diagnostic=a"}, 1, "nosuch.ipuir"},
+		{[]string{"../../tests/reduce/Inputs/crash.ipuir", "--diagnostic=("}, 1, "--diagnostic=("},
+		{[]string{"../../tests/reduce/Inputs/crash.ipuir", "--test=/nonexistent/tester"}, 1, "/nonexistent/tester"},
+	} {
+		code, _, errs := runTool(c.args...)
+		if code != c.code || !strings.Contains(errs, c.want) {
+			t.Errorf("ipu-reduce %v: exit %d: %s (want %d, %q)", c.args, code, errs, c.code, c.want)
+		}
+	}
+}

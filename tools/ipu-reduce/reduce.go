@@ -1,0 +1,295 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/parser"
+	"github.com/ipuir/ipuir/printer"
+	"github.com/ipuir/ipuir/registry"
+)
+
+// An edit is one way to make a program smaller, named by the op it is
+// about (its index among the program's reducible ops, in walk order):
+// cutting the op (its results become new arguments of its function, so
+// that what only fed it dies), or returning its results instead of the
+// function's (so that what only came after it dies). Dead ops and unused
+// arguments are removed after every edit.
+type edit struct {
+	op  int
+	cut bool // else: return its results
+}
+
+func (e edit) String() string {
+	if e.cut {
+		return fmt.Sprintf("cut op %d", e.op)
+	}
+	return fmt.Sprintf("return op %d's results", e.op)
+}
+
+// program is one state of the reduction: its text and its size.
+type program struct {
+	text []byte
+	ops  int // reducible ops
+}
+
+// parse parses text into a fresh context.
+func parse(file string, text []byte) (*ir.Operation, error) {
+	ctx := registry.NewContext()
+	return parser.ParseSourceString(ctx, text, parser.Config{Filename: file})
+}
+
+func print(module *ir.Operation) ([]byte, error) {
+	var b bytes.Buffer
+	if err := printer.Print(&b, module, printer.Options{}); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// reducible are the ops of module's functions that an edit may remove:
+// every op in a function body but its terminator, in walk order.
+func reducible(module *ir.Operation) []*ir.Operation {
+	var out []*ir.Operation
+	module.Walk(func(op *ir.Operation) ir.WalkResult {
+		if op == module {
+			return ir.WalkAdvance
+		}
+		fn := enclosingFunction(op)
+		if fn == nil || op == fn || isTerminator(op) {
+			return ir.WalkAdvance
+		}
+		out = append(out, op)
+		return ir.WalkAdvance
+	})
+	return out
+}
+
+func isTerminator(op *ir.Operation) bool {
+	b := op.Block()
+	return b != nil && b.Terminator() == op
+}
+
+// enclosingFunction is the function-like op op is in (op itself when it
+// is one), or nil.
+func enclosingFunction(op *ir.Operation) *ir.Operation {
+	for p := op; p != nil; p = p.ParentOp() {
+		if _, ok := ir.Interface[ir.FunctionLike](p); ok {
+			return p
+		}
+	}
+	return nil
+}
+
+// apply makes the edit on a fresh parse of p and returns the result, or
+// false when the edit does not apply or leaves an invalid program (every
+// candidate verifies before a test sees it).
+func apply(file string, p program, e edit) (program, bool) {
+	module, err := parse(file, p.text)
+	if err != nil {
+		return program{}, false
+	}
+	ops := reducible(module)
+	if e.op >= len(ops) {
+		return program{}, false
+	}
+	op := ops[e.op]
+	fn := enclosingFunction(op)
+	fl, _ := ir.Interface[ir.FunctionLike](fn)
+	body := fl.FunctionBody(fn)
+	if op.Block() != body.Front() || len(body.Blocks()) != 1 {
+		return program{}, false // a nested op, or a function of several blocks
+	}
+	if e.cut {
+		if !cut(fn, op) {
+			return program{}, false
+		}
+	} else if !returnResults(fn, op) {
+		return program{}, false
+	}
+	cleanUp(fn)
+	if ir.Verify(module) != nil {
+		return program{}, false
+	}
+	text, err := print(module)
+	if err != nil {
+		return program{}, false
+	}
+	return program{text: text, ops: len(reducible(module))}, true
+}
+
+// cut replaces op's results, where used, with new arguments of fn, and
+// erases op.
+func cut(fn, op *ir.Operation) bool {
+	fl, _ := ir.Interface[ir.FunctionLike](fn)
+	block := fl.FunctionBody(fn).Front()
+	ft := fl.FunctionType(fn)
+	inputs := slices.Clone(ft.Inputs)
+	for _, r := range op.Results() {
+		if !r.HasUses() {
+			continue
+		}
+		arg := block.AddArgument(r.Type(), op.Loc())
+		inputs = append(inputs, r.Type())
+		r.ReplaceAllUsesWith(arg)
+	}
+	fl.SetFunctionType(fn, fn.Context().Function(inputs, ft.Results))
+	growArgAttrs(fn, len(inputs))
+	op.Erase()
+	return true
+}
+
+// returnResults makes fn return op's results instead of what it returned.
+func returnResults(fn, op *ir.Operation) bool {
+	if op.NumResults() == 0 {
+		return false
+	}
+	fl, _ := ir.Interface[ir.FunctionLike](fn)
+	ret := fl.FunctionBody(fn).Front().Terminator()
+	if ret == nil || ret.NumRegions() != 0 {
+		return false
+	}
+	var types []ir.Type
+	for _, r := range op.Results() {
+		types = append(types, r.Type())
+	}
+	ret.SetOperands(slices.Clone(op.Results()))
+	ft := fl.FunctionType(fn)
+	fl.SetFunctionType(fn, fn.Context().Function(ft.Inputs, types))
+	fn.SetAttr(fn.Context(), ir.ResAttrsName, nil)
+	return true
+}
+
+// cleanUp erases fn's dead ops (no result used; ops here have no other
+// effects) until none is left, then its unused arguments.
+func cleanUp(fn *ir.Operation) {
+	fl, _ := ir.Interface[ir.FunctionLike](fn)
+	block := fl.FunctionBody(fn).Front()
+	for changed := true; changed; {
+		changed = false
+		for _, op := range slices.Backward(block.Ops()) {
+			if isTerminator(op) {
+				continue
+			}
+			dead := true
+			for _, r := range op.Results() {
+				dead = dead && !r.HasUses()
+			}
+			if dead {
+				op.Erase()
+				changed = true
+			}
+		}
+	}
+	ft := fl.FunctionType(fn)
+	inputs := slices.Clone(ft.Inputs)
+	attrs, _ := fn.Attr(ir.ArgAttrsName).(*ir.ArrayAttr)
+	var keep []ir.Attribute
+	for i := block.NumArguments() - 1; i >= 0; i-- {
+		if block.Argument(i).HasUses() {
+			continue
+		}
+		block.EraseArgument(i)
+		inputs = slices.Delete(inputs, i, i+1)
+		if attrs != nil && i < len(attrs.Elems) {
+			keep = slices.Delete(slices.Clone(attrsOr(keep, attrs)), i, i+1)
+		}
+	}
+	fl.SetFunctionType(fn, fn.Context().Function(inputs, ft.Results))
+	if attrs != nil && keep != nil {
+		fn.SetAttr(fn.Context(), ir.ArgAttrsName, fn.Context().Array(keep...))
+	}
+}
+
+func attrsOr(keep []ir.Attribute, attrs *ir.ArrayAttr) []ir.Attribute {
+	if keep != nil {
+		return keep
+	}
+	return attrs.Elems
+}
+
+// growArgAttrs keeps fn's per-argument attributes as long as its n
+// arguments.
+func growArgAttrs(fn *ir.Operation, n int) {
+	attrs, ok := fn.Attr(ir.ArgAttrsName).(*ir.ArrayAttr)
+	if !ok {
+		return
+	}
+	elems := slices.Clone(attrs.Elems)
+	for len(elems) < n {
+		elems = append(elems, fn.Context().Dict(nil))
+	}
+	fn.SetAttr(fn.Context(), ir.ArgAttrsName, fn.Context().Array(elems...))
+}
+
+// reduce shrinks start while test says it stays interesting: each round
+// makes every edit, keeps those that verify and shrink the program,
+// orders them smallest result first (then by edit, so the order is
+// fixed), and tests them `workers` at a time; the first interesting one in
+// that order is taken, and the next round starts from it. It stops when no
+// edit is interesting. The result is deterministic: it does not depend on
+// which test finishes first.
+func reduce(ctx context.Context, file string, start program, test func(context.Context, []byte) (bool, error), workers int,
+	progress func(round int, p program, tested int)) (program, int, error) {
+	cur := start
+	tested := 0
+	for round := 1; ; round++ {
+		type candidate struct {
+			e edit
+			p program
+		}
+		var cands []candidate
+		for i := range cur.ops {
+			for _, c := range []bool{true, false} {
+				e := edit{op: i, cut: c}
+				if p, ok := apply(file, cur, e); ok && (p.ops < cur.ops || len(p.text) < len(cur.text)) {
+					cands = append(cands, candidate{e, p})
+				}
+			}
+		}
+		slices.SortStableFunc(cands, func(a, b candidate) int {
+			if a.p.ops != b.p.ops {
+				return a.p.ops - b.p.ops
+			}
+			return len(a.p.text) - len(b.p.text)
+		})
+		found := -1
+		for at := 0; at < len(cands) && found < 0; at += workers {
+			batch := cands[at:min(at+workers, len(cands))]
+			results := make([]bool, len(batch))
+			errs := make([]error, len(batch))
+			var wg sync.WaitGroup
+			for i := range batch {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					results[i], errs[i] = test(ctx, batch[i].p.text)
+				}()
+			}
+			wg.Wait()
+			tested += len(batch)
+			for i := range batch {
+				if errs[i] != nil {
+					return cur, tested, errs[i]
+				}
+				if results[i] && found < 0 {
+					found = at + i
+				}
+			}
+			if ctx.Err() != nil {
+				return cur, tested, ctx.Err()
+			}
+		}
+		if found < 0 {
+			return cur, tested, nil
+		}
+		cur = cands[found].p
+		if progress != nil {
+			progress(round, cur, tested)
+		}
+	}
+}
