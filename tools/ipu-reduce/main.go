@@ -48,12 +48,12 @@ func main() {
 
 type options struct {
 	output, test, crash, diagnostic, runCmd string
-	testArgs                               []string
-	checkFail                              bool
-	cyclesAbove                            int64
-	jobs                                   int
-	timeout                                time.Duration
-	verbose                                bool
+	testArgs                                []string
+	checkFail                               bool
+	cyclesAbove                             int64
+	jobs                                    int
+	timeout                                 time.Duration
+	verbose                                 bool
 }
 
 // maxInputBytes bounds the program read.
