@@ -76,16 +76,47 @@ func TestEdits(t *testing.T) {
 	}
 	text, _ := print(m)
 	p := program{text: text, ops: 3}
-	cut, ok := apply("t.ipuir", p, edit{op: 1, cut: true})
+	cut, ok := apply("t.ipuir", p, edit{kind: cutOp, at: 1})
 	if !ok || cut.ops != 1 || !strings.Contains(string(cut.text), "tensor.add %arg1, %arg0") {
 		t.Errorf("cut the exp: %v\n%s", ok, cut.text)
 	}
-	ret, ok := apply("t.ipuir", p, edit{op: 1})
+	ret, ok := apply("t.ipuir", p, edit{kind: returnOp, at: 1})
 	if !ok || ret.ops != 2 || !strings.Contains(string(ret.text), "return %1 : tensor<4xf16>") || strings.Contains(string(ret.text), "tensor.add") {
 		t.Errorf("return the exp: %v\n%s", ok, ret.text)
 	}
-	if _, ok := apply("t.ipuir", p, edit{op: 7, cut: true}); ok {
+	if _, ok := apply("t.ipuir", p, edit{kind: cutOp, at: 7}); ok {
 		t.Error("an edit of an op that does not exist applied")
+	}
+	zero, ok := apply("t.ipuir", p, edit{kind: constantOp, at: 1})
+	if !ok || !strings.Contains(string(zero.text), "tensor.constant dense<0.000000e+00> : tensor<4xf16>") || strings.Contains(string(zero.text), "tensor.tanh") ||
+		!strings.Contains(string(zero.text), "(%arg0: tensor<4xf16>) -> tensor<4xf16>") {
+		t.Errorf("the exp as a constant: %v\n%s", ok, zero.text)
+	}
+	// A discardable attribute goes; a function nothing calls goes.
+	two := []byte(`module {
+  func.func @g(%x: tensor<4xf16>) -> tensor<4xf16> {
+    %a = tensor.tanh %x {ipu.stage = 1 : i64} : tensor<4xf16>
+    return %a : tensor<4xf16>
+  }
+  func.func @h() {
+    return
+  }
+}
+`)
+	m2, err := parse("t2.ipuir", two)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text2, _ := print(m2)
+	p2 := program{text: text2, ops: 1}
+	if d, ok := apply("t2.ipuir", p2, edit{kind: dropAttr, at: 0, attr: "ipu.stage"}); !ok || strings.Contains(string(d.text), "ipu.stage") {
+		t.Errorf("drop ipu.stage: %v\n%s", ok, d.text)
+	}
+	if d, ok := apply("t2.ipuir", p2, edit{kind: eraseFunction, at: 1}); !ok || strings.Contains(string(d.text), "@h") {
+		t.Errorf("erase @h: %v\n%s", ok, d.text)
+	}
+	if got := len(edits(m2)); got != 6 {
+		t.Errorf("%d edits of the two functions, want cut, return, constant and drop of the tanh and erase of each function: 6", got)
 	}
 }
 

@@ -5,30 +5,57 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
+	"github.com/ipuir/ipuir/dialects/tensor"
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/parser"
 	"github.com/ipuir/ipuir/printer"
 	"github.com/ipuir/ipuir/registry"
 )
 
-// An edit is one way to make a program smaller, named by the op it is
-// about (its index among the program's reducible ops, in walk order):
-// cutting the op (its results become new arguments of its function, so
-// that what only fed it dies), or returning its results instead of the
-// function's (so that what only came after it dies). Dead ops and unused
-// arguments are removed after every edit.
+// An edit is one way to make a program smaller, named by what it is about
+// (an op's index among the program's reducible ops, in walk order, or a
+// function's among its functions). Dead ops and unused arguments are
+// removed after every edit.
 type edit struct {
-	op  int
-	cut bool // else: return its results
+	kind editKind
+	at   int
+	attr string // dropAttr: the attribute
 }
 
+type editKind int
+
+const (
+	// cutOp: the op's used results become new arguments of its function,
+	// and the op goes, so what only fed it dies.
+	cutOp editKind = iota
+	// returnOp: the function returns the op's results instead of its own,
+	// so what only came after the op dies.
+	returnOp
+	// constantOp: the op's results become zero constants, the function's
+	// signature unchanged.
+	constantOp
+	// dropAttr: the op loses a discardable attribute (one whose name has a
+	// dialect prefix, MLIR's convention: ipu.stage, tiled.constraint, ...).
+	dropAttr
+	// eraseFunction: a function nothing refers to goes.
+	eraseFunction
+)
+
 func (e edit) String() string {
-	if e.cut {
-		return fmt.Sprintf("cut op %d", e.op)
+	switch e.kind {
+	case cutOp:
+		return fmt.Sprintf("cut op %d", e.at)
+	case returnOp:
+		return fmt.Sprintf("return op %d's results", e.at)
+	case constantOp:
+		return fmt.Sprintf("op %d's results as constants", e.at)
+	case dropAttr:
+		return fmt.Sprintf("drop op %d's %s", e.at, e.attr)
 	}
-	return fmt.Sprintf("return op %d's results", e.op)
+	return fmt.Sprintf("erase function %d", e.at)
 }
 
 // program is one state of the reduction: its text and its size.
@@ -85,6 +112,56 @@ func enclosingFunction(op *ir.Operation) *ir.Operation {
 	return nil
 }
 
+// functions are module's function-like ops, in order.
+func functions(module *ir.Operation) []*ir.Operation {
+	var out []*ir.Operation
+	for _, op := range module.Region(0).Front().Ops() {
+		if _, ok := ir.Interface[ir.FunctionLike](op); ok {
+			out = append(out, op)
+		}
+	}
+	return out
+}
+
+// edits are every edit of module.
+func edits(module *ir.Operation) []edit {
+	var out []edit
+	for i, op := range reducible(module) {
+		out = append(out, edit{kind: cutOp, at: i}, edit{kind: returnOp, at: i})
+		if !op.Is(tensor.ConstantOp) && allRankedTensors(op.Results()) {
+			out = append(out, edit{kind: constantOp, at: i})
+		}
+		for _, a := range attrsOf(op) {
+			if strings.Contains(a.Name, ".") {
+				out = append(out, edit{kind: dropAttr, at: i, attr: a.Name})
+			}
+		}
+	}
+	if fns := functions(module); len(fns) > 1 {
+		for i := range fns {
+			out = append(out, edit{kind: eraseFunction, at: i})
+		}
+	}
+	return out
+}
+
+// attrsOf is op's attributes (none: nil).
+func attrsOf(op *ir.Operation) []ir.NamedAttr {
+	if d := op.Attrs(); d != nil {
+		return d.Entries
+	}
+	return nil
+}
+
+func allRankedTensors(vs []*ir.Value) bool {
+	for _, v := range vs {
+		if _, ok := v.Type().(*ir.RankedTensorType); !ok {
+			return false
+		}
+	}
+	return len(vs) > 0
+}
+
 // apply makes the edit on a fresh parse of p and returns the result, or
 // false when the edit does not apply or leaves an invalid program (every
 // candidate verifies before a test sees it).
@@ -93,26 +170,7 @@ func apply(file string, p program, e edit) (program, bool) {
 	if err != nil {
 		return program{}, false
 	}
-	ops := reducible(module)
-	if e.op >= len(ops) {
-		return program{}, false
-	}
-	op := ops[e.op]
-	fn := enclosingFunction(op)
-	fl, _ := ir.Interface[ir.FunctionLike](fn)
-	body := fl.FunctionBody(fn)
-	if op.Block() != body.Front() || len(body.Blocks()) != 1 {
-		return program{}, false // a nested op, or a function of several blocks
-	}
-	if e.cut {
-		if !cut(fn, op) {
-			return program{}, false
-		}
-	} else if !returnResults(fn, op) {
-		return program{}, false
-	}
-	cleanUp(fn)
-	if ir.Verify(module) != nil {
+	if !applyTo(module, e) || ir.Verify(module) != nil {
 		return program{}, false
 	}
 	text, err := print(module)
@@ -122,9 +180,97 @@ func apply(file string, p program, e edit) (program, bool) {
 	return program{text: text, ops: len(reducible(module))}, true
 }
 
+func applyTo(module *ir.Operation, e edit) bool {
+	if e.kind == eraseFunction {
+		fns := functions(module)
+		if e.at >= len(fns) || len(fns) < 2 {
+			return false
+		}
+		if name, ok := ir.SymbolName(fns[e.at]); !ok || referenced(module, name) {
+			return false
+		}
+		fns[e.at].Erase()
+		return true
+	}
+	ops := reducible(module)
+	if e.at >= len(ops) {
+		return false
+	}
+	op := ops[e.at]
+	fn := enclosingFunction(op)
+	fl, _ := ir.Interface[ir.FunctionLike](fn)
+	body := fl.FunctionBody(fn)
+	if op.Block() != body.Front() || len(body.Blocks()) != 1 {
+		return false // a nested op, or a function of several blocks
+	}
+	switch e.kind {
+	case cutOp:
+		cut(fn, op)
+	case returnOp:
+		if !returnResults(fn, op) {
+			return false
+		}
+	case constantOp:
+		if !asConstants(op) {
+			return false
+		}
+	case dropAttr:
+		if op.Attr(e.attr) == nil {
+			return false
+		}
+		op.SetAttr(op.Context(), e.attr, nil)
+	}
+	cleanUp(fn)
+	return true
+}
+
+// referenced reports whether module's text refers to the symbol @name
+// anywhere but its definition.
+func referenced(module *ir.Operation, name string) bool {
+	found := false
+	module.Walk(func(op *ir.Operation) ir.WalkResult {
+		for _, a := range attrsOf(op) {
+			if a.Name == ir.SymbolAttrName {
+				continue
+			}
+			if strings.Contains(ir.AttrString(a.Value), "@"+name) {
+				found = true
+				return ir.WalkInterrupt
+			}
+		}
+		return ir.WalkAdvance
+	})
+	return found
+}
+
+// asConstants replaces op's results with zero constants of their types.
+func asConstants(op *ir.Operation) bool {
+	ctx := op.Context()
+	d := ctx.Dialect(tensor.Name)
+	if d == nil || d.MaterializeConstant == nil {
+		return false
+	}
+	b := ir.NewBuilder(ctx)
+	b.SetInsertionPoint(op)
+	for _, r := range op.Results() {
+		t := r.Type().(*ir.RankedTensorType)
+		size := ir.ElementByteSize(t.ElementType())
+		if size <= 0 {
+			return false
+		}
+		c := d.MaterializeConstant(b, ctx.Dense(t, make([]byte, size)), t, op.Loc())
+		if c == nil {
+			return false
+		}
+		r.ReplaceAllUsesWith(c.Result(0))
+	}
+	op.Erase()
+	return true
+}
+
 // cut replaces op's results, where used, with new arguments of fn, and
 // erases op.
-func cut(fn, op *ir.Operation) bool {
+func cut(fn, op *ir.Operation) {
 	fl, _ := ir.Interface[ir.FunctionLike](fn)
 	block := fl.FunctionBody(fn).Front()
 	ft := fl.FunctionType(fn)
@@ -140,7 +286,6 @@ func cut(fn, op *ir.Operation) bool {
 	fl.SetFunctionType(fn, fn.Context().Function(inputs, ft.Results))
 	growArgAttrs(fn, len(inputs))
 	op.Erase()
-	return true
 }
 
 // returnResults makes fn return op's results instead of what it returned.
@@ -242,13 +387,14 @@ func reduce(ctx context.Context, file string, start program, test func(context.C
 			e edit
 			p program
 		}
+		module, err := parse(file, cur.text)
+		if err != nil {
+			return cur, tested, err
+		}
 		var cands []candidate
-		for i := range cur.ops {
-			for _, c := range []bool{true, false} {
-				e := edit{op: i, cut: c}
-				if p, ok := apply(file, cur, e); ok && (p.ops < cur.ops || len(p.text) < len(cur.text)) {
-					cands = append(cands, candidate{e, p})
-				}
+		for _, e := range edits(module) {
+			if p, ok := apply(file, cur, e); ok && (p.ops < cur.ops || len(p.text) < len(cur.text)) {
+				cands = append(cands, candidate{e, p})
 			}
 		}
 		slices.SortStableFunc(cands, func(a, b candidate) int {
