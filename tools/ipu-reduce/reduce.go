@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/ipuir/ipuir/dialects/tensor"
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/parser"
 	"github.com/ipuir/ipuir/printer"
@@ -34,8 +33,8 @@ const (
 	// returnOp: the function returns the op's results instead of its own,
 	// so what only came after the op dies.
 	returnOp
-	// constantOp: the op's results become zero constants, the function's
-	// signature unchanged.
+	// constantOp: the op's results become zero constants (as its dialect
+	// materialises them), the function's signature unchanged.
 	constantOp
 	// dropAttr: the op loses a discardable attribute (one whose name has a
 	// dialect prefix, MLIR's convention: ipu.stage, tiled.constraint, ...).
@@ -128,7 +127,7 @@ func edits(module *ir.Operation) []edit {
 	var out []edit
 	for i, op := range reducible(module) {
 		out = append(out, edit{kind: cutOp, at: i}, edit{kind: returnOp, at: i})
-		if !op.Is(tensor.ConstantOp) && allRankedTensors(op.Results()) {
+		if !op.HasTrait(ir.TraitConstantLike) && allRankedTensors(op.Results()) {
 			out = append(out, edit{kind: constantOp, at: i})
 		}
 		for _, a := range attrsOf(op) {
@@ -243,10 +242,12 @@ func referenced(module *ir.Operation, name string) bool {
 	return found
 }
 
-// asConstants replaces op's results with zero constants of their types.
+// asConstants replaces op's results with zero constants of their types,
+// as op's dialect materialises constants.
 func asConstants(op *ir.Operation) bool {
 	ctx := op.Context()
-	d := ctx.Dialect(tensor.Name)
+	dialect, _, _ := strings.Cut(op.Name(), ".")
+	d := ctx.Dialect(dialect)
 	if d == nil || d.MaterializeConstant == nil {
 		return false
 	}
