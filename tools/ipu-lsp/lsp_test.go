@@ -234,6 +234,19 @@ func TestProtocol(t *testing.T) {
 		t.Errorf("code actions: %+v", actions)
 	}
 
+	// A --verify-diagnostics test: its expected error is met, so nothing
+	// is reported; an expectation that is not met is.
+	expecting := "// RUN: ipu-opt %s --verify-diagnostics\n" + strings.Replace(broken, "    %b = tensor.tanh %zz", "    // expected-error@+1 {{use of undeclared SSA value name}}\n    %b = tensor.tanh %zz", 1)
+	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": 10}, "contentChanges": []any{map[string]any{"text": expecting}}})
+	if d := c.diagnostics(10); len(d) != 0 {
+		t.Errorf("a met expectation is reported: %v", d)
+	}
+	wrong := strings.Replace(expecting, "{{use of undeclared SSA value name}}", "{{something else}}", 1)
+	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": 11}, "contentChanges": []any{map[string]any{"text": wrong}}})
+	if d := c.diagnostics(11); len(d) != 2 || !strings.Contains(fmt.Sprint(d), "something else") {
+		t.Errorf("an unmet expectation and an unexpected error: %v", d)
+	}
+
 	// Completion: ops after a dialect prefix, passes in a RUN line.
 	withRun := "// RUN: ipu-opt %s --pass-pipeline='builtin.module(can\n" + model
 	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": 3}, "contentChanges": []any{map[string]any{"text": withRun}}})

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -28,6 +29,7 @@ import (
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/registry"
 	"github.com/ipuir/ipuir/target/irtarget"
+	"github.com/ipuir/ipuir/tools/optmain"
 	"github.com/ipuir/ipuir/tools/toolkit"
 )
 
@@ -196,33 +198,38 @@ func (s *lspServer) diagnose(ctx *glsp.Context, uri string, version int32, text 
 	ctx.Notify(protocol.ServerTextDocumentPublishDiagnostics, protocol.PublishDiagnosticsParams{URI: uri, Version: &v, Diagnostics: diags})
 }
 
+// verifyRun finds a RUN line that checks the file's expected-* lines
+// (--verify-diagnostics).
+var verifyRun = regexp.MustCompile(`(?m)^\s*//\s*RUN:.*--?verify-diagnostics`)
+
 // analyze parses and verifies text with the tools' loader: the module's
-// target's verifiers run when it names one.
+// target's verifiers run when it names one. A file a RUN line checks with
+// --verify-diagnostics is checked as ipu-opt checks it: its diagnostics
+// against its expected-* lines, the failures reported.
 func analyze(uri, text string) []protocol.Diagnostic {
 	file := strings.TrimPrefix(uri, "file://")
 	loader := &toolkit.Loader{Setup: registry.RegisterDialects, Env: irtarget.EnvOfModule}
+	out := []protocol.Diagnostic{}
+	if run := verifyRun.FindStringIndex(text); run != nil {
+		marker := ""
+		line, _, _ := strings.Cut(text[run[0]:], "\n")
+		if strings.Contains(line, "split-input-file") {
+			marker = "// -----"
+		}
+		for _, d := range optmain.CheckDiagnostics(loader, file, []byte(text), marker) {
+			out = append(out, toProtocol(text, d))
+		}
+		return out
+	}
 	ctx, err := loader.NewContext()
 	if err != nil {
 		return nil
 	}
 	_, _, err = loader.Parse(ctx, toolkit.Chunk{File: file, Source: []byte(text)})
 	if err == nil {
-		return []protocol.Diagnostic{}
+		return out
 	}
-	var out []protocol.Diagnostic
-	add := func(d *ir.Diagnostic) {
-		line, col := 0, 0
-		if l, ok := d.Loc.(*ir.FileLineColLoc); ok && l.Line > 0 {
-			line, col = l.Line-1, max(l.Col-1, 0)
-		}
-		ix := newIndexOfLine(text, line)
-		sev := protocol.DiagnosticSeverityError
-		if d.Severity == ir.SeverityWarning {
-			sev = protocol.DiagnosticSeverityWarning
-		}
-		src := "ipuir"
-		out = append(out, protocol.Diagnostic{Range: tokenRange(ix, line, col), Severity: &sev, Source: &src, Message: d.Message})
-	}
+	add := func(d *ir.Diagnostic) { out = append(out, toProtocol(text, d)) }
 	var d *ir.Diagnostic
 	var ds interface{ Unwrap() []error }
 	switch {
@@ -240,8 +247,22 @@ func analyze(uri, text string) []protocol.Diagnostic {
 	return out
 }
 
-// newIndexOfLine is the one line of text a diagnostic's range needs.
-func newIndexOfLine(text string, line int) string {
+// toProtocol is d as the protocol has it, on the token at its location.
+func toProtocol(text string, d *ir.Diagnostic) protocol.Diagnostic {
+	line, col := 0, 0
+	if l, ok := d.Loc.(*ir.FileLineColLoc); ok && l.Line > 0 {
+		line, col = l.Line-1, max(l.Col-1, 0)
+	}
+	sev := protocol.DiagnosticSeverityError
+	if d.Severity == ir.SeverityWarning {
+		sev = protocol.DiagnosticSeverityWarning
+	}
+	src := "ipuir"
+	return protocol.Diagnostic{Range: tokenRange(lineOf(text, line), line, col), Severity: &sev, Source: &src, Message: d.Message}
+}
+
+// lineOf is line (0-based) of text.
+func lineOf(text string, line int) string {
 	for i := 0; i < line; i++ {
 		j := strings.IndexByte(text, '\n')
 		if j < 0 {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ipuir/ipuir/ir"
+	"github.com/ipuir/ipuir/tools/toolkit"
 )
 
 // expectation is one `// expected-<severity>[-re][@loc] {{message}}` comment.
@@ -190,5 +191,29 @@ func checkExpectations(ctx *ir.Context, file string, exps []*expectation, got []
 		}
 		return a.Line < b.Line || (a.Line == b.Line && a.Col < b.Col)
 	})
+	return failures
+}
+
+// CheckDiagnostics parses and verifies src, the text of file, as the opt
+// driver does with --verify-diagnostics and no pipeline (split at marker,
+// when not empty): each chunk's diagnostics against its expected-* lines.
+// It returns the failures, unexpected diagnostics and expectations not
+// met, as the driver reports them (for a language server).
+func CheckDiagnostics(loader *toolkit.Loader, file string, src []byte, marker string) []*ir.Diagnostic {
+	var failures []*ir.Diagnostic
+	for _, c := range splitInput(src, marker) {
+		ctx, err := loader.NewContext()
+		if err != nil {
+			return []*ir.Diagnostic{ir.AsDiagnostic(err, nil)}
+		}
+		var diags []*ir.Diagnostic
+		ctx.SetDiagnosticHandler(func(d *ir.Diagnostic) { diags = append(diags, d) })
+		if _, _, err := loader.Parse(ctx, toolkit.Chunk{File: file, Source: c.text, FirstLine: c.firstLine, FirstColumn: c.firstCol}); err != nil {
+			emitError(ctx, err)
+		}
+		exps, bad := parseExpectations(file, string(c.text), c.firstLine, ctx)
+		failures = append(failures, bad...)
+		failures = append(failures, checkExpectations(ctx, file, exps, diags)...)
+	}
 	return failures
 }
