@@ -197,6 +197,15 @@ func TestProtocol(t *testing.T) {
 		t.Errorf("hover on %%b: %q", hover.Contents.Value)
 	}
 
+	// On a value a tiled op defines, its layout alias spelled out.
+	tiledDoc := "file:///t/tiled.ipuir"
+	tiledText := "#layout = #tiled.layout<tile_count = 16>\nmodule {\n  func.func @g(%x: tensor<16xf16, #layout>) -> tensor<16xf16, #layout> {\n    %y = tiled.tanh %x : tensor<16xf16, #layout>\n    return %y : tensor<16xf16, #layout>\n  }\n}\n"
+	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": tiledDoc, "languageId": "ipuir", "version": 1, "text": tiledText}})
+	c.call("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": tiledDoc}, "position": pos(4, 12)}, &hover)
+	if !strings.Contains(hover.Contents.Value, "%y = tiled.tanh %x : tensor<16xf16, #layout>\n#layout = #tiled.layout<tile_count = 16>") {
+		t.Errorf("hover on a tiled value: %q", hover.Contents.Value)
+	}
+
 	var syms []struct {
 		Name string `json:"name"`
 	}

@@ -343,6 +343,19 @@ func (s *lspServer) hover(uri string, p protocol.Position) *protocol.Hover {
 			return nil
 		}
 		text := strings.TrimSpace(doc.index.lines[d.line])
+		// The aliases the line uses (a tiled op's #layout3, #gemm_plan),
+		// spelled out: the layout, plan or placement itself.
+		seen := map[string]bool{}
+		for i := range doc.index.tokens {
+			u := &doc.index.tokens[i]
+			if u.line != d.line || (u.name[0] != '#' && u.name[0] != '!') || seen[u.name] || u.def {
+				continue
+			}
+			seen[u.name] = true
+			if a := doc.index.definition(u); a != nil {
+				text += "\n" + strings.TrimSpace(doc.index.lines[a.line])
+			}
+		}
 		return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: "```mlir\n" + text + "\n```"}}
 	}
 	if int(p.Line) >= len(doc.lines) {
