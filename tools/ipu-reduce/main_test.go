@@ -118,6 +118,24 @@ func TestEdits(t *testing.T) {
 	if got := len(edits(m2)); got != 6 {
 		t.Errorf("%d edits of the two functions, want cut, return, constant and drop of the tanh and erase of each function: 6", got)
 	}
+	// A function of two results returns one.
+	three := []byte(`module {
+  func.func @k(%x: tensor<4xf16>) -> (tensor<4xf16>, tensor<4xf16>) {
+    %a = tensor.tanh %x : tensor<4xf16>
+    %b = tensor.exp %x : tensor<4xf16>
+    return %a, %b : tensor<4xf16>, tensor<4xf16>
+  }
+}
+`)
+	m3, err := parse("t3.ipuir", three)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text3, _ := print(m3)
+	if d, ok := apply("t3.ipuir", program{text: text3, ops: 2}, edit{kind: dropResult, at: 0, attr: "0"}); !ok || d.ops != 1 ||
+		strings.Contains(string(d.text), "tensor.tanh") || !strings.Contains(string(d.text), "-> tensor<4xf16>") {
+		t.Errorf("drop result 0: %v\n%s", ok, d.text)
+	}
 }
 
 func TestUsage(t *testing.T) {

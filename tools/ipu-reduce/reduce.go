@@ -41,6 +41,9 @@ const (
 	dropAttr
 	// eraseFunction: a function nothing refers to goes.
 	eraseFunction
+	// dropResult: a function returns one result fewer (attr holds its
+	// index), so what only fed it dies.
+	dropResult
 )
 
 func (e edit) String() string {
@@ -53,6 +56,9 @@ func (e edit) String() string {
 		return fmt.Sprintf("op %d's results as constants", e.at)
 	case dropAttr:
 		return fmt.Sprintf("drop op %d's %s", e.at, e.attr)
+	}
+	if e.kind == dropResult {
+		return fmt.Sprintf("drop function %d's result %s", e.at, e.attr)
 	}
 	return fmt.Sprintf("erase function %d", e.at)
 }
@@ -136,9 +142,16 @@ func edits(module *ir.Operation) []edit {
 			}
 		}
 	}
-	if fns := functions(module); len(fns) > 1 {
-		for i := range fns {
+	fns := functions(module)
+	for i, fn := range fns {
+		if len(fns) > 1 {
 			out = append(out, edit{kind: eraseFunction, at: i})
+		}
+		fl, _ := ir.Interface[ir.FunctionLike](fn)
+		if n := len(fl.FunctionType(fn).Results); n > 1 {
+			for r := range n {
+				out = append(out, edit{kind: dropResult, at: i, attr: fmt.Sprint(r)})
+			}
 		}
 	}
 	return out
@@ -180,6 +193,13 @@ func apply(file string, p program, e edit) (program, bool) {
 }
 
 func applyTo(module *ir.Operation, e edit) bool {
+	if e.kind == dropResult {
+		fns := functions(module)
+		if e.at >= len(fns) {
+			return false
+		}
+		return dropFunctionResult(fns[e.at], e.attr)
+	}
 	if e.kind == eraseFunction {
 		fns := functions(module)
 		if e.at >= len(fns) || len(fns) < 2 {
@@ -307,6 +327,27 @@ func returnResults(fn, op *ir.Operation) bool {
 	ft := fl.FunctionType(fn)
 	fl.SetFunctionType(fn, fn.Context().Function(ft.Inputs, types))
 	fn.SetAttr(fn.Context(), ir.ResAttrsName, nil)
+	return true
+}
+
+// dropFunctionResult makes fn return all but its result which (an index,
+// as text).
+func dropFunctionResult(fn *ir.Operation, which string) bool {
+	fl, _ := ir.Interface[ir.FunctionLike](fn)
+	body := fl.FunctionBody(fn)
+	if len(body.Blocks()) != 1 {
+		return false
+	}
+	ret := body.Front().Terminator()
+	ft := fl.FunctionType(fn)
+	i := 0
+	if _, err := fmt.Sscan(which, &i); err != nil || ret == nil || i >= len(ft.Results) || ret.NumOperands() != len(ft.Results) {
+		return false
+	}
+	ret.SetOperands(slices.Delete(slices.Clone(ret.Operands()), i, i+1))
+	fl.SetFunctionType(fn, fn.Context().Function(ft.Inputs, slices.Delete(slices.Clone(ft.Results), i, i+1)))
+	fn.SetAttr(fn.Context(), ir.ResAttrsName, nil)
+	cleanUp(fn)
 	return true
 }
 
