@@ -8,7 +8,12 @@ import (
 	"strings"
 	"testing"
 
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/server/temporaltest"
+
 	"github.com/ipuir/ipuir/tools/toolkit"
+	"github.com/ipuir/ipuir/tune/store"
+	"github.com/ipuir/ipuir/tune/temporalengine"
 )
 
 func runTool(args ...string) (int, string, string) {
@@ -73,5 +78,31 @@ func TestTool(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(model); !bytes.Contains(b, []byte("func.func")) {
 		t.Error("the model was overwritten")
+	}
+}
+
+// --engine=temporal: the tool dials the server and runs the search as a
+// workflow on the workers there (one here, in this process, with the
+// store); the same best candidate as the local engine's.
+func TestToolOnTemporal(t *testing.T) {
+	ts := temporaltest.NewServer(temporaltest.WithT(t))
+	dir := t.TempDir()
+	db := filepath.Join(dir, "r.db")
+	st, err := store.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ts.NewWorker(temporalengine.DefaultTaskQueue, func(r worker.Registry) {
+		temporalengine.Register(r, &temporalengine.Activities{Store: st, Worker: "in-test"})
+	})
+	model := "../../../examples/attention-tiny.ipuir"
+	code, out, errs := runTool(model, "--engine=temporal", "--temporal-address", ts.GetFrontendHostPort(), "--namespace", ts.GetDefaultNamespace(),
+		"--store", db, "-o", filepath.Join(dir, "t.json"), "--finalists", "2")
+	if code != 0 || !strings.Contains(out, "tuned: target=test16") || !strings.Contains(out, `best="weights=auto"`) {
+		t.Fatalf("exit %d:\n%s%s", code, out, errs)
+	}
+	if code, _, errs := runTool(model, "--engine=temporal", "--store", db, "-o", filepath.Join(dir, "u.json")); code != 1 || !strings.Contains(errs, "--temporal-address=HOST:PORT names the Temporal server") {
+		t.Errorf("no address: exit %d: %s", code, errs)
 	}
 }
