@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -156,4 +157,45 @@ func TestUsage(t *testing.T) {
 			t.Errorf("ipu-reduce %v: exit %d: %s (want %d, %q)", c.args, code, errs, c.code, c.want)
 		}
 	}
+}
+
+// A program of 3,000 ops is halved at sixteenths until it is small, so a
+// round costs a few dozen candidates, not one per op: it reduces to the
+// one exp in a few hundred tests.
+func TestLargeProgramIsHalvedFirst(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("module {\n  func.func @f(%x: tensor<4xf16>) -> tensor<4xf16> {\n")
+	cur := "%x"
+	for i := range 3000 {
+		op := "tensor.tanh " + cur
+		switch {
+		case i == 1777:
+			op = "tensor.exp " + cur
+		case i%2 == 1:
+			op = "tensor.add " + cur + ", %x"
+		}
+		fmt.Fprintf(&b, "    %%v%d = %s : tensor<4xf16>\n", i, op)
+		cur = fmt.Sprintf("%%v%d", i)
+	}
+	fmt.Fprintf(&b, "    return %s : tensor<4xf16>\n  }\n}\n", cur)
+	file := filepath.Join(t.TempDir(), "big.ipuir")
+	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := parse(file, []byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, _ := print(m)
+	interesting := func(_ context.Context, text []byte) (bool, error) {
+		return bytes.Contains(text, []byte("tensor.exp")), nil
+	}
+	got, tested, err := reduce(context.Background(), file, program{text: text, ops: 3000}, interesting, 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ops != 1 || !bytes.Contains(got.text, []byte("tensor.exp %arg0")) || tested > 1000 {
+		t.Errorf("reduced to %d ops in %d tests:\n%s", got.ops, tested, got.text)
+	}
+	t.Logf("3,000 ops to %d in %d tests", got.ops, tested)
 }

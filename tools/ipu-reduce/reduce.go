@@ -413,6 +413,30 @@ func growArgAttrs(fn *ir.Operation, n int) {
 	fn.SetAttr(fn.Context(), ir.ArgAttrsName, fn.Context().Array(elems...))
 }
 
+// exhaustiveOps is the size below which a round tries every edit; above
+// it, a round tries cuts and returns at sixteenths of the program (the
+// halving of delta debugging), so that each round of a large program costs
+// a few dozen parses, not one per op, until it is small.
+const exhaustiveOps = 400
+
+// sample is the edits a round tries on a program of n ops.
+func sample(all []edit, n int) []edit {
+	if n <= exhaustiveOps {
+		return all
+	}
+	at := map[int]bool{}
+	for i := 1; i < 16; i++ {
+		at[n*i/16] = true
+	}
+	var out []edit
+	for _, e := range all {
+		if (e.kind == cutOp || e.kind == returnOp) && at[e.at] || e.kind == dropResult || e.kind == eraseFunction {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 // reduce shrinks start while test says it stays interesting: each round
 // makes every edit, keeps those that verify and shrink the program,
 // orders them smallest result first (then by edit, so the order is
@@ -434,7 +458,7 @@ func reduce(ctx context.Context, file string, start program, test func(context.C
 			return cur, tested, err
 		}
 		var cands []candidate
-		for _, e := range edits(module) {
+		for _, e := range sample(edits(module), cur.ops) {
 			if p, ok := apply(file, cur, e); ok && (p.ops < cur.ops || len(p.text) < len(cur.text)) {
 				cands = append(cands, candidate{e, p})
 			}
