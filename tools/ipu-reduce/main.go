@@ -78,11 +78,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "OVERVIEW: ipu-reduce: shrink an .ipuir file while a test finds it interesting\n\nUSAGE: ipu-reduce [options] FILE\n\nOPTIONS:\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, ok := toolkit.ParseFlags(fs, args); !ok {
+		return code
 	}
 	if fs.NArg() != 1 {
 		fmt.Fprintln(stderr, "ipu-reduce: give one file to reduce (ipu-reduce --help)")

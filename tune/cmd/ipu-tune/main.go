@@ -14,7 +14,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -118,11 +117,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "USAGE: ipu-tune [options] MODEL.ipuir\n       ipu-tune results [--store=FILE] [--target=T] [MODEL.ipuir]\n       ipu-tune worker --temporal-address=HOST:PORT [--namespace=NS] [--store=FILE] [--workers=N]\n       ipu-tune sweep SPEC.json [-o DIR] [engine and store options]\n       ipu-tune dev-server\n\nOPTIONS:\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, ok := toolkit.ParseFlags(fs, args); !ok {
+		return code
 	}
 	if fs.NArg() != 1 {
 		fmt.Fprintln(stderr, "ipu-tune: give one program to tune (ipu-tune --help)")
@@ -232,11 +228,8 @@ func results(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	storePath := fs.String("store", "ipu-tune.db", "The result database")
 	tg := fs.String("target", "", "Only results for this target")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, ok := toolkit.ParseFlags(fs, args); !ok {
+		return code
 	}
 	source := ""
 	if fs.NArg() > 1 {
@@ -291,11 +284,8 @@ func runWorker(ctx context.Context, args []string, stderr io.Writer) int {
 	storePath := fs.String("store", "", "The result database this worker reads and writes (none: results go back through the workflow)")
 	workers := fs.Int("workers", 1, "Candidates this worker measures at once")
 	heartbeat := fs.Duration("heartbeat-interval", 2*time.Second, "How often a measurement tells the server it is alive (below the sweep's --heartbeat-timeout)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, ok := toolkit.ParseFlags(fs, args); !ok {
+		return code
 	}
 	if fs.NArg() != 0 || *workers < 1 {
 		fmt.Fprintln(stderr, "ipu-tune worker: takes no program, and --workers of at least 1")
@@ -344,11 +334,8 @@ func (quietLogger) Error(string, ...interface{}) {}
 func runDevServer(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("ipu-tune dev-server", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, ok := toolkit.ParseFlags(fs, args); !ok {
+		return code
 	}
 	ts := temporaltest.NewServer()
 	defer ts.Stop()
@@ -385,11 +372,8 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.StringVar(&o.engine, "engine", "local", "local or temporal")
 	fs.IntVar(&o.workers, "workers", 0, "With --engine=local, candidates measured at once (default GOMAXPROCS)")
 	o.temporal.addFlags(fs)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, ok := toolkit.ParseFlags(fs, args); !ok {
+		return code
 	}
 	if fs.NArg() != 1 || (o.engine != "local" && o.engine != "temporal") {
 		fmt.Fprintln(stderr, "ipu-tune sweep: give one SPEC.json, and --engine=local or temporal")
