@@ -199,6 +199,13 @@ func (op *Operation) Successors() []*Block       { return op.successorList() }
 // SetSuccessor replaces successor i.
 func (op *Operation) SetSuccessor(i int, b *Block) { op.successorList()[i] = b }
 
+// EraseSuccessor removes successor i. The operands op passed to it, where
+// its declaration says which (SuccessorOperands), are the caller's to drop:
+// it knows whether the op's verifier counts them.
+func (op *Operation) EraseSuccessor(i int) {
+	op.extra.successors = append(op.extra.successors[:i:i], op.extra.successors[i+1:]...)
+}
+
 // Operands returns the operand values (a fresh slice).
 func (op *Operation) Operands() []*Value {
 	out := make([]*Value, len(op.operands))

@@ -4,15 +4,18 @@
 //	ipu-reduce FILE --test=SCRIPT [--test-arg=ARG ...]   SCRIPT ARG... CANDIDATE exits 1: interesting (mlir-reduce's rule)
 //	ipu-reduce FILE --crash='ipu-opt --pass-pipeline=...' the command crashes on the candidate (a signal, a Go panic or fatal error)
 //	ipu-reduce FILE --diagnostic=REGEX [--run='ipu-opt ...'] its diagnostics match REGEX
-//	ipu-reduce FILE --check-fail                          compiled and run on the simulated device, --check fails
+//	ipu-reduce FILE --check-fail [--rewrite='ipu-opt ...']  compiled (rewritten first) and run on the simulated device, --check fails
 //	ipu-reduce FILE --cycles-above=N                      compiled and run, total_cycles exceeds N
 //
 // Every candidate is parsed and verified before a test sees it. Each round
 // makes every edit of the current program (cut an op, its results becoming
-// function arguments; or return an op's results instead of the function's;
-// then remove what is dead), tests the candidates smallest first, --jobs
-// at a time, and keeps the first interesting one in that order, so the
-// result does not depend on timing. The reduced program goes to -o.
+// function arguments; return an op's results instead of the function's;
+// make an op's results constants; drop an attribute, a function, a
+// function's result, a region's blocks or a block; shrink a tensor
+// dimension everywhere; then remove what is dead), tests the candidates
+// smallest first, --jobs at a time, and keeps the first interesting one in
+// that order, so the result does not depend on timing. The reduced program
+// goes to -o.
 package main
 
 import (
@@ -48,6 +51,8 @@ func main() {
 
 type options struct {
 	output, test, crash, diagnostic, runCmd string
+	rewrite                                 string
+	unregistered                            bool
 	testArgs                                []string
 	checkFail                               bool
 	cyclesAbove                             int64
@@ -70,6 +75,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.diagnostic, "diagnostic", "", "Interesting when the --run command's output on the candidate matches this regular expression (a diagnostic)")
 	fs.StringVar(&o.runCmd, "run", "ipu-opt", "With --diagnostic, the command (split at spaces) run with the candidate's path")
 	fs.BoolVar(&o.checkFail, "check-fail", false, "Interesting when the candidate, compiled (ipu-translate --emit-package) and run on the simulated device (ipu-run --generate gaussian:seed=1 --check), fails its check")
+	fs.StringVar(&o.rewrite, "rewrite", "", "With --check-fail, an ipu-opt-like command (split at spaces) that rewrites the candidate before it is compiled, given --mlir-print-debuginfo, the candidate's path and -o: the rewritten program is checked against the candidate itself (ipu-run --check-against), so a rewrite that changes what the program computes fails")
+	fs.BoolVar(&o.unregistered, "allow-unregistered-dialect", false, "Allow operation with no registered dialects")
 	fs.Int64Var(&o.cyclesAbove, "cycles-above", -1, "Interesting when the candidate, compiled and run, takes more than this many cycles (a performance regression)")
 	fs.IntVarP(&o.jobs, "jobs", "j", runtime.GOMAXPROCS(0), "Candidates tested at once")
 	fs.DurationVar(&o.timeout, "timeout", time.Minute, "How long one test may run before it counts as not interesting")
@@ -90,6 +97,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if on {
 			chosen++
 		}
+	}
+	if o.rewrite != "" && !o.checkFail {
+		fmt.Fprintln(stderr, "ipu-reduce: --rewrite is for --check-fail")
+		return 2
 	}
 	if chosen != 1 || o.jobs < 1 {
 		fmt.Fprintln(stderr, "ipu-reduce: choose one test: --test, --crash, --diagnostic, --check-fail or --cycles-above (and --jobs of at least 1)")
@@ -114,7 +125,8 @@ func reduceFile(ctx context.Context, file string, o options, stdout, stderr io.W
 		return err
 	}
 	defer outs.Abort()
-	module, err := parse(file, src)
+	source := source{file: file, unregistered: o.unregistered}
+	module, err := source.parse(src)
 	if err != nil {
 		return err
 	}
@@ -134,7 +146,7 @@ func reduceFile(ctx context.Context, file string, o options, stdout, stderr io.W
 	if err != nil {
 		return err
 	}
-	start := program{text: text, ops: len(reducible(module))}
+	start := measure(module, text)
 	if ok, err := test(ctx, start.text); err != nil {
 		return err
 	} else if !ok {
@@ -147,7 +159,7 @@ func reduceFile(ctx context.Context, file string, o options, stdout, stderr io.W
 		}
 	}
 	began := time.Now()
-	got, tested, err := reduce(ctx, file, start, test, o.jobs, progress)
+	got, tested, err := reduce(ctx, source, start, test, o.jobs, progress)
 	if err != nil {
 		return err
 	}
@@ -230,13 +242,24 @@ func (o *options) tester(dir string) (func(context.Context, []byte) (bool, error
 			return false, err
 		}
 		defer done()
-		pkg := path + ".ipupkg"
-		if res := o.exec(ctx, []string{"ipu-translate", "--emit-package", path, "-o", pkg}); res.err != nil || res.code != 0 {
+		compiled, pkg := path, path+".ipupkg"
+		if o.rewrite != "" {
+			compiled = path + ".rewritten.ipuir"
+			defer os.Remove(compiled)
+			argv := append(strings.Fields(o.rewrite), "--mlir-print-debuginfo", path, "-o", compiled)
+			if res := o.exec(ctx, argv); res.err != nil || res.code != 0 {
+				return false, res.err // a rewrite that fails is another problem
+			}
+		}
+		if res := o.exec(ctx, []string{"ipu-translate", "--emit-package", compiled, "-o", pkg}); res.err != nil || res.code != 0 {
 			return false, res.err // a candidate that does not compile is not interesting
 		}
 		args := []string{"ipu-run", pkg, "--generate", "gaussian:seed=1", "--lock-dir", dir}
 		if o.checkFail {
 			args = append(args, "--check")
+			if o.rewrite != "" {
+				args = append(args, "--check-against", path)
+			}
 		} else {
 			args = append(args, "--report-cycles")
 		}

@@ -5,23 +5,50 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"regexp"
 	"strings"
 	"sync"
 
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/parser"
+	"github.com/ipuir/ipuir/passes"
 	"github.com/ipuir/ipuir/printer"
 	"github.com/ipuir/ipuir/registry"
 )
 
-// An edit is one way to make a program smaller, named by what it is about
-// (an op's index among the program's reducible ops, in walk order, or a
-// function's among its functions). Dead ops and unused arguments are
-// removed after every edit.
+// source is what every parse of the program being reduced shares: the
+// file's name (for diagnostics) and whether ops of unknown dialects parse
+// (--allow-unregistered-dialect).
+type source struct {
+	file         string
+	unregistered bool
+}
+
+// parse parses text into a fresh context.
+func (s source) parse(text []byte) (*ir.Operation, error) {
+	ctx := registry.NewContext()
+	ctx.AllowUnregisteredDialects = s.unregistered
+	return parser.ParseSourceString(ctx, text, parser.Config{Filename: s.file})
+}
+
+func print(module *ir.Operation) ([]byte, error) {
+	var b bytes.Buffer
+	if err := printer.Print(&b, module, printer.Options{}); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// An edit is one way to make a program smaller, named by what it is about:
+// an op's index among the program's reducible ops (walk order), a block's
+// among the blocks that are not their region's entry, or a function's
+// among its functions. Dead ops, unreachable blocks and unused arguments
+// are removed after every edit.
 type edit struct {
 	kind editKind
 	at   int
-	attr string // dropAttr: the attribute
+	sub  int    // clearRegion: the region; shrinkDim: the new size
+	attr string // dropAttr: the attribute; dropResult: the result; shrinkDim: the size shrunk
 }
 
 type editKind int
@@ -34,7 +61,8 @@ const (
 	// so what only came after the op dies.
 	returnOp
 	// constantOp: the op's results become zero constants (as its dialect
-	// materialises them), the function's signature unchanged.
+	// materialises them), the function's signature unchanged; a constant
+	// of many elements becomes a zero splat (its attribute simplified).
 	constantOp
 	// dropAttr: the op loses a discardable attribute (one whose name has a
 	// dialect prefix, MLIR's convention: ipu.stage, tiled.constraint, ...).
@@ -44,6 +72,25 @@ const (
 	// dropResult: a function returns one result fewer (attr holds its
 	// index), so what only fed it dies.
 	dropResult
+	// clearRegion: an op's region loses all its blocks (an empty region,
+	// where the op's verifier allows one).
+	clearRegion
+	// eraseBlock: a block that is not its region's entry goes, and every
+	// branch to it loses that successor (and the operands it passed);
+	// blocks no longer reachable go with it.
+	eraseBlock
+	// bypassOp: the op's one result is replaced by its operand sub, of the
+	// same type, and the op goes: a link of a chain taken out, which a
+	// cut cannot do inside a region (what fed the op would die with it).
+	bypassOp
+	// hoistRegion: an op of one region of one block, without block
+	// arguments or used results, is replaced by its region's ops (less a
+	// known terminator): the nesting taken out.
+	hoistRegion
+	// shrinkDim: every tensor dimension of size attr becomes sub (1, or
+	// half), in every type of the program: the types simplified, where
+	// the ops' verifiers accept the new shapes.
+	shrinkDim
 )
 
 func (e edit) String() string {
@@ -56,9 +103,18 @@ func (e edit) String() string {
 		return fmt.Sprintf("op %d's results as constants", e.at)
 	case dropAttr:
 		return fmt.Sprintf("drop op %d's %s", e.at, e.attr)
-	}
-	if e.kind == dropResult {
+	case dropResult:
 		return fmt.Sprintf("drop function %d's result %s", e.at, e.attr)
+	case clearRegion:
+		return fmt.Sprintf("clear op %d's region %d", e.at, e.sub)
+	case eraseBlock:
+		return fmt.Sprintf("erase block %d", e.at)
+	case shrinkDim:
+		return fmt.Sprintf("dimensions of %s to %d", e.attr, e.sub)
+	case bypassOp:
+		return fmt.Sprintf("op %d's result as its operand %d", e.at, e.sub)
+	case hoistRegion:
+		return fmt.Sprintf("hoist op %d's region", e.at)
 	}
 	return fmt.Sprintf("erase function %d", e.at)
 }
@@ -66,25 +122,57 @@ func (e edit) String() string {
 // program is one state of the reduction: its text and its size.
 type program struct {
 	text []byte
-	ops  int // reducible ops
+	ops  int   // reducible ops
+	elts int64 // elements of every tensor the program's values hold
 }
 
-// parse parses text into a fresh context.
-func parse(file string, text []byte) (*ir.Operation, error) {
-	ctx := registry.NewContext()
-	return parser.ParseSourceString(ctx, text, parser.Config{Filename: file})
-}
-
-func print(module *ir.Operation) ([]byte, error) {
-	var b bytes.Buffer
-	if err := printer.Print(&b, module, printer.Options{}); err != nil {
-		return nil, err
+// measure is the program of module's text.
+func measure(module *ir.Operation, text []byte) program {
+	p := program{text: text, ops: len(reducible(module))}
+	count := func(v *ir.Value) {
+		if t, ok := v.Type().(*ir.RankedTensorType); ok {
+			n := int64(1)
+			for _, d := range t.Dims {
+				n *= max(d, 1)
+			}
+			p.elts += n
+		}
 	}
-	return b.Bytes(), nil
+	module.Walk(func(op *ir.Operation) ir.WalkResult {
+		for _, r := range op.Regions() {
+			for _, b := range r.Blocks() {
+				for _, a := range b.Arguments() {
+					count(a)
+				}
+			}
+		}
+		for _, r := range op.Results() {
+			count(r)
+		}
+		return ir.WalkAdvance
+	})
+	return p
+}
+
+// compare orders programs by size: fewer ops, then fewer tensor elements,
+// then shorter text. Every step of a reduction is strictly smaller, so it
+// ends.
+func compare(a, b program) int {
+	if a.ops != b.ops {
+		return a.ops - b.ops
+	}
+	if a.elts != b.elts {
+		if a.elts < b.elts {
+			return -1
+		}
+		return 1
+	}
+	return len(a.text) - len(b.text)
 }
 
 // reducible are the ops of module's functions that an edit may remove:
-// every op in a function body but its terminator, in walk order.
+// every op in a function's body, at any depth, but the terminators, in
+// walk order.
 func reducible(module *ir.Operation) []*ir.Operation {
 	var out []*ir.Operation
 	module.Walk(func(op *ir.Operation) ir.WalkResult {
@@ -96,6 +184,24 @@ func reducible(module *ir.Operation) []*ir.Operation {
 			return ir.WalkAdvance
 		}
 		out = append(out, op)
+		return ir.WalkAdvance
+	})
+	return out
+}
+
+// innerBlocks are the blocks of module's functions, at any depth, that are
+// not their region's entry block, in walk order.
+func innerBlocks(module *ir.Operation) []*ir.Block {
+	var out []*ir.Block
+	module.Walk(func(op *ir.Operation) ir.WalkResult {
+		if op == module || enclosingFunction(op) == nil {
+			return ir.WalkAdvance
+		}
+		for _, r := range op.Regions() {
+			for _, b := range r.Blocks()[min(1, r.NumBlocks()):] {
+				out = append(out, b)
+			}
+		}
 		return ir.WalkAdvance
 	})
 	return out
@@ -133,7 +239,7 @@ func edits(module *ir.Operation) []edit {
 	var out []edit
 	for i, op := range reducible(module) {
 		out = append(out, edit{kind: cutOp, at: i}, edit{kind: returnOp, at: i})
-		if !op.HasTrait(ir.TraitConstantLike) && allRankedTensors(op.Results()) {
+		if (!op.HasTrait(ir.TraitConstantLike) || holdsElements(op)) && allRankedTensors(op.Results()) {
 			out = append(out, edit{kind: constantOp, at: i})
 		}
 		for _, a := range attrsOf(op) {
@@ -141,6 +247,22 @@ func edits(module *ir.Operation) []edit {
 				out = append(out, edit{kind: dropAttr, at: i, attr: a.Name})
 			}
 		}
+		for k, in := range op.Operands() {
+			if op.NumResults() == 1 && in.Type() == op.Result(0).Type() {
+				out = append(out, edit{kind: bypassOp, at: i, sub: k})
+			}
+		}
+		for r, region := range op.Regions() {
+			if !region.Empty() {
+				out = append(out, edit{kind: clearRegion, at: i, sub: r})
+			}
+		}
+		if op.NumRegions() == 1 && op.Region(0).NumBlocks() == 1 {
+			out = append(out, edit{kind: hoistRegion, at: i})
+		}
+	}
+	for i := range innerBlocks(module) {
+		out = append(out, edit{kind: eraseBlock, at: i})
 	}
 	fns := functions(module)
 	for i, fn := range fns {
@@ -154,7 +276,80 @@ func edits(module *ir.Operation) []edit {
 			}
 		}
 	}
+	for _, d := range dimensions(module) {
+		out = append(out, edit{kind: shrinkDim, attr: fmt.Sprint(d), sub: 1})
+		if d > 2 && d%2 == 0 {
+			out = append(out, edit{kind: shrinkDim, attr: fmt.Sprint(d), sub: int(d / 2)})
+		}
+	}
 	return out
+}
+
+// dimensions are the sizes above 1 of the dimensions of the tensors
+// module's values hold without an encoding (a laid-out tensor's size is its
+// layout's too, which a text edit cannot follow), smallest first.
+func dimensions(module *ir.Operation) []int64 {
+	seen := map[int64]bool{}
+	add := func(v *ir.Value) {
+		if t, ok := v.Type().(*ir.RankedTensorType); ok && t.Encoding == nil {
+			for _, d := range t.Dims {
+				if d > 1 {
+					seen[d] = true
+				}
+			}
+		}
+	}
+	module.Walk(func(op *ir.Operation) ir.WalkResult {
+		for _, r := range op.Results() {
+			add(r)
+		}
+		for _, r := range op.Regions() {
+			for _, b := range r.Blocks() {
+				for _, a := range b.Arguments() {
+					add(a)
+				}
+			}
+		}
+		return ir.WalkAdvance
+	})
+	out := make([]int64, 0, len(seen))
+	for d := range seen {
+		out = append(out, d)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// tensorDims matches the dimensions of a tensor type in the text ("4x8x"
+// of tensor<4x8xf16>).
+var tensorDims = regexp.MustCompile(`tensor<((?:[0-9]+x)+)`)
+
+// withDimension rewrites every dimension of size from to to in text's
+// tensor types.
+func withDimension(text []byte, from string, to int) []byte {
+	return tensorDims.ReplaceAllFunc(text, func(m []byte) []byte {
+		dims := strings.Split(strings.TrimSuffix(strings.TrimPrefix(string(m), "tensor<"), "x"), "x")
+		for i, d := range dims {
+			if d == from {
+				dims[i] = fmt.Sprint(to)
+			}
+		}
+		return []byte("tensor<" + strings.Join(dims, "x") + "x")
+	})
+}
+
+// holdsElements reports whether op has an attribute of many elements
+// (a constant's value, not a splat), which a zero splat simplifies.
+func holdsElements(op *ir.Operation) bool {
+	for _, a := range attrsOf(op) {
+		if d, ok := a.Value.(*ir.DenseElementsAttr); ok && !d.Splat {
+			return true
+		}
+	}
+	if d, ok := op.Attr("value").(*ir.DenseElementsAttr); ok && !d.Splat {
+		return true
+	}
+	return false
 }
 
 // attrsOf is op's attributes (none: nil).
@@ -177,30 +372,33 @@ func allRankedTensors(vs []*ir.Value) bool {
 // apply makes the edit on a fresh parse of p and returns the result, or
 // false when the edit does not apply or leaves an invalid program (every
 // candidate verifies before a test sees it).
-func apply(file string, p program, e edit) (program, bool) {
-	module, err := parse(file, p.text)
+func (s source) apply(p program, e edit) (program, bool) {
+	text := p.text
+	if e.kind == shrinkDim {
+		text = withDimension(text, e.attr, e.sub)
+	}
+	module, err := s.parse(text)
 	if err != nil {
 		return program{}, false
 	}
-	if !applyTo(module, e) || ir.Verify(module) != nil {
+	if e.kind != shrinkDim && !applyTo(module, e) || ir.Verify(module) != nil {
 		return program{}, false
 	}
-	text, err := print(module)
-	if err != nil {
+	if text, err = print(module); err != nil {
 		return program{}, false
 	}
-	return program{text: text, ops: len(reducible(module))}, true
+	return measure(module, text), true
 }
 
 func applyTo(module *ir.Operation, e edit) bool {
-	if e.kind == dropResult {
+	switch e.kind {
+	case dropResult:
 		fns := functions(module)
 		if e.at >= len(fns) {
 			return false
 		}
 		return dropFunctionResult(fns[e.at], e.attr)
-	}
-	if e.kind == eraseFunction {
+	case eraseFunction:
 		fns := functions(module)
 		if e.at >= len(fns) || len(fns) < 2 {
 			return false
@@ -210,6 +408,17 @@ func applyTo(module *ir.Operation, e edit) bool {
 		}
 		fns[e.at].Erase()
 		return true
+	case eraseBlock:
+		blocks := innerBlocks(module)
+		if e.at >= len(blocks) {
+			return false
+		}
+		fn := enclosingFunction(blocks[e.at].ParentOp())
+		if !removeBlock(blocks[e.at]) {
+			return false
+		}
+		cleanUp(fn)
+		return true
 	}
 	ops := reducible(module)
 	if e.at >= len(ops) {
@@ -217,17 +426,13 @@ func applyTo(module *ir.Operation, e edit) bool {
 	}
 	op := ops[e.at]
 	fn := enclosingFunction(op)
-	fl, _ := ir.Interface[ir.FunctionLike](fn)
-	body := fl.FunctionBody(fn)
-	if op.Block() != body.Front() || len(body.Blocks()) != 1 {
-		return false // a nested op, or a function of several blocks
-	}
 	switch e.kind {
 	case cutOp:
 		cut(fn, op)
 	case returnOp:
-		if !returnResults(fn, op) {
-			return false
+		fl, _ := ir.Interface[ir.FunctionLike](fn)
+		if body := fl.FunctionBody(fn); op.Block() != body.Front() || body.NumBlocks() != 1 || !returnResults(fn, op) {
+			return false // the function's one return must see the op
 		}
 	case constantOp:
 		if !asConstants(op) {
@@ -238,8 +443,93 @@ func applyTo(module *ir.Operation, e edit) bool {
 			return false
 		}
 		op.SetAttr(op.Context(), e.attr, nil)
+	case bypassOp:
+		if op.NumResults() != 1 || e.sub >= op.NumOperands() || op.Operand(e.sub).Type() != op.Result(0).Type() {
+			return false
+		}
+		op.Result(0).ReplaceAllUsesWith(op.Operand(e.sub))
+		op.DropAllReferences()
+		op.Erase()
+	case hoistRegion:
+		if op.NumRegions() != 1 || op.Region(0).NumBlocks() != 1 || op.Region(0).Front().NumArguments() != 0 || !op.UseEmpty() {
+			return false
+		}
+		for _, inner := range op.Region(0).Front().Ops() {
+			if !isTerminator(inner) {
+				inner.MoveBefore(op)
+			}
+		}
+		op.DropAllReferences()
+		op.Erase()
+	case clearRegion:
+		if e.sub >= op.NumRegions() || op.Region(e.sub).Empty() {
+			return false
+		}
+		r := op.Region(e.sub)
+		for _, b := range slices.Backward(r.Blocks()) {
+			if !removeBlock(b) {
+				return false
+			}
+		}
 	}
 	cleanUp(fn)
+	return true
+}
+
+// removeBlock erases b and its ops, and drops it from every branch to it
+// with the operands the branch passed it (where the branch's declaration
+// says which). It refuses a block whose values are used outside it.
+func removeBlock(b *ir.Block) bool {
+	inside := func(user *ir.Operation) bool {
+		for o := user; o != nil; o = o.ParentOp() {
+			if o.Block() == b {
+				return true
+			}
+		}
+		return false
+	}
+	escapes := false
+	use := func(v *ir.Value) {
+		v.Uses(func(u *ir.OpOperand) { escapes = escapes || !inside(u.Owner()) })
+	}
+	for _, a := range b.Arguments() {
+		use(a)
+	}
+	for _, op := range b.Ops() {
+		op.Walk(func(o *ir.Operation) ir.WalkResult {
+			for _, r := range o.Results() {
+				use(r)
+			}
+			return ir.WalkAdvance
+		})
+	}
+	if escapes {
+		return false
+	}
+	r := b.Parent()
+	for _, other := range r.Blocks() {
+		// The last op, not Terminator(): an unknown op may branch.
+		t := other.Last()
+		if other == b || t == nil {
+			continue
+		}
+		for i := t.NumSuccessors() - 1; i >= 0; i-- {
+			if t.Successor(i) != b {
+				continue
+			}
+			if start, n, ok := t.SuccessorOperands(i); ok && n > 0 {
+				t.SetOperands(slices.Delete(t.Operands(), start, start+n))
+			}
+			t.EraseSuccessor(i)
+		}
+	}
+	for _, op := range b.Ops() {
+		op.DropAllReferences()
+	}
+	for _, op := range slices.Backward(b.Ops()) {
+		op.Erase()
+	}
+	r.RemoveBlock(b)
 	return true
 }
 
@@ -351,27 +641,20 @@ func dropFunctionResult(fn *ir.Operation, which string) bool {
 	return true
 }
 
-// cleanUp erases fn's dead ops (no result used; ops here have no other
-// effects) until none is left, then its unused arguments.
+// cleanUp erases fn's dead ops until none is left, its blocks no branch
+// reaches any more, then its unused arguments. A dead op is a registered
+// one whose results are unused (ops of our dialects have no other
+// effects), at any depth; an op of an unknown dialect may be there for an
+// effect, so only an edit of its own removes it.
 func cleanUp(fn *ir.Operation) {
 	fl, _ := ir.Interface[ir.FunctionLike](fn)
-	block := fl.FunctionBody(fn).Front()
 	for changed := true; changed; {
-		changed = false
-		for _, op := range slices.Backward(block.Ops()) {
-			if isTerminator(op) {
-				continue
-			}
-			dead := true
-			for _, r := range op.Results() {
-				dead = dead && !r.HasUses()
-			}
-			if dead {
-				op.Erase()
-				changed = true
-			}
+		changed = passes.SimplifyRegions(ir.NewRewriter(fn.Context(), nil), fn.Regions(), passes.RegionSimplifyNormal)
+		for _, r := range fn.Regions() {
+			changed = eraseDead(r) || changed
 		}
 	}
+	block := fl.FunctionBody(fn).Front()
 	ft := fl.FunctionType(fn)
 	inputs := slices.Clone(ft.Inputs)
 	attrs, _ := fn.Attr(ir.ArgAttrsName).(*ir.ArrayAttr)
@@ -390,6 +673,28 @@ func cleanUp(fn *ir.Operation) {
 	if attrs != nil && keep != nil {
 		fn.SetAttr(fn.Context(), ir.ArgAttrsName, fn.Context().Array(keep...))
 	}
+}
+
+// eraseDead erases the dead registered ops of r and its nested regions,
+// each block's last op first, so that a chain of dead ops goes in one
+// sweep.
+func eraseDead(r *ir.Region) bool {
+	changed := false
+	for _, b := range r.Blocks() {
+		for op := b.Last(); op != nil; {
+			prev := op.Prev()
+			for _, nested := range op.Regions() {
+				changed = eraseDead(nested) || changed
+			}
+			if op.IsRegistered() && !isTerminator(op) && op.UseEmpty() && !ir.IsSymbolOp(op) {
+				op.DropAllReferences()
+				op.Erase()
+				changed = true
+			}
+			op = prev
+		}
+	}
+	return changed
 }
 
 func attrsOr(keep []ir.Attribute, attrs *ir.ArrayAttr) []ir.Attribute {
@@ -444,7 +749,7 @@ func sample(all []edit, n int) []edit {
 // that order is taken, and the next round starts from it. It stops when no
 // edit is interesting. The result is deterministic: it does not depend on
 // which test finishes first.
-func reduce(ctx context.Context, file string, start program, test func(context.Context, []byte) (bool, error), workers int,
+func reduce(ctx context.Context, src source, start program, test func(context.Context, []byte) (bool, error), workers int,
 	progress func(round int, p program, tested int)) (program, int, error) {
 	cur := start
 	tested := 0
@@ -453,22 +758,17 @@ func reduce(ctx context.Context, file string, start program, test func(context.C
 			e edit
 			p program
 		}
-		module, err := parse(file, cur.text)
+		module, err := src.parse(cur.text)
 		if err != nil {
 			return cur, tested, err
 		}
 		var cands []candidate
 		for _, e := range sample(edits(module), cur.ops) {
-			if p, ok := apply(file, cur, e); ok && (p.ops < cur.ops || len(p.text) < len(cur.text)) {
+			if p, ok := src.apply(cur, e); ok && compare(p, cur) < 0 {
 				cands = append(cands, candidate{e, p})
 			}
 		}
-		slices.SortStableFunc(cands, func(a, b candidate) int {
-			if a.p.ops != b.p.ops {
-				return a.p.ops - b.p.ops
-			}
-			return len(a.p.text) - len(b.p.text)
-		})
+		slices.SortStableFunc(cands, func(a, b candidate) int { return compare(a.p, b.p) })
 		found := -1
 		for at := 0; at < len(cands) && found < 0; at += workers {
 			batch := cands[at:min(at+workers, len(cands))]
