@@ -184,7 +184,7 @@ func convertFunction(ctx *ir.Context, fn *ir.Operation, tg *target.Target, log *
 		attrs := []ir.NamedAttr{{Name: tileasm.NameAttr, Value: ctx.String(where[id].name)},
 			{Name: tileasm.LiveAttr, Value: ctx.DenseI64Array(int64(start), liveEnd)},
 			{Name: tileasm.PlacementAttr, Value: tileasm.NewPerTileAttr(ctx, tiles, addresses)}}
-		if i, ok := argIndex[v]; ok {
+		if i, ok := hostInput(v, argIndex); ok {
 			attrs = append(attrs, ir.NamedAttr{Name: tileasm.HostInputAttr, Value: ctx.IntegerAttr(ctx.I(64), int64(i))})
 		}
 		if def := v.DefiningOp(); def != nil && def.Is(tiled.ConstantOp) {
@@ -302,17 +302,20 @@ func placeValues(fn *ir.Operation, tg *target.Target, bufs [][]storage.Buffer, v
 // emitInstruction builds op's tile-asm instruction (instructions) at b,
 // over the buffers bufferOf holds, recording the value of a view.
 func emitInstruction(ctx *ir.Context, b *ir.Builder, op *ir.Operation, tg *target.Target, bufferOf map[*ir.Value]*ir.Value) error {
+	r := instructionFor(op, tg)
+	if r == nil {
+		return op.EmitOpError("has no tile-asm form (run the exchange lowering first)")
+	}
 	ins := make([]*ir.Value, op.NumOperands())
-	for i, v := range op.Operands() {
+	if r.noOperands {
+		ins = nil
+	}
+	for i, v := range op.Operands()[:len(ins)] {
 		m, ok := bufferOf[v]
 		if !ok {
 			return op.EmitOpError("cannot be lowered to tile-asm: operand #%d has no buffer", i)
 		}
 		ins[i] = m
-	}
-	r := instructionFor(op, tg)
-	if r == nil {
-		return op.EmitOpError("has no tile-asm form (run the exchange lowering first)")
 	}
 	if r.to == "" {
 		return nil
@@ -360,8 +363,11 @@ type instruction struct {
 	to   string // the tile-asm op; "" for none (a constant: its buffer holds its value)
 	// kind: the op's name in its dialect becomes the kind attribute (the
 	// movement of a copy or a view).
-	kind   bool
-	keep   []string
+	kind bool
+	// noOperands: the instruction takes only the result's buffer (a load
+	// from streaming memory, whose operand no tile holds).
+	noOperands bool
+	keep       []string
 	derive func(ctx *ir.Context, op *ir.Operation, tg *target.Target) ([]ir.NamedAttr, error)
 	result resultRule
 }
@@ -395,6 +401,7 @@ var instructions = []instruction{
 	{from: movementOps, when: tiled.Aliases, to: tileasm.ViewOpName, kind: true, keep: movementAttrs, result: isView},
 	{from: []*ir.OpDef{exchange.PhaseOp}, to: tileasm.ExchangeOpName, keep: []string{exchange.PhaseAttrName, exchange.TransfersAttrName,
 		exchange.ScheduleAttrName, exchange.SourceOffsetsAttrName, exchange.SourceStridesAttrName}},
+	{from: []*ir.OpDef{tiled.StreamInOp}, to: tileasm.StreamInOpName, noOperands: true},
 	{from: []*ir.OpDef{tiled.MatmulOp}, to: tileasm.AmpOpName, keep: []string{tiled.PlanAttrName, tiled.PartialAttrName}, derive: ampBlocks},
 	{from: []*ir.OpDef{tiled.ElementwiseOp}, to: tileasm.VectorOpName, keep: []string{tiled.FnAttrName}},
 	{from: []*ir.OpDef{tiled.ReduceOp}, to: tileasm.ReduceOpName, keep: []string{tiled.FnAttrName, tiled.AxesAttrName}},
@@ -445,9 +452,20 @@ func placementError(fn *ir.Operation, values []*ir.Value, lists [][]storage.Buff
 	return at.EmitOpError("storage placement: %v", err)
 }
 
+// hostInput is the host input that fills v's buffer: v's own argument
+// index, or for a load from streaming memory (tiled.stream_in), its
+// argument's.
+func hostInput(v *ir.Value, argIndex map[*ir.Value]int) (int, bool) {
+	if def := v.DefiningOp(); def != nil && def.Is(tiled.StreamInOp) {
+		v = def.Operand(0)
+	}
+	i, ok := argIndex[v]
+	return i, ok
+}
+
 // streamedValues are the values whose storage a host stream reads or
-// fills: the arguments, the returned values, and the values a returned
-// view sees (through any chain of views).
+// fills: the arguments, the loads from streaming memory, the returned
+// values, and the values a returned view sees (through any chain of views).
 func streamedValues(entry *ir.Block, tg *target.Target) map[*ir.Value]bool {
 	var results []*ir.Value
 	if term := entry.Last(); term != nil && term.HasTrait(ir.TraitReturnLike) {
@@ -458,6 +476,11 @@ func streamedValues(entry *ir.Block, tg *target.Target) map[*ir.Value]bool {
 	})
 	for _, a := range entry.Arguments() {
 		out[a] = true
+	}
+	for _, op := range entry.Ops() {
+		if op.Is(tiled.StreamInOp) {
+			out[op.Result(0)] = true
+		}
 	}
 	return out
 }

@@ -59,6 +59,19 @@ import (
 // target's support reserve, the exchange tables its plans' operand
 // exchanges take on the busiest tile, which in a stack of layers grow
 // with the layers.
+//
+// When even homes do not fit (weights=auto), the fewest weights go to the
+// chip's streaming memory (tiled.StreamedAttr), largest first, found by
+// bisection: each is loaded by a tiled.stream_in into its reader's plan
+// layout just before the matmul and freed after it, and the plan pays
+// the load (Target.StreamingCycles of every byte its layout stores, some
+// 700 times slower than the exchange: the costliest placement, so the
+// last tried). Only a weight read directly by matmuls (not through a
+// concat of jointly planned weights) is streamed. weights=streamed
+// streams every such weight. A user places a weight by hand with
+// tiled.home, tiled.streamed or tiled.resident (which automatic
+// placement then leaves on the chip, neither home nor streamed); a
+// streamed mark on a value that cannot be streamed is an error.
 type PlanGemms struct {
 	Finalists   int             `pass:"finalists" help:"Number of cheapest candidate plans kept and verified per matmul" default:"4" min:"1"`
 	Constraints string          `pass:"constraints" help:"Plan constraints, ';'-separated, each 'source_operation = N, field = value, ...'"`
@@ -72,6 +85,7 @@ type PlanGemms struct {
 	NumCandidates passes.Statistic `statistic:"num-candidates" help:"Number of candidate plans costed"`
 	NumRejected   passes.Statistic `statistic:"num-rejected" help:"Number of finalists the verifier rejected"`
 	NumHome       passes.Statistic `statistic:"num-home" help:"Number of weights stored in their home layout"`
+	NumStreamed   passes.Statistic `statistic:"num-streamed" help:"Number of weights kept in streaming memory"`
 	NumSearched   passes.Statistic `statistic:"num-searched" help:"Number of plan searches run"`
 	NumRecalled   passes.Statistic `statistic:"num-recalled" help:"Number of plan searches answered by an identical earlier one (the same matmul in another layer, or in another planning)"`
 }
@@ -83,9 +97,10 @@ const (
 	WeightsAuto WeightPlacement = iota
 	WeightsResident
 	WeightsHome
+	WeightsStreamed
 )
 
-var weightPlacementNames = []string{WeightsAuto: "auto", WeightsResident: "resident", WeightsHome: "home"}
+var weightPlacementNames = []string{WeightsAuto: "auto", WeightsResident: "resident", WeightsHome: "home", WeightsStreamed: "streamed"}
 
 func (w *WeightPlacement) String() string { return weightPlacementNames[*w] }
 
@@ -99,9 +114,10 @@ func (w *WeightPlacement) Set(s string) error {
 
 func (*WeightPlacement) Choices() []passes.Choice {
 	return []passes.Choice{
-		{Value: "auto", Help: "Resident when the function's matmuls can be planned so; else the largest home, size by size, until they can."},
+		{Value: "auto", Help: "Resident when the function's matmuls can be planned so; else the largest home, size by size, until they can; else the fewest streamed, largest first."},
 		{Value: "resident", Help: "In the reading plan's layout for the whole program (no exchange)."},
 		{Value: "home", Help: "Stored once in the default layout, exchanged into the plan's layout before each use."},
+		{Value: "streamed", Help: "In the chip's streaming memory, loaded into the plan's layout before each use (weights read directly by matmuls; others resident)."},
 	}
 }
 
@@ -129,8 +145,14 @@ func (p *PlanGemms) Run(module *ir.Operation, pc *passes.PassContext) error {
 	// first asked.
 	memo := plan.NewMemo()
 	for _, fn := range functions(module) {
-		if p.Weights == WeightsHome {
-			p.NumHome.Add(uint64(makeWeightsHome(ctx, fn, 0)))
+		if err := checkStreamed(fn); err != nil {
+			return err
+		}
+		switch p.Weights {
+		case WeightsHome:
+			makeWeightsHome(ctx, fn, 0)
+		case WeightsStreamed:
+			makeWeightsStreamed(ctx, fn, 0)
 		}
 		// Later attempts, with weights home, start from the same
 		// constraints and numbering.
@@ -154,13 +176,98 @@ func (p *PlanGemms) Run(module *ir.Operation, pc *passes.PassContext) error {
 				name, _ := ir.SymbolName(fn)
 				pc.Logger().Info("plan-gemms: resident weights do not fit; planning with the largest home", "function", name,
 					"weights", n, "elements_each_at_least", size, "reason", err.Error())
-				p.NumHome.Add(uint64(n))
 				index, pinned = startIndex, maps.Clone(startPinned)
 				if prog, ops, err = gemmProgram(fn, pinned, &index, tg); err != nil {
 					return err
 				}
 				if choices, err = plan.PlanProgram(prog, tg, opts); err == nil {
 					break
+				}
+			}
+			// Homes are weights held once on the chip; when even those do
+			// not fit, the fewest weights go to streaming memory, largest
+			// first, each loaded just before its reader: the costliest
+			// placement (Target.StreamingCycles, some 700 times slower than
+			// the exchange), so the last one tried. Streaming more frees
+			// more memory, so the fewest are found by bisection.
+			if cands := streamOrder(fn); err != nil && len(cands) > 0 {
+				planWith := func(k int) error {
+					for i, v := range cands {
+						if i < k {
+							setStreamed(ctx, fn, v)
+						} else {
+							ir.SetArgumentAttr(ctx, fn, v.Index(), v.OwnerBlock().NumArguments(), tiled.StreamedAttr, nil)
+							setHomeAttr(ctx, fn, v, ctx.Unit())
+						}
+					}
+					index, pinned = startIndex, maps.Clone(startPinned)
+					var perr error
+					if prog, ops, perr = gemmProgram(fn, pinned, &index, tg); perr != nil {
+						return perr
+					}
+					choices, err = plan.PlanProgram(prog, tg, opts)
+					return nil
+				}
+				if perr := planWith(len(cands)); perr != nil {
+					return perr
+				}
+				if err == nil {
+					lo, hi := 0, len(cands) // the homes alone failed; all streamed plan
+					for hi-lo > 1 {
+						mid := (lo + hi) / 2
+						if perr := planWith(mid); perr != nil {
+							return perr
+						}
+						if err == nil {
+							hi = mid
+						} else {
+							lo = mid
+						}
+					}
+					if perr := planWith(hi); perr != nil {
+						return perr
+					}
+					name, _ := ir.SymbolName(fn)
+					pc.Logger().Info("plan-gemms: home weights do not fit; streaming the fewest, largest first", "function", name,
+						"streamed", hi, "of", len(cands))
+					// What streaming freed may hold some of the homes
+					// resident again (no exchange before each use): the
+					// most of them, in program order, by bisection.
+					homes := entryValues(fn, func(v *ir.Value) bool { return isHome(v) && v.DefiningOp() == nil && readAsWeights(v) })
+					keepResident := func(k int) error {
+						for i, v := range homes {
+							if i < k {
+								setHomeAttr(ctx, fn, v, nil)
+							} else {
+								setHomeAttr(ctx, fn, v, ctx.Unit())
+							}
+						}
+						index, pinned = startIndex, maps.Clone(startPinned)
+						var perr error
+						if prog, ops, perr = gemmProgram(fn, pinned, &index, tg); perr != nil {
+							return perr
+						}
+						choices, err = plan.PlanProgram(prog, tg, opts)
+						return nil
+					}
+					lo, hi = 0, len(homes)+1 // keeping 0 plans; hi-1 is the most to try
+					for hi-lo > 1 {
+						mid := (lo + hi) / 2
+						if perr := keepResident(mid); perr != nil {
+							return perr
+						}
+						if err == nil {
+							lo = mid
+						} else {
+							hi = mid
+						}
+					}
+					if perr := keepResident(lo); perr != nil {
+						return perr
+					}
+					if err != nil {
+						return planError(err, prog, ops)
+					}
 				}
 			}
 		}
@@ -174,7 +281,6 @@ func (p *PlanGemms) Run(module *ir.Operation, pc *passes.PassContext) error {
 		if len(entryValues(fn, isHome)) > 0 {
 			for _, v := range broadcastParameters(fn) {
 				setHomeAttr(ctx, fn, v, ctx.Unit())
-				p.NumHome.Inc()
 			}
 		}
 		// Homes stored the way their first reader's plan cuts them, then
@@ -198,6 +304,8 @@ func (p *PlanGemms) Run(module *ir.Operation, pc *passes.PassContext) error {
 				pc.Logger().Info("plan-gemms: homes cut as their plans read them do not plan; keeping the default homes", "reason", err.Error())
 			}
 		}
+		p.NumHome.Add(uint64(len(entryValues(fn, isHome))))
+		p.NumStreamed.Add(uint64(len(entryValues(fn, isStreamed))))
 		for i, c := range choices {
 			ops[i].SetAttr(ctx, tiled.PlanAnnotation, tiled.NewGemmPlanAttr(ctx, c.Plan))
 			ops[i].SetAttr(ctx, tiled.EstimateAnnotation, tiled.NewEstimateAttr(ctx, c.Estimate))
@@ -234,7 +342,7 @@ func residentWeights(fn *ir.Operation) []*ir.Value {
 	return entryValues(fn, func(v *ir.Value) bool {
 		def := v.DefiningOp()
 		if def == nil {
-			return isResident(v)
+			return isResident(v) && !pinnedResident(v)
 		}
 		if !def.Is(tensor.ConstantOp) || !isResident(v) || !readAsWeights(v) {
 			return false
@@ -242,6 +350,64 @@ func residentWeights(fn *ir.Operation) []*ir.Value {
 		d, ok := def.Attr("value").(*ir.DenseElementsAttr)
 		return !ok || !d.Splat
 	})
+}
+
+// checkStreamed refuses a streamed argument (tiled.StreamedAttr) that
+// cannot be: one read otherwise than directly as matmuls' right operand,
+// or also marked home or resident.
+func checkStreamed(fn *ir.Operation) error {
+	for _, v := range entryValues(fn, isStreamed) {
+		switch {
+		case !streamable(v):
+			return fn.EmitOpError("argument #%d is marked '%s', but only a weight read directly by matmuls as their right operand can be streamed", v.Index(), tiled.StreamedAttr)
+		case isHome(v) || pinnedResident(v):
+			return fn.EmitOpError("argument #%d is marked '%s' and also '%s' or '%s': a weight has one place", v.Index(), tiled.StreamedAttr, tiled.HomeAttr, tiled.ResidentAttr)
+		}
+	}
+	return nil
+}
+
+// streamableWeights are fn's arguments that may be streamed (streamable)
+// and are not yet, nor pinned to tile memory.
+func streamableWeights(fn *ir.Operation) []*ir.Value {
+	return entryValues(fn, func(v *ir.Value) bool { return streamable(v) && !isStreamed(v) && !pinnedResident(v) })
+}
+
+// streamOrder is fn's streamable weights in the order automatic placement
+// streams them: largest first, and among equals the one read last first.
+// A weight on the chip holds its memory from the program's start to its
+// reader, so streaming a late layer's frees memory for every layer before
+// it, and an early layer's hardly any.
+func streamOrder(fn *ir.Operation) []*ir.Value {
+	vs := streamableWeights(fn)
+	firstRead := map[*ir.Value]int{}
+	for i, op := range fn.Region(0).Front().Ops() {
+		for _, v := range op.Operands() {
+			if _, seen := firstRead[v]; !seen {
+				firstRead[v] = i
+			}
+		}
+	}
+	slices.SortStableFunc(vs, func(a, b *ir.Value) int {
+		if d := elements(b) - elements(a); d != 0 {
+			return int(max(min(d, 1), -1))
+		}
+		return firstRead[b] - firstRead[a]
+	})
+	return vs
+}
+
+// makeWeightsStreamed marks fn's streamable weights of at least
+// minElements elements streamed; it returns how many.
+func makeWeightsStreamed(ctx *ir.Context, fn *ir.Operation, minElements int64) int {
+	n := 0
+	for _, v := range streamableWeights(fn) {
+		if elements(v) >= minElements {
+			setStreamed(ctx, fn, v)
+			n++
+		}
+	}
+	return n
 }
 
 // broadcastParameters are fn's arguments and non-splat constants, not
@@ -420,12 +586,12 @@ func gemmProgram(fn *ir.Operation, pinned map[int]*layout.GemmConstraint, index 
 	}
 	operand := func(v *ir.Value) plan.Operand {
 		root, chain := derivationRoot(v)
-		o := plan.Operand{Resident: isResident(root), Home: isHome(root), Value: id(root), Derive: deriveThrough(chain, tg)}
+		o := plan.Operand{Resident: isResident(root), Home: isHome(root), Streamed: isStreamed(root), Value: id(root), Derive: deriveThrough(chain, tg)}
 		if l, ok := homes[root]; ok {
 			o.Source = &l // where tiled-assign-layouts stores it
 			return o
 		}
-		if root.DefiningOp() == nil && !o.Resident {
+		if root.DefiningOp() == nil && !o.Resident && !o.Streamed {
 			if rt, ok := root.Type().(*ir.RankedTensorType); ok {
 				if l, err := layout.DefaultLayout(rt.Dims, tg); err == nil {
 					o.Source = &l // where tiled-assign-layouts puts an argument

@@ -345,8 +345,8 @@ func (a *layoutAssigner) setDefault(v *ir.Value, at *ir.Operation) error {
 }
 
 func (a *layoutAssigner) assignArgument(arg *ir.Value) error {
-	if _, ok := arg.Type().(*ir.RankedTensorType); !ok {
-		return nil
+	if _, ok := arg.Type().(*ir.RankedTensorType); !ok || isStreamed(arg) {
+		return nil // a streamed weight is in no tile's memory
 	}
 	if isResident(arg) {
 		if l := a.commonRequirement(arg); l != nil {
@@ -550,7 +550,9 @@ func (a *layoutAssigner) commonRequirement(v *ir.Value) *tiled.LayoutAttr {
 // relayout returns v in layout l for user: a tiled.relayout after v's
 // definition, or for a constant, the constant placed in l. A weight in its
 // home layout (tiled.HomeAttr) is brought over just before its first
-// user instead, so that the copy lives only around its use.
+// user instead, so that the copy lives only around its use, and a
+// streamed weight (tiled.StreamedAttr) is loaded from streaming memory
+// just before each reader (tiled.stream_in).
 func (a *layoutAssigner) relayout(v *ir.Value, l *tiled.LayoutAttr, user *ir.Operation) *ir.Value {
 	key := relayoutKey{v, l}
 	if r, ok := a.relayouts[key]; ok {
@@ -558,6 +560,15 @@ func (a *layoutAssigner) relayout(v *ir.Value, l *tiled.LayoutAttr, user *ir.Ope
 	}
 	b := ir.NewBuilder(a.ctx)
 	def := v.DefiningOp()
+	rt := v.Type().(*ir.RankedTensorType)
+	if isStreamed(v) {
+		// Loaded from streaming memory just before its reader, for each
+		// reader: the copy lives only around its use.
+		b.SetInsertionPoint(user)
+		a.numRelayouts++
+		return b.Create(&ir.OperationState{Name: tiled.StreamInOpName, Loc: v.Loc(), Operands: []*ir.Value{v},
+			ResultTypes: []ir.Type{a.ctx.TensorWithEncoding(rt.Dims, rt.Elem, l)}}).Result(0)
+	}
 	switch {
 	case isHome(v) && user.Block() == v.OwnerBlock():
 		b.SetInsertionPoint(user) // users are visited in program order
@@ -566,7 +577,6 @@ func (a *layoutAssigner) relayout(v *ir.Value, l *tiled.LayoutAttr, user *ir.Ope
 	default:
 		b.SetInsertionPointToStart(v.OwnerBlock())
 	}
-	rt := v.Type().(*ir.RankedTensorType)
 	st := &ir.OperationState{Name: tiled.RelayoutOpName, Loc: v.Loc(), Operands: []*ir.Value{v},
 		ResultTypes: []ir.Type{a.ctx.TensorWithEncoding(rt.Dims, rt.Elem, l)}}
 	if def != nil && def.Is(tensor.ConstantOp, tensor.SplatOp) && !isHome(v) {

@@ -59,10 +59,43 @@ func isResident(v *ir.Value) bool {
 		return def.Is(tensor.ConstantOp) && !isHome(v)
 	}
 	blk := v.OwnerBlock()
-	if blk == nil || !ir.Implements[ir.FunctionLike](blk.ParentOp()) || isHome(v) {
+	if blk == nil || !ir.Implements[ir.FunctionLike](blk.ParentOp()) || isHome(v) || isStreamed(v) {
 		return false
 	}
 	return readAsWeights(v)
+}
+
+// isStreamed reports whether v is a function argument kept in streaming
+// memory (tiled.StreamedAttr).
+func isStreamed(v *ir.Value) bool { return tiled.IsStreamedArgument(v) }
+
+// pinnedResident reports whether v is a function argument the user keeps
+// in tile memory (tiled.ResidentAttr): automatic placement leaves it.
+func pinnedResident(v *ir.Value) bool {
+	blk := v.OwnerBlock()
+	return v.DefiningOp() == nil && blk != nil && blk.ParentOp() != nil && ir.ArgumentAttr(blk.ParentOp(), v.Index(), tiled.ResidentAttr) != nil
+}
+
+// streamable reports whether v may be streamed: an argument of fn's entry
+// block read only as matmuls' right operand, directly (a weight read
+// through a concat, the parts of a jointly planned matmul, is placed as
+// the concat is, on the tiles).
+func streamable(v *ir.Value) bool {
+	blk := v.OwnerBlock()
+	if v.DefiningOp() != nil || blk == nil || blk.ParentOp() == nil || !ir.Implements[ir.FunctionLike](blk.ParentOp()) ||
+		blk.Parent().Front() != blk || !v.HasUses() {
+		return false
+	}
+	ok := true
+	v.Uses(func(u *ir.OpOperand) { ok = ok && isMatmul(u.Owner()) && u.Index() == 1 })
+	return ok
+}
+
+// setStreamed marks fn's argument v streamed (and no longer home).
+func setStreamed(ctx *ir.Context, fn *ir.Operation, v *ir.Value) {
+	n := v.OwnerBlock().NumArguments()
+	ir.SetArgumentAttr(ctx, fn, v.Index(), n, tiled.HomeAttr, nil)
+	ir.SetArgumentAttr(ctx, fn, v.Index(), n, tiled.StreamedAttr, ctx.Unit())
 }
 
 // isHome reports whether v, a function argument or a constant, is stored

@@ -27,6 +27,8 @@ import (
 //   - tiled.relayout between layouts that distribute differently: one
 //     phase (between layouts that distribute alike it is a local copy and
 //     stays);
+//   - tiled.stream_in: a sync, then the load from the chip's streaming
+//     memory in the place of the superstep's exchange;
 //   - tiled.slice and tiled.concat that do not take whole shards: one
 //     phase, reading each source through its offset and stride;
 //   - tiled.combine: a phase gathering every partial a result tile needs,
@@ -95,7 +97,7 @@ func numberSupersteps(module *ir.Operation, ctx *ir.Context) {
 			switch {
 			case op.Is(exchange.SyncOp):
 				step++
-			case op.Is(exchange.PhaseOp):
+			case op.Is(exchange.PhaseOp, tiled.StreamInOp):
 				op.SetAttr(ctx, exchange.SuperstepAttr, ctx.IntegerAttr(ctx.I(64), step-1))
 			case op.Def() != nil && op.Def().Dialect() == tiled.Dialect:
 				op.SetAttr(ctx, exchange.SuperstepAttr, ctx.IntegerAttr(ctx.I(64), step))
@@ -123,6 +125,7 @@ var lowerings = []struct {
 	lower func(*lowering, *ir.Operation) error
 }{
 	{tiled.RelayoutOp, (*lowering).lowerRelayout},
+	{tiled.StreamInOp, (*lowering).lowerStreamIn},
 	{tiled.SliceOp, (*lowering).lowerSliceOrConcat},
 	{tiled.ConcatOp, (*lowering).lowerSliceOrConcat},
 	{tiled.CombineOp, func(l *lowering, op *ir.Operation) error { _, err := l.lowerCombine(op, nil); return err }},
@@ -139,6 +142,17 @@ func (l *lowering) lowerRelayout(op *ir.Operation) error {
 	}
 	_, err := l.replaceByPhase(op, op.Operands(), nil)
 	return err
+}
+
+// lowerStreamIn: an exchange of its own after a sync, with the chip's
+// streaming memory rather than between tiles, in which no tile computes
+// (the target's default: streaming and compute take turns); what it loads
+// is there for the next superstep's readers.
+func (l *lowering) lowerStreamIn(op *ir.Operation) error {
+	b := ir.NewBuilder(l.ctx)
+	b.SetInsertionPoint(op)
+	b.Create(&ir.OperationState{Name: exchange.SyncOpName, Loc: op.Loc()})
+	return nil
 }
 
 // lowerSliceOrConcat: a phase, unless each result shard is a whole shard

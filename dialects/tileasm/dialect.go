@@ -50,6 +50,7 @@ const (
 	ReduceOpName   = "tileasm.reduce"
 	CopyOpName     = "tileasm.copy"
 	ExchangeOpName = "tileasm.exchange"
+	StreamInOpName = "tileasm.stream_in"
 	SyncOpName     = "tileasm.sync"
 	MemoryOpName   = "tileasm.memory"
 )
@@ -95,7 +96,8 @@ var (
 		Description: "The result type's layout says which tiles hold which shard; `placement` gives the " +
 			"buffer's address on each of them, `live` the steps [start, end) in which it holds data " +
 			"(end -1: to the program's end). `host_input` names the host stream that fills it before the " +
-			"program (such a buffer is live from step 0 and no instruction writes it); the host reads the " +
+			"program (such a buffer is live from step 0 and no instruction writes it), or, for a weight in " +
+			"streaming memory, the stream a tileasm.stream_in loads into it (live from that instruction's step); the host reads the " +
 			"output streams from the buffers and views the function returns. `init` is a constant's value: a splat is one element " +
 			"per tile, written when the buffer becomes live, any other value is loaded with the program " +
 			"(and is live from superstep 0). The verifier checks that the placement covers exactly the tiles of the layout and " +
@@ -200,6 +202,30 @@ var (
 		VerifyEnv:      verifyExchange,
 	}
 
+	// StreamInOp is tileasm.stream_in.
+	StreamInOp = &ir.OpDef{
+		Name:    StreamInOpName,
+		Summary: "Loads a host input from the chip's streaming memory into its buffer.",
+		Description: "The operand is the buffer of a host input that the host writes to the chip's streaming " +
+			"memory rather than to tiles (a weight of tiled.stream_in): the instruction fills every piece " +
+			"of it, in the place of its superstep's exchange, and the buffer is live from this " +
+			"instruction's step. It takes as long as the target's streaming transfer of the bytes it " +
+			"writes (Target.StreamingCycles).",
+		Example:        "tileasm.stream_in %3 {superstep = 1 : i64} : tensor<128x256xf16, #layout>",
+		Operands:       []ir.ValueDef{buffers},
+		Attributes:     []ir.AttrDef{superstep},
+		AssemblyFormat: "$buffers attr-dict `:` type($buffers)",
+		Verify: func(op *ir.Operation) error {
+			if op.NumOperands() != 1 {
+				return fmt.Errorf("takes one buffer, the input it fills; got %d", op.NumOperands())
+			}
+			if def := op.Operand(0).DefiningOp(); def == nil || !def.Is(BufferOp) || def.Attr(HostInputAttr) == nil {
+				return fmt.Errorf("fills a buffer that is a host input (host_input)")
+			}
+			return nil
+		},
+	}
+
 	// SyncOp is tileasm.sync.
 	SyncOp = &ir.OpDef{
 		Name:           SyncOpName,
@@ -231,7 +257,7 @@ var Dialect = &ir.Dialect{
 	Summary: "Per-tile programs with placed storage: buffers, instructions, exchanges, syncs.",
 	Description: "Step 4 of the lowering pipeline: one body for all tiles, per-tile addresses and sizes as " +
 		"run-length data, support memory (code, exchange tables) placed first.",
-	Ops: []*ir.OpDef{BufferOp, ViewOp, AmpOp, VectorOp, ReduceOp, CopyOp, ExchangeOp, SyncOp, MemoryOp},
+	Ops: []*ir.OpDef{BufferOp, ViewOp, AmpOp, VectorOp, ReduceOp, CopyOp, ExchangeOp, StreamInOp, SyncOp, MemoryOp},
 	Attrs: []*ir.AttrDecl{
 		{Mnemonic: PerTileMnemonic, Summary: "An integer per tile, run-length encoded (see PerTileAttr).",
 			Syntax: "#tileasm.per_tile<[[first_tile, last_tile, value], ...]>", Parse: parsePerTile},
@@ -448,7 +474,7 @@ func verifyMemory(op *ir.Operation, env *ir.Env) error {
 // IsInstruction says whether op is one of the program's steps: an
 // instruction (it runs in a superstep).
 func IsInstruction(op *ir.Operation) bool {
-	return op.Is(AmpOp, VectorOp, ReduceOp, CopyOp, ExchangeOp)
+	return op.Is(AmpOp, VectorOp, ReduceOp, CopyOp, ExchangeOp, StreamInOp)
 }
 
 // checkLiveAtUses checks that every buffer an instruction reads or writes

@@ -190,7 +190,7 @@ func checkSupersteps(memory *ir.Operation) error {
 			steps = append(steps, bsp.Step{Kind: bsp.Sync})
 		case IsInstruction(op):
 			kind := bsp.Compute
-			if op.Is(ExchangeOp) {
+			if op.Is(ExchangeOp, StreamInOp) {
 				kind = bsp.Exchange
 			}
 			steps = append(steps, bsp.Step{Kind: kind, Superstep: op.Attr(SuperstepAttr).(*ir.IntegerAttr).Int})
@@ -210,12 +210,30 @@ func checkSupersteps(memory *ir.Operation) error {
 }
 
 // checkStreams checks the host streams: the host inputs are numbered 0 to
-// n-1, each once, and fill buffers that no instruction writes; every
+// n-1, each once, and fill buffers that no instruction writes but the one
+// stream_in that loads a weight from streaming memory; every
 // instruction writes a buffer (not a view, a constant or an input); and
 // the function's results, which the host reads, live to the program's
 // end.
 func checkStreams(memory *ir.Operation) error {
 	block := memory.Block()
+	// The inputs loaded from streaming memory, each by one stream_in, at
+	// its step.
+	loadedAt := map[*ir.Operation]int{}
+	step := 0
+	for _, op := range block.Ops() {
+		if !IsInstruction(op) {
+			continue
+		}
+		if op.Is(StreamInOp) {
+			buf := op.Operand(0).DefiningOp()
+			if _, twice := loadedAt[buf]; twice {
+				return op.EmitOpError("loads buffer %s, which an earlier stream_in loaded", buf.Attr(NameAttr).(*ir.StringAttr).Val)
+			}
+			loadedAt[buf] = step
+		}
+		step++
+	}
 	inputs := map[int64]*ir.Operation{}
 	for _, op := range block.Ops() {
 		if !op.Is(BufferOp) {
@@ -226,7 +244,11 @@ func checkStreams(memory *ir.Operation) error {
 				return op.EmitOpError("is host input %d, and so is %s", a.Int, prev.Attr(NameAttr).(*ir.StringAttr).Val)
 			}
 			inputs[a.Int] = op
-			if start, _ := Live(op); start != 0 {
+			if at, loaded := loadedAt[op]; loaded {
+				if start, _ := Live(op); start != at {
+					return op.EmitOpError("is host input %d, which a stream_in loads at step %d, but it is live from step %d", a.Int, at, start)
+				}
+			} else if start, _ := Live(op); start != 0 {
 				return op.EmitOpError("is host input %d, which the host fills before the program, but it is live only from step %d", a.Int, start)
 			}
 		}
@@ -246,7 +268,7 @@ func checkStreams(memory *ir.Operation) error {
 			return op.EmitOpError("writes a value that is not a buffer (the last operand is the output; a view has no storage of its own)")
 		case out.Attr(InitAttr) != nil:
 			return op.EmitOpError("writes buffer %s, which is a constant", out.Attr(NameAttr).(*ir.StringAttr).Val)
-		case out.Attr(HostInputAttr) != nil:
+		case out.Attr(HostInputAttr) != nil && !op.Is(StreamInOp):
 			return op.EmitOpError("writes buffer %s, which is host input %d: the host fills an input, and no instruction writes it",
 				out.Attr(NameAttr).(*ir.StringAttr).Val, out.Attr(HostInputAttr).(*ir.IntegerAttr).Int)
 		}

@@ -40,6 +40,19 @@ const (
 	// pieces). plan-gemms sets it when resident weights do not fit; a user
 	// may set it by hand.
 	HomeAttr = "tiled.home"
+	// StreamedAttr, on a function argument read only as matmul weights
+	// (`%w: tensor<...> {tiled.streamed}`), keeps the weight in the chip's
+	// streaming memory rather than in tile memory: the host writes it
+	// there, and a tiled.stream_in loads it into its reader's layout just
+	// before the read, the copy freed after it. plan-gemms sets it when
+	// even home weights do not fit (or for every weight with
+	// weights=streamed); a user may set it by hand, and ResidentAttr
+	// keeps a weight on the chip.
+	StreamedAttr = "tiled.streamed"
+	// ResidentAttr, on a function argument read as weights, keeps it in
+	// tile memory: plan-gemms' automatic placement makes it neither home
+	// nor streamed.
+	ResidentAttr = "tiled.resident"
 )
 
 // Dialect is the tiled dialect, declared once and registered in each
@@ -53,7 +66,7 @@ var Dialect = &ir.Dialect{
 		"layouts the plan gives them. tiled.constant, tiled.elementwise, tiled.broadcast, " +
 		"tiled.reduce, tiled.transpose and tiled.reshape work on each tile's own shards; " +
 		"tiled.combine reduces partial results across tiles in one exchange phase.",
-	Ops: []*ir.OpDef{RelayoutOp, ShardOp, ViewOp, MatmulOp, ConstantOp, ElementwiseOp, BroadcastOp, ReduceOp,
+	Ops: []*ir.OpDef{RelayoutOp, StreamInOp, ShardOp, ViewOp, MatmulOp, ConstantOp, ElementwiseOp, BroadcastOp, ReduceOp,
 		CombineOp, TransposeOp, ReshapeOp, SliceOp, ConcatOp},
 	Attrs: []*ir.AttrDecl{
 		{Mnemonic: LayoutMnemonic, Summary: "A tensor's distribution over tiles (see LayoutAttr).",

@@ -13,7 +13,7 @@ import (
 )
 
 // The cost model of the ops other than tiled.matmul (whose plan the
-// planner in package plan costs). Every op runs in BSP supersteps that all
+// planner in package plan costs) and tiled.stream_in (estimateStreamIn). Every op runs in BSP supersteps that all
 // tiles go through alike, so an op costs what its busiest tile spends:
 //
 //   - local ops (elementwise, broadcast, reduce, and a transpose or reshape
@@ -40,6 +40,15 @@ func EstimateOp(op *ir.Operation, tg *target.Target) (Estimate, error) {
 	// An op whose result is its operands' memory seen anew holds that
 	// memory once: a broadcast view its input, any other alias its result.
 	alias := Aliases(op, tg)
+	if op.Is(StreamInOp) {
+		// The input is in streaming memory: no tile holds it.
+		err := addShardBytes(&e, op.Result(0), tg)
+		if err == nil {
+			err = estimateStreamIn(&e, op, tg)
+		}
+		e.Total()
+		return e, err
+	}
 	if !alias || op.Is(BroadcastOp) {
 		for _, v := range op.Operands() {
 			if err := addShardBytes(&e, v, tg); err != nil {
@@ -92,6 +101,22 @@ func EstimateOp(op *ir.Operation, tg *target.Target) (Estimate, error) {
 	}
 	e.Total()
 	return e, err
+}
+
+// estimateStreamIn prices a load from streaming memory: an exchange after a
+// sync, as long as the target's streaming transfer of the bytes it writes
+// into tiles. The chip does not compute
+// meanwhile (the default the PopART guide states for streaming memory).
+func estimateStreamIn(e *Estimate, op *ir.Operation, tg *target.Target) error {
+	bytes, err := StreamedBytes(op.Result(0), tg)
+	if err != nil {
+		return err
+	}
+	if e.ExchangeCycles, err = tg.StreamingCycles(bytes); err != nil {
+		return err
+	}
+	e.SyncCycles = int64(tg.SyncCycles)
+	return nil
 }
 
 // Aliases reports whether op's result is its operands' memory seen anew:

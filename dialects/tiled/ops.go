@@ -16,6 +16,7 @@ import (
 // Op names of the dialect.
 const (
 	RelayoutOpName = "tiled.relayout"
+	StreamInOpName = "tiled.stream_in"
 	ShardOpName    = "tiled.shard"
 	ViewOpName     = "tiled.view"
 	MatmulOpName   = "tiled.matmul"
@@ -70,6 +71,22 @@ var (
 		Traits:         ir.TraitPure,
 		AssemblyFormat: "$input attr-dict `:` type($input) `->` type($result)",
 		VerifyEnv:      verifyRelayout,
+	}
+
+	// StreamInOp is tiled.stream_in.
+	StreamInOp = &ir.OpDef{
+		Name:    StreamInOpName,
+		Summary: "Loads a weight from the chip's streaming memory into a layout.",
+		Description: "The input is a function argument marked tiled.streamed, which the host writes to the " +
+			"chip's streaming memory (it has no layout: no tile holds it); the result holds its values " +
+			"in the result type's #tiled.layout, from this op until its last reader. The load takes " +
+			"the place of an exchange phase, after a sync, as long as the target's streaming transfer " +
+			"of every byte the layout stores (each replica's shard included): Target.StreamingCycles.",
+		Example:        "%1 = tiled.stream_in %w : tensor<1152x4304xf16> -> tensor<1152x4304xf16, #layout>",
+		Operands:       []ir.ValueDef{{Name: "input", Type: LocalTensor}},
+		Results:        []ir.ValueDef{{Name: "result", Type: LaidOutTensor}},
+		AssemblyFormat: "$input attr-dict `:` type($input) `->` type($result)",
+		VerifyEnv:      verifyStreamIn,
 	}
 
 	// ShardOp is tiled.shard.
@@ -197,6 +214,50 @@ func verifyRelayout(op *ir.Operation, env *ir.Env) error {
 	}
 	_, err := layoutOfValue(env, op.Result(0), "result")
 	return err
+}
+
+func verifyStreamIn(op *ir.Operation, env *ir.Env) error {
+	in := op.Operand(0).Type().(*ir.RankedTensorType)
+	out := op.Result(0).Type().(*ir.RankedTensorType)
+	if !sameShapeAndElement(in, out) {
+		return fmt.Errorf("result %s must have the input's shape and element type (%s)", ir.TypeString(out), ir.TypeString(in))
+	}
+	if !IsStreamedArgument(op.Operand(0)) {
+		return fmt.Errorf("the input must be a function argument marked '%s' (a weight the host writes to streaming memory)", StreamedAttr)
+	}
+	_, err := layoutOfValue(env, op.Result(0), "result")
+	return err
+}
+
+// IsStreamedArgument reports whether v is an argument of a function, marked
+// StreamedAttr: a weight in the chip's streaming memory.
+func IsStreamedArgument(v *ir.Value) bool {
+	blk := v.OwnerBlock()
+	if blk == nil || v.DefiningOp() != nil || blk.ParentOp() == nil || !ir.Implements[ir.FunctionLike](blk.ParentOp()) ||
+		blk.Parent().Front() != blk {
+		return false
+	}
+	return ir.ArgumentAttr(blk.ParentOp(), v.Index(), StreamedAttr) != nil
+}
+
+// StreamedBytes is what loading v, a laid-out value, from streaming memory
+// writes into tiles: every stored shard's elements (each replica's), padding
+// aside.
+func StreamedBytes(v *ir.Value, tg *target.Target) (int64, error) {
+	m, et, err := shardMapOf(v, tg)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for _, t := range m.Tiles() {
+		shard, _ := m.OnTile(t)
+		k := int64(1)
+		for _, e := range shard.Extents {
+			k *= e.LogicalSize()
+		}
+		n += k
+	}
+	return n * int64(et.Bytes()), nil
 }
 
 func tileOf(op *ir.Operation) int64 { return op.Attr(TileAttrName).(*ir.IntegerAttr).Int }

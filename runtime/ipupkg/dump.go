@@ -93,8 +93,12 @@ func Dump(w io.Writer, p *Package, sections []SectionInfo) error {
 		if s.Text {
 			text = " (text on the host)"
 		}
-		fmt.Fprintf(w, "  %s #%d %q: %v %v%s in %s, buffer %d (%s), %d pieces\n", dir, s.Index, s.Name, s.Elem, s.Shape, text,
-			p.Classes[b.Class].Name, s.Buffer, b.Name, len(b.Pieces))
+		loaded := ""
+		if i := p.StreamedIn(s); i >= 0 {
+			loaded = fmt.Sprintf(", in streaming memory until instruction %d loads it", i)
+		}
+		fmt.Fprintf(w, "  %s #%d %q: %v %v%s in %s, buffer %d (%s), %d pieces%s\n", dir, s.Index, s.Name, s.Elem, s.Shape, text,
+			p.Classes[b.Class].Name, s.Buffer, b.Name, len(b.Pieces), loaded)
 		for _, pc := range b.Pieces {
 			fmt.Fprintf(w, "    tile %d at %d (%d bytes): %s\n", pc.Tile, pc.Address, pc.Bytes, boxString(pc.Box))
 		}

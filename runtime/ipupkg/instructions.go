@@ -59,7 +59,10 @@ type InstructionSpec struct {
 	// Dropped are parameters versions 1 and 2 wrote that the instruction
 	// no longer takes; reading those versions drops them.
 	Dropped []string
-	Doc     string
+	// InExchange says the instruction runs in its superstep's exchange,
+	// after the sync (bsp.Exchange); the others compute.
+	InExchange bool
+	Doc        string
 }
 
 // The parameter keys.
@@ -130,8 +133,10 @@ var Instructions = []InstructionSpec{
 	}, MovementParams...)},
 	{Op: OpExchange, Name: "exchange", MinOperands: 2, MaxOperands: -1, Doc: "an exchange phase: sources, destination", Params: []ParamSpec{
 		{Key: ParamExchange, Kind: IntParam, Required: true, Min: 0, Doc: "the phase's exchange table (an index into Exchanges)"},
-	}, Dropped: []string{"phase", "source_offsets", "source_strides"}}, // in the exchange table
+	}, Dropped: []string{"phase", "source_offsets", "source_strides"}, InExchange: true}, // in the exchange table
 	{Op: OpSync, Name: "sync", MinOperands: 0, MaxOperands: 0, Doc: "an all-tile synchronisation"},
+	{Op: OpStreamIn, Name: "stream-in", MinOperands: 1, MaxOperands: 1, InExchange: true,
+		Doc: "a load from the chip's streaming memory, in its superstep's exchange: the buffer of the input stream the host wrote there, filled from this step"},
 }
 
 // Spec returns the instruction's declaration.

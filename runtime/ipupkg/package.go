@@ -247,6 +247,7 @@ const (
 	OpCopy
 	OpExchange
 	OpSync
+	OpStreamIn
 )
 
 // Instruction is one step of the program (a sync is not a step).
@@ -357,6 +358,21 @@ type Stream struct {
 	// back as it (eval.ParseNumbers, eval.FormatNumbers), since no tile
 	// holds text. Elem is then the buffer's type.
 	Text bool
+}
+
+// StreamedIn is the index in Program of the stream-in that loads input
+// stream s from the chip's streaming memory, or -1 for a stream the host
+// writes to tiles (and for an output).
+func (p *Package) StreamedIn(s Stream) int {
+	if s.Output {
+		return -1
+	}
+	for i, in := range p.Program {
+		if in.Op == OpStreamIn && len(in.Operands) == 1 && in.Operands[0] == s.Buffer {
+			return i
+		}
+	}
+	return -1
 }
 
 // Bytes is the size of the stream's value as the host holds it.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"maps"
 	"math"
 	"math/bits"
 	"slices"
@@ -206,16 +207,40 @@ func (p *Package) Validate() error {
 			return bad("exchange-tables", "phase %d: %v", p.Exchanges[i].Phase, err)
 		}
 	}
+	// An input stream fills its buffer before the program, or, for a
+	// weight the host writes to streaming memory, the one stream-in that
+	// loads it does, at its step; no other instruction writes it.
 	written := make([]bool, len(p.Buffers))
-	for _, in := range p.Program {
-		if n := len(in.Operands); n > 0 && in.Op != OpSync {
-			written[in.Operands[n-1]] = true
+	loadedAt := map[int]int64{}
+	loadedBy := map[int]int{}
+	step := int64(0)
+	for i, in := range p.Program {
+		if in.Op == OpSync {
+			continue
+		}
+		if n := len(in.Operands); n > 0 {
+			out := in.Operands[n-1]
+			if in.Op == OpStreamIn {
+				if _, twice := loadedAt[out]; twice {
+					return bad("program", "instruction %d (%s) loads buffer %d, which an earlier stream-in loaded", i, in.Op, out)
+				}
+				loadedAt[out], loadedBy[out] = step, i
+			} else {
+				written[out] = true
+			}
+		}
+		step++
+	}
+	for _, b := range slices.Sorted(maps.Keys(loadedBy)) {
+		i := loadedBy[b]
+		if !slices.ContainsFunc(p.Streams, func(s Stream) bool { return !s.Output && s.Buffer == b }) {
+			return bad("program", "instruction %d (%s) loads buffer %d (%s), which no input stream fills", i, OpStreamIn, b, p.Buffers[b].Name)
 		}
 	}
 	seen := map[[2]int]bool{}
 	count := [2]int{}
 	for i, s := range p.Streams {
-		if err := p.checkStream(s, seen, written); err != nil {
+		if err := p.checkStream(s, seen, written, loadedAt); err != nil {
 			return bad("host-streams", "stream %d (%s): %v", i, s.Name, err)
 		}
 		count[direction(s)]++
@@ -406,9 +431,10 @@ func (p *Package) checkExchange(x *Exchange) error {
 
 // checkStream checks one host stream: an input fills a buffer of its
 // own that the program only reads (live from the first step, no initial
-// value, no view, written by no instruction); an output reads any buffer
-// or view, and several outputs may read one.
-func (p *Package) checkStream(s Stream, seen map[[2]int]bool, written []bool) error {
+// value, no view, written by no instruction), or one a stream-in loads
+// from streaming memory (live from that step, written by nothing else);
+// an output reads any buffer or view, and several outputs may read one.
+func (p *Package) checkStream(s Stream, seen map[[2]int]bool, written []bool, loadedAt map[int]int64) error {
 	if s.Buffer >= len(p.Buffers) {
 		return fmt.Errorf("buffer %d of %d", s.Buffer, len(p.Buffers))
 	}
@@ -427,7 +453,15 @@ func (p *Package) checkStream(s Stream, seen map[[2]int]bool, written []bool) er
 			return fmt.Errorf("an input fills buffer %d, which is a constant", s.Buffer)
 		case written[s.Buffer]:
 			return fmt.Errorf("an input fills buffer %d (%s), which an instruction writes", s.Buffer, b.Name)
-		case b.Start != 0:
+		}
+		if at, loaded := loadedAt[s.Buffer]; loaded {
+			if s.Text {
+				return fmt.Errorf("a stream-in loads buffer %d (%s), which is text: only numbers are streamed", s.Buffer, b.Name)
+			}
+			if b.Start != at {
+				return fmt.Errorf("a stream-in loads buffer %d (%s) at step %d, but it is live from step %d", s.Buffer, b.Name, at, b.Start)
+			}
+		} else if b.Start != 0 {
 			return fmt.Errorf("an input fills buffer %d (%s), which is live only from step %d", s.Buffer, b.Name, b.Start)
 		}
 	}

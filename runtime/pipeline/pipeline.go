@@ -155,6 +155,12 @@ func Phases(p *ipupkg.Pod, tg *target.Target) ([]Phase, error) {
 				return nil, fmt.Errorf("phase %d has no input stream %d", k, i)
 			}
 			bytes := ins[i].Bytes()
+			if st.Package.StreamedIn(ins[i]) >= 0 {
+				// The phase's program loads this weight itself, each
+				// micro-batch, from streaming memory: its simulated
+				// cycles hold that load.
+				continue
+			}
 			if ref.Stage == ipupkg.HostStage && ref.Index < len(p.Weights) && p.Weights[ref.Index] {
 				phases[k].WeightBytes += bytes
 				continue

@@ -22,6 +22,9 @@ type session struct {
 	checkpoints [][]byte
 	cycles      *device.Cycles
 	views       []*mapping // buffer → its view mapping (nil: not a view)
+	// streaming is the chip's streaming memory: the inputs the host wrote
+	// there, by the buffer a stream-in loads each into.
+	streaming map[int][]byte
 }
 
 func (s *session) Cycles() *device.Cycles { return s.cycles }
@@ -57,7 +60,40 @@ func (s *session) Write(index int, data []byte) error {
 	if err != nil {
 		return err
 	}
+	if w := s.d.writer[st.Buffer]; w >= 0 && s.d.pkg.Program[w].Op == ipupkg.OpStreamIn {
+		// A weight in streaming memory: the program's stream-in loads it.
+		buf := s.d.pkg.Buffers[st.Buffer]
+		if want := rowmajor.Elements(buf.Shape) * int64(numeric.CodecOf(buf.Elem).Bytes); int64(len(data)) != want {
+			return fmt.Errorf("%s: %d bytes, want %d (%v %v)", buf.Name, len(data), want, buf.Elem, buf.Shape)
+		}
+		s.streaming[st.Buffer] = slices.Clone(data)
+		return nil
+	}
 	return s.d.writeTensor(st.Buffer, data)
+}
+
+// streamIn carries out a stream-in: it writes the input the host put in
+// streaming memory into every piece of its buffer and returns the cycles
+// the target's streaming transfer of those bytes takes.
+func (s *session) streamIn(in ipupkg.Instruction) (int64, error) {
+	out := in.Operands[0]
+	data, ok := s.streaming[out]
+	if !ok {
+		return 0, fmt.Errorf("buffer %d (%s): its input was not written to streaming memory", out, s.d.pkg.Buffers[out].Name)
+	}
+	if err := s.d.writeTensor(out, data); err != nil {
+		return 0, err
+	}
+	buf := &s.d.pkg.Buffers[out]
+	var bytes int64
+	for _, pc := range buf.Pieces {
+		n := int64(1)
+		for _, sp := range pc.Box {
+			n *= sp.Hi - sp.Lo
+		}
+		bytes += n * int64(numeric.CodecOf(buf.Elem).Bytes)
+	}
+	return s.d.tg.StreamingCycles(bytes)
 }
 
 // writeTensor writes a whole tensor (row major) into every piece of
@@ -377,7 +413,18 @@ func (s *session) Run() error {
 			return &Fault{Tile: tile, Cycle: clock + perTile[in.Superstep][tile], Instruction: i, Op: in.Op.String(), Msg: err.Error()}
 		}
 		var err error
-		if in.Op == ipupkg.OpExchange {
+		if in.Op == ipupkg.OpStreamIn {
+			// In the superstep's exchange, with the chip's streaming memory:
+			// every tile waits for the load.
+			var c int64
+			if c, err = s.streamIn(in); err != nil {
+				err = &Fault{Tile: -1, Cycle: clock + slices.Max(perTile[in.Superstep]), Instruction: i, Op: in.Op.String(), Msg: err.Error()}
+			} else {
+				exch[in.Superstep] += c
+				cyc.Ops = append(cyc.Ops, device.OpCycles{Instruction: i, Op: in.Op.String(), Superstep: in.Superstep, Cycles: c,
+					Busy: device.TileLoad{Tile: -1}})
+			}
+		} else if in.Op == ipupkg.OpExchange {
 			// The phase starts after the superstep's compute and its sync.
 			start := clock + slices.Max(perTile[in.Superstep]) + syncs[in.Superstep]*int64(d.tg.SyncCycles)
 			var horizon int64

@@ -209,7 +209,7 @@ func (d *Device) Session() (device.Session, error) {
 		return nil, fmt.Errorf("%s: no package loaded", d.Name())
 	}
 	d.log.Info("starting host exchange session")
-	return &session{d: d, mem: d.arena, checkpoints: make([][]byte, len(d.pkg.Checkpoints))}, nil
+	return &session{d: d, mem: d.arena, checkpoints: make([][]byte, len(d.pkg.Checkpoints)), streaming: map[int][]byte{}}, nil
 }
 
 // parallel runs f for every tile in tiles on GOMAXPROCS goroutines and

@@ -22,10 +22,11 @@ import (
 func Validate(p *ipupkg.Package) error {
 	steps := make([]bsp.Step, len(p.Program))
 	for i, in := range p.Program {
-		switch in.Op {
-		case ipupkg.OpSync:
+		spec, _ := in.Op.Spec()
+		switch {
+		case in.Op == ipupkg.OpSync:
 			steps[i] = bsp.Step{Kind: bsp.Sync}
-		case ipupkg.OpExchange:
+		case spec != nil && spec.InExchange:
 			steps[i] = bsp.Step{Kind: bsp.Exchange, Superstep: in.Superstep}
 		default:
 			steps[i] = bsp.Step{Kind: bsp.Compute, Superstep: in.Superstep}
@@ -125,6 +126,9 @@ func checkInstruction(p *ipupkg.Package, in ipupkg.Instruction) error {
 		}
 	case ipupkg.OpExchange:
 		return checkExchange(p, in)
+	case ipupkg.OpStreamIn:
+		// The reader checked that it loads an input stream's buffer, once,
+		// at the step the buffer becomes live.
 	default:
 		return fmt.Errorf("no such instruction")
 	}

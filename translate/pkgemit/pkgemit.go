@@ -398,6 +398,7 @@ var instructions = []instructionRow{
 	{tileasm.ReduceOp, ipupkg.OpReduce, map[string]string{tiled.FnAttrName: ipupkg.ParamFn, tiled.AxesAttrName: ipupkg.ParamAxes}},
 	{tileasm.CopyOp, ipupkg.OpCopy, withMovement(map[string]string{tileasm.KindAttr: ipupkg.ParamMovement})},
 	{tileasm.ExchangeOp, ipupkg.OpExchange, map[string]string{}},
+	{tileasm.StreamInOp, ipupkg.OpStreamIn, map[string]string{}},
 }
 
 type instructionRow struct {

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"math"
 	"math/big"
 	"math/bits"
 
@@ -79,7 +80,11 @@ type problem struct {
 
 // operandState is what the planner knows of one operand.
 type operandState struct {
+	// resident operands arrive in whatever layout the plan gives them,
+	// without an exchange: weights placed at load time, and streamed ones,
+	// which also pay their load (streamed).
 	resident bool
+	streamed bool
 	// free marks an operand another matmul exchanges for this one (sibling
 	// scoring: see select.go).
 	free      bool
@@ -500,6 +505,7 @@ func (pr *problem) estimate(p *layout.GemmPlan, layouts *layout.PlanLayouts) (ti
 		e.ExchangeWords += w
 		e.SyncCycles += int64(t.SyncCycles)
 	}
+	e.ExchangeCycles += pr.streamingCycles(p, &e)
 	e.Cycles = e.ComputeCycles + e.ExchangeCycles + e.ReductionCycles + e.SyncCycles
 
 	dims := layout.TileDims{Batch: sh.batch, Rows: sh.rowsStored, Inner: sh.inner, Cols: sh.cols,
@@ -518,6 +524,39 @@ func (pr *problem) estimate(p *layout.GemmPlan, layouts *layout.PlanLayouts) (ti
 	}
 	fits := e.PeakStandardBytes <= pr.capacity[target.Standard] && e.PeakInterleavedBytes <= pr.capacity[target.Interleaved]
 	return e, fits
+}
+
+// streamingCycles is what loading the plan's streamed operands from
+// streaming memory costs: each its whole tensor once per replica the plan
+// makes of it (as inputExchange counts them), in one load after a sync
+// (added to e's syncs).
+func (pr *problem) streamingCycles(p *layout.GemmPlan, e *tiled.Estimate) int64 {
+	a, b, _ := pr.s.Shapes()
+	lhsRep, rhsRep := p.ColumnPartitions, p.RowPartitions
+	if p.Orientation == layout.Swapped {
+		lhsRep, rhsRep = rhsRep, lhsRep
+	}
+	var total int64
+	for _, o := range []struct {
+		st    *operandState
+		shape []int64
+		rep   int64
+	}{{&pr.lhs, a, lhsRep}, {&pr.rhs, b, rhsRep}} {
+		if !o.st.streamed {
+			continue
+		}
+		elems := int64(1)
+		for _, d := range o.shape {
+			elems = satMul(elems, d)
+		}
+		c, err := pr.t.StreamingCycles(satMul(satMul(elems, o.rep), pr.bpe))
+		if err != nil {
+			c = math.MaxInt64 / 4 // more than the streaming memory holds: never chosen
+		}
+		total += c
+		e.SyncCycles += int64(pr.t.SyncCycles)
+	}
+	return total
 }
 
 // fitsAtAll refuses, before any enumeration, a matmul whose operands and

@@ -85,7 +85,7 @@ func (s *selector) searchKey() string {
 }
 
 func writeOperandKey(b *strings.Builder, o *operandState) {
-	fmt.Fprintf(b, "|%t,%t,", o.resident, o.free)
+	fmt.Fprintf(b, "|%t,%t,%t,", o.resident, o.streamed, o.free)
 	for _, l := range o.available {
 		fmt.Fprintf(b, "%v;", *l)
 	}

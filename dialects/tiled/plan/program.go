@@ -33,7 +33,18 @@ type Operand struct {
 	// before the matmul: every matmul is planned beside their Source bytes,
 	// and the plan pays the exchange from Source.
 	Home bool
+	// Streamed operands (weights in the chip's streaming memory,
+	// tiled.StreamedAttr) are loaded into the plan's layout just before the
+	// matmul and freed after it: no tile holds them otherwise, no exchange
+	// brings them, and the plan pays the streaming load of every byte its
+	// layout stores (Target.StreamingCycles, after a sync).
+	Streamed bool
 }
+
+// arrivesInPlace reports whether the operand comes in the plan's own
+// layout without an exchange (resident or streamed): no layout it is in
+// serves another reader.
+func (o Operand) arrivesInPlace() bool { return o.Resident || o.Streamed }
 
 // Matmul is one matmul of a program.
 type Matmul struct {

@@ -193,8 +193,8 @@ func planRound(prog Program, t *target.Target, opts Options, reserve []map[targe
 				pr.reserved += bytes
 			}
 		}
-		pr.lhs = operandState{resident: m.LHS.Resident, available: availableFor(available, m.LHS)}
-		pr.rhs = operandState{resident: m.RHS.Resident, available: availableFor(available, m.RHS)}
+		pr.lhs = operandState{resident: m.LHS.Resident || m.LHS.Streamed, streamed: m.LHS.Streamed, available: availableFor(available, m.LHS)}
+		pr.rhs = operandState{resident: m.RHS.Resident || m.RHS.Streamed, streamed: m.RHS.Streamed, available: availableFor(available, m.RHS)}
 		caches[i].attach(pr)
 		shared := siblings(prog, i)
 		sel := &selector{pr: pr, m: m, index: i, opts: opts, log: log, siblings: len(shared.of)}
@@ -234,10 +234,10 @@ func planRound(prog Program, t *target.Target, opts Options, reserve []map[targe
 		record(available, m.Result, &c.Layouts.Result)
 		// An operand exchanged into the plan's layout is there for later
 		// readers of the same value (not of a value derived from it).
-		if !m.LHS.Resident && m.LHS.Derive == nil && c.Plan.Steps() == 1 {
+		if !m.LHS.arrivesInPlace() && m.LHS.Derive == nil && c.Plan.Steps() == 1 {
 			record(available, m.LHS.Value, &c.Layouts.LHS)
 		}
-		if !m.RHS.Resident && m.RHS.Derive == nil && c.Plan.Steps() == 1 {
+		if !m.RHS.arrivesInPlace() && m.RHS.Derive == nil && c.Plan.Steps() == 1 {
 			record(available, m.RHS.Value, &c.Layouts.RHS)
 		}
 	}
@@ -253,7 +253,7 @@ func consumerOf(prog Program, i int) int {
 	}
 	for j := i + 1; j < len(prog.Matmuls); j++ {
 		n := &prog.Matmuls[j]
-		if (!n.LHS.Resident && n.LHS.Value == v) || (!n.RHS.Resident && n.RHS.Value == v) {
+		if (!n.LHS.arrivesInPlace() && n.LHS.Value == v) || (!n.RHS.arrivesInPlace() && n.RHS.Value == v) {
 			return j
 		}
 	}
@@ -301,8 +301,8 @@ func bestCost(m Matmul, available map[int][]*layout.Layout, cache *planCache,
 		return 0, false
 	}
 	cache.attach(pr)
-	pr.lhs = operandState{resident: m.LHS.Resident, available: availableFor(available, m.LHS)}
-	pr.rhs = operandState{resident: m.RHS.Resident, available: availableFor(available, m.RHS)}
+	pr.lhs = operandState{resident: m.LHS.Resident || m.LHS.Streamed, streamed: m.LHS.Streamed, available: availableFor(available, m.LHS)}
+	pr.rhs = operandState{resident: m.RHS.Resident || m.RHS.Streamed, streamed: m.RHS.Streamed, available: availableFor(available, m.RHS)}
 	sel := &selector{pr: pr, m: &m, opts: opts, log: slog.New(discard{})}
 	key := ""
 	if opts.Memo != nil {
@@ -333,7 +333,7 @@ func bestCost(m Matmul, available map[int][]*layout.Layout, cache *planCache,
 }
 
 func availableFor(av map[int][]*layout.Layout, o Operand) []*layout.Layout {
-	if o.Resident || o.Value < 0 {
+	if o.arrivesInPlace() || o.Value < 0 {
 		return nil
 	}
 	src := av[o.Value]
@@ -387,14 +387,14 @@ type siblingSet struct {
 func siblings(prog Program, i int) siblingSet {
 	m := &prog.Matmuls[i]
 	for which, o := range []Operand{m.LHS, m.RHS} {
-		if o.Resident || o.Value < 0 {
+		if o.arrivesInPlace() || o.Value < 0 {
 			continue
 		}
 		var of []int
 		for j := i + 1; j < len(prog.Matmuls); j++ {
 			n := &prog.Matmuls[j]
 			other := []Operand{n.LHS, n.RHS}[which]
-			if other.Value == o.Value && !other.Resident && n.Shape == m.Shape && sameConstraint(n.Constraint, m.Constraint) {
+			if other.Value == o.Value && !other.arrivesInPlace() && n.Shape == m.Shape && sameConstraint(n.Constraint, m.Constraint) {
 				of = append(of, j)
 			}
 		}
