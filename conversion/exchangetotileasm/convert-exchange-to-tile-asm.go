@@ -368,8 +368,8 @@ type instruction struct {
 	// from streaming memory, whose operand no tile holds).
 	noOperands bool
 	keep       []string
-	derive func(ctx *ir.Context, op *ir.Operation, tg *target.Target) ([]ir.NamedAttr, error)
-	result resultRule
+	derive     func(ctx *ir.Context, op *ir.Operation, tg *target.Target) ([]ir.NamedAttr, error)
+	result     resultRule
 }
 
 // resultRule is what becomes of the op's result.

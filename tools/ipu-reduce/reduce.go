@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"slices"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
