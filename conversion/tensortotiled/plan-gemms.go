@@ -1,6 +1,7 @@
 package tensortotiled
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -66,9 +67,10 @@ import (
 // layout just before the matmul and freed after it, and the plan pays
 // the load (Target.StreamingCycles of every byte its layout stores, some
 // 700 times slower than the exchange: the costliest placement, so the
-// last tried). Only a weight read directly by matmuls (not through a
-// concat of jointly planned weights) is streamed. weights=streamed
-// streams every such weight. A user places a weight by hand with
+// last tried). Only a weight read by matmuls as their right operand is
+// streamed; the parts of a jointly planned matmul's weight (read through
+// a concat) are streamed together. weights=streamed streams every such
+// weight. A user places a weight by hand with
 // tiled.home, tiled.streamed or tiled.resident (which automatic
 // placement then leaves on the chip, neither home nor streamed); a
 // streamed mark on a value that cannot be streamed is an error.
@@ -117,7 +119,7 @@ func (*WeightPlacement) Choices() []passes.Choice {
 		{Value: "auto", Help: "Resident when the function's matmuls can be planned so; else the largest home, size by size, until they can; else the fewest streamed, largest first."},
 		{Value: "resident", Help: "In the reading plan's layout for the whole program (no exchange)."},
 		{Value: "home", Help: "Stored once in the default layout, exchanged into the plan's layout before each use."},
-		{Value: "streamed", Help: "In the chip's streaming memory, loaded into the plan's layout before each use (weights read directly by matmuls; others resident)."},
+		{Value: "streamed", Help: "In the chip's streaming memory, loaded into the plan's layout before each use."},
 	}
 }
 
@@ -192,12 +194,14 @@ func (p *PlanGemms) Run(module *ir.Operation, pc *passes.PassContext) error {
 			// more memory, so the fewest are found by bisection.
 			if cands := streamOrder(fn); err != nil && len(cands) > 0 {
 				planWith := func(k int) error {
-					for i, v := range cands {
-						if i < k {
-							setStreamed(ctx, fn, v)
-						} else {
-							ir.SetArgumentAttr(ctx, fn, v.Index(), v.OwnerBlock().NumArguments(), tiled.StreamedAttr, nil)
-							setHomeAttr(ctx, fn, v, ctx.Unit())
+					for i, g := range cands {
+						for _, v := range g {
+							if i < k {
+								setStreamed(ctx, fn, v)
+							} else {
+								ir.SetArgumentAttr(ctx, fn, v.Index(), v.OwnerBlock().NumArguments(), tiled.StreamedAttr, nil)
+								setHomeAttr(ctx, fn, v, ctx.Unit())
+							}
 						}
 					}
 					index, pinned = startIndex, maps.Clone(startPinned)
@@ -305,7 +309,7 @@ func (p *PlanGemms) Run(module *ir.Operation, pc *passes.PassContext) error {
 			}
 		}
 		p.NumHome.Add(uint64(len(entryValues(fn, isHome))))
-		p.NumStreamed.Add(uint64(len(entryValues(fn, isStreamed))))
+		p.NumStreamed.Add(uint64(len(entryValues(fn, tiled.IsStreamedArgument))))
 		for i, c := range choices {
 			ops[i].SetAttr(ctx, tiled.PlanAnnotation, tiled.NewGemmPlanAttr(ctx, c.Plan))
 			ops[i].SetAttr(ctx, tiled.EstimateAnnotation, tiled.NewEstimateAttr(ctx, c.Estimate))
@@ -356,12 +360,17 @@ func residentWeights(fn *ir.Operation) []*ir.Value {
 // cannot be: one read otherwise than directly as matmuls' right operand,
 // or also marked home or resident.
 func checkStreamed(fn *ir.Operation) error {
-	for _, v := range entryValues(fn, isStreamed) {
+	for _, v := range entryValues(fn, tiled.IsStreamedArgument) {
 		switch {
 		case !streamable(v):
-			return fn.EmitOpError("argument #%d is marked '%s', but only a weight read directly by matmuls as their right operand can be streamed", v.Index(), tiled.StreamedAttr)
+			return fn.EmitOpError("argument #%d is marked '%s', but only a weight read by matmuls as their right operand (directly or through the concat of a jointly planned matmul) can be streamed", v.Index(), tiled.StreamedAttr)
 		case isHome(v) || pinnedResident(v):
 			return fn.EmitOpError("argument #%d is marked '%s' and also '%s' or '%s': a weight has one place", v.Index(), tiled.StreamedAttr, tiled.HomeAttr, tiled.ResidentAttr)
+		}
+		for _, w := range weightGroup(v) {
+			if !isStreamed(w) {
+				return fn.EmitOpError("argument #%d is marked '%s', but argument #%d, concatenated with it for one matmul, is not: the parts of a jointly planned matmul's weight are streamed together", v.Index(), tiled.StreamedAttr, w.Index())
+			}
 		}
 	}
 	return nil
@@ -373,13 +382,13 @@ func streamableWeights(fn *ir.Operation) []*ir.Value {
 	return entryValues(fn, func(v *ir.Value) bool { return streamable(v) && !isStreamed(v) && !pinnedResident(v) })
 }
 
-// streamOrder is fn's streamable weights in the order automatic placement
-// streams them: largest first, and among equals the one read last first.
-// A weight on the chip holds its memory from the program's start to its
-// reader, so streaming a late layer's frees memory for every layer before
-// it, and an early layer's hardly any.
-func streamOrder(fn *ir.Operation) []*ir.Value {
-	vs := streamableWeights(fn)
+// streamOrder is fn's streamable weights, in groups streamed together
+// (weightGroup), in the order automatic placement streams them: largest
+// first, and among equals the one read last first. A weight on the chip
+// holds its memory from the program's start to its reader, so streaming a
+// late layer's frees memory for every layer before it, and an early
+// layer's hardly any.
+func streamOrder(fn *ir.Operation) [][]*ir.Value {
 	firstRead := map[*ir.Value]int{}
 	for i, op := range fn.Region(0).Front().Ops() {
 		for _, v := range op.Operands() {
@@ -388,23 +397,44 @@ func streamOrder(fn *ir.Operation) []*ir.Value {
 			}
 		}
 	}
-	slices.SortStableFunc(vs, func(a, b *ir.Value) int {
-		if d := elements(b) - elements(a); d != 0 {
-			return int(max(min(d, 1), -1))
+	var groups [][]*ir.Value
+	grouped := map[*ir.Value]bool{}
+	for _, v := range streamableWeights(fn) {
+		if grouped[v] {
+			continue
 		}
-		return firstRead[b] - firstRead[a]
+		g := weightGroup(v)
+		ok := true
+		for _, w := range g {
+			grouped[w] = true
+			ok = ok && streamable(w) && !isStreamed(w) && !pinnedResident(w)
+		}
+		if ok {
+			groups = append(groups, g)
+		}
+	}
+	size := func(g []*ir.Value) (n int64) {
+		for _, v := range g {
+			n += elements(v)
+		}
+		return n
+	}
+	slices.SortStableFunc(groups, func(a, b []*ir.Value) int {
+		return cmp.Or(cmp.Compare(size(b), size(a)), cmp.Compare(firstRead[b[0]], firstRead[a[0]]))
 	})
-	return vs
+	return groups
 }
 
 // makeWeightsStreamed marks fn's streamable weights of at least
 // minElements elements streamed; it returns how many.
 func makeWeightsStreamed(ctx *ir.Context, fn *ir.Operation, minElements int64) int {
 	n := 0
-	for _, v := range streamableWeights(fn) {
-		if elements(v) >= minElements {
-			setStreamed(ctx, fn, v)
-			n++
+	for _, g := range streamOrder(fn) {
+		for _, v := range g {
+			if elements(v) >= minElements {
+				setStreamed(ctx, fn, v)
+				n++
+			}
 		}
 	}
 	return n

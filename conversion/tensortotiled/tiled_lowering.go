@@ -66,8 +66,22 @@ func isResident(v *ir.Value) bool {
 }
 
 // isStreamed reports whether v is a function argument kept in streaming
-// memory (tiled.StreamedAttr).
-func isStreamed(v *ir.Value) bool { return tiled.IsStreamedArgument(v) }
+// memory (tiled.StreamedAttr), or the concat of such arguments that a
+// jointly planned matmul reads (each part loaded into its place).
+func isStreamed(v *ir.Value) bool {
+	if def := v.DefiningOp(); def != nil {
+		if !def.Is(tensor.ConcatOp) || def.NumOperands() == 0 {
+			return false
+		}
+		for _, in := range def.Operands() {
+			if !isStreamed(in) {
+				return false
+			}
+		}
+		return true
+	}
+	return tiled.IsStreamedArgument(v)
+}
 
 // pinnedResident reports whether v is a function argument the user keeps
 // in tile memory (tiled.ResidentAttr): automatic placement leaves it.
@@ -77,18 +91,37 @@ func pinnedResident(v *ir.Value) bool {
 }
 
 // streamable reports whether v may be streamed: an argument of fn's entry
-// block read only as matmuls' right operand, directly (a weight read
-// through a concat, the parts of a jointly planned matmul, is placed as
-// the concat is, on the tiles).
+// block read only as matmuls' right operand, directly or through the
+// concats of jointly planned matmuls (whose parts are streamed together,
+// weightGroup).
 func streamable(v *ir.Value) bool {
 	blk := v.OwnerBlock()
 	if v.DefiningOp() != nil || blk == nil || blk.ParentOp() == nil || !ir.Implements[ir.FunctionLike](blk.ParentOp()) ||
-		blk.Parent().Front() != blk || !v.HasUses() {
+		blk.Parent().Front() != blk {
 		return false
 	}
-	ok := true
-	v.Uses(func(u *ir.OpOperand) { ok = ok && isMatmul(u.Owner()) && u.Index() == 1 })
-	return ok
+	return readAsWeights(v)
+}
+
+// weightGroup is v with the other weights it is concatenated with for a
+// jointly planned matmul, transitively: one placement for them all, since
+// their concat is one operand.
+func weightGroup(v *ir.Value) []*ir.Value {
+	seen := map[*ir.Value]bool{v: true}
+	out := []*ir.Value{v}
+	for i := 0; i < len(out); i++ {
+		out[i].Uses(func(u *ir.OpOperand) {
+			if u.Owner().Is(tensor.ConcatOp) {
+				for _, in := range u.Owner().Operands() {
+					if !seen[in] {
+						seen[in] = true
+						out = append(out, in)
+					}
+				}
+			}
+		})
+	}
+	return out
 }
 
 // setStreamed marks fn's argument v streamed (and no longer home).

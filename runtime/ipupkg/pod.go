@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -355,8 +356,7 @@ func (p *Pod) validateLinks() error {
 		return &FormatError{Section: "pod", Offset: -1, Msg: "link schedule: " + fmt.Sprintf(format, args...)}
 	}
 	next := 0
-	type direction struct{ from, to int }
-	busy := map[direction][]LinkHop{}
+	var routes []LinkRoute
 	for k, st := range p.Stages {
 		ins := st.Package.Inputs()
 		for i, ref := range st.Inputs {
@@ -374,36 +374,65 @@ func (p *Pod) validateLinks() error {
 			if want := ins[i].Bytes(); t.Bytes != want {
 				return bad("transfer %d moves %d bytes; stage %d input %d is %d bytes", next-1, t.Bytes, k, i, want)
 			}
-			if len(t.Hops) == 0 || len(t.Hops) > MaxLinkHops {
-				return bad("transfer %d has %d hops", next-1, len(t.Hops))
-			}
-			at, ready := p.Stages[ref.Stage].Chip, int64(0)
-			for h, hop := range t.Hops {
-				switch {
-				case hop.From != at:
-					return bad("transfer %d hop %d leaves chip %d; the value is on chip %d", next-1, h, hop.From, at)
-				case hop.To >= p.Chips || hop.To == hop.From:
-					return bad("transfer %d hop %d goes from chip %d to chip %d, of %d", next-1, h, hop.From, hop.To, p.Chips)
-				case hop.Start < ready || hop.Sent < hop.Start || hop.End < hop.Sent:
-					return bad("transfer %d hop %d starts at cycle %d, is sent at %d and arrives at %d; it may start at %d", next-1, h, hop.Start, hop.Sent, hop.End, ready)
-				}
-				d := direction{hop.From, hop.To}
-				busy[d] = append(busy[d], hop)
-				at, ready = hop.To, hop.End
-			}
-			if at != st.Chip {
-				return bad("transfer %d ends on chip %d; stage %d runs on chip %d", next-1, at, k, st.Chip)
-			}
+			routes = append(routes, LinkRoute{From: p.Stages[ref.Stage].Chip, To: st.Chip, Hops: t.Hops})
 		}
 	}
 	if next != len(p.Links) {
 		return bad("%d transfers, for %d values that cross chips", len(p.Links), next)
 	}
-	for d, hops := range busy {
+	if err := CheckLinkRoutes(routes, p.Chips); err != nil {
+		return bad("%v", err)
+	}
+	return nil
+}
+
+// LinkRoute is one value's way round the ring from chip From to chip To,
+// hop by hop.
+type LinkRoute struct {
+	From, To int
+	Hops     []LinkHop
+}
+
+// CheckLinkRoutes checks routes (transfer n is routes[n]) on a ring of
+// chips: each leaves its From chip and crosses hop after hop, each hop
+// starting once the one before it has arrived, to its To chip, in at most
+// MaxLinkHops; and no two hops hold one direction of the links between
+// two chips at once. It knows no target: runtime/pipeline holds the
+// cycles to the target's link model. A pod package's reader and the
+// exchange dialect's link phase both check their schedules with it.
+func CheckLinkRoutes(routes []LinkRoute, chips int) error {
+	type direction struct{ from, to int }
+	busy := map[direction][]LinkHop{}
+	for n, r := range routes {
+		if len(r.Hops) == 0 || len(r.Hops) > MaxLinkHops {
+			return fmt.Errorf("transfer %d has %d hops", n, len(r.Hops))
+		}
+		at, ready := r.From, int64(0)
+		for h, hop := range r.Hops {
+			switch {
+			case hop.From != at:
+				return fmt.Errorf("transfer %d hop %d leaves chip %d; the value is on chip %d", n, h, hop.From, at)
+			case hop.To < 0 || hop.To >= chips || hop.To == hop.From:
+				return fmt.Errorf("transfer %d hop %d goes from chip %d to chip %d, of %d", n, h, hop.From, hop.To, chips)
+			case hop.Start < ready || hop.Sent < hop.Start || hop.End < hop.Sent:
+				return fmt.Errorf("transfer %d hop %d starts at cycle %d, is sent at %d and arrives at %d; it may start at %d", n, h, hop.Start, hop.Sent, hop.End, ready)
+			}
+			d := direction{hop.From, hop.To}
+			busy[d] = append(busy[d], hop)
+			at, ready = hop.To, hop.End
+		}
+		if at != r.To {
+			return fmt.Errorf("transfer %d ends on chip %d; its consumer runs on chip %d", n, at, r.To)
+		}
+	}
+	for _, d := range slices.SortedFunc(maps.Keys(busy), func(a, b direction) int {
+		return cmp.Or(cmp.Compare(a.from, b.from), cmp.Compare(a.to, b.to))
+	}) {
+		hops := busy[d]
 		slices.SortFunc(hops, func(a, b LinkHop) int { return cmp.Compare(a.Start, b.Start) })
 		for h := 1; h < len(hops); h++ {
 			if a, b := hops[h-1], hops[h]; b.Start < a.Sent && a.Start < b.Sent {
-				return bad("two hops (sent in cycles %d to %d and %d to %d) hold the links from chip %d to chip %d at once",
+				return fmt.Errorf("two hops (sent in cycles %d to %d and %d to %d) hold the links from chip %d to chip %d at once",
 					a.Start, a.Sent, b.Start, b.Sent, d.from, d.to)
 			}
 		}

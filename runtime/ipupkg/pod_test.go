@@ -115,7 +115,7 @@ func TestPodsThatDoNotJoinAreRejected(t *testing.T) {
 		{"a hop back in time", func(p *Pod) { p.Links[0].Hops[0].End = -1 }, "starts at cycle 0, is sent at 30 and arrives at -1"},
 		{"a route short of its chip", func(p *Pod) {
 			p.Chips, p.Stages[1].Chip = 3, 2
-		}, "transfer 0 ends on chip 1; stage 1 runs on chip 2"},
+		}, "transfer 0 ends on chip 1; its consumer runs on chip 2"},
 	} {
 		p := smallPod()
 		c.edit(p)

@@ -29,12 +29,10 @@ type LinkPhase struct {
 
 // ScheduleLinks returns the link schedule of p's stages on tg (p.Links
 // unread): one transfer for each stage input that an earlier stage on
-// another chip produces. Each goes the shorter way round the ring (either
-// way when both are as short: the one whose links are less loaded so
-// far); the largest transfers are placed first, each hop as early as its
-// link direction is free and the hop before it has ended.
+// another chip produces, placed by Schedule.
 func ScheduleLinks(p *ipupkg.Pod, tg *target.Target) ([]ipupkg.LinkTransfer, LinkPhase, error) {
 	var out []ipupkg.LinkTransfer
+	var reqs []LinkRequest
 	for k, st := range p.Stages {
 		ins := st.Package.Inputs()
 		for i, ref := range st.Inputs {
@@ -45,13 +43,41 @@ func ScheduleLinks(p *ipupkg.Pod, tg *target.Target) ([]ipupkg.LinkTransfer, Lin
 				return nil, LinkPhase{}, fmt.Errorf("stage %d has no input stream %d", k, i)
 			}
 			out = append(out, ipupkg.LinkTransfer{From: ref, To: k, Input: i, Bytes: ins[i].Bytes()})
+			reqs = append(reqs, LinkRequest{From: p.Stages[ref.Stage].Chip, To: st.Chip, Bytes: ins[i].Bytes()})
 		}
 	}
-	order := make([]int, len(out))
+	hops, phase, err := Schedule(reqs, tg)
+	if err != nil {
+		return nil, LinkPhase{}, err
+	}
+	for i := range out {
+		out[i].Hops = hops[i]
+	}
+	return out, phase, nil
+}
+
+// LinkRequest is a value of Bytes bytes to move from chip From to chip To.
+type LinkRequest struct {
+	From, To int
+	Bytes    int64
+}
+
+// Schedule places the hops of requests on tg's ring, for the compiler's
+// link phase (the exchange dialect's, and a pod package's): each goes the
+// shorter way round (either way when both are as short: the one whose
+// links are less loaded so far); the largest transfers are placed first
+// (then by chips, so that the schedule does not depend on the requests'
+// order beyond that), each hop as early as its link direction is free and
+// the hop before it has ended. It returns each request's hops, in order.
+func Schedule(reqs []LinkRequest, tg *target.Target) ([][]ipupkg.LinkHop, LinkPhase, error) {
+	out := make([][]ipupkg.LinkHop, len(reqs))
+	order := make([]int, len(reqs))
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(out[b].Bytes, out[a].Bytes) })
+	slices.SortStableFunc(order, func(a, b int) int {
+		return cmp.Or(cmp.Compare(reqs[b].Bytes, reqs[a].Bytes), cmp.Compare(reqs[a].From, reqs[b].From), cmp.Compare(reqs[a].To, reqs[b].To))
+	})
 	type direction struct{ from, to int }
 	free := map[direction]int64{}
 	load := map[direction]int64{}
@@ -59,20 +85,22 @@ func ScheduleLinks(p *ipupkg.Pod, tg *target.Target) ([]ipupkg.LinkTransfer, Lin
 	busy := map[direction]int64{}
 	latency := tg.Links.LatencyCycles
 	for _, n := range order {
-		t := &out[n]
-		from, to := p.Stages[t.From.Stage].Chip, p.Stages[t.To].Chip
-		send, err := tg.LinkSendCycles(t.Bytes)
+		r := reqs[n]
+		if r.From < 0 || r.To < 0 || r.From >= tg.Chips || r.To >= tg.Chips || r.From == r.To {
+			return nil, LinkPhase{}, fmt.Errorf("a link transfer from chip %d to chip %d on %s, of %d chips", r.From, r.To, tg.Name, tg.Chips)
+		}
+		send, err := tg.LinkSendCycles(r.Bytes)
 		if err != nil {
 			return nil, LinkPhase{}, err
 		}
-		routes := [][]int{route(from, to, 1, tg.Chips), route(from, to, -1, tg.Chips)}
+		routes := [][]int{route(r.From, r.To, 1, tg.Chips), route(r.From, r.To, -1, tg.Chips)}
 		best := routes[0]
 		if len(routes[1]) < len(best) {
 			best = routes[1]
 		} else if len(routes[1]) == len(best) {
-			routeLoad := func(r []int) int64 {
-				l, at := int64(0), from
-				for _, c := range r {
+			routeLoad := func(rt []int) int64 {
+				l, at := int64(0), r.From
+				for _, c := range rt {
 					l += load[direction{at, c}]
 					at = c
 				}
@@ -82,25 +110,23 @@ func ScheduleLinks(p *ipupkg.Pod, tg *target.Target) ([]ipupkg.LinkTransfer, Lin
 				best = routes[1]
 			}
 		}
-		at, ready := from, int64(0)
+		at, ready := r.From, int64(0)
 		for _, c := range best {
 			d := direction{at, c}
 			start := max(ready, free[d])
-			t.Hops = append(t.Hops, ipupkg.LinkHop{From: at, To: c, Start: start, Sent: start + send, End: start + send + latency})
-			free[d], load[d] = start+send, load[d]+t.Bytes
+			out[n] = append(out[n], ipupkg.LinkHop{From: at, To: c, Start: start, Sent: start + send, End: start + send + latency})
+			free[d], load[d] = start+send, load[d]+r.Bytes
 			busy[d] += send
 			at, ready = c, start+send+latency
 		}
 		phase.LowerBound = max(phase.LowerBound, int64(len(best))*(send+latency))
 		phase.Transfers++
-		phase.Bytes += t.Bytes
+		phase.Bytes += r.Bytes
+		phase.Cycles = max(phase.Cycles, ready)
 	}
 	// Every byte sent on the busiest direction, and the last one's latency.
 	for _, b := range busy {
 		phase.LowerBound = max(phase.LowerBound, b+latency)
-	}
-	for i := range out {
-		phase.Cycles = max(phase.Cycles, out[i].End())
 	}
 	return out, phase, nil
 }
@@ -120,32 +146,45 @@ func route(from, to, step, n int) []int {
 }
 
 // CheckLinks holds p's link schedule (whose shape the reader checked) to
-// tg: every hop joins neighbours of tg's ring, holds the links at least as
-// long as tg.LinkSendCycles says its bytes take, and arrives no sooner than
-// the link latency after. It returns the phase's figures.
+// tg (CheckHops). It returns the phase's figures.
 func CheckLinks(p *ipupkg.Pod, tg *target.Target) (LinkPhase, error) {
-	var phase LinkPhase
+	reqs := make([]LinkRequest, len(p.Links))
+	hops := make([][]ipupkg.LinkHop, len(p.Links))
 	for n, t := range p.Links {
-		for h, hop := range t.Hops {
-			if hops, err := tg.LinkHops(hop.From, hop.To); err != nil || hops != 1 {
+		reqs[n] = LinkRequest{From: p.Stages[t.From.Stage].Chip, To: p.Stages[t.To].Chip, Bytes: t.Bytes}
+		hops[n] = t.Hops
+	}
+	return CheckHops(reqs, hops, tg)
+}
+
+// CheckHops holds a link schedule, request n's hops hops[n] (their shape
+// checked by ipupkg.CheckLinkRoutes), to tg: every hop joins neighbours of
+// tg's ring, holds the links at least as long as tg.LinkSendCycles says
+// its bytes take, and arrives no sooner than the link latency after. It
+// returns the phase's figures.
+func CheckHops(reqs []LinkRequest, hops [][]ipupkg.LinkHop, tg *target.Target) (LinkPhase, error) {
+	var phase LinkPhase
+	for n, r := range reqs {
+		for h, hop := range hops[n] {
+			if k, err := tg.LinkHops(hop.From, hop.To); err != nil || k != 1 {
 				return LinkPhase{}, fmt.Errorf("link transfer %d hop %d: chips %d and %d are not neighbours on %s", n, h, hop.From, hop.To, tg.Name)
 			}
-			send, err := tg.LinkSendCycles(t.Bytes)
+			send, err := tg.LinkSendCycles(r.Bytes)
 			if err != nil {
 				return LinkPhase{}, fmt.Errorf("link transfer %d hop %d: %v", n, h, err)
 			}
 			if hop.Sent-hop.Start < send {
 				return LinkPhase{}, fmt.Errorf("link transfer %d hop %d sends %d bytes from chip %d to chip %d in %d cycles; %s's links take %d",
-					n, h, t.Bytes, hop.From, hop.To, hop.Sent-hop.Start, tg.Name, send)
+					n, h, r.Bytes, hop.From, hop.To, hop.Sent-hop.Start, tg.Name, send)
 			}
 			if hop.End-hop.Sent < tg.Links.LatencyCycles {
 				return LinkPhase{}, fmt.Errorf("link transfer %d hop %d arrives %d cycles after it is sent; %s's links take %d",
 					n, h, hop.End-hop.Sent, tg.Name, tg.Links.LatencyCycles)
 			}
+			phase.Cycles = max(phase.Cycles, hop.End)
 		}
 		phase.Transfers++
-		phase.Bytes += t.Bytes
-		phase.Cycles = max(phase.Cycles, t.End())
+		phase.Bytes += r.Bytes
 	}
 	return phase, nil
 }
