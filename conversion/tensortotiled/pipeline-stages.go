@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/ipuir/ipuir/dialects/exchange"
 	"github.com/ipuir/ipuir/dialects/tensor"
 	"github.com/ipuir/ipuir/dialects/tiled"
 	"github.com/ipuir/ipuir/dialects/tiled/plan"
@@ -11,6 +12,7 @@ import (
 	"github.com/ipuir/ipuir/layout"
 	"github.com/ipuir/ipuir/numeric"
 	"github.com/ipuir/ipuir/passes"
+	"github.com/ipuir/ipuir/runtime/pipeline"
 	"github.com/ipuir/ipuir/target"
 	"github.com/ipuir/ipuir/target/irtarget"
 )
@@ -99,6 +101,11 @@ func (p *PipelineStages) Run(module *ir.Operation, pc *passes.PassContext) error
 		if err != nil {
 			return err
 		}
+		if tg.MultiChip() {
+			if err := scheduleLinkPhase(ctx, fn, tg, pc); err != nil {
+				return err
+			}
+		}
 		fn.SetAttr(ctx, tensor.StageCyclesAttr, ctx.DenseI64Array(cut.Cycles...))
 		fn.SetAttr(ctx, tensor.StageWeightBytesAttr, ctx.DenseI64Array(cut.WeightBytes...))
 		for k := range cut.Cycles {
@@ -160,6 +167,72 @@ func (p *PipelineStages) cutFunction(ctx *ir.Context, fn *ir.Operation, stages i
 		op.SetAttr(ctx, tensor.StageAttr, ctx.IntegerAttr(ctx.IntegerType(64, ir.Signless), int64(cut.StageOf[i])))
 	}
 	return cut, nil
+}
+
+// scheduleLinkPhase writes fn's link phase: an exchange.link_phase before
+// its return, with every value a stage computes that a later stage reads
+// (on a pod, stage k runs on chip k), each once for each stage that reads
+// it, and their schedule over the ring (pipeline.Schedule, the one a pod
+// package carries). A phase an earlier run wrote is replaced; nothing is
+// written when no value crosses.
+func scheduleLinkPhase(ctx *ir.Context, fn *ir.Operation, tg *target.Target, pc *passes.PassContext) error {
+	body := fn.Region(0).Front()
+	stageOf := func(op *ir.Operation) (int, bool) {
+		if a, ok := op.Attr(tensor.StageAttr).(*ir.IntegerAttr); ok {
+			return int(a.Int), true
+		}
+		return 0, false
+	}
+	type crossing struct {
+		v  *ir.Value
+		to int
+	}
+	var values []*ir.Value
+	var reqs []pipeline.LinkRequest
+	seen := map[crossing]bool{}
+	for _, op := range body.Ops() {
+		if op.Is(exchange.LinkPhaseOp) {
+			op.Erase()
+			continue
+		}
+		k, ok := stageOf(op)
+		if !ok {
+			continue
+		}
+		for _, v := range op.Operands() {
+			def := v.DefiningOp()
+			if def == nil {
+				continue // a model input: the host delivers it to each chip
+			}
+			j, ok := stageOf(def)
+			if !ok || j == k || seen[crossing{v, k}] {
+				continue // a constant, copied into each stage that reads it
+			}
+			seen[crossing{v, k}] = true
+			rt, _ := v.Type().(*ir.RankedTensorType)
+			et, err := tiled.ElemTypeOf(rt.Elem)
+			if err != nil {
+				return op.EmitOpError("pipeline-stages: an operand crossing chips: %v", err)
+			}
+			values = append(values, v)
+			reqs = append(reqs, pipeline.LinkRequest{From: j, To: k, Bytes: numeric.SatMul(ir.NumElements(rt.Dims), int64(et.Bytes()))})
+		}
+	}
+	if len(values) == 0 {
+		return nil
+	}
+	hops, phase, err := pipeline.Schedule(reqs, tg)
+	if err != nil {
+		return fn.EmitOpError("pipeline-stages: the link phase: %v", err)
+	}
+	b := ir.NewBuilder(ctx)
+	b.SetInsertionPoint(body.Last())
+	b.Create(&ir.OperationState{Name: exchange.LinkPhaseOpName, Loc: fn.Loc(), Operands: values,
+		Attrs: exchange.LinkPhaseAttrs(ctx, exchange.LinkSchedule{Requests: reqs, Hops: hops}, phase)})
+	name, _ := ir.SymbolName(fn)
+	pc.Logger().Info("scheduled link phase", "function", name, "transfers", phase.Transfers, "bytes", phase.Bytes,
+		"cycles", phase.Cycles, "lower_bound", phase.LowerBound)
+	return nil
 }
 
 // stageCosts prices ops on one chip for the cut (matmuls cached by shape:

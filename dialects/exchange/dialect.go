@@ -95,7 +95,7 @@ var Dialect = &ir.Dialect{
 	Description: "Step 3 of the lowering pipeline. The tiled program's compute ops stay as they are, one " +
 		"compute set each (the tiles of its result's layout); every movement of data between tiles is an " +
 		"exchange.phase after an exchange.sync, with its transfers and their schedule.",
-	Ops: []*ir.OpDef{SyncOp, PhaseOp},
+	Ops: []*ir.OpDef{SyncOp, PhaseOp, LinkPhaseOp},
 	Attrs: []*ir.AttrDecl{
 		{Mnemonic: TransfersMnemonic, Summary: "A phase's transfers (see TransfersAttr).",
 			Syntax: "#exchange.transfers<[{src = S, dst = [D, ...], words = W, box = [[lo, hi], ...]}, ...]> or #exchange.transfers<rank = R, packed = [...]>",

@@ -196,6 +196,10 @@ func CompilePod(ctx *ir.Context, module *ir.Operation, source []byte, env *ir.En
 		return nil, err
 	}
 	pod.Links = links
+	if n, cycles, _ := podemit.LinkPhase(module); n != phase.Transfers || cycles != phase.Cycles {
+		return nil, fmt.Errorf("BUG: the pod package's link phase (%d transfers, %d cycles) is not the module's exchange.link_phase (%d transfers, %d cycles)",
+			phase.Transfers, phase.Cycles, n, cycles)
+	}
 	if phase.Transfers > 0 {
 		log.Info("scheduled link phase", "transfers", phase.Transfers, "bytes", phase.Bytes, "cycles", phase.Cycles,
 			"lower_bound", phase.LowerBound, "lower_bound_gap", phase.Cycles-phase.LowerBound)

@@ -9,6 +9,7 @@ package podemit
 
 import (
 	"fmt"
+	"github.com/ipuir/ipuir/dialects/exchange"
 	"slices"
 
 	funcdialect "github.com/ipuir/ipuir/dialects/func"
@@ -65,8 +66,8 @@ func Outline(module *ir.Operation, chipSpec string) (*Outlined, error) {
 			ret = op
 			continue
 		}
-		if tensor.StagelessOp(op) {
-			continue
+		if tensor.StagelessOp(op) || op.Is(exchange.LinkPhaseOp) {
+			continue // copied into each stage; the link phase, no stage's
 		}
 		a, ok := op.Attr(tensor.StageAttr).(*ir.IntegerAttr)
 		if !ok || a.Big != nil || a.Int < 0 || a.Int >= ipupkg.MaxPodStages {
@@ -319,4 +320,19 @@ func hostArgAttrs(ctx *ir.Context, fn *ir.Operation, i int, name string) ir.Attr
 		entries = append(entries, ir.NamedAttr{Name: pkgemit.StreamNameAttr, Value: ctx.String(name)})
 	}
 	return ctx.Dict(entries)
+}
+
+// LinkPhase is the link phase pipeline-stages wrote on module's model
+// (exchange.link_phase): its transfers and cycles; ok is false when no
+// value crosses chips. A pod package's schedule (runtime/pipeline) is
+// computed by the same scheduler from the same values, and must agree.
+func LinkPhase(module *ir.Operation) (transfers int, cycles int64, ok bool) {
+	for _, fn := range tensor.Functions(module) {
+		for _, op := range fn.Region(0).Front().Ops() {
+			if op.Is(exchange.LinkPhaseOp) {
+				return op.NumOperands(), op.Attr(exchange.CyclesAttrName).(*ir.IntegerAttr).Int, true
+			}
+		}
+	}
+	return 0, 0, false
 }
