@@ -51,6 +51,18 @@ type Cycles struct {
 	// Ops gives, per instruction of the program, the cycles of its
 	// busiest tile.
 	Ops []OpCycles
+	// Streamed is the loads of weights from the chip's streaming memory
+	// (stream-in instructions).
+	Streamed StreamedLoads
+}
+
+// StreamedLoads sums a run's loads from streaming memory: how many, their
+// bytes, the cycles the program waited for them, and the cycles of
+// loading that IO tiles hid behind compute (Waited plus Hidden is every
+// load's transfer, with the IO tiles' hand-overs in Waited).
+type StreamedLoads struct {
+	Loads                 int
+	Bytes, Waited, Hidden int64
 }
 
 // SuperstepCycles is one superstep: the busiest tile's compute, the

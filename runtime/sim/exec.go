@@ -25,6 +25,8 @@ type session struct {
 	// streaming is the chip's streaming memory: the inputs the host wrote
 	// there, by the buffer a stream-in loads each into.
 	streaming map[int][]byte
+	// ioFree is the cycle from which the IO tiles may take the next load.
+	ioFree int64
 }
 
 func (s *session) Cycles() *device.Cycles { return s.cycles }
@@ -72,10 +74,18 @@ func (s *session) Write(index int, data []byte) error {
 	return s.d.writeTensor(st.Buffer, data)
 }
 
-// streamIn carries out a stream-in: it writes the input the host put in
-// streaming memory into every piece of its buffer and returns the cycles
-// the target's streaming transfer of those bytes takes.
-func (s *session) streamIn(in ipupkg.Instruction) (int64, error) {
+// streamIn carries out a stream-in whose exchange starts at cycle start:
+// it writes the input the host put in streaming memory into every piece
+// of its buffer and returns the cycles the program waits for it. Without
+// IO tiles the chip streams or computes, not both, and waits for the
+// whole transfer. With them (Target.IOTiles), a load that the IO tiles
+// hold was prefetched into them from when they handed over the previous
+// one (the program's start for the first: the host wrote the weights
+// before the run), behind the compute and exchanges since; the program
+// waits for what that did not hide, then for the hand-over exchange from
+// the IO tiles (Target.IOMoveCycles), as a phase's prefetch does
+// (runtime/pipeline.PricePhases).
+func (s *session) streamIn(in ipupkg.Instruction, start int64, loads *device.StreamedLoads) (int64, error) {
 	out := in.Operands[0]
 	data, ok := s.streaming[out]
 	if !ok {
@@ -93,7 +103,26 @@ func (s *session) streamIn(in ipupkg.Instruction) (int64, error) {
 		}
 		bytes += n * int64(numeric.CodecOf(buf.Elem).Bytes)
 	}
-	return s.d.tg.StreamingCycles(bytes)
+	tg := s.d.tg
+	load, err := tg.StreamingCycles(bytes)
+	if err != nil {
+		return 0, err
+	}
+	wait := load
+	if tg.IOTiles > 0 && bytes <= tg.IOBytes() {
+		move, err := tg.IOMoveCycles(bytes)
+		if err != nil {
+			return 0, err
+		}
+		hidden := min(load, max(start-s.ioFree, 0))
+		wait = load - hidden + move
+		loads.Hidden += hidden
+	}
+	s.ioFree = start + wait
+	loads.Loads++
+	loads.Bytes += bytes
+	loads.Waited += wait
+	return wait, nil
 }
 
 // writeTensor writes a whole tensor (row major) into every piece of
@@ -373,6 +402,7 @@ func (s *session) Run() error {
 		}
 	}
 	cyc := &device.Cycles{}
+	s.ioFree = 0
 	perTile := map[int64][]int64{} // superstep → compute cycles per tile
 	words := map[int64][]int64{}   // superstep → exchange words per tile (busier direction)
 	syncs := map[int64]int64{}
@@ -416,9 +446,10 @@ func (s *session) Run() error {
 		if in.Op == ipupkg.OpStreamIn {
 			// In the superstep's exchange, with the chip's streaming memory:
 			// every tile waits for the load.
+			start := clock + slices.Max(perTile[in.Superstep]) + syncs[in.Superstep]*int64(d.tg.SyncCycles) + exch[in.Superstep]
 			var c int64
-			if c, err = s.streamIn(in); err != nil {
-				err = &Fault{Tile: -1, Cycle: clock + slices.Max(perTile[in.Superstep]), Instruction: i, Op: in.Op.String(), Msg: err.Error()}
+			if c, err = s.streamIn(in, start, &cyc.Streamed); err != nil {
+				err = &Fault{Tile: -1, Cycle: start, Instruction: i, Op: in.Op.String(), Msg: err.Error()}
 			} else {
 				exch[in.Superstep] += c
 				cyc.Ops = append(cyc.Ops, device.OpCycles{Instruction: i, Op: in.Op.String(), Superstep: in.Superstep, Cycles: c,

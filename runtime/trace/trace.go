@@ -100,7 +100,7 @@ func Lay(p *ipupkg.Package, c *device.Cycles) []LaidTrack {
 			}
 			args := map[string]any{"instruction": o.Instruction, "op": o.Op, "superstep": o.Superstep,
 				"busiest_tile": o.Busy.Tile, "as_busy": o.Busy.AtMax, "working": o.Busy.Working}
-			if o.Op == ipupkg.OpExchange.String() {
+			if o.Op == ipupkg.OpExchange.String() || o.Op == ipupkg.OpStreamIn.String() {
 				add(&tracks[3], name, "exchange", exchangeAt, o.Cycles, args)
 				exchangeAt += o.Cycles
 				continue

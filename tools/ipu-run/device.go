@@ -292,6 +292,9 @@ func printCycles(w io.Writer, pkg *ipupkg.Package, c *device.Cycles) {
 		fmt.Fprintf(tw, "%11d\t%8s\t%9d\t%6d\t%12s\t%s\t%s\n", o.Instruction, o.Op, o.Superstep, o.Cycles, tile(o.Busy), asBusy(o.Busy), pkg.OriginName(o.Instruction))
 	}
 	tw.Flush()
+	if st := c.Streamed; st.Loads > 0 {
+		fmt.Fprintf(w, "streamed_loads=%d streamed_bytes=%d waited_cycles=%d hidden_cycles=%d\n", st.Loads, st.Bytes, st.Waited, st.Hidden)
+	}
 	fmt.Fprintf(w, "total_cycles=%d\n", c.Total)
 }
 
