@@ -103,7 +103,7 @@ func mergeIdenticalBlocks(rw *ir.Rewriter, regions []*ir.Region) bool {
 		var leaders []*ir.Block
 		for _, b := range r.Blocks()[1:] {
 			slots, ok := knownPredecessors(r, b)
-			if !ok || len(slots) == 0 || usedFromOutside([]*ir.Block{b}) {
+			if !ok || len(slots) == 0 || UsedFromOutside([]*ir.Block{b}) {
 				continue
 			}
 			var leader *ir.Block

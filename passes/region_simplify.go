@@ -91,7 +91,7 @@ func eraseUnreachableBlocks(rw *ir.Rewriter, regions []*ir.Region) bool {
 					dead = append(dead, b)
 				}
 			}
-			if len(dead) > 0 && !usedFromOutside(dead) {
+			if len(dead) > 0 && !UsedFromOutside(dead) {
 				for _, b := range dead {
 					for _, o := range b.Ops() {
 						o.DropAllReferences()
@@ -116,9 +116,10 @@ func eraseUnreachableBlocks(rw *ir.Rewriter, regions []*ir.Region) bool {
 	return changed
 }
 
-// usedFromOutside says whether a value defined in blocks is used by an op
-// outside them.
-func usedFromOutside(blocks []*ir.Block) bool {
+// UsedFromOutside says whether a value defined in blocks (their arguments,
+// or a result of an op in them at any depth) is used by an op outside them:
+// such blocks cannot be erased.
+func UsedFromOutside(blocks []*ir.Block) bool {
 	in := map[*ir.Block]bool{}
 	for _, b := range blocks {
 		in[b] = true

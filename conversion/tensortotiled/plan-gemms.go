@@ -216,24 +216,15 @@ func (p *PlanGemms) Run(module *ir.Operation, pc *passes.PassContext) error {
 					return perr
 				}
 				if err == nil {
-					lo, hi := 0, len(cands) // the homes alone failed; all streamed plan
-					for hi-lo > 1 {
-						mid := (lo + hi) / 2
-						if perr := planWith(mid); perr != nil {
-							return perr
-						}
-						if err == nil {
-							hi = mid
-						} else {
-							lo = mid
-						}
-					}
-					if perr := planWith(hi); perr != nil {
+					// The homes alone failed; all streamed plan.
+					plans := func(k int) (bool, error) { perr := planWith(k); return err == nil, perr }
+					k, perr := leastThat(1, len(cands), plans)
+					if perr != nil {
 						return perr
 					}
 					name, _ := ir.SymbolName(fn)
 					pc.Logger().Info("plan-gemms: home weights do not fit; streaming the fewest, largest first", "function", name,
-						"streamed", hi, "of", len(cands))
+						"streamed", k, "of", len(cands))
 					// What streaming freed may hold some of the homes
 					// resident again (no exchange before each use): the
 					// most of them, in program order, by bisection.
@@ -254,19 +245,11 @@ func (p *PlanGemms) Run(module *ir.Operation, pc *passes.PassContext) error {
 						choices, err = plan.PlanProgram(prog, tg, opts)
 						return nil
 					}
-					lo, hi = 0, len(homes)+1 // keeping 0 plans; hi-1 is the most to try
-					for hi-lo > 1 {
-						mid := (lo + hi) / 2
-						if perr := keepResident(mid); perr != nil {
-							return perr
-						}
-						if err == nil {
-							lo = mid
-						} else {
-							hi = mid
-						}
-					}
-					if perr := keepResident(lo); perr != nil {
+					// The fewest left home, from all (which plans) down.
+					if _, perr := leastThat(0, len(homes), func(j int) (bool, error) {
+						perr := keepResident(len(homes) - j)
+						return err == nil, perr
+					}); perr != nil {
 						return perr
 					}
 					if err != nil {
@@ -354,6 +337,30 @@ func residentWeights(fn *ir.Operation) []*ir.Value {
 		d, ok := def.Attr("value").(*ir.DenseElementsAttr)
 		return !ok || !d.Splat
 	})
+}
+
+// leastThat returns the least k from lo to hi for which ok holds, given that
+// ok holds at hi and, once it holds, at every larger k (bisection), having
+// called ok last with it. It asks ok of hi first, and of lo only when
+// nothing below hi holds.
+func leastThat(lo, hi int, ok func(k int) (bool, error)) (int, error) {
+	below := lo - 1 // ok does not hold here (or it is below lo)
+	for hi-below > 1 {
+		mid := (below + hi) / 2
+		yes, err := ok(mid)
+		if err != nil {
+			return 0, err
+		}
+		if yes {
+			hi = mid
+		} else {
+			below = mid
+		}
+	}
+	if _, err := ok(hi); err != nil {
+		return 0, err
+	}
+	return hi, nil
 }
 
 // checkStreamed refuses a streamed argument (tiled.StreamedAttr) that

@@ -480,30 +480,7 @@ func applyTo(module *ir.Operation, e edit) bool {
 // with the operands the branch passed it (where the branch's declaration
 // says which). It refuses a block whose values are used outside it.
 func removeBlock(b *ir.Block) bool {
-	inside := func(user *ir.Operation) bool {
-		for o := user; o != nil; o = o.ParentOp() {
-			if o.Block() == b {
-				return true
-			}
-		}
-		return false
-	}
-	escapes := false
-	use := func(v *ir.Value) {
-		v.Uses(func(u *ir.OpOperand) { escapes = escapes || !inside(u.Owner()) })
-	}
-	for _, a := range b.Arguments() {
-		use(a)
-	}
-	for _, op := range b.Ops() {
-		op.Walk(func(o *ir.Operation) ir.WalkResult {
-			for _, r := range o.Results() {
-				use(r)
-			}
-			return ir.WalkAdvance
-		})
-	}
-	if escapes {
+	if passes.UsedFromOutside([]*ir.Block{b}) {
 		return false
 	}
 	r := b.Parent()
