@@ -192,6 +192,19 @@ func (p *PlanGemms) Run(module *ir.Operation, pc *passes.PassContext) error {
 			// placement (Target.StreamingCycles, some 700 times slower than
 			// the exchange), so the last one tried. Streaming more frees
 			// more memory, so the fewest are found by bisection.
+			// replan plans the function again as its weights are now
+			// placed, from the same constraints and numbering; err (and
+			// prog, ops, choices) are the planning's, the error returned
+			// one that stops the pass.
+			replan := func() error {
+				index, pinned = startIndex, maps.Clone(startPinned)
+				var perr error
+				if prog, ops, perr = gemmProgram(fn, pinned, &index, tg); perr != nil {
+					return perr
+				}
+				choices, err = plan.PlanProgram(prog, tg, opts)
+				return nil
+			}
 			if cands := streamOrder(fn); err != nil && len(cands) > 0 {
 				planWith := func(k int) error {
 					for i, g := range cands {
@@ -204,13 +217,7 @@ func (p *PlanGemms) Run(module *ir.Operation, pc *passes.PassContext) error {
 							}
 						}
 					}
-					index, pinned = startIndex, maps.Clone(startPinned)
-					var perr error
-					if prog, ops, perr = gemmProgram(fn, pinned, &index, tg); perr != nil {
-						return perr
-					}
-					choices, err = plan.PlanProgram(prog, tg, opts)
-					return nil
+					return replan()
 				}
 				if perr := planWith(len(cands)); perr != nil {
 					return perr
@@ -237,13 +244,7 @@ func (p *PlanGemms) Run(module *ir.Operation, pc *passes.PassContext) error {
 								setHomeAttr(ctx, fn, v, ctx.Unit())
 							}
 						}
-						index, pinned = startIndex, maps.Clone(startPinned)
-						var perr error
-						if prog, ops, perr = gemmProgram(fn, pinned, &index, tg); perr != nil {
-							return perr
-						}
-						choices, err = plan.PlanProgram(prog, tg, opts)
-						return nil
+						return replan()
 					}
 					// The fewest left home, from all (which plans) down.
 					if _, perr := leastThat(0, len(homes), func(j int) (bool, error) {
