@@ -268,7 +268,7 @@ func placeValues(fn *ir.Operation, tg *target.Target, bufs [][]storage.Buffer, v
 	}
 	placements, err := storage.PlaceAll(tg, lists)
 	if err != nil {
-		return nil, nil, placementError(fn, values, lists, err)
+		return nil, nil, placementError(fn, values, lists, err, sup, tg)
 	}
 	for tile, pl := range placements {
 		list := lists[tile]
@@ -439,7 +439,12 @@ func locOf(v *ir.Value, fn *ir.Operation) ir.Location {
 
 // placementError is a failed placement as a diagnostic at the op that
 // defines the buffer that did not fit.
-func placementError(fn *ir.Operation, values []*ir.Value, lists [][]storage.Buffer, err error) error {
+//
+// When a tile's support memory outgrows what the planner reserved for it
+// (the target's support reserve; a long program's code and exchange tables
+// can take more), the plans were chosen for memory the program does not
+// have, and the message says so and what to do.
+func placementError(fn *ir.Operation, values []*ir.Value, lists [][]storage.Buffer, err error, sup support, tg *target.Target) error {
 	var nf *storage.NoFitError
 	at := fn
 	if errors.As(err, &nf) {
@@ -448,6 +453,18 @@ func placementError(fn *ir.Operation, values []*ir.Value, lists [][]storage.Buff
 				at = def
 			}
 		}
+	}
+	busiest, most := 0, int64(0)
+	for tile := range tg.Tiles {
+		if b := sup.bytes(tile); b > most {
+			busiest, most = tile, b
+		}
+	}
+	if most > tg.SupportReserveBytes {
+		return at.EmitOpError("storage placement: %v; the program's code and exchange tables take %d bytes on tile %d, "+
+			"beyond the %d the planner kept for them (the target's support reserve): place more weights home or streamed "+
+			"(tiled.home, tiled.streamed, plan-gemms{weights=...}), or cut the model into phases (--phases)",
+			err, most, busiest, tg.SupportReserveBytes)
 	}
 	return at.EmitOpError("storage placement: %v", err)
 }
