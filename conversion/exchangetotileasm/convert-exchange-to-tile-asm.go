@@ -443,7 +443,9 @@ func locOf(v *ir.Value, fn *ir.Operation) ir.Location {
 // When a tile's support memory outgrows what the planner reserved for it
 // (the target's support reserve; a long program's code and exchange tables
 // can take more), the plans were chosen for memory the program does not
-// have, and the message says so and what to do.
+// have: the function records the busiest tile's support bytes
+// (tileasm.SupportBytesAttr), which a compile driver plans again beside,
+// and the message says so and what to do.
 func placementError(fn *ir.Operation, values []*ir.Value, lists [][]storage.Buffer, err error, sup support, tg *target.Target) error {
 	var nf *storage.NoFitError
 	at := fn
@@ -461,6 +463,7 @@ func placementError(fn *ir.Operation, values []*ir.Value, lists [][]storage.Buff
 		}
 	}
 	if most > tg.SupportReserveBytes {
+		fn.SetAttr(fn.Context(), tileasm.SupportBytesAttr, fn.Context().IntegerAttr(fn.Context().IntegerType(64, ir.Signless), most))
 		return at.EmitOpError("storage placement: %v; the program's code and exchange tables take %d bytes on tile %d, "+
 			"beyond the %d the planner kept for them (the target's support reserve): place more weights home or streamed "+
 			"(tiled.home, tiled.streamed, plan-gemms{weights=...}), or cut the model into phases (--phases)",

@@ -82,6 +82,10 @@ type PlanGemms struct {
 	// first, as tiled.finalists: the alternatives a tuner (ipu-tune)
 	// measures, each pinned back through the constraints option.
 	RecordFinalists bool `pass:"record-finalists" help:"Write each matmul's verified finalists, cheapest first, as tiled.finalists (for a tuner)"`
+	// SupportBytes is the busiest tile's support memory that a failed
+	// placement of this program measured (tileasm.SupportBytesAttr): the
+	// compile driver plans again beside it.
+	SupportBytes int64 `pass:"support-bytes" help:"The busiest tile's code and exchange tables, as a failed placement measured them, to plan beside (0: the target's support reserve and the planner's estimate of the tables)" default:"0" min:"0"`
 
 	NumPlanned    passes.Statistic `statistic:"num-planned" help:"Number of matmuls planned"`
 	NumCandidates passes.Statistic `statistic:"num-candidates" help:"Number of candidate plans costed"`
@@ -166,7 +170,7 @@ func (p *PlanGemms) Run(module *ir.Operation, pc *passes.PassContext) error {
 		if len(ops) == 0 {
 			continue
 		}
-		opts := plan.Options{Finalists: p.Finalists, Logger: pc.Logger(), Memo: memo}
+		opts := plan.Options{Finalists: p.Finalists, Logger: pc.Logger(), Memo: memo, SupportBytes: p.SupportBytes}
 		choices, err := plan.PlanProgram(prog, tg, opts)
 		if err != nil && p.Weights == WeightsAuto {
 			// The largest weights first: they free the most memory per

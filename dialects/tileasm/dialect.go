@@ -69,6 +69,12 @@ const (
 	HostCodeBytesAttr      = "host_code_bytes"
 	SupportAttr            = "support"
 	KindAttr               = "kind"
+	// SupportBytesAttr, on a function whose storage placement failed, is
+	// the busiest tile's support memory (code, exchange tables and
+	// host-exchange code) as the placement sized it, when it is more than
+	// the target's support reserve: what the compile driver plans again
+	// beside (plan-gemms{support-bytes}).
+	SupportBytesAttr = "tileasm.support_bytes"
 
 	PerTileMnemonic = "per_tile"
 )

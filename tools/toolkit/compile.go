@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"runtime"
+	"strings"
 	"sync"
 
 	"github.com/ipuir/ipuir/execution/reference"
@@ -44,12 +45,37 @@ func CompilePackage(ctx *ir.Context, module *ir.Operation, source []byte, env *i
 // CompilePackageWith is CompilePackage lowering a tensor-level module with
 // pipeline, lower-to-tile-asm's passes with options of their own (a
 // tuning record's, Tuning.Pipeline).
+//
+// The planner plans beside the target's support reserve for each tile's
+// code and exchange tables. A long program's can take more, and its
+// storage placement then fails with plans chosen for memory it does not
+// have; the placement records what it measured, and the module is compiled
+// again from its start with the planner told (plan-gemms{support-bytes}),
+// up to twice, while the measure grows. The first failure is returned when
+// that does not help.
 func CompilePackageWith(ctx *ir.Context, module *ir.Operation, source []byte, env *ir.Env, log *slog.Logger, tg *target.Target, compiler, pipeline string) (*ipupkg.Package, error) {
 	opts := pkgemit.Options{Compiler: compiler, Metadata: []ipupkg.Entry{{Key: "target", Value: tg.Name}}}
 	if !pkgemit.HasTileAsm(module) {
 		opts.SetSource(source, module)
-		if err := RunPipeline(ctx, module, pipeline, env, log); err != nil {
-			return nil, err
+		pristine := module.Clone(ctx, nil)
+		err := RunPipeline(ctx, module, pipeline, env, log)
+		first, last := err, int64(0)
+		for tries := 0; err != nil && tries < 4; tries++ {
+			measured, ok := pkgemit.MeasuredSupport(module)
+			again, planned := withSupportBytes(pipeline, measured)
+			if !ok || measured <= last || !planned {
+				break
+			}
+			last = measured
+			log.Info("planning again beside the support memory the placement measured", "support_bytes", measured,
+				"support_reserve_bytes", tg.SupportReserveBytes)
+			module = pristine.Clone(ctx, nil)
+			if err = RunPipeline(ctx, module, again, env, log); err == nil {
+				pipeline = again
+			}
+		}
+		if err != nil {
+			return nil, first
 		}
 		opts.Metadata = append(opts.Metadata, ipupkg.Entry{Key: "pipeline", Value: pipeline})
 	}
@@ -64,6 +90,23 @@ func CompilePackageWith(ctx *ir.Context, module *ir.Operation, source []byte, en
 		return nil, fmt.Errorf("BUG: the compiled package would be refused by the device: %v", err)
 	}
 	return pkg, nil
+}
+
+// withSupportBytes is pipeline (lower-to-tile-asm's, as CompilePackage and
+// TunedPipeline spell it) with plan-gemms told the support memory n; false
+// when pipeline plans no matmuls.
+func withSupportBytes(pipeline string, n int64) (string, bool) {
+	if pipeline == registry.ModulePipeline(registry.LowerToTileAsm) {
+		pipeline = TunedPipeline(CompileOptions{})
+	}
+	opt := fmt.Sprintf("support-bytes=%d", n)
+	switch {
+	case strings.Contains(pipeline, "plan-gemms{"):
+		return strings.Replace(pipeline, "plan-gemms{", "plan-gemms{"+opt+" ", 1), true
+	case strings.Contains(pipeline, "plan-gemms,"), strings.Contains(pipeline, "plan-gemms)"):
+		return strings.Replace(pipeline, "plan-gemms", "plan-gemms{"+opt+"}", 1), true
+	}
+	return pipeline, false
 }
 
 // PodOptions are how a model is compiled for a target of several chips.

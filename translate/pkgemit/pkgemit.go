@@ -182,6 +182,20 @@ func HasTileAsm(module *ir.Operation) bool {
 	return module.Find(func(op *ir.Operation) bool { return op.Is(tileasm.MemoryOp) }) != nil
 }
 
+// MeasuredSupport is the busiest tile's support memory that a failed
+// storage placement recorded on one of module's functions
+// (tileasm.SupportBytesAttr), when it outgrew the target's support reserve.
+func MeasuredSupport(module *ir.Operation) (int64, bool) {
+	var n int64
+	module.Walk(func(op *ir.Operation) ir.WalkResult {
+		if a, ok := op.Attr(tileasm.SupportBytesAttr).(*ir.IntegerAttr); ok {
+			n = max(n, a.Int)
+		}
+		return ir.WalkAdvance
+	})
+	return n, n > 0
+}
+
 // Build makes the package of module's one tile-asm function.
 func Build(module *ir.Operation, tg *target.Target, opts Options) (*ipupkg.Package, error) {
 	var memories []*ir.Operation

@@ -78,6 +78,11 @@ type Options struct {
 	// earlier ones that shared it); nil gives each PlanProgram a memo of
 	// its own.
 	Memo *Memo
+	// SupportBytes, when positive, is the busiest tile's support memory
+	// (code and exchange tables) as a placement of the program measured
+	// it: every matmul is planned beside what it holds beyond the target's
+	// support reserve, instead of the planner's estimate of the tables.
+	SupportBytes int64
 }
 
 // DefaultFinalists is the number of finalists kept when Options does not

@@ -38,12 +38,17 @@ func PlanProgram(prog Program, t *target.Target, opts Options) ([]Choice, error)
 	if opts.Memo == nil {
 		opts.Memo = NewMemo() // the rounds below ask again what the first asked
 	}
-	choices, err := planRound(prog, t, opts, nil)
+	// A measured support memory holds from the first round on.
+	var first []map[target.MemoryKind]int64
+	if opts.SupportBytes > 0 {
+		first = withTables(nil, prog, nil, t, opts.SupportBytes)
+	}
+	choices, err := planRound(prog, t, opts, first)
 	if err != nil {
 		return nil, err
 	}
 	for range 3 {
-		reserve := withTables(residentReserve(prog, choices, t), prog, choices, t)
+		reserve := withTables(residentReserve(prog, choices, t), prog, choices, t, opts.SupportBytes)
 		if reserve == nil {
 			return choices, nil
 		}
@@ -143,8 +148,18 @@ func residentReserve(prog Program, choices []Choice, t *target.Target) []map[tar
 // block keeps 4,460 of its 12,416 support bytes in tables), so a block's
 // own tables are already in it; a stack of layers adds a block's tables
 // per layer.
-func withTables(reserve []map[target.MemoryKind]int64, prog Program, choices []Choice, t *target.Target) []map[target.MemoryKind]int64 {
-	extra := tableBytes(prog, choices, t) - t.SupportReserveBytes/2
+//
+// supportBytes, when set, is the busiest tile's support memory as a placement
+// of this program measured it (code and every exchange's tables): the
+// reserve is then what it holds beyond the target's support reserve,
+// instead of the tables' estimate.
+func withTables(reserve []map[target.MemoryKind]int64, prog Program, choices []Choice, t *target.Target, supportBytes int64) []map[target.MemoryKind]int64 {
+	var extra int64
+	if supportBytes > 0 {
+		extra = supportBytes - t.SupportReserveBytes
+	} else {
+		extra = tableBytes(prog, choices, t) - t.SupportReserveBytes/2
+	}
 	if extra <= 0 {
 		return reserve
 	}

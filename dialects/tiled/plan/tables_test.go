@@ -49,7 +49,7 @@ func TestTablesOfAStackAreReserved(t *testing.T) {
 			t.Fatal(err)
 		}
 		bytes[layers] = tableBytes(prog, choices, tg)
-		reserve := withTables(nil, prog, choices, tg)
+		reserve := withTables(nil, prog, choices, tg, 0)
 		extra := bytes[layers] - tg.SupportReserveBytes/2
 		for i := range prog.Matmuls {
 			got := int64(0)
