@@ -261,6 +261,9 @@ type Fault struct {
 }
 
 func (f *Fault) Error() string {
+	if f.Tile < 0 { // the whole chip's (a load from streaming memory)
+		return fmt.Sprintf("device fault: cycle %d, instruction %d (%s): %s", f.Cycle, f.Instruction, f.Op, f.Msg)
+	}
 	return fmt.Sprintf("device fault: tile %d, cycle %d, instruction %d (%s): %s", f.Tile, f.Cycle, f.Instruction, f.Op, f.Msg)
 }
 

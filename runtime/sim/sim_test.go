@@ -3,11 +3,13 @@ package sim
 import (
 	"encoding/binary"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/numeric"
+	"github.com/ipuir/ipuir/runtime/device"
 	"github.com/ipuir/ipuir/runtime/ipupkg"
 	"github.com/ipuir/ipuir/target"
 )
@@ -244,5 +246,41 @@ func TestLoadChecksTheTarget(t *testing.T) {
 	d.Attach()
 	if err := d.Load(p); err == nil || !strings.Contains(err.Error(), "the package is for test16") {
 		t.Errorf("%v", err)
+	}
+}
+
+// streamedGather is gather with x a weight in streaming memory: a
+// stream-in loads it at step 0, after the first sync, and the steps after
+// it move on by one.
+func streamedGather(t testing.TB) (*ipupkg.Package, *target.Target) {
+	p, tg := gather(t)
+	p.Program = slices.Insert(p.Program, 1, ipupkg.Instruction{Op: ipupkg.OpStreamIn, Operands: []int{0}})
+	p.Buffers[0].End = 2
+	p.Buffers[1].End = 3
+	p.Buffers[2].Start, p.Buffers[2].End = 2, 3
+	p.Buffers[3].Start = 2
+	return p, tg
+}
+
+// A weight in streaming memory reaches its tiles at its stream-in, which
+// costs the superstep's exchange the target's streaming transfer of the
+// bytes it writes, and the run counts it; a stream-in whose input was
+// never written is a fault of the whole chip, not of a tile.
+func TestStreamIn(t *testing.T) {
+	p, tg := streamedGather(t)
+	s, in := runGather(t, p, tg)
+	expectOutput(t, s, 0, scaled(in, 0.5))
+	c := s.Cycles()
+	load, _ := tg.StreamingCycles(64)
+	if c.Streamed != (device.StreamedLoads{Loads: 1, Bytes: 64, Waited: load}) {
+		t.Errorf("streamed loads %+v, want one of 64 bytes waited %d cycles", c.Streamed, load)
+	}
+	phase, _ := tg.ExchangePhaseCycles(8)
+	if c.Supersteps[0].Exchange != load+phase {
+		t.Errorf("superstep 0's exchange %d, want the load %d and the phase %d", c.Supersteps[0].Exchange, load, phase)
+	}
+	if _, err := run(t, p, tg, nil); err == nil || !strings.Contains(err.Error(), "device fault: cycle") ||
+		!strings.Contains(err.Error(), "its input was not written to streaming memory") {
+		t.Errorf("a load of nothing: %v", err)
 	}
 }
