@@ -293,7 +293,24 @@ func TestRegionsBlocksAndTypes(t *testing.T) {
 	for _, e := range edits(m) {
 		kinds[e.kind]++
 	}
-	if kinds[eraseBlock] != 2 || kinds[shrinkDim] != 2 {
-		t.Errorf("edits: %v, want two blocks to erase and 4 to 1 and to 2", kinds)
+	if kinds[eraseBlock] != 2 || kinds[mergeBlock] != 2 || kinds[shrinkDim] != 2 {
+		t.Errorf("edits: %v, want two blocks to erase or merge and 4 to 1 and to 2", kinds)
+	}
+	// A block whose one predecessor branches only to it joins it.
+	one := parse(`module {
+  func.func @h(%x: tensor<4xf16>, %c: i1) -> tensor<4xf16> {
+    "x.br"(%c)[^bb1] : (i1) -> ()
+  ^bb1:
+    %a = tensor.exp %x : tensor<4xf16>
+    return %a : tensor<4xf16>
+  }
+}
+`)
+	if got, ok := src.apply(one, edit{kind: mergeBlock, at: 0}); !ok || strings.Contains(string(got.text), "^bb") || strings.Contains(string(got.text), "x.br") ||
+		!strings.Contains(string(got.text), "@h(%arg0: tensor<4xf16>)") {
+		t.Errorf("merge ^bb1: %v\n%s", ok, got.text)
+	}
+	if _, ok := src.apply(branches, edit{kind: mergeBlock, at: 0}); ok {
+		t.Error("merged a block into a predecessor that branches elsewhere too")
 	}
 }

@@ -79,6 +79,11 @@ const (
 	// branch to it loses that successor (and the operands it passed);
 	// blocks no longer reachable go with it.
 	eraseBlock
+	// mergeBlock: a block whose one predecessor's branch goes only to it
+	// joins that predecessor: the branch goes (what it passed becomes the
+	// block's arguments' values) and the block's ops follow the
+	// predecessor's.
+	mergeBlock
 	// bypassOp: the op's one result is replaced by its operand sub, of the
 	// same type, and the op goes: a link of a chain taken out, which a
 	// cut cannot do inside a region (what fed the op would die with it).
@@ -109,6 +114,8 @@ func (e edit) String() string {
 		return fmt.Sprintf("clear op %d's region %d", e.at, e.sub)
 	case eraseBlock:
 		return fmt.Sprintf("erase block %d", e.at)
+	case mergeBlock:
+		return fmt.Sprintf("merge block %d into its predecessor", e.at)
 	case shrinkDim:
 		return fmt.Sprintf("dimensions of %s to %d", e.attr, e.sub)
 	case bypassOp:
@@ -262,7 +269,7 @@ func edits(module *ir.Operation) []edit {
 		}
 	}
 	for i := range innerBlocks(module) {
-		out = append(out, edit{kind: eraseBlock, at: i})
+		out = append(out, edit{kind: eraseBlock, at: i}, edit{kind: mergeBlock, at: i})
 	}
 	fns := functions(module)
 	for i, fn := range fns {
@@ -408,13 +415,17 @@ func applyTo(module *ir.Operation, e edit) bool {
 		}
 		fns[e.at].Erase()
 		return true
-	case eraseBlock:
+	case eraseBlock, mergeBlock:
 		blocks := innerBlocks(module)
 		if e.at >= len(blocks) {
 			return false
 		}
 		fn := enclosingFunction(blocks[e.at].ParentOp())
-		if !removeBlock(blocks[e.at]) {
+		remove := removeBlock
+		if e.kind == mergeBlock {
+			remove = mergeIntoPredecessor
+		}
+		if !remove(blocks[e.at]) {
 			return false
 		}
 		cleanUp(fn)
@@ -473,6 +484,40 @@ func applyTo(module *ir.Operation, e edit) bool {
 		}
 	}
 	cleanUp(fn)
+	return true
+}
+
+// mergeIntoPredecessor joins b to its one predecessor, whose last op
+// branches only to b: that branch goes, b's arguments take the values it
+// passed (where its declaration says which; else b must have none), and
+// b's ops move to the predecessor's end.
+func mergeIntoPredecessor(b *ir.Block) bool {
+	preds := b.Predecessors()
+	if len(preds) != 1 || preds[0] == b {
+		return false
+	}
+	p := preds[0]
+	br := p.Last()
+	if br == nil || br.NumSuccessors() != 1 {
+		return false
+	}
+	var passed []*ir.Value
+	if start, n, ok := br.SuccessorOperands(0); ok {
+		passed = br.Operands()[start : start+n]
+	}
+	if len(passed) != b.NumArguments() {
+		return false
+	}
+	for i, a := range b.Arguments() {
+		a.ReplaceAllUsesWith(passed[i])
+	}
+	br.DropAllReferences()
+	br.Erase()
+	for _, op := range b.Ops() {
+		op.Remove()
+		p.Append(op)
+	}
+	b.Parent().RemoveBlock(b)
 	return true
 }
 
