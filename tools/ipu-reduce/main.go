@@ -12,8 +12,8 @@
 // function arguments; return an op's results instead of the function's;
 // make an op's results constants; drop an attribute, a function, a
 // function's result, a region's blocks or a block, or merge a block into
-// its predecessor; shrink a tensor
-// dimension everywhere; then remove what is dead), tests the candidates
+// its predecessor; shrink a tensor dimension everywhere; then remove what
+// is dead), tests the candidates
 // smallest first, --jobs at a time, and keeps the first interesting one in
 // that order, so the result does not depend on timing. The reduced program
 // goes to -o.
