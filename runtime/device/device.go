@@ -61,8 +61,10 @@ type Cycles struct {
 // loading that IO tiles hid behind compute (Waited plus Hidden is every
 // load's transfer, with the IO tiles' hand-overs in Waited).
 type StreamedLoads struct {
-	Loads                 int
-	Bytes, Waited, Hidden int64
+	Loads  int   `json:"loads"`
+	Bytes  int64 `json:"bytes"`
+	Waited int64 `json:"waited"`
+	Hidden int64 `json:"hidden"`
 }
 
 // SuperstepCycles is one superstep: the busiest tile's compute, the

@@ -59,6 +59,9 @@ type Data struct {
 	Compute  int64 `json:"computeCycles"`
 	Exchange int64 `json:"exchangeCycles"`
 	Sync     int64 `json:"syncCycles"`
+	// Streamed is the run's loads from the chip's streaming memory (part
+	// of Exchange).
+	Streamed device.StreamedLoads `json:"streamed"`
 	// Pipeline is a pod package's pipeline, or Phased its phased run on
 	// one chip (nil for one chip's package), and Stage the stage the other
 	// views show.
@@ -273,7 +276,7 @@ func Build(title string, p *ipupkg.Package, tg *target.Target, cycles *device.Cy
 	d.liveness(p, nc)
 	d.phases(p)
 	if cycles != nil {
-		d.Total = cycles.Total
+		d.Total, d.Streamed = cycles.Total, cycles.Streamed
 		for i := range d.Supersteps {
 			for _, s := range cycles.Supersteps {
 				if s.Superstep == d.Supersteps[i].Index {

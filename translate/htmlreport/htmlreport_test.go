@@ -306,3 +306,17 @@ func comma(n int64) string {
 	}
 	return s
 }
+
+// A package that loads a weight from streaming memory reports the load:
+// the run's count, bytes and cycles, which the summary shows.
+func TestReportCountsStreamedLoads(t *testing.T) {
+	c := compile(t, "../../tests/device/weights-streamed.ipuir")
+	load, err := c.tg.StreamingCycles(128 * 256 * 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := device.StreamedLoads{Loads: 1, Bytes: 128 * 256 * 2, Waited: load}
+	if c.data.Streamed != want || c.cycles.Streamed != want {
+		t.Errorf("report %+v, run %+v, want %+v", c.data.Streamed, c.cycles.Streamed, want)
+	}
+}
