@@ -439,3 +439,36 @@ func TestReshapeLayoutOfAnEmptyTensor(t *testing.T) {
 		t.Error("a reshape that changes the element count reinterprets")
 	}
 }
+
+func TestExchangeTrafficCountsWhatCrossesChips(t *testing.T) {
+	// On two test16 chips as one program (tiles 0–15 and 16–31): 8 rows
+	// of 16 f16 on tiles 0 and 16, half on each chip, moved to replicas
+	// on tiles 0–31. Each half reaches the other chip once (32 words, 128
+	// bytes), however many of its tiles take it.
+	tg, err := target.Lookup("test16{span-chips=2}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := NewAxis(2, 2)
+	rows.TileStride = 16
+	src := mustMap(t, Layout{Order: Order{Kind: RowMajor}, MemoryClass: "Test16Standard",
+		Tiling: Tiling{TileCount: 32, Replicas: 1, Axes: []AxisTiling{rows}}}, []int64{8, 16})
+	dst := mustMap(t, Layout{Order: Order{Kind: RowMajor}, MemoryClass: "Test16Standard",
+		Tiling: Tiling{TileCount: 32, Replicas: 32, ReplicaStride: 1}}, []int64{8, 16})
+	tr := ExchangeTraffic(src, ShardNeeds(dst), 2, tg)
+	if want := []int64{0, 128, 128, 0}; !slices.Equal(tr.ChipBytes, want) {
+		t.Errorf("ChipBytes = %v; want %v", tr.ChipBytes, want)
+	}
+	var sum Traffic
+	sum.Add(&tr)
+	sum.Add(&tr)
+	if sum.ChipBytes[1] != 256 {
+		t.Errorf("two phases added: %v", sum.ChipBytes)
+	}
+	// On one chip nothing crosses.
+	one, _ := target.Lookup("test16")
+	src1 := mustMap(t, rowMajor(2, NewAxis(2, 2)), []int64{8, 16})
+	if tr := ExchangeTraffic(src1, ShardNeeds(src1), 2, one); tr.ChipBytes != nil {
+		t.Errorf("one chip: ChipBytes = %v", tr.ChipBytes)
+	}
+}

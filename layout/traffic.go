@@ -35,6 +35,12 @@ type Traffic struct {
 	Pieces int
 	// LocalElements were needed on a tile that already holds them.
 	LocalElements int64
+	// ChipBytes, on a target whose programs span chips
+	// (target.Target.SpanChips), is the bytes that cross from chip a to
+	// chip b at [a·chips+b]: a piece once for each other chip it reaches
+	// (the receiving chip's exchange spreads it to its tiles). Nil on one
+	// chip.
+	ChipBytes []int64
 }
 
 // MaxWords is the words of the busiest tile in its busier direction.
@@ -58,8 +64,22 @@ func ExchangeTraffic(src *ShardMap, needs []Need, elemBytes int64, tg *target.Ta
 		tr.Paired, mark = make([]int64, tiles), make([]int, tiles)
 	}
 	stamp := 0
+	chips := tg.SpanChips()
+	var reached []int // chip → the stamp of the last piece that reached it
+	if chips > 1 {
+		tr.ChipBytes, reached = make([]int64, chips*chips), make([]int, chips)
+	}
 	VisitPieces(src, needs, func(p Piece) {
 		words := numeric.CeilDiv(satMul(p.Box.Elements(), elemBytes), wordBytes)
+		if reached != nil {
+			from := tg.ChipOf(int(p.Src))
+			for _, t := range p.Dst {
+				if to := tg.ChipOf(int(t)); to != from && reached[to] != stamp+1 {
+					reached[to] = stamp + 1
+					tr.ChipBytes[from*chips+to] += satMul(words, wordBytes)
+				}
+			}
+		}
 		tr.LocalElements += int64(p.Local) * p.Box.Elements()
 		stamp++
 		for _, t := range p.Dst {
@@ -239,6 +259,14 @@ func (t *Traffic) Add(o *Traffic) {
 		t.Received[i] += o.Received[i]
 		if o.Paired != nil {
 			t.Paired[i] += o.Paired[i]
+		}
+	}
+	if o.ChipBytes != nil {
+		if t.ChipBytes == nil {
+			t.ChipBytes = make([]int64, len(o.ChipBytes))
+		}
+		for i, b := range o.ChipBytes {
+			t.ChipBytes[i] += b
 		}
 	}
 	t.Words += o.Words

@@ -287,9 +287,15 @@ func ipuTile(name, summary, classPrefix string, tiles int, sramBytes, standardBy
 func pod(chip *Target, name, summary string, chips int) *Target {
 	t := chip.Clone()
 	t.Name, t.Summary, t.Chips, t.ChipTarget = name, summary, chips, chip.Name
-	t.Links = Links{Topology: "ring", PerNeighbour: linksPerNeighbour,
-		BytesPerCycle: linkBytesPerSecond / float64(t.ClockHz), LatencyCycles: linkLatencyCycles, SyncCycles: chipSyncCycles}
+	t.Links = ipuLinks("ring", t.ClockHz)
 	return t
+}
+
+// ipuLinks are the IPU-Links between chips clocked at clockHz, joined in
+// topology.
+func ipuLinks(topology string, clockHz int64) Links {
+	return Links{Topology: topology, PerNeighbour: linksPerNeighbour,
+		BytesPerCycle: linkBytesPerSecond / float64(clockHz), LatencyCycles: linkLatencyCycles, SyncCycles: chipSyncCycles}
 }
 
 // builtins maps each registry name to a constructor, so every Lookup hands

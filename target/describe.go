@@ -41,6 +41,9 @@ func (t *Target) Describe() string {
 	if t.MultiChip() {
 		row("chips", "%d, joined in a %s; %d tiles in all", t.Chips, t.Links.Topology, t.ChipTiles())
 		row("tiles", "%d per chip", t.Tiles)
+	} else if k := t.SpanChips(); k > 1 {
+		row("chips", "%d as one program, joined in a %s; tiles numbered chip after chip", k, t.Links.Topology)
+		row("tiles", "%d (%d per chip)", t.Tiles, t.Tiles/k)
 	} else {
 		row("tiles", "%d", t.Tiles)
 	}
@@ -107,7 +110,7 @@ func (t *Target) Describe() string {
 		t.ExchangeWordsPerCycle, t.ExchangeWordBytes, t.ExchangeLatencyCycles, cast)
 	row("sync", "%d cycles", t.SyncCycles)
 	row("vertex launch", "%d cycles", t.VertexOverheadCycles)
-	if t.MultiChip() {
+	if t.MultiChip() || t.SpanChips() > 1 {
 		l := t.Links
 		row("IPU-Links", "%d to each neighbour, %.2f bytes/cycle each way per link (%.1f GB/s); %d cycles latency per hop",
 			l.PerNeighbour, l.BytesPerCycle, l.BytesPerCycle*float64(t.ClockHz)/1e9, l.LatencyCycles)

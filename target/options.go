@@ -33,6 +33,9 @@ type Option struct {
 // Options are the settable figures, in the order `--show-targets` and the
 // docs list them.
 var Options = []Option{
+	{Name: "span-chips", Help: "chips one program spans, joined in a line of IPU-Links, its tiles numbered chip after chip (a pipeline stage of several chips); 1, the default: one chip",
+		get: func(t *Target) float64 { return float64(t.SpanChips()) },
+		set: func(t *Target, v float64) { t.setSpan(int(v)) }},
 	{Name: "exchange-latency-cycles", Help: "cycles added once per on-chip exchange phase for the first word in flight",
 		get: func(t *Target) float64 { return float64(t.ExchangeLatencyCycles) },
 		set: func(t *Target, v float64) { t.ExchangeLatencyCycles = int(v) }},
@@ -209,7 +212,13 @@ func (s *Spec) apply(t *Target) (*Target, error) {
 	}
 	changed := map[string]bool{}
 	canon := &Spec{Name: s.Name}
-	for _, so := range s.Options {
+	// span-chips first: it decides whether the link options apply, and
+	// the tiles the others see.
+	opts := slices.Clone(s.Options)
+	slices.SortStableFunc(opts, func(a, b *specOption) int {
+		return boolRank(a.Key != spanChipsOption) - boolRank(b.Key != spanChipsOption)
+	})
+	for _, so := range opts {
 		o, ok := OptionNamed(so.Key)
 		if !ok {
 			return nil, fmt.Errorf("target %s: unknown option %q (known: %s)", s.Name, so.Key, strings.Join(OptionNames(), ", "))
@@ -218,8 +227,8 @@ func (s *Spec) apply(t *Target) (*Target, error) {
 			return nil, fmt.Errorf("target %s: option %s is set twice", s.Name, o.Name)
 		}
 		changed[o.Name] = true
-		if o.MultiChip && !t.MultiChip() {
-			return nil, fmt.Errorf("target %s has one chip: option %s applies only to targets of several chips (%s)",
+		if o.MultiChip && !t.MultiChip() && t.SpanChips() < 2 {
+			return nil, fmt.Errorf("target %s has one chip: option %s applies only to targets of several chips (%s, or a chip's with span-chips)",
 				s.Name, o.Name, strings.Join(multiChipNames(), ", "))
 		}
 		v, err := o.parse(so.Value)
@@ -234,6 +243,15 @@ func (s *Spec) apply(t *Target) (*Target, error) {
 		return nil, err
 	}
 	return t, nil
+}
+
+const spanChipsOption = "span-chips"
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // multiChipNames lists the built-in targets of several chips.

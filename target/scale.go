@@ -3,6 +3,8 @@ package target
 import (
 	"fmt"
 	"math"
+
+	"github.com/ipuir/ipuir/numeric"
 )
 
 // Links is how the chips of a multi-chip target are joined: IPU-Links in a
@@ -10,7 +12,9 @@ import (
 // dedicated sync signal across all of them. A single chip has none.
 type Links struct {
 	// Topology is how the chips are joined: "ring" (chip c to c−1 and
-	// c+1, modulo the chip count), or "" for a single chip.
+	// c+1, modulo the chip count), "line" (the chips one program spans,
+	// a run of a pod's ring: c to c−1 and c+1 within the run), or "" for
+	// a single chip.
 	Topology string
 	// PerNeighbour is how many IPU-Links join two neighbouring chips; a
 	// transfer to a neighbour is spread over them.
@@ -44,6 +48,36 @@ func (t *Target) MultiChip() bool { return t.Chips > 1 }
 // ChipTiles is the number of tiles of every chip together.
 func (t *Target) ChipTiles() int64 { return int64(max(t.Chips, 1)) * int64(t.Tiles) }
 
+// SpanChips is how many chips one program of t spans (Span, at least 1).
+func (t *Target) SpanChips() int { return max(t.Span, 1) }
+
+// setSpan makes t's programs span k chips: k times one chip's tiles and
+// tile columns, joined by the IPU-Links of a pod (a line) unless t's
+// links are already set.
+func (t *Target) setSpan(k int) {
+	if k < 1 || t.Chips > 1 {
+		t.Span = k // Validate refuses it
+		return
+	}
+	perChip, cols := t.Tiles/t.SpanChips(), t.TileColumns/t.SpanChips()
+	t.Tiles, t.TileColumns, t.Span = perChip*k, cols*k, k
+	if k > 1 && t.Links == (Links{}) {
+		t.Links = ipuLinks("line", t.ClockHz)
+	}
+	if k == 1 {
+		t.Links = Links{}
+	}
+}
+
+// ChipOf returns the chip of a program spanning SpanChips chips that
+// holds tile (0 on a single chip).
+func (t *Target) ChipOf(tile int) int {
+	if t.SpanChips() < 2 || t.Tiles < 1 {
+		return 0
+	}
+	return tile / (t.Tiles / t.SpanChips())
+}
+
 // ChipSpec is the target spec of one chip of t: t itself for a single
 // chip; for several, the chip's built-in target with the options of t's
 // spec that a single chip has (a pod's streaming figures are its chips').
@@ -62,6 +96,38 @@ func (t *Target) ChipSpec() (string, error) {
 		}
 	}
 	return chip.String(), nil
+}
+
+// StageSpec is the target spec of a program spanning chips chips of t, a
+// pod: ChipSpec's with span-chips and the pod's link options (so the span's
+// links are the pod's). One chip's is ChipSpec.
+func (t *Target) StageSpec(chips int) (string, error) {
+	if chips == 1 || !t.MultiChip() {
+		if chips != 1 {
+			return "", fmt.Errorf("target %s has one chip: no program spans %d", t.Name, chips)
+		}
+		return t.ChipSpec()
+	}
+	if chips < 1 || chips > t.Chips {
+		return "", fmt.Errorf("target %s: a program spanning %d of its %d chips", t.Name, chips, t.Chips)
+	}
+	spec, err := ParseSpec(t.Name)
+	if err != nil {
+		return "", err
+	}
+	stage := &Spec{Name: t.ChipTarget, Options: []*specOption{{Key: spanChipsOption, Value: fmt.Sprint(chips)}}}
+	stage.Options = append(stage.Options, spec.Options...)
+	return stage.String(), nil
+}
+
+// Stage is a program spanning chips chips of t as a target of its own
+// (StageSpec's).
+func (t *Target) Stage(chips int) (*Target, error) {
+	spec, err := t.StageSpec(chips)
+	if err != nil {
+		return nil, err
+	}
+	return Lookup(spec)
 }
 
 // Chip is one chip of t as a target of its own (ChipSpec's).
@@ -114,6 +180,104 @@ func (t *Target) LinkTransferCycles(bytes int64, from, to int) (int64, error) {
 	return total, nil
 }
 
+// SpanLinkCycles returns the cycles the links of a program spanning
+// SpanChips chips take to carry one exchange phase's traffic between them:
+// bytes[a·SpanChips+b] from chip a to chip b, each routed along the line
+// of chips. Each direction of a link sends what crosses it at the links'
+// rate together, and the phase lasts until the busiest direction has sent
+// and its last byte has arrived a latency later, or until the longest
+// route has arrived hop by hop (store and forward, as LinkTransferCycles),
+// whichever is later. Nothing crossing costs nothing.
+func (t *Target) SpanLinkCycles(bytes []int64) (int64, error) {
+	k := t.SpanChips()
+	if len(bytes) == 0 {
+		return 0, nil
+	}
+	if len(bytes) != k*k {
+		return 0, fmt.Errorf("target %s: traffic between %d chip pairs for a program spanning %d chips", t.Name, len(bytes), k)
+	}
+	right, left := make([]int64, k), make([]int64, k) // link c joins chips c and c+1
+	var longest int64
+	for a := range k {
+		for b := range k {
+			n := bytes[a*k+b]
+			if n < 0 {
+				return 0, fmt.Errorf("target %s: %d bytes from chip %d to chip %d", t.Name, n, a, b)
+			}
+			if n == 0 || a == b {
+				continue
+			}
+			lo, hi, dir := a, b, right
+			if a > b {
+				lo, hi, dir = b, a, left
+			}
+			for c := lo; c < hi; c++ {
+				dir[c] = numeric.SatAdd(dir[c], n)
+			}
+			send, err := t.LinkSendCycles(n)
+			if err != nil {
+				return 0, err
+			}
+			longest = max(longest, numeric.SatMul(int64(hi-lo), numeric.SatAdd(send, t.Links.LatencyCycles)))
+		}
+	}
+	busiest := int64(0)
+	for c := range k {
+		busiest = max(busiest, right[c], left[c])
+	}
+	if busiest == 0 {
+		return 0, nil
+	}
+	send, err := t.LinkSendCycles(busiest)
+	if err != nil {
+		return 0, err
+	}
+	return max(longest, numeric.SatAdd(send, t.Links.LatencyCycles)), nil
+}
+
+// UniformChipBytes spreads total bytes received in an exchange phase
+// evenly over the chip pairs of a span (what a phase between tensors
+// spread over all the tiles moves when nothing more is known): each chip
+// receives its share from every chip, its own included. Nil on one chip.
+func (t *Target) UniformChipBytes(total int64) []int64 {
+	k := int64(t.SpanChips())
+	if k < 2 || total <= 0 {
+		return nil
+	}
+	bytes := make([]int64, k*k)
+	for a := range k {
+		for b := range k {
+			if a != b {
+				bytes[a*k+b] = numeric.CeilDiv(total, k*k)
+			}
+		}
+	}
+	return bytes
+}
+
+// ExchangeStepCycles returns one exchange phase's cycles and the sync
+// before it: the busiest tile's maxWords each way (ExchangePhaseCycles) or,
+// on a program spanning chips, the links' carrying of chipBytes
+// (SpanLinkCycles) if that is longer; a phase that crosses chips syncs
+// every chip (Links.SyncCycles), any other the chip's tiles.
+func (t *Target) ExchangeStepCycles(maxWords int64, chipBytes []int64) (exchange, sync int64, err error) {
+	if exchange, err = t.ExchangePhaseCycles(maxWords); err != nil {
+		return 0, 0, err
+	}
+	sync = int64(t.SyncCycles)
+	if t.SpanChips() < 2 {
+		return exchange, sync, nil
+	}
+	links, err := t.SpanLinkCycles(chipBytes)
+	if err != nil {
+		return 0, 0, err
+	}
+	if links > 0 {
+		exchange, sync = max(exchange, links), t.Links.SyncCycles
+	}
+	return exchange, sync, nil
+}
+
 // LinkSendCycles returns the cycles bytes hold the links from a chip to
 // its neighbour in one direction: the bytes spread over the links between
 // them. The value arrives Links.LatencyCycles later; the links are free for
@@ -155,19 +319,23 @@ func (t *Target) IOMoveCycles(bytes int64) (int64, error) {
 }
 
 // StreamingCycles returns the cycles one load (or store) of bytes between
-// the chip's streaming memory and its tiles takes.
+// the chip's streaming memory and its tiles takes. A program spanning
+// chips loads through each chip's own streaming memory the share its
+// tiles take, side by side (assumption: an even share, as a layout over
+// all the tiles gives), so at the chips' rates together.
 func (t *Target) StreamingCycles(bytes int64) (int64, error) {
 	if t.Streaming.BytesPerChip == 0 {
 		return 0, fmt.Errorf("target %s has no streaming memory", t.Name)
 	}
-	if bytes < 0 || bytes > t.Streaming.BytesPerChip {
+	span := int64(t.SpanChips())
+	if bytes < 0 || bytes > numeric.SatMul(t.Streaming.BytesPerChip, span) {
 		return 0, fmt.Errorf("target %s: a streaming transfer of %d bytes (its streaming memory holds %d per chip)",
 			t.Name, bytes, t.Streaming.BytesPerChip)
 	}
 	if bytes == 0 {
 		return 0, nil
 	}
-	per, err := t.rateCycles("streaming transfer", bytes, t.Streaming.BytesPerCycle)
+	per, err := t.rateCycles("streaming transfer", bytes, t.Streaming.BytesPerCycle*float64(span))
 	if err != nil {
 		return 0, err
 	}
@@ -217,6 +385,17 @@ func (t *Target) validateScale() []error {
 	switch {
 	case t.Chips < 1:
 		bad("Chips must be positive, is %d", t.Chips)
+	case t.Span < 0 || (t.Span > 1 && t.Chips > 1):
+		bad("span-chips %d: a program spans one or more chips of a chip target, not of a pod (%d chips)", t.Span, t.Chips)
+	case t.Span > 1 && t.IOTiles > 0:
+		bad("span-chips %d with io-tiles %d: a program spanning chips does not stream through IO tiles", t.Span, t.IOTiles)
+	case t.Span > 1:
+		if l.Topology != "line" || l.PerNeighbour < 1 || !(l.BytesPerCycle > 0) || math.IsInf(l.BytesPerCycle, 0) || l.LatencyCycles < 0 || l.SyncCycles < int64(t.SyncCycles) {
+			bad("a program spanning %d chips needs them joined in a \"line\" of links with positive rates, a latency not negative and a sync across chips no shorter than one chip's (Links %+v)", t.Span, l)
+		}
+		if t.Tiles%t.Span != 0 || t.TileColumns%t.Span != 0 {
+			bad("span-chips %d does not divide the %d tiles and %d tile columns", t.Span, t.Tiles, t.TileColumns)
+		}
 	case t.Chips == 1 && l != (Links{}):
 		bad("a single chip has no links (Links %+v)", l)
 	case t.Chips > 1:

@@ -169,8 +169,8 @@ func TestTargetOptions(t *testing.T) {
 		t.Errorf("WithOptions = %q, %v", spec, err)
 	}
 	for _, c := range []struct{ spec, want string }{
-		{"ipu21{link-latency-cycles=1}", "applies only to targets of several chips (pod16, pod4, test16x4)"},
-		{"ipu21{nosuch=1}", `unknown option "nosuch" (known: exchange-latency-cycles,`},
+		{"ipu21{link-latency-cycles=1}", "applies only to targets of several chips (pod16, pod4, test16x4, or a chip's with span-chips)"},
+		{"ipu21{nosuch=1}", `unknown option "nosuch" (known: span-chips, exchange-latency-cycles,`},
 		{"ipu21{exchange-latency-cycles=1 exchange-latency-cycles=2}", "set twice"},
 		{"ipu21{exchange-latency-cycles=1.5}", "want a whole number from 0 to 2147483647"},
 		{"ipu21{exchange-latency-cycles=99999999999}", "want a whole number"},
@@ -266,6 +266,93 @@ func TestChipSpec(t *testing.T) {
 		chip := mustLookup(t, got)
 		if chip.Tiles != tg.Tiles || chip.Streaming != tg.Streaming || chip.Matmul[0] != tg.Matmul[0] {
 			t.Errorf("%s: its chip %s has other figures", c.spec, got)
+		}
+	}
+}
+
+// A program spanning chips: its tiles are the chips' together, chip after
+// chip; its links are a pod's, in a line; an exchange pays the busiest
+// link direction (or the longest route, store and forward) when that is
+// longer than the tiles' own exchange, and a sync across every chip.
+func TestSpanChipsHandComputed(t *testing.T) {
+	one := mustLookup(t, "test16")
+	span := mustLookup(t, "test16{span-chips=4}")
+	if span.Tiles != 4*one.Tiles || span.TileColumns != 4*one.TileColumns || span.SpanChips() != 4 || span.Links.Topology != "line" || span.MultiChip() {
+		t.Fatalf("span of 4: %d tiles, %d columns, span %d, links %+v", span.Tiles, span.TileColumns, span.SpanChips(), span.Links)
+	}
+	for tile, chip := range map[int]int{0: 0, 15: 0, 16: 1, 47: 2, 63: 3} {
+		if got := span.ChipOf(tile); got != chip {
+			t.Errorf("ChipOf(%d) = %d; want %d", tile, got, chip)
+		}
+	}
+	// 1,024 bytes from chip 0 to chip 1 and 1,024 from chip 0 to chip 2:
+	// the link 0→1 carries 2,048 (⌈2048 / 34.59⌉ = 60 cycles, + 500);
+	// the route to chip 2 two hops of ⌈1024 / 34.59⌉ = 30 + 500 each.
+	bytes := make([]int64, 16)
+	bytes[0*4+1], bytes[0*4+2] = 1024, 1024
+	if got, err := span.SpanLinkCycles(bytes); err != nil || got != 2*(30+500) {
+		t.Errorf("SpanLinkCycles = %d, %v; want %d (the longest route)", got, err, 2*(30+500))
+	}
+	bytes[0*4+2], bytes[3*4+1] = 0, 1_000_000 // 0→1 and 3→1 use different link directions
+	if got, err := span.SpanLinkCycles(bytes); err != nil || got != 2*(28907+500) {
+		t.Errorf("SpanLinkCycles = %d, %v; want %d", got, err, 2*(28907+500))
+	}
+	ex, sync, err := span.ExchangeStepCycles(10, bytes)
+	if err != nil || ex != 2*(28907+500) || sync != span.Links.SyncCycles {
+		t.Errorf("ExchangeStepCycles across chips = %d + sync %d, %v", ex, sync, err)
+	}
+	ex, sync, err = span.ExchangeStepCycles(10, make([]int64, 16))
+	if err != nil || ex != 10+int64(span.ExchangeLatencyCycles) || sync != int64(span.SyncCycles) {
+		t.Errorf("ExchangeStepCycles within chips = %d + sync %d, %v", ex, sync, err)
+	}
+	if u := span.UniformChipBytes(1600); len(u) != 16 || u[0] != 0 || u[1] != 100 || u[4*3+2] != 100 {
+		t.Errorf("UniformChipBytes(1600) = %v", u)
+	}
+	if _, err := span.SpanLinkCycles(make([]int64, 3)); err == nil {
+		t.Error("SpanLinkCycles took traffic of the wrong shape")
+	}
+	// Streaming: each chip its share, side by side.
+	a, _ := one.StreamingCycles(1 << 20)
+	b, _ := span.StreamingCycles(1 << 20)
+	if b >= a || b < span.Streaming.LatencyCycles {
+		t.Errorf("StreamingCycles(1 MiB) over 4 chips = %d, over one %d", b, a)
+	}
+	// A pod's stages: its chip's spec with span-chips and the pod's links.
+	for _, c := range []struct {
+		pod    string
+		chips  int
+		want   string
+		errMsg string
+	}{
+		{"test16x4", 1, "test16", ""},
+		{"test16x4", 2, "test16{span-chips=2}", ""},
+		{"pod4{link-latency-cycles=250}", 4, "ipu21{span-chips=4 link-latency-cycles=250}", ""},
+		{"test16x4", 5, "", "spanning 5 of its 4 chips"},
+		{"test16", 2, "", "has one chip"},
+	} {
+		got, err := mustLookup(t, c.pod).StageSpec(c.chips)
+		if c.errMsg != "" {
+			if err == nil || !strings.Contains(err.Error(), c.errMsg) {
+				t.Errorf("%s.StageSpec(%d) = %q, %v; want %q", c.pod, c.chips, got, err, c.errMsg)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("%s.StageSpec(%d) = %q, %v; want %q", c.pod, c.chips, got, err, c.want)
+		}
+		if st := mustLookup(t, got); c.chips > 1 && st.Links.LatencyCycles != mustLookup(t, c.pod).Links.LatencyCycles {
+			t.Errorf("%s: its stage's links are not the pod's", got)
+		}
+	}
+	for spec, want := range map[string]string{
+		"pod4{span-chips=2}":                         "a program spans one or more chips of a chip target",
+		"test16{span-chips=2 io-tiles=4}":            "does not stream through IO tiles",
+		"test16{link-latency-cycles=9}":              "applies only to targets of several chips",
+		"test16{link-latency-cycles=9 span-chips=2}": "",
+	} {
+		_, err := Lookup(spec)
+		if (want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), want)) {
+			t.Errorf("Lookup(%s) = %v; want %q", spec, err, want)
 		}
 	}
 }

@@ -92,6 +92,14 @@ type Target struct {
 	// streaming memory and compute take turns, as on the hardware without
 	// IO tiles.
 	IOTiles int
+	// Span is how many chips one program of this target spans (Poplar's
+	// multi-IPU device; the `span-chips` option): Tiles then counts the
+	// tiles of all of them, chip c holding tiles [c·Tiles/Span,
+	// (c+1)·Tiles/Span), and an exchange between tiles of different
+	// chips crosses the IPU-Links that join them in a line (Links). 0 or
+	// 1: one chip. A pipeline stage of several chips of a pod is compiled
+	// for such a target.
+	Span int
 }
 
 // CodeModel is the size of the support memory a tile's program needs, by

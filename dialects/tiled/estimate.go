@@ -212,18 +212,19 @@ func addShardBytes(e *Estimate, v *ir.Value, tg *target.Target) error {
 	return nil
 }
 
-// addPhase adds one exchange phase (and the sync before it) moving tr.
+// addPhase adds one exchange phase (and the sync before it) moving tr,
+// over the links too where tr crosses the chips of a span.
 func addPhase(e *Estimate, tr *layout.Traffic, tg *target.Target) error {
 	w := tr.MaxWords()
 	if w == 0 {
 		return nil
 	}
-	c, err := tg.ExchangePhaseCycles(w)
+	c, sync, err := tg.ExchangeStepCycles(w, tr.ChipBytes)
 	if err != nil {
 		return err
 	}
 	e.ExchangeCycles += c
-	e.SyncCycles += int64(tg.SyncCycles)
+	e.SyncCycles += sync
 	e.ExchangeWords += tr.MaxReceived
 	e.ExchangeSentWords += tr.MaxSent
 	return nil

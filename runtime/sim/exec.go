@@ -407,6 +407,7 @@ func (s *session) Run() error {
 	words := map[int64][]int64{}   // superstep → exchange words per tile (busier direction)
 	syncs := map[int64]int64{}
 	exch := map[int64]int64{}
+	crossing := map[int64]bool{} // supersteps whose exchange crosses chips: their syncs are every chip's
 	var steps []int64
 	pendingSyncs := int64(0)
 	clock := int64(0) // cycles before the current superstep, for faults
@@ -423,7 +424,7 @@ func (s *session) Run() error {
 			perTile[in.Superstep] = make([]int64, p.Tiles)
 			words[in.Superstep] = make([]int64, p.Tiles)
 			steps = append(steps, in.Superstep)
-			clock = total(d.tg, steps[:len(steps)-1], perTile, syncs, exch)
+			clock = total(d.tg, steps[:len(steps)-1], perTile, syncs, crossing, exch)
 		}
 		syncs[in.Superstep] += pendingSyncs
 		pendingSyncs = 0
@@ -463,9 +464,15 @@ func (s *session) Run() error {
 				return &Fault{Tile: tile, Cycle: start, Instruction: i, Op: in.Op.String(), Msg: err.Error()}
 			})
 			if err == nil {
-				c, cerr := d.tg.ExchangePhaseCycles(horizon)
+				// Across the chips of a span the phase also waits for the
+				// links, and its sync is every chip's.
+				x := &p.Exchanges[in.Int(ipupkg.ParamExchange)]
+				c, sync, cerr := d.tg.ExchangeStepCycles(horizon, chipBytes(x, d.tg))
 				exch[in.Superstep] += c
-				load := exchangeWords(&p.Exchanges[in.Int(ipupkg.ParamExchange)], p.Tiles)
+				if sync > int64(d.tg.SyncCycles) {
+					crossing[in.Superstep] = true
+				}
+				load := exchangeWords(x, p.Tiles)
 				for t, w := range load {
 					words[in.Superstep][t] += w
 				}
@@ -521,9 +528,9 @@ func (s *session) Run() error {
 			load[t] += w
 		}
 		cyc.Supersteps = append(cyc.Supersteps, device.SuperstepCycles{Superstep: st, Compute: slices.Max(perTile[st]),
-			Sync: syncs[st] * int64(d.tg.SyncCycles), Exchange: exch[st], Busy: device.LoadOf(load)})
+			Sync: syncCycles(d.tg, syncs[st], crossing[st]), Exchange: exch[st], Busy: device.LoadOf(load)})
 	}
-	cyc.Total = total(d.tg, steps, perTile, syncs, exch)
+	cyc.Total = total(d.tg, steps, perTile, syncs, crossing, exch)
 	s.cycles = cyc
 	d.log.Info("program finished", "total_cycles", cyc.Total, "supersteps", len(steps))
 	return nil
@@ -553,12 +560,52 @@ func exchangeWords(x *ipupkg.Exchange, tiles int) []int64 {
 	return sent
 }
 
-func total(tg *target.Target, steps []int64, perTile map[int64][]int64, syncs, exch map[int64]int64) int64 {
+func total(tg *target.Target, steps []int64, perTile map[int64][]int64, syncs map[int64]int64, crossing map[int64]bool, exch map[int64]int64) int64 {
 	sum := int64(0)
 	for _, st := range steps {
-		sum += slices.Max(perTile[st]) + syncs[st]*int64(tg.SyncCycles) + exch[st]
+		sum += slices.Max(perTile[st]) + syncCycles(tg, syncs[st], crossing[st]) + exch[st]
 	}
 	return sum
+}
+
+// syncCycles is a superstep's n syncs: every chip's where its exchange
+// crosses the chips of a span, else the chip's tiles'.
+func syncCycles(tg *target.Target, n int64, crossing bool) int64 {
+	if crossing {
+		return n * tg.Links.SyncCycles
+	}
+	return n * int64(tg.SyncCycles)
+}
+
+// chipBytes is the bytes an exchange moves between the chips of a span, from
+// chip a to chip b at [a·chips+b] (a segment once for each other chip its
+// receivers are on: that chip's exchange spreads it to them); nil on one
+// chip.
+func chipBytes(x *ipupkg.Exchange, tg *target.Target) []int64 {
+	chips := tg.SpanChips()
+	if chips < 2 {
+		return nil
+	}
+	bytes := make([]int64, chips*chips)
+	reached := make([]bool, chips)
+	for _, sg := range x.Segments {
+		if sg.Transfer < 0 || sg.Transfer >= len(x.Transfers) {
+			continue // the validator refuses such a package before it runs
+		}
+		tr := &x.Transfers[sg.Transfer]
+		if tr.Src < 0 {
+			continue
+		}
+		from := tg.ChipOf(tr.Src)
+		clear(reached)
+		for _, t := range tr.Dst {
+			if to := tg.ChipOf(t); to != from && to >= 0 && to < chips && !reached[to] {
+				reached[to] = true
+				bytes[from*chips+to] += sg.Words * int64(tg.ExchangeWordBytes)
+			}
+		}
+	}
+	return bytes
 }
 
 func (s *session) prepareViews() error {

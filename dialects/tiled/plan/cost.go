@@ -72,7 +72,10 @@ type problem struct {
 	// inputWords, when not negative, replaces the operand exchange's
 	// analytic words by the exact ones of a finalist (select.go: rescore).
 	inputWords int64
-	home       [2]int64 // homeElements, once computed
+	// inputChipBytes, with inputWords, is that exchange's traffic between
+	// the chips of a span (layout.Traffic.ChipBytes); nil: spread evenly.
+	inputChipBytes []int64
+	home           [2]int64 // homeElements, once computed
 	// reserved is the bytes per tile that other matmuls' resident operands and home weights hold
 	// while this one runs (subtracted from capacity), for messages.
 	reserved int64
@@ -499,11 +502,18 @@ func (pr *problem) estimate(p *layout.GemmPlan, layouts *layout.PlanLayouts) (ti
 		convert, _ := t.ElementwiseCycles(piece, elem.F32, target.Simple)
 		e.ReductionCycles += convert
 	}
-	for _, w := range phases {
-		c, _ := t.ExchangePhaseCycles(w)
+	for i, w := range phases {
+		// On a span of chips a phase also crosses the links: its exact
+		// traffic where rescore measured the input exchange's, else its
+		// bytes on the plan's tiles spread evenly over the chips.
+		chipBytes := t.UniformChipBytes(satMul(satMul(w, int64(t.ExchangeWordBytes)), p.Tiles()))
+		if i == 0 && steps == 1 && pr.inputWords > 0 && pr.inputChipBytes != nil {
+			chipBytes = pr.inputChipBytes
+		}
+		c, sync, _ := t.ExchangeStepCycles(w, chipBytes)
 		e.ExchangeCycles += c
 		e.ExchangeWords += w
-		e.SyncCycles += int64(t.SyncCycles)
+		e.SyncCycles += sync
 	}
 	e.ExchangeCycles += pr.streamingCycles(p, &e)
 	e.Cycles = e.ComputeCycles + e.ExchangeCycles + e.ReductionCycles + e.SyncCycles

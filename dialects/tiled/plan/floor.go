@@ -15,8 +15,20 @@ import (
 // no lowering can avoid, bounds what any choice of plans can reach under
 // the target's cost model (the plan-space floor, docs/tiled.md).
 func MatmulFloor(s layout.MatmulShape, t *target.Target) (Choice, error) {
+	return matmulAlone(s, t, Operand{Resident: true, Value: -1})
+}
+
+// MatmulStreamedFloor is MatmulFloor with the right operand streamed in
+// just before the matmul (tiled.StreamedAttr): what a matmul whose weight
+// no resident plan holds pays at least, its load from streaming memory
+// included (the placement plan-gemms falls back to last).
+func MatmulStreamedFloor(s layout.MatmulShape, t *target.Target) (Choice, error) {
+	return matmulAlone(s, t, Operand{Streamed: true, Value: -1})
+}
+
+func matmulAlone(s layout.MatmulShape, t *target.Target, rhs Operand) (Choice, error) {
 	prog := Program{Matmuls: []Matmul{{Name: "floor", Shape: s,
-		LHS: Operand{Resident: true, Value: -1}, RHS: Operand{Resident: true, Value: -1}, Result: -1}}}
+		LHS: Operand{Resident: true, Value: -1}, RHS: rhs, Result: -1}}}
 	choices, err := PlanProgram(prog, t, Options{})
 	if err != nil {
 		return Choice{}, err

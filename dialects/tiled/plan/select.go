@@ -534,11 +534,11 @@ func (s *selector) rescore() {
 		if !exact {
 			continue
 		}
-		pr.inputWords = total.MaxWords()
+		pr.inputWords, pr.inputChipBytes = total.MaxWords(), total.ChipBytes
 		if g, ok := s.score(&f.plan, ls); ok {
 			*f = g
 		}
-		pr.inputWords = -1
+		pr.inputWords, pr.inputChipBytes = -1, nil
 	}
 	slices.SortStableFunc(s.best, func(x, y finalist) int {
 		switch {
