@@ -1,6 +1,7 @@
 package tensortotiled
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -18,17 +19,23 @@ import (
 )
 
 // PipelineStages is the `pipeline-stages` pass: it cuts each function of a
-// tensor-level module into pipeline stages, one chip each, for a target of
-// several chips (or the `stages` option's count), and writes each op's
-// stage as `ipu.stage = k` (tensor.StageAttr). The stages are contiguous
+// tensor-level module into pipeline stages for a target of several chips
+// (or the `stages` option's count, as phases of one chip), and writes each
+// op's stage as `ipu.stage = k` (tensor.StageAttr). On a pod a stage spans
+// one chip or several (`stage-chips`; by default the fewest of the pod's
+// chips, a divisor of their count, with which every stage's weights fit),
+// its program one over their tiles (target.Target.StageSpec), priced with
+// its exchanges crossing the links; the function records the choice as
+// `ipu.stage_chips`. The stages are contiguous
 // runs of the function's ops in program order, so every value flows from a
 // stage to a later one (a link transfer); constants belong to no stage:
 // each stage that reads one gets its own copy.
 //
 // `balance=cycles` (the default) minimises the slowest stage's cycles
 // under the target's cost model, which bounds the pipeline's steady
-// state: a matmul costs its plan-space floor on one chip (the planner's
-// best plan for it alone, plan.MatmulFloor), every other op its vector
+// state: a matmul costs its plan-space floor on the stage's chips (the
+// planner's best plan for it alone, plan.MatmulFloor; with its weight
+// streamed where no resident plan fits), every other op its vector
 // passes over its result spread over the chip's tiles plus a sync, data
 // movement one exchange of its result; a stage also pays the link
 // transfer of what crosses into it (tensor.CrossingBytes; on one chip, where
@@ -40,10 +47,11 @@ import (
 //
 // It writes the function's stage figures as `ipu.stage_cycles` and
 // `ipu.stage_weight_bytes` (one per stage) and logs a line per stage;
-// translate/podemit outlines the stages into one program per chip.
+// translate/podemit outlines the stages into one program per stage.
 type PipelineStages struct {
-	Stages  int          `pass:"stages" help:"Number of pipeline stages (0: the target's chips)" default:"0" min:"0"`
-	Balance StageBalance `pass:"balance" help:"What the cut balances across stages" default:"cycles"`
+	Stages     int          `pass:"stages" help:"Number of pipeline stages (0: the target's chips over stage-chips)" default:"0" min:"0"`
+	StageChips int          `pass:"stage-chips" help:"Chips each stage spans on a pod (0: the pod's chips over stages, or without stages the fewest with which every stage fits)" default:"0" min:"0"`
+	Balance    StageBalance `pass:"balance" help:"What the cut balances across stages" default:"cycles"`
 
 	NumStages passes.Statistic `statistic:"num-stages" help:"Number of pipeline stages cut"`
 }
@@ -77,7 +85,7 @@ func (*StageBalance) Choices() []passes.Choice {
 
 func (*PipelineStages) Name() string { return "pipeline-stages" }
 func (*PipelineStages) Summary() string {
-	return "Cut each function into pipeline stages, one chip each, balanced by the cost model's cycles or by weight bytes"
+	return "Cut each function into pipeline stages of one or more chips, balanced by the cost model's cycles or by weight bytes"
 }
 func (*PipelineStages) Anchor() string       { return ir.ModuleOpName }
 func (*PipelineStages) Requires() []*ir.Fact { return []*ir.Fact{irtarget.Named} }
@@ -87,22 +95,49 @@ func (p *PipelineStages) Run(module *ir.Operation, pc *passes.PassContext) error
 	if err != nil {
 		return err
 	}
-	stages := p.Stages
-	if stages == 0 {
-		stages = max(tg.Chips, 1)
-	}
-	if tg.MultiChip() && stages > tg.Chips {
-		return module.EmitOpError("pipeline-stages: %d stages on %s, which has %d chips", stages, tg.Name, tg.Chips)
+	if !tg.MultiChip() && p.StageChips > 1 {
+		return module.EmitOpError("pipeline-stages: stage-chips=%d on %s, which has one chip", p.StageChips, tg.Name)
 	}
 	ctx := pc.Context()
-	costs := &stageCosts{tg: tg, matmuls: map[layout.MatmulShape]int64{}}
 	for _, fn := range tensor.Functions(module) {
-		cut, err := p.cutFunction(ctx, fn, stages, costs)
-		if err != nil {
-			return err
+		var cut *tensor.StageCut
+		var span int
+		var firstErr error
+		for _, k := range p.spans(tg) {
+			stages := p.Stages
+			if stages == 0 {
+				stages = max(tg.Chips/k, 1)
+			}
+			if tg.MultiChip() && stages*k > tg.Chips {
+				if k == 1 {
+					return module.EmitOpError("pipeline-stages: %d stages on %s, which has %d chips", stages, tg.Name, tg.Chips)
+				}
+				return module.EmitOpError("pipeline-stages: %d stages of %d chips each on %s, which has %d chips", stages, k, tg.Name, tg.Chips)
+			}
+			stageTarget := tg
+			if tg.MultiChip() {
+				if stageTarget, err = tg.Stage(k); err != nil {
+					return module.EmitOpError("pipeline-stages: %v", err)
+				}
+			}
+			costs := &stageCosts{tg: stageTarget, links: tg, span: k, matmuls: map[layout.MatmulShape]int64{}}
+			if cut, err = p.cutFunction(ctx, fn, stages, costs); err == nil {
+				span = k
+				break
+			}
+			firstErr = cmp.Or(firstErr, err)
+			cut = nil
+		}
+		if cut == nil {
+			return firstErr
+		}
+		if span > 1 {
+			fn.SetAttr(ctx, tensor.StageChipsAttr, ctx.IntegerAttr(ctx.IntegerType(64, ir.Signless), int64(span)))
+		} else {
+			fn.SetAttr(ctx, tensor.StageChipsAttr, nil)
 		}
 		if tg.MultiChip() {
-			if err := scheduleLinkPhase(ctx, fn, tg, pc); err != nil {
+			if err := scheduleLinkPhase(ctx, fn, tg, span, pc); err != nil {
 				return err
 			}
 		}
@@ -110,12 +145,34 @@ func (p *PipelineStages) Run(module *ir.Operation, pc *passes.PassContext) error
 		fn.SetAttr(ctx, tensor.StageWeightBytesAttr, ctx.DenseI64Array(cut.WeightBytes...))
 		for k := range cut.Cycles {
 			name, _ := ir.SymbolName(fn)
-			pc.Logger().Info("pipeline stage", "function", name, "stage", k, "ops", cut.Ops[k],
+			pc.Logger().Info("pipeline stage", "function", name, "stage", k, "chips", span, "ops", cut.Ops[k],
 				"estimated_cycles", cut.Cycles[k], "link_cycles", cut.LinkCycles[k], "weight_bytes", cut.WeightBytes[k], "balance", p.Balance.String())
 		}
 		p.NumStages.Add(uint64(len(cut.Cycles)))
 	}
 	return nil
+}
+
+// spans are the chips a stage may span, in the order to try them: the
+// option's, or the pod's chips over the stages asked for, or each divisor
+// of the pod's chips from one up (the fewest with which every stage's
+// weights fit). One chip (phases) spans 1.
+func (p *PipelineStages) spans(tg *target.Target) []int {
+	switch {
+	case !tg.MultiChip():
+		return []int{1}
+	case p.StageChips > 0:
+		return []int{p.StageChips}
+	case p.Stages > 0:
+		return []int{max(tg.Chips/p.Stages, 1)}
+	}
+	var ks []int
+	for k := 1; k <= tg.Chips; k++ {
+		if tg.Chips%k == 0 {
+			ks = append(ks, k)
+		}
+	}
+	return ks
 }
 
 // cutFunction finds fn's stages and writes each op's.
@@ -137,7 +194,7 @@ func (p *PipelineStages) cutFunction(ctx *ir.Context, fn *ir.Operation, stages i
 		items = append(items, tensor.StageItem{Cycles: cycles, Reads: tensor.WeightReads(op)})
 		ops = append(ops, op)
 	}
-	tg := costs.tg
+	tg := costs.links
 	// A stage that starts at an op first takes, over the links from the
 	// stage before, what earlier ops computed and it or later ops read
 	// (one hop: the stages sit on neighbouring chips).
@@ -147,8 +204,12 @@ func (p *PipelineStages) cutFunction(ctx *ir.Context, fn *ir.Operation, stages i
 		for i, bytes := range tensor.CrossingBytes(ops) {
 			var cycles int64
 			var err error
-			if tg.MultiChip() {
-				cycles, err = tg.LinkTransferCycles(bytes, 0, 1)
+			if tg.MultiChip() || costs.span > 1 {
+				// Into a stage of K chips from the one before: forward
+				// from its first chip to this one's last, 2K − 1 hops.
+				if cycles, err = costs.links.LinkTransferCycles(bytes, 0, 1); err == nil {
+					cycles = numeric.SatMul(cycles, int64(2*costs.span-1))
+				}
 			} else if cycles, err = tg.StreamingCycles(bytes); err == nil {
 				cycles *= 2
 			}
@@ -158,7 +219,7 @@ func (p *PipelineStages) cutFunction(ctx *ir.Context, fn *ir.Operation, stages i
 			items[i].EntryCycles = cycles
 		}
 	}
-	capacity := numeric.SatMul(int64(tg.Tiles), tg.SRAMBytesPerTile-tg.SupportReserveBytes)
+	capacity := numeric.SatMul(int64(costs.tg.Tiles), costs.tg.SRAMBytesPerTile-costs.tg.SupportReserveBytes)
 	cut, err := tensor.CutStages(items, stages, capacity, p.Balance == BalanceBytes)
 	if err != nil {
 		return nil, fn.EmitOpError("pipeline-stages: %v", err)
@@ -175,7 +236,7 @@ func (p *PipelineStages) cutFunction(ctx *ir.Context, fn *ir.Operation, stages i
 // it, and their schedule over the ring (pipeline.Schedule, the one a pod
 // package carries). A phase an earlier run wrote is replaced; nothing is
 // written when no value crosses.
-func scheduleLinkPhase(ctx *ir.Context, fn *ir.Operation, tg *target.Target, pc *passes.PassContext) error {
+func scheduleLinkPhase(ctx *ir.Context, fn *ir.Operation, tg *target.Target, span int, pc *passes.PassContext) error {
 	body := fn.Region(0).Front()
 	stageOf := func(op *ir.Operation) (int, bool) {
 		if a, ok := op.Attr(tensor.StageAttr).(*ir.IntegerAttr); ok {
@@ -215,7 +276,7 @@ func scheduleLinkPhase(ctx *ir.Context, fn *ir.Operation, tg *target.Target, pc 
 				return op.EmitOpError("pipeline-stages: an operand crossing chips: %v", err)
 			}
 			values = append(values, v)
-			reqs = append(reqs, pipeline.LinkRequest{From: j, To: k, Bytes: numeric.SatMul(ir.NumElements(rt.Dims), int64(et.Bytes()))})
+			reqs = append(reqs, exchange.StageLinkRequest(j, k, span, numeric.SatMul(ir.NumElements(rt.Dims), int64(et.Bytes()))))
 		}
 	}
 	if len(values) == 0 {
@@ -228,18 +289,20 @@ func scheduleLinkPhase(ctx *ir.Context, fn *ir.Operation, tg *target.Target, pc 
 	b := ir.NewBuilder(ctx)
 	b.SetInsertionPoint(body.Last())
 	b.Create(&ir.OperationState{Name: exchange.LinkPhaseOpName, Loc: fn.Loc(), Operands: values,
-		Attrs: exchange.LinkPhaseAttrs(ctx, exchange.LinkSchedule{Requests: reqs, Hops: hops}, phase)})
+		Attrs: exchange.LinkPhaseAttrs(ctx, exchange.LinkSchedule{Requests: reqs, Hops: hops, StageChips: span}, phase)})
 	name, _ := ir.SymbolName(fn)
 	pc.Logger().Info("scheduled link phase", "function", name, "transfers", phase.Transfers, "bytes", phase.Bytes,
 		"cycles", phase.Cycles, "lower_bound", phase.LowerBound)
 	return nil
 }
 
-// stageCosts prices ops on one chip for the cut (matmuls cached by shape:
-// a stack of layers repeats a few).
+// stageCosts prices ops on a stage's chips for the cut (matmuls cached by
+// shape: a stack of layers repeats a few): tg is the stage's target (one
+// chip, or span chips of the pod as one program), links the pod's.
 type stageCosts struct {
-	tg      *target.Target
-	matmuls map[layout.MatmulShape]int64
+	tg, links *target.Target
+	span      int
+	matmuls   map[layout.MatmulShape]int64
 }
 
 // vectorPasses is how many passes of simple and transcendental vector work
@@ -255,7 +318,7 @@ var vectorPasses = map[string][2]int64{
 	tensor.ReduceSumOpName: {1, 0}, tensor.ReduceMaxOpName: {1, 0},
 }
 
-// of is op's cycles on one chip.
+// of is op's cycles on the stage's chips.
 func (c *stageCosts) of(op *ir.Operation) (int64, error) {
 	t := c.tg
 	if op.Name() == tensor.MatmulOpName || op.Name() == tensor.BatchMatmulOpName {
@@ -267,6 +330,12 @@ func (c *stageCosts) of(op *ir.Operation) (int64, error) {
 			return v, nil
 		}
 		choice, err := plan.MatmulFloor(s, t)
+		if err != nil && t.Streaming.BytesPerChip > 0 {
+			// No resident plan holds its weight: plan-gemms will stream it.
+			if streamed, serr := plan.MatmulStreamedFloor(s, t); serr == nil {
+				choice, err = streamed, nil
+			}
+		}
 		if err != nil {
 			return 0, err
 		}
@@ -301,11 +370,12 @@ func (c *stageCosts) of(op *ir.Operation) (int64, error) {
 			if err != nil {
 				return 0, err
 			}
-			phase, err := t.ExchangePhaseCycles(words)
+			// Across the chips of a span, its bytes spread evenly.
+			phase, sync, err := t.ExchangeStepCycles(words, t.UniformChipBytes(numeric.SatMul(n, int64(et.Bytes()))))
 			if err != nil {
 				return 0, err
 			}
-			total = numeric.SatAdd(total, phase+int64(t.SyncCycles))
+			total = numeric.SatAdd(total, phase+sync)
 			continue
 		}
 		for class, k := range map[target.OpClass]int64{target.Simple: passesOf[0], target.Transcendental: passesOf[1]} {

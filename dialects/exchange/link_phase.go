@@ -22,6 +22,7 @@ const (
 	HopsAttrName       = "hops"
 	CyclesAttrName     = "cycles"
 	LowerBoundAttrName = "lower_bound"
+	StageChipsAttrName = "stage_chips"
 )
 
 // hopFields are the integers of one hop in the hops attribute: the chip it
@@ -41,7 +42,9 @@ var LinkPhaseOp = &ir.OpDef{
 		"beats. The verifier holds the schedule to the module's target: routes from the producer's chip " +
 		"to the reader's, hop after hop, no two hops holding one link direction at once " +
 		"(ipupkg.CheckLinkRoutes), no hop faster than the links' rate or sooner than their latency " +
-		"(runtime/pipeline.CheckHops), and `cycles` the last arrival. pipeline-stages writes it; a pod " +
+		"(runtime/pipeline.CheckHops), and `cycles` the last arrival. With `stage_chips = K` every stage spans " +
+		"K chips (stage s on chips sK to sK + K − 1) and a value goes forward round the ring from its producer's " +
+		"first chip to its reader's last, a route every byte's way lies on. pipeline-stages writes it; a pod " +
 		"package carries the same schedule.",
 	Example:  "exchange.link_phase %l6_out, %l13_out {cycles = 98104 : i64, hops = array<i64: 1, 0, 1, 0, 48552, 49052, 1, 1, 2, 0, 48552, 49052>, lower_bound = 49052 : i64, to_stages = array<i64: 1, 2>} : tensor<729x1152xf16>, tensor<729x1152xf16>",
 	Operands: []ir.ValueDef{{Name: "values", Type: ir.AnyType, Kind: ir.Variadic}},
@@ -50,6 +53,7 @@ var LinkPhaseOp = &ir.OpDef{
 		{Name: HopsAttrName, Kind: ir.DenseI64ArrayKind, Doc: "each transfer's hop count, then its hops: from, to, start, sent, end"},
 		{Name: CyclesAttrName, Kind: ir.I64AttrKind, Doc: "the phase's length: its last hop's arrival"},
 		{Name: LowerBoundAttrName, Kind: ir.I64AttrKind, Doc: "the busiest link direction's sending and one latency, or the longest route alone"},
+		{Name: StageChipsAttrName, Kind: ir.I64AttrKind, Optional: true, Doc: "the chips each stage spans (absent: one)"},
 	},
 	AssemblyFormat: "$values attr-dict `:` type($values)",
 	VerifyEnv:      verifyLinkPhase,
@@ -60,21 +64,38 @@ var LinkPhaseOp = &ir.OpDef{
 type LinkSchedule struct {
 	Requests []pipeline.LinkRequest
 	Hops     [][]ipupkg.LinkHop
+	// StageChips is how many chips each stage spans (0 or 1: one).
+	StageChips int
+}
+
+// StageLinkRequest is the request that moves bytes from stage from to
+// stage to when every stage spans span chips (stage s on chips s·span to
+// s·span + span − 1): from the producer's first chip to the reader's last,
+// forward where a stage spans several (ipupkg.Pod.LinkEnds, the package's
+// rule).
+func StageLinkRequest(from, to, span int, bytes int64) pipeline.LinkRequest {
+	span = max(span, 1)
+	return pipeline.LinkRequest{From: from * span, To: to*span + span - 1, Bytes: bytes, Forward: span > 1}
 }
 
 // LinkPhaseAttrs encodes a schedule as the op's attributes.
 func LinkPhaseAttrs(ctx *ir.Context, s LinkSchedule, phase pipeline.LinkPhase) []ir.NamedAttr {
 	var to, hops []int64
+	span := max(s.StageChips, 1)
 	for n, r := range s.Requests {
-		to = append(to, int64(r.To))
+		to = append(to, int64(r.To/span))
 		hops = append(hops, int64(len(s.Hops[n])))
 		for _, h := range s.Hops[n] {
 			hops = append(hops, int64(h.From), int64(h.To), h.Start, h.Sent, h.End)
 		}
 	}
 	i64 := ctx.IntegerType(64, ir.Signless)
-	return []ir.NamedAttr{{Name: ToStagesAttrName, Value: ctx.DenseI64Array(to...)}, {Name: HopsAttrName, Value: ctx.DenseI64Array(hops...)},
+	attrs := []ir.NamedAttr{{Name: ToStagesAttrName, Value: ctx.DenseI64Array(to...)}, {Name: HopsAttrName, Value: ctx.DenseI64Array(hops...)},
 		{Name: CyclesAttrName, Value: ctx.IntegerAttr(i64, phase.Cycles)}, {Name: LowerBoundAttrName, Value: ctx.IntegerAttr(i64, phase.LowerBound)}}
+	if span > 1 {
+		attrs = append(attrs, ir.NamedAttr{Name: StageChipsAttrName, Value: ctx.IntegerAttr(i64, int64(span))})
+	}
+	return attrs
 }
 
 // LinkScheduleOf decodes op's schedule: each operand's producer stage (its
@@ -87,6 +108,13 @@ func LinkScheduleOf(op *ir.Operation) (LinkSchedule, error) {
 		return LinkSchedule{}, fmt.Errorf("%d operands but %d entries in '%s'", op.NumOperands(), len(to), ToStagesAttrName)
 	}
 	var s LinkSchedule
+	if a, ok := op.Attr(StageChipsAttrName).(*ir.IntegerAttr); ok {
+		if a.Int < 1 || a.Int > ipupkg.MaxPodStages {
+			return LinkSchedule{}, fmt.Errorf("'%s' is %d: a stage spans 1 to %d chips", StageChipsAttrName, a.Int, ipupkg.MaxPodStages)
+		}
+		s.StageChips = int(a.Int)
+	}
+	span := max(s.StageChips, 1)
 	at := 0
 	for n, v := range op.Operands() {
 		def := v.DefiningOp()
@@ -123,7 +151,7 @@ func LinkScheduleOf(op *ir.Operation) (LinkSchedule, error) {
 			hops = append(hops, ipupkg.LinkHop{From: int(f[0]), To: int(f[1]), Start: f[2], Sent: f[3], End: f[4]})
 		}
 		at += 1 + k*hopFields
-		s.Requests = append(s.Requests, pipeline.LinkRequest{From: int(stage.Int), To: int(to[n]), Bytes: bytes})
+		s.Requests = append(s.Requests, StageLinkRequest(int(stage.Int), int(to[n]), span, bytes))
 		s.Hops = append(s.Hops, hops)
 	}
 	if at != len(flat) {
@@ -147,7 +175,7 @@ func verifyLinkPhase(op *ir.Operation, env *ir.Env) error {
 	routes := make([]ipupkg.LinkRoute, len(s.Requests))
 	for n, r := range s.Requests {
 		if r.To >= tg.Chips {
-			return fmt.Errorf("transfer %d goes to stage %d; %s has %d chips, one stage each", n, r.To, tg.Name, tg.Chips)
+			return fmt.Errorf("transfer %d goes to stage %d; %s has %d chips, %d a stage", n, r.To/max(s.StageChips, 1), tg.Name, tg.Chips, max(s.StageChips, 1))
 		}
 		routes[n] = ipupkg.LinkRoute{From: r.From, To: r.To, Hops: s.Hops[n]}
 	}

@@ -11,12 +11,23 @@ import (
 
 // The attributes of a function cut into pipeline stages (the
 // pipeline-stages pass): each op's stage, and the function's estimated
-// cycles and weight bytes per stage.
+// cycles and weight bytes per stage, and how many chips each stage spans
+// (on a pod; absent: one).
 const (
 	StageAttr            = "ipu.stage"
 	StageCyclesAttr      = "ipu.stage_cycles"
 	StageWeightBytesAttr = "ipu.stage_weight_bytes"
+	StageChipsAttr       = "ipu.stage_chips"
 )
+
+// StageChips is how many chips each stage of fn spans (its StageChipsAttr;
+// 1 without one).
+func StageChips(fn *ir.Operation) int {
+	if a, ok := fn.Attr(StageChipsAttr).(*ir.IntegerAttr); ok && a.Int > 1 && a.Int <= 1<<16 {
+		return int(a.Int)
+	}
+	return 1
+}
 
 // maxStageItems bounds the ops a cut takes (its work is linear in them
 // times the log of the total cost).

@@ -30,7 +30,14 @@ import (
 // on one link direction); a runner checks the hops' times against its
 // target's link model (runtime/pipeline.CheckLinks).
 //
-// # File format (pod version 2; version 1 had no link schedule)
+// A stage may span several chips (Chips): its program is one program over
+// their tiles (a target with span-chips, target.Target.Span), its chips
+// the run Chip to LastChip of the ring. A value leaving it starts from its
+// first chip and a value entering it ends on its last: every byte's path
+// between the chips that hold it and the chips that need it lies on that
+// route, so the whole value charged on each hop never understates it.
+//
+// # File format (pod version 3; version 2 had no stage spans, version 1 no link schedule)
 //
 //	magic      8 bytes   "\x89IPUPOD\n"
 //	version    u16       PodFormatVersion
@@ -46,7 +53,7 @@ import (
 const PodMagic = "\x89IPUPOD\n"
 
 // PodFormatVersion is the pod format this package writes and reads.
-const PodFormatVersion = 2
+const PodFormatVersion = 3
 
 // MaxPodStages is the most stages a pod package may have.
 const MaxPodStages = 1 << 12
@@ -77,16 +84,34 @@ type Pod struct {
 	Metadata []Entry
 }
 
-// PodStage is one pipeline stage: the chip it runs on, its program, and
+// PodStage is one pipeline stage: the chips it runs on, its program, and
 // for each input stream of the program, in order, where it comes from.
 type PodStage struct {
-	Chip    int
+	Chip int // its first chip
+	// Chips is how many chips, from Chip on, its program spans (0 or 1:
+	// one).
+	Chips   int
 	Package *Package
 	Inputs  []PodRef
 	// packageBytes is the stage's package as the file holds it, and
 	// sections where its sections lie in those bytes.
 	packageBytes []byte
 	sections     []SectionInfo
+}
+
+// SpanChips is how many chips the stage spans (Chips, at least 1).
+func (s *PodStage) SpanChips() int { return max(s.Chips, 1) }
+
+// LastChip is the stage's last chip.
+func (s *PodStage) LastChip() int { return s.Chip + s.SpanChips() - 1 }
+
+// LinkEnds is the route of a value from stage from to stage to: from
+// from's first chip to to's last, and whether it must go forward round the
+// ring (a stage spans chips: the route must pass every chip of both,
+// the bound above), rather than the shorter way.
+func (p *Pod) LinkEnds(from, to int) (fromChip, toChip int, forward bool) {
+	a, b := &p.Stages[from], &p.Stages[to]
+	return a.Chip, b.LastChip(), a.SpanChips() > 1 || b.SpanChips() > 1
 }
 
 // PodRef is where a value comes from: the host's model input Index
@@ -173,6 +198,7 @@ func podFields(c *codec, p *Pod) {
 	list(c, &p.Weights, "model input kinds", func(c *codec, w *bool) { c.bool(w) })
 	list(c, &p.Stages, "stages", func(c *codec, s *PodStage) {
 		c.index(&s.Chip, "chip", MaxPodStages)
+		c.index(&s.Chips, "stage chips", MaxPodStages)
 		list(c, &s.Inputs, "stage inputs", podRefFields)
 		c.bytes(&s.packageBytes, "stage package")
 	})
@@ -287,13 +313,21 @@ func (p *Pod) Validate() error {
 		if st.Package == nil {
 			return bad("stage %d has no program", k)
 		}
-		if st.Chip >= p.Chips {
-			return bad("stage %d runs on chip %d of %d", k, st.Chip, p.Chips)
+		if st.Chips < 0 || st.LastChip() >= p.Chips {
+			if st.SpanChips() == 1 {
+				return bad("stage %d runs on chip %d of %d", k, st.Chip, p.Chips)
+			}
+			return bad("stage %d runs on chips %d to %d of %d", k, st.Chip, st.LastChip(), p.Chips)
 		}
-		if other, ok := chips[st.Chip]; ok && p.Chips > 1 {
-			return bad("stages %d and %d both run on chip %d", other, k, st.Chip)
+		if st.SpanChips() != p.Stages[0].SpanChips() {
+			return bad("stage %d spans %d chips, stage 0 %d: a pod's stages are one target", k, st.SpanChips(), p.Stages[0].SpanChips())
 		}
-		chips[st.Chip] = k
+		for c := st.Chip; c <= st.LastChip(); c++ {
+			if other, ok := chips[c]; ok && p.Chips > 1 {
+				return bad("stages %d and %d both run on chip %d", other, k, c)
+			}
+			chips[c] = k
+		}
 		if st.Package.Target != p.Stages[0].Package.Target {
 			return bad("stage %d's chip is %s, stage 0's %s: a pod's chips are one target", k, st.Package.Target, p.Stages[0].Package.Target)
 		}
@@ -374,7 +408,8 @@ func (p *Pod) validateLinks() error {
 			if want := ins[i].Bytes(); t.Bytes != want {
 				return bad("transfer %d moves %d bytes; stage %d input %d is %d bytes", next-1, t.Bytes, k, i, want)
 			}
-			routes = append(routes, LinkRoute{From: p.Stages[ref.Stage].Chip, To: st.Chip, Hops: t.Hops})
+			from, to, _ := p.LinkEnds(ref.Stage, k)
+			routes = append(routes, LinkRoute{From: from, To: to, Hops: t.Hops})
 		}
 	}
 	if next != len(p.Links) {
@@ -455,7 +490,11 @@ func DumpPod(w io.Writer, p *Pod) error {
 	}
 	fmt.Fprintf(w, "\nStages:\n")
 	for k, st := range p.Stages {
-		fmt.Fprintf(w, "  [%d] chip %d: %s, %d instructions, %d buffers, %d bytes\n", k, st.Chip, st.Package.Target,
+		chips := fmt.Sprintf("chip %d", st.Chip)
+		if st.SpanChips() > 1 {
+			chips = fmt.Sprintf("chips %d-%d", st.Chip, st.LastChip())
+		}
+		fmt.Fprintf(w, "  [%d] %s: %s, %d instructions, %d buffers, %d bytes\n", k, chips, st.Package.Target,
 			len(st.Package.Program), len(st.Package.Buffers), len(st.packageBytes))
 		ins := st.Package.Inputs()
 		for i, ref := range st.Inputs {

@@ -95,6 +95,11 @@ func TestPodsThatDoNotJoinAreRejected(t *testing.T) {
 		{"weights miscounted", func(p *Pod) { p.Weights = nil }, "1 model inputs, 0 of them said to be weights"},
 		{"no micro-batches", func(p *Pod) { p.MicroBatches = 0 }, "0 micro-batches"},
 		{"chip out of range", func(p *Pod) { p.Stages[1].Chip = 2 }, "stage 1 runs on chip 2 of 2"},
+		{"a span out of range", func(p *Pod) { p.Stages[1].Chips = 2 }, "stage 1 runs on chips 1 to 2 of 2"},
+		{"spans of two sizes", func(p *Pod) { p.Chips, p.Stages[1].Chip, p.Stages[1].Chips = 3, 1, 2 }, "stage 1 spans 2 chips, stage 0 1"},
+		{"spans that overlap", func(p *Pod) {
+			p.Chips, p.Stages[0].Chips, p.Stages[1].Chips = 4, 2, 2
+		}, "stages 0 and 1 both run on chip 1"},
 		{"two stages a chip", func(p *Pod) { p.Stages[1].Chip = 0 }, "stages 0 and 1 both run on chip 0"},
 		{"chips of two targets", func(p *Pod) { p.Stages[1].Package.Target = "three" }, "a pod's chips are one target"},
 		{"inputs miscounted", func(p *Pod) { p.Stages[0].Inputs = nil }, "says where 0 inputs come from; its program has 1"},
@@ -171,8 +176,9 @@ func TestCorruptPodsAreRejected(t *testing.T) {
 	data := smallPod().Encode()
 	flip := bytes.Clone(data)
 	flip[len(PodMagic)+20] ^= 1
-	version := podReseal(append([]byte(PodMagic+"\x03\x00"), data[len(PodMagic)+2:]...))
+	version := podReseal(append([]byte(PodMagic+"\x04\x00"), data[len(PodMagic)+2:]...))
 	v1 := podReseal(append([]byte(PodMagic+"\x01\x00"), data[len(PodMagic)+2:]...))
+	v2 := podReseal(append([]byte(PodMagic+"\x02\x00"), data[len(PodMagic)+2:]...))
 	stage := bytes.Clone(data)
 	// The first stage package's magic, inside the pod's payload.
 	i := bytes.Index(stage, []byte(Magic))
@@ -186,8 +192,9 @@ func TestCorruptPodsAreRejected(t *testing.T) {
 		{"a chip's package", small().Encode(), "not an ipuir pod package"},
 		{"a flipped bit", flip, "the digest does not match"},
 		{"truncated", data[:len(data)-5], "no trailer"},
-		{"a later version", version, "pod format version 3, this reader reads version 2"},
-		{"version 1, without a link schedule", v1, "pod format version 1, this reader reads version 2"},
+		{"a later version", version, "pod format version 4, this reader reads version 3"},
+		{"version 1, without a link schedule", v1, "pod format version 1, this reader reads version 3"},
+		{"version 2, without stage spans", v2, "pod format version 2, this reader reads version 3"},
 		{"a stage that is no package", podReseal(stage), "stage 0: invalid package: not an ipuir package"},
 		{"a payload cut short", podReseal(append(bytes.Clone(data[:len(PodMagic)+8+10]), data[len(data)-trailerBytes:]...)), "runs past the end"},
 	} {
@@ -199,11 +206,42 @@ func TestCorruptPodsAreRejected(t *testing.T) {
 
 // FuzzDecodePod: no input makes DecodePod panic or allocate beyond what
 // it holds, and an accepted pod reads back as itself.
+// spanPod is smallPod on four chips, each stage spanning two: the value
+// goes from chip 0 to chip 3 through chips 1 and 2.
+func spanPod() *Pod {
+	p := smallPod()
+	p.Chips = 4
+	p.Stages[0].Chips, p.Stages[1].Chip, p.Stages[1].Chips = 2, 2, 2
+	p.Links[0].Hops = []LinkHop{{From: 0, To: 1, Start: 0, Sent: 30, End: 530}, {From: 1, To: 2, Start: 530, Sent: 560, End: 1060},
+		{From: 2, To: 3, Start: 1060, Sent: 1090, End: 1590}}
+	return p
+}
+
+func TestStagesSpanningChipsReadBack(t *testing.T) {
+	p := spanPod()
+	if err := p.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	q, err := DecodePod(p.Encode())
+	if err != nil || q.Stages[1].Chip != 2 || q.Stages[1].SpanChips() != 2 || q.Stages[1].LastChip() != 3 {
+		t.Fatalf("read back: %v", err)
+	}
+	if from, to, forward := q.LinkEnds(0, 1); from != 0 || to != 3 || !forward {
+		t.Errorf("LinkEnds(0, 1) = %d, %d, %v; want 0, 3, forward", from, to, forward)
+	}
+	var dump strings.Builder
+	DumpPod(&dump, q)
+	if !strings.Contains(dump.String(), "[1] chips 2-3:") {
+		t.Errorf("the dump does not name stage 1's chips:\n%s", dump.String())
+	}
+}
+
 func FuzzDecodePod(f *testing.F) {
 	data := smallPod().Encode()
 	f.Add(data, false)
 	f.Add(data[:60], true)
 	f.Add(podReseal(append(bytes.Clone(data[:len(PodMagic)+8]), data[len(data)-trailerBytes:]...)), false)
+	f.Add(spanPod().Encode(), false)
 	f.Fuzz(func(t *testing.T, data []byte, sealed bool) {
 		if sealed {
 			data = podReseal(data)

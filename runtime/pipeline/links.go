@@ -43,7 +43,8 @@ func ScheduleLinks(p *ipupkg.Pod, tg *target.Target) ([]ipupkg.LinkTransfer, Lin
 				return nil, LinkPhase{}, fmt.Errorf("stage %d has no input stream %d", k, i)
 			}
 			out = append(out, ipupkg.LinkTransfer{From: ref, To: k, Input: i, Bytes: ins[i].Bytes()})
-			reqs = append(reqs, LinkRequest{From: p.Stages[ref.Stage].Chip, To: st.Chip, Bytes: ins[i].Bytes()})
+			from, to, forward := p.LinkEnds(ref.Stage, k)
+			reqs = append(reqs, LinkRequest{From: from, To: to, Bytes: ins[i].Bytes(), Forward: forward})
 		}
 	}
 	hops, phase, err := Schedule(reqs, tg)
@@ -56,15 +57,18 @@ func ScheduleLinks(p *ipupkg.Pod, tg *target.Target) ([]ipupkg.LinkTransfer, Lin
 	return out, phase, nil
 }
 
-// LinkRequest is a value of Bytes bytes to move from chip From to chip To.
+// LinkRequest is a value of Bytes bytes to move from chip From to chip To;
+// Forward: round the ring in the direction of rising chips (from a stage
+// that spans chips, or to one: ipupkg.Pod.LinkEnds), else the shorter way.
 type LinkRequest struct {
 	From, To int
 	Bytes    int64
+	Forward  bool
 }
 
 // Schedule places the hops of requests on tg's ring, for the compiler's
 // link phase (the exchange dialect's, and a pod package's): each goes the
-// shorter way round (either way when both are as short: the one whose
+// way it must (Forward) or the shorter way round (either way when both are as short: the one whose
 // links are less loaded so far); the largest transfers are placed first
 // (then by chips, so that the schedule does not depend on the requests'
 // order beyond that), each hop as early as its link direction is free and
@@ -95,9 +99,12 @@ func Schedule(reqs []LinkRequest, tg *target.Target) ([][]ipupkg.LinkHop, LinkPh
 		}
 		routes := [][]int{route(r.From, r.To, 1, tg.Chips), route(r.From, r.To, -1, tg.Chips)}
 		best := routes[0]
-		if len(routes[1]) < len(best) {
+		switch {
+		case r.Forward:
+			// the one route that passes every chip of the stages it joins
+		case len(routes[1]) < len(best):
 			best = routes[1]
-		} else if len(routes[1]) == len(best) {
+		case len(routes[1]) == len(best):
 			routeLoad := func(rt []int) int64 {
 				l, at := int64(0), r.From
 				for _, c := range rt {
@@ -151,7 +158,8 @@ func CheckLinks(p *ipupkg.Pod, tg *target.Target) (LinkPhase, error) {
 	reqs := make([]LinkRequest, len(p.Links))
 	hops := make([][]ipupkg.LinkHop, len(p.Links))
 	for n, t := range p.Links {
-		reqs[n] = LinkRequest{From: p.Stages[t.From.Stage].Chip, To: p.Stages[t.To].Chip, Bytes: t.Bytes}
+		from, to, forward := p.LinkEnds(t.From.Stage, t.To)
+		reqs[n] = LinkRequest{From: from, To: to, Bytes: t.Bytes, Forward: forward}
 		hops[n] = t.Hops
 	}
 	return CheckHops(reqs, hops, tg)
@@ -237,9 +245,10 @@ func MoveLinks(p *ipupkg.Pod, move func(n int) bool, source func(ref ipupkg.PodR
 		if !move(n) {
 			continue
 		}
-		a, ok := holds[held{p.Stages[t.To].Chip, n}]
+		_, to, _ := p.LinkEnds(t.From.Stage, t.To)
+		a, ok := holds[held{to, n}]
 		if !ok {
-			return nil, fmt.Errorf("link transfer %d never reaches chip %d", n, p.Stages[t.To].Chip)
+			return nil, fmt.Errorf("link transfer %d never reaches chip %d", n, to)
 		}
 		out[n] = a.bytes
 	}

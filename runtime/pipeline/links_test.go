@@ -165,3 +165,50 @@ func TestDRAM(t *testing.T) {
 		t.Errorf("Load of nothing: %v", err)
 	}
 }
+
+// Stages of two chips each on test16x4 (stage 0 on chips 0–1, stage 1 on
+// 2–3): a value goes forward from the producer's first chip to the
+// reader's last, three hops, though chip 0 and chip 3 are neighbours; the
+// package validates, and the bytes arrive on chip 3.
+func TestStagesSpanningChipsGoForward(t *testing.T) {
+	tg := lookup(t, "test16x4")
+	p := ringPod()
+	p.Stages = p.Stages[:2]
+	p.Outputs = []ipupkg.PodRef{{Stage: 1}}
+	p.Stages[0].Chips, p.Stages[1].Chip, p.Stages[1].Chips = 2, 2, 2
+	var phase LinkPhase
+	var err error
+	if p.Links, phase, err = ScheduleLinks(p, tg); err != nil {
+		t.Fatal(err)
+	}
+	hop := func(from, to int, start int64) ipupkg.LinkHop {
+		return ipupkg.LinkHop{From: from, To: to, Start: start, Sent: start + 30, End: start + 530}
+	}
+	want := []ipupkg.LinkTransfer{{From: ipupkg.PodRef{Stage: 0}, To: 1, Input: 0, Bytes: 1024,
+		Hops: []ipupkg.LinkHop{hop(0, 1, 0), hop(1, 2, 530), hop(2, 3, 1060)}}}
+	if d := cmp.Diff(want, p.Links); d != "" {
+		t.Fatalf("ScheduleLinks (-want +got):\n%s", d)
+	}
+	if phase.Cycles != 1590 || phase.LowerBound != 1590 {
+		t.Errorf("phase = %+v; want 1590 cycles on its bound", phase)
+	}
+	if err := p.Validate(); err != nil {
+		t.Fatalf("Validate: %v", err)
+	}
+	if _, err := CheckLinks(p, tg); err != nil {
+		t.Fatalf("CheckLinks: %v", err)
+	}
+	got, err := MoveLinks(p, func(int) bool { return true }, func(ipupkg.PodRef) ([]byte, error) { return bytes.Repeat([]byte{7}, 1024), nil })
+	if err != nil || len(got[0]) != 1024 {
+		t.Fatalf("MoveLinks = %v", err)
+	}
+	stages, err := Links(p, tg)
+	if err != nil || stages[1].ChipNames() != "2-3" || stages[0].ChipNames() != "0-1" || stages[1].LinkCycles != 1590 {
+		t.Errorf("Links = %+v, %v", stages, err)
+	}
+	// A route that stops at the reader's first chip falls short of its last.
+	p.Links[0].Hops = p.Links[0].Hops[:2]
+	if err := p.Validate(); err == nil || !strings.Contains(err.Error(), "ends on chip 2; its consumer runs on chip 3") {
+		t.Errorf("Validate = %v", err)
+	}
+}

@@ -22,13 +22,24 @@ import (
 
 // Stage is one stage's share of the pipeline.
 type Stage struct {
-	Chip int `json:"chip"`
+	Chip int `json:"chip"` // its first chip
+	// Chips is how many chips it spans (0 or 1: one).
+	Chips int `json:"chips,omitempty"`
 	// Cycles is the stage's compute, one micro-batch (simulated).
 	Cycles int64 `json:"cycles"`
 	// LinkBytes is what its inputs from earlier stages take over the links
 	// each micro-batch, and LinkCycles the slowest of those transfers.
 	LinkBytes  int64 `json:"linkBytes"`
 	LinkCycles int64 `json:"linkCycles"`
+}
+
+// ChipNames is the stage's chips as a table shows them: "2", or "2-3"
+// for a stage spanning two.
+func (s *Stage) ChipNames() string {
+	if s.Chips > 1 {
+		return fmt.Sprintf("%d-%d", s.Chip, s.Chip+s.Chips-1)
+	}
+	return fmt.Sprint(s.Chip)
 }
 
 // Timing is the priced pipeline.
@@ -58,6 +69,9 @@ func Links(p *ipupkg.Pod, tg *target.Target) ([]Stage, error) {
 	stages := make([]Stage, len(p.Stages))
 	for k, st := range p.Stages {
 		stages[k].Chip = st.Chip
+		if st.SpanChips() > 1 {
+			stages[k].Chips = st.SpanChips()
+		}
 	}
 	for _, t := range p.Links {
 		stages[t.To].LinkBytes += t.Bytes

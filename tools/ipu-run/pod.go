@@ -54,9 +54,11 @@ func runPod(o *options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %v", o.file, err)
 	}
-	chip, err := tg.Chip()
+	// A stage's program runs on its chip, or as one program over the
+	// chips it spans.
+	chip, err := tg.Stage(pod.Stages[0].SpanChips())
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %v", o.file, err)
 	}
 	if tg.Chips != pod.Chips || pod.Stages[0].Package.Target != chip.Name {
 		return fmt.Errorf("%s: its target %s has %d chips of %s; the package says %d chips of %s", o.file, tg.Name, tg.Chips, chip.Name, pod.Chips, pod.Stages[0].Package.Target)
@@ -345,7 +347,7 @@ func printPipeline(w io.Writer, t *pipeline.Timing, tg *target.Target) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "stage\tchip\tcycles\tlink bytes in\tlink cycles\tshare of slot\t")
 	for k, s := range t.Stages {
-		fmt.Fprintf(tw, "%d\t%d\t%d\t%s\t%d\t%.1f%%\t\n", k, s.Chip, s.Cycles, humanize.Comma(s.LinkBytes), s.LinkCycles,
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%d\t%.1f%%\t\n", k, s.ChipNames(), s.Cycles, humanize.Comma(s.LinkBytes), s.LinkCycles,
 			100*float64(s.Cycles)/float64(max(t.Slot, 1)))
 	}
 	tw.Flush()

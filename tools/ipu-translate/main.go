@@ -85,6 +85,7 @@ func (t *translations) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&t.emitPackage, "emit-package", false,
 		"Write the application package of a tile-asm program, or of a tensor-level module with ipu.target (compiled with lower-to-tile-asm first)")
 	fs.StringVar(&t.pod.balance, "stage-balance", "cycles", "With --emit-package for a target of several chips, what the cut into pipeline stages balances: cycles (the cost model's, the default) or bytes (weights, PopART's automatic sharding)")
+	fs.IntVar(&t.pod.stageChips, "stage-chips", 0, "With --emit-package for a target of several chips, how many chips each pipeline stage spans, as one program over their tiles (default: one, or the fewest with which every stage's weights fit)")
 	fs.IntVar(&t.pod.phases, "phases", 0, "With --emit-package on one chip, cut the model into N phases run one after the other, each phase's weights streamed in from the chip's streaming memory before it (phased execution; writes a pod package, docs/pods.md)")
 	fs.StringVar(&t.tuning, "tuning", "", "With --emit-package, compile with the options of the tuning record `FILE.json` that ipu-tune wrote for this program and target")
 	fs.IntVar(&t.pod.microBatches, "micro-batches", 16, "With --emit-package for a target of several chips, how many micro-batches a run of the pipeline feeds by default (ipu-run --micro-batches overrides it)")

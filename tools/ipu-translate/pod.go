@@ -14,13 +14,14 @@ type podOptions struct {
 	balance      string
 	microBatches int
 	phases       int
+	stageChips   int
 }
 
 // emitPod writes the pod package of a tensor-level module for tg, a target
 // of several chips (toolkit.CompilePod).
 func emitPod(ctx *ir.Context, module *ir.Operation, in *optmain.Input, out io.Writer, tg *target.Target, opts podOptions) error {
 	pod, err := toolkit.CompilePod(ctx, module, in.Source, in.Env, in.Logger, tg,
-		toolkit.PodOptions{Balance: opts.balance, MicroBatches: opts.microBatches, Phases: opts.phases, Compiler: Version})
+		toolkit.PodOptions{Balance: opts.balance, MicroBatches: opts.microBatches, Phases: opts.phases, StageChips: opts.stageChips, Compiler: Version})
 	if err != nil {
 		return err
 	}

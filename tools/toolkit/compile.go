@@ -117,7 +117,10 @@ type PodOptions struct {
 	// multi-chip target's chips).
 	Phases       int
 	MicroBatches int // the pod package's default micro-batch count
-	Compiler     string
+	// StageChips is how many chips each stage spans (0: pipeline-stages
+	// chooses).
+	StageChips int
+	Compiler   string
 }
 
 // CompilePod compiles a tensor-level module for tg, a target of several
@@ -126,16 +129,39 @@ type PodOptions struct {
 // stage is outlined into a module of its own (translate/podemit) and
 // compiled as one chip's package, and the packages, with how their
 // streams are joined, make the pod package.
+//
+// On a pod, unless opts.StageChips fixes it, the cut gives each stage the
+// fewest chips with which the planner's estimates fit its weights; where
+// a stage's program then does not compile (its placement finds tiles
+// short), the model is cut again into stages of more chips, up to the
+// whole pod, and the first failure is reported if none compiles.
 func CompilePod(ctx *ir.Context, module *ir.Operation, source []byte, env *ir.Env, log *slog.Logger, tg *target.Target, opts PodOptions) (*ipupkg.Pod, error) {
+	pod, err := compilePod(ctx, module, source, env, log, tg, opts)
+	if err == nil || opts.StageChips > 0 || !tg.MultiChip() {
+		return pod, err
+	}
+	for k := podemit.StageChips(module) + 1; k <= tg.Chips; k++ {
+		if tg.Chips%k != 0 {
+			continue
+		}
+		log.Info("pipeline stages do not compile; cutting into stages of more chips", "stage_chips", k, "reason", err)
+		more := opts
+		more.StageChips = k
+		if pod, kerr := compilePod(ctx, module, source, env, log, tg, more); kerr == nil {
+			return pod, nil
+		}
+	}
+	return nil, err
+}
+
+func compilePod(ctx *ir.Context, module *ir.Operation, source []byte, env *ir.Env, log *slog.Logger, tg *target.Target, opts PodOptions) (*ipupkg.Pod, error) {
 	if opts.MicroBatches < 1 {
 		return nil, fmt.Errorf("--micro-batches=%d: a pipeline runs at least one", opts.MicroBatches)
 	}
-	chip, err := tg.Chip()
-	if err != nil {
-		return nil, err
-	}
-	chipSpec := chip.Name
 	cut := fmt.Sprintf("builtin.module(pipeline-stages{balance=%s})", opts.Balance)
+	if opts.StageChips > 0 {
+		cut = fmt.Sprintf("builtin.module(pipeline-stages{balance=%s stage-chips=%d})", opts.Balance, opts.StageChips)
+	}
 	if tg.MultiChip() && opts.Phases > 0 {
 		return nil, fmt.Errorf("--phases cuts one chip's model into phases; %s has %d chips, one stage each", tg.Name, tg.Chips)
 	}
@@ -151,6 +177,14 @@ func CompilePod(ctx *ir.Context, module *ir.Operation, source []byte, env *ir.En
 	if err := RunPipeline(ctx, module, cut, env, log); err != nil {
 		return nil, err
 	}
+	// Each stage's program is one chip's, or, where the cut gave stages
+	// several chips, one program over them (a target with span-chips).
+	span := podemit.StageChips(module)
+	chip, err := tg.Stage(span)
+	if err != nil {
+		return nil, err
+	}
+	chipSpec := chip.Name
 	outlined, err := podemit.Outline(module, chipSpec)
 	if err != nil {
 		return nil, err
@@ -193,7 +227,7 @@ func CompilePod(ctx *ir.Context, module *ir.Operation, source []byte, env *ir.En
 			defer wg.Done()
 			slots <- struct{}{}
 			defer func() { <-slots }()
-			log.Info("compiling pipeline stage", "stage", k, "chip", k, "target", chipSpec, "inputs", len(outlined.Stages[k].Inputs))
+			log.Info("compiling pipeline stage", "stage", k, "chip", k*span, "chips", span, "target", chipSpec, "inputs", len(outlined.Stages[k].Inputs))
 			loader := &Loader{Setup: registry.RegisterDialects, Env: func(*ir.Operation) (*ir.Env, error) { return irtarget.EnvKey.With(env, chip), nil }}
 			p, err := loader.LoadSource(fmt.Sprintf("stage %d of %s", k, modelFile), texts[k], io.Discard)
 			if err != nil {
@@ -213,11 +247,11 @@ func CompilePod(ctx *ir.Context, module *ir.Operation, source []byte, env *ir.En
 		if errs[k] != nil {
 			return nil, errs[k]
 		}
-		chipOf := k
+		chipOf := k * span
 		if !tg.MultiChip() {
 			chipOf = 0 // phases, one after the other
 		}
-		pod.Stages = append(pod.Stages, ipupkg.PodStage{Chip: chipOf, Package: pkgs[k], Inputs: st.Inputs})
+		pod.Stages = append(pod.Stages, ipupkg.PodStage{Chip: chipOf, Chips: span, Package: pkgs[k], Inputs: st.Inputs})
 	}
 	// A phased run keeps every weight in the chip's streaming memory.
 	if pod.Phased() {

@@ -86,7 +86,7 @@ type LinkTransfer struct {
 // every stage's simulated cycles (Cycles) over micro micro-batches, and
 // the other views of stage shown (-1: the slowest).
 func BuildPod(title string, p *ipupkg.Pod, tg *target.Target, micro, shown int) (*Data, error) {
-	chip, err := tg.Chip()
+	chip, err := tg.Stage(p.Stages[0].SpanChips())
 	if err != nil {
 		return nil, err
 	}

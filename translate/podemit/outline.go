@@ -249,7 +249,7 @@ func Outline(module *ir.Operation, chipSpec string) (*Outlined, error) {
 		for _, a := range fn.AllAttrs() {
 			switch a.Name {
 			case ir.SymbolAttrName, funcdialect.FunctionTypeAttr, ir.ArgAttrsName, ir.ResAttrsName,
-				tensor.StageCyclesAttr, tensor.StageWeightBytesAttr:
+				tensor.StageCyclesAttr, tensor.StageWeightBytesAttr, tensor.StageChipsAttr:
 				continue
 			}
 			st.Attrs = append(st.Attrs, a)
@@ -320,6 +320,15 @@ func hostArgAttrs(ctx *ir.Context, fn *ir.Operation, i int, name string) ir.Attr
 		entries = append(entries, ir.NamedAttr{Name: pkgemit.StreamNameAttr, Value: ctx.String(name)})
 	}
 	return ctx.Dict(entries)
+}
+
+// StageChips is how many chips each stage of module's model spans, as
+// pipeline-stages chose (1 before it ran, or on one chip).
+func StageChips(module *ir.Operation) int {
+	for _, fn := range tensor.Functions(module) {
+		return tensor.StageChips(fn)
+	}
+	return 1
 }
 
 // LinkPhase is the link phase pipeline-stages wrote on module's model
