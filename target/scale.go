@@ -236,23 +236,34 @@ func (t *Target) SpanLinkCycles(bytes []int64) (int64, error) {
 }
 
 // UniformChipBytes spreads total bytes received in an exchange phase
-// evenly over the chip pairs of a span (what a phase between tensors
-// spread over all the tiles moves when nothing more is known): each chip
-// receives its share from every chip, its own included. Nil on one chip.
-func (t *Target) UniformChipBytes(total int64) []int64 {
-	k := int64(t.SpanChips())
-	if k < 2 || total <= 0 {
+// evenly over the pairs of the span's first chips chips (what a phase
+// between tensors spread over those chips' tiles moves when nothing more
+// is known): each receives its share from every one, its own included.
+// Nil on one chip, or when chips is 1.
+func (t *Target) UniformChipBytes(total int64, chips int) []int64 {
+	k, n := int64(t.SpanChips()), int64(min(max(chips, 1), t.SpanChips()))
+	if n < 2 || total <= 0 {
 		return nil
 	}
 	bytes := make([]int64, k*k)
-	for a := range k {
-		for b := range k {
+	for a := range n {
+		for b := range n {
 			if a != b {
-				bytes[a*k+b] = numeric.CeilDiv(total, k*k)
+				bytes[a*k+b] = numeric.CeilDiv(total, n*n)
 			}
 		}
 	}
 	return bytes
+}
+
+// ChipsCovered is how many chips of a span tiles tiles cover, from the
+// first (at least 1).
+func (t *Target) ChipsCovered(tiles int64) int {
+	per := int64(t.Tiles / t.SpanChips())
+	if per < 1 {
+		return 1
+	}
+	return int(min(max(numeric.CeilDiv(tiles, per), 1), int64(t.SpanChips())))
 }
 
 // ExchangeStepCycles returns one exchange phase's cycles and the sync

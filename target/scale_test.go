@@ -305,8 +305,14 @@ func TestSpanChipsHandComputed(t *testing.T) {
 	if err != nil || ex != 10+int64(span.ExchangeLatencyCycles) || sync != int64(span.SyncCycles) {
 		t.Errorf("ExchangeStepCycles within chips = %d + sync %d, %v", ex, sync, err)
 	}
-	if u := span.UniformChipBytes(1600); len(u) != 16 || u[0] != 0 || u[1] != 100 || u[4*3+2] != 100 {
-		t.Errorf("UniformChipBytes(1600) = %v", u)
+	if u := span.UniformChipBytes(1600, 4); len(u) != 16 || u[0] != 0 || u[1] != 100 || u[4*3+2] != 100 {
+		t.Errorf("UniformChipBytes(1600, 4) = %v", u)
+	}
+	if u := span.UniformChipBytes(1600, 2); u[1] != 400 || u[4] != 400 || u[2] != 0 || u[4*3+2] != 0 {
+		t.Errorf("UniformChipBytes(1600, 2) = %v", u)
+	}
+	if span.UniformChipBytes(1600, 1) != nil || span.ChipsCovered(16) != 1 || span.ChipsCovered(17) != 2 || span.ChipsCovered(1000) != 4 {
+		t.Errorf("one chip covered: %v, ChipsCovered(16, 17, 1000) = %d, %d, %d", span.UniformChipBytes(1600, 1), span.ChipsCovered(16), span.ChipsCovered(17), span.ChipsCovered(1000))
 	}
 	if _, err := span.SpanLinkCycles(make([]int64, 3)); err == nil {
 		t.Error("SpanLinkCycles took traffic of the wrong shape")

@@ -371,7 +371,7 @@ func (c *stageCosts) of(op *ir.Operation) (int64, error) {
 				return 0, err
 			}
 			// Across the chips of a span, its bytes spread evenly.
-			phase, sync, err := t.ExchangeStepCycles(words, t.UniformChipBytes(numeric.SatMul(n, int64(et.Bytes()))))
+			phase, sync, err := t.ExchangeStepCycles(words, t.UniformChipBytes(numeric.SatMul(n, int64(et.Bytes())), t.SpanChips()))
 			if err != nil {
 				return 0, err
 			}

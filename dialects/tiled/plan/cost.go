@@ -505,8 +505,9 @@ func (pr *problem) estimate(p *layout.GemmPlan, layouts *layout.PlanLayouts) (ti
 	for i, w := range phases {
 		// On a span of chips a phase also crosses the links: its exact
 		// traffic where rescore measured the input exchange's, else its
-		// bytes on the plan's tiles spread evenly over the chips.
-		chipBytes := t.UniformChipBytes(satMul(satMul(w, int64(t.ExchangeWordBytes)), p.Tiles()))
+		// bytes on the plan's tiles spread evenly over the chips they
+		// cover (a plan's tiles start at the first).
+		chipBytes := t.UniformChipBytes(satMul(satMul(w, int64(t.ExchangeWordBytes)), p.Tiles()), t.ChipsCovered(p.Tiles()))
 		if i == 0 && steps == 1 && pr.inputWords > 0 && pr.inputChipBytes != nil {
 			chipBytes = pr.inputChipBytes
 		}
