@@ -284,3 +284,39 @@ func TestStreamIn(t *testing.T) {
 		t.Errorf("a load of nothing: %v", err)
 	}
 }
+
+// On two test16 chips as one program, the gather's second half comes from
+// tile 16, on the other chip: the phase waits for the links to carry its
+// 8 words (32 bytes: one link latency and ⌈32 / 34.59⌉ cycles of sending),
+// longer than the tiles' own 8-word exchange, and its sync is the sync
+// across chips. The words arrive all the same.
+func TestExchangeAcrossChipsWaitsForTheLinks(t *testing.T) {
+	p, one := gather(t)
+	tg, err := target.Lookup("test16{span-chips=2}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Target, p.Tiles = tg.Name, tg.Tiles
+	p.Buffers[0].Pieces[1].Tile = 16
+	p.Buffers[0].Layout.Axes[0].TileStride = 16
+	p.Buffers[0].Layout.TileCount = 17
+	p.Exchanges[0].Transfers[0].Src = 16
+	p.TileImages = make([]ipupkg.TileImage, tg.Tiles)
+	for i := range p.TileImages {
+		p.TileImages[i] = ipupkg.TileImage{CodeBytes: 512}
+	}
+	s, in := runGather(t, p, tg)
+	expectOutput(t, s, 0, scaled(in, 0.5))
+	c := s.Cycles()
+	send, _ := tg.LinkSendCycles(32)
+	links := send + tg.Links.LatencyCycles
+	if onChip, _ := one.ExchangePhaseCycles(8); links <= onChip {
+		t.Fatalf("the links (%d cycles) should take longer than the tiles' exchange (%d)", links, onChip)
+	}
+	if c.Supersteps[0].Exchange != links || c.Supersteps[0].Sync != tg.Links.SyncCycles {
+		t.Errorf("superstep 0: exchange %d, sync %d; want %d and the sync across chips %d", c.Supersteps[0].Exchange, c.Supersteps[0].Sync, links, tg.Links.SyncCycles)
+	}
+	if c.Total != c.Supersteps[0].Sync+c.Supersteps[0].Exchange+c.Supersteps[1].Compute {
+		t.Errorf("total %d of %+v", c.Total, c.Supersteps)
+	}
+}
