@@ -48,6 +48,9 @@ func (t *Target) MultiChip() bool { return t.Chips > 1 }
 // ChipTiles is the number of tiles of every chip together.
 func (t *Target) ChipTiles() int64 { return int64(max(t.Chips, 1)) * int64(t.Tiles) }
 
+// MaxSpanChips bounds span-chips: the largest pods join 64 chips.
+const MaxSpanChips = 64
+
 // SpanChips is how many chips one program of t spans (Span, at least 1).
 func (t *Target) SpanChips() int { return max(t.Span, 1) }
 
@@ -55,7 +58,7 @@ func (t *Target) SpanChips() int { return max(t.Span, 1) }
 // tile columns, joined by the IPU-Links of a pod (a line) unless t's
 // links are already set.
 func (t *Target) setSpan(k int) {
-	if k < 1 || t.Chips > 1 {
+	if k < 1 || k > MaxSpanChips || t.Chips > 1 {
 		t.Span = k // Validate refuses it
 		return
 	}
@@ -396,6 +399,8 @@ func (t *Target) validateScale() []error {
 	switch {
 	case t.Chips < 1:
 		bad("Chips must be positive, is %d", t.Chips)
+	case t.Span > MaxSpanChips:
+		bad("span-chips %d: a program spans at most %d chips", t.Span, MaxSpanChips)
 	case t.Span < 0 || (t.Span > 1 && t.Chips > 1):
 		bad("span-chips %d: a program spans one or more chips of a chip target, not of a pod (%d chips)", t.Span, t.Chips)
 	case t.Span > 1 && t.IOTiles > 0:

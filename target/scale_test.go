@@ -210,7 +210,7 @@ func TestTargetOptions(t *testing.T) {
 // FuzzParseSpec: no spec makes Lookup panic, and an accepted spec's
 // canonical name names the same target.
 func FuzzParseSpec(f *testing.F) {
-	for _, s := range []string{"ipu21", "pod4{link-latency-cycles=1}", "test16{streaming-bytes-per-cycle=1e3}", "ipu21{", "x{a=1 b=2}", "{}"} {
+	for _, s := range []string{"ipu21", "pod4{link-latency-cycles=1}", "test16{link-latency-cycles=3 span-chips=2}", "ipu21{span-chips=99999999}", "test16{streaming-bytes-per-cycle=1e3}", "ipu21{", "x{a=1 b=2}", "{}"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
