@@ -24,6 +24,14 @@ func emitPackage(ctx *ir.Context, module *ir.Operation, in *optmain.Input, out i
 	if !ok {
 		return module.EmitError("--emit-package needs the module's target: an 'ipu.target' attribute or --target (known targets: %v)", target.Names())
 	}
+	switch {
+	case pod.phases < 0:
+		return module.EmitError("--phases=%d: a model runs in 2 phases or more (or 0: not in phases)", pod.phases)
+	case pod.stageChips < 0:
+		return module.EmitError("--stage-chips=%d: a stage spans 1 chip or more (or 0: the fewest with which it fits)", pod.stageChips)
+	case pod.stageChips > 0 && !tg.MultiChip():
+		return module.EmitError("--stage-chips applies to a target of several chips; %s has one (a program over several chips: --target='%s{span-chips=K}')", tg.Name, tg.Name)
+	}
 	pipeline := registry.ModulePipeline(registry.LowerToTileAsm)
 	if tuningFile != "" {
 		tuning, err := toolkit.ReadTuning(tuningFile)
