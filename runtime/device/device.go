@@ -54,6 +54,19 @@ type Cycles struct {
 	// Streamed is the loads of weights from the chip's streaming memory
 	// (stream-in instructions).
 	Streamed StreamedLoads
+	// ChipLinks is what a program spanning chips exchanged between them.
+	ChipLinks ChipLinks
+}
+
+// ChipLinks sums a run's exchange phases that crossed the chips of a
+// program spanning several: how many, the bytes that crossed, the cycles
+// the phases lasted beyond the tiles' own exchange waiting for the links,
+// and what their syncs across every chip cost beyond the chip's own.
+type ChipLinks struct {
+	Phases     int   `json:"phases"`
+	Bytes      int64 `json:"bytes"`
+	Waited     int64 `json:"waited"`
+	SyncCycles int64 `json:"syncCycles"`
 }
 
 // StreamedLoads sums a run's loads from streaming memory: how many, their

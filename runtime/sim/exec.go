@@ -467,10 +467,17 @@ func (s *session) Run() error {
 				// Across the chips of a span the phase also waits for the
 				// links, and its sync is every chip's.
 				x := &p.Exchanges[in.Int(ipupkg.ParamExchange)]
-				c, sync, cerr := d.tg.ExchangeStepCycles(horizon, chipBytes(x, d.tg))
+				crossed := chipBytes(x, d.tg)
+				c, sync, cerr := d.tg.ExchangeStepCycles(horizon, crossed)
 				exch[in.Superstep] += c
 				if sync > int64(d.tg.SyncCycles) {
 					crossing[in.Superstep] = true
+					onChip, _ := d.tg.ExchangePhaseCycles(horizon)
+					cyc.ChipLinks.Phases++
+					cyc.ChipLinks.Waited += c - onChip
+					for _, b := range crossed {
+						cyc.ChipLinks.Bytes += b
+					}
 				}
 				load := exchangeWords(x, p.Tiles)
 				for t, w := range load {
@@ -523,6 +530,9 @@ func (s *session) Run() error {
 		}
 	}
 	for _, st := range steps {
+		if crossing[st] {
+			cyc.ChipLinks.SyncCycles += syncCycles(d.tg, syncs[st], true) - syncCycles(d.tg, syncs[st], false)
+		}
 		load := slices.Clone(perTile[st])
 		for t, w := range words[st] {
 			load[t] += w

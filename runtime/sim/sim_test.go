@@ -319,4 +319,9 @@ func TestExchangeAcrossChipsWaitsForTheLinks(t *testing.T) {
 	if c.Total != c.Supersteps[0].Sync+c.Supersteps[0].Exchange+c.Supersteps[1].Compute {
 		t.Errorf("total %d of %+v", c.Total, c.Supersteps)
 	}
+	onChip, _ := tg.ExchangePhaseCycles(8)
+	want := device.ChipLinks{Phases: 1, Bytes: 32, Waited: links - onChip, SyncCycles: tg.Links.SyncCycles - int64(tg.SyncCycles)}
+	if c.ChipLinks != want {
+		t.Errorf("ChipLinks = %+v; want %+v", c.ChipLinks, want)
+	}
 }

@@ -295,6 +295,9 @@ func printCycles(w io.Writer, pkg *ipupkg.Package, c *device.Cycles) {
 	if st := c.Streamed; st.Loads > 0 {
 		fmt.Fprintf(w, "streamed_loads=%d streamed_bytes=%d waited_cycles=%d hidden_cycles=%d\n", st.Loads, st.Bytes, st.Waited, st.Hidden)
 	}
+	if c.ChipLinks.Phases > 0 {
+		fmt.Fprintln(w, chipLinksLine(c.ChipLinks))
+	}
 	fmt.Fprintf(w, "total_cycles=%d\n", c.Total)
 }
 
@@ -323,4 +326,12 @@ func checkRun(o *options, p *program, pkg *ipupkg.Package, inputs []*eval.Array,
 		fmt.Fprintf(stderr, "ipu-run: %s\n", line)
 	}
 	return fmt.Errorf("numericalTest=FAIL")
+}
+
+// chipLinksLine is what a program spanning chips exchanged between them:
+// the phases that crossed, their bytes, the cycles they waited on the links
+// beyond the tiles' own exchange, and the syncs across chips beyond the
+// chip's own.
+func chipLinksLine(l device.ChipLinks) string {
+	return fmt.Sprintf("chip_link_phases=%d chip_link_bytes=%d link_waited_cycles=%d chip_sync_cycles=%d", l.Phases, l.Bytes, l.Waited, l.SyncCycles)
 }

@@ -98,6 +98,7 @@ func runPod(o *options, stdout, stderr io.Writer) error {
 
 	// Each stage's slowest micro-batch (every one runs the same program).
 	stageCycles := make([]int64, len(pod.Stages))
+	acrossChips := make([]device.ChipLinks, len(pod.Stages)) // of each stage's slowest micro-batch
 	links, err := pipeline.Links(pod, tg)
 	if err != nil {
 		return fmt.Errorf("%s: %v", o.file, err)
@@ -155,7 +156,9 @@ func runPod(o *options, stdout, stderr io.Writer) error {
 				return fmt.Errorf("%s: stage %d, micro-batch %d: %v", o.file, k, g, err)
 			}
 			delivered[k] = got.Outputs
-			stageCycles[k] = max(stageCycles[k], cycles.Total)
+			if cycles.Total >= stageCycles[k] {
+				stageCycles[k], acrossChips[k] = cycles.Total, cycles.ChipLinks
+			}
 			if dram != nil {
 				for i, out := range got.Outputs {
 					if out.IsStrings() {
@@ -219,7 +222,7 @@ func runPod(o *options, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		printPipeline(stdout, timing, tg)
+		printPipeline(stdout, timing, tg, acrossChips)
 	}
 	if o.check {
 		if err := checkPod(o, model, stages, pod, batches, outputs, reports, stdout); err != nil {
@@ -343,7 +346,10 @@ func microBatchInputs(o *options, model *program, weights []bool, micro int) ([]
 }
 
 // printPipeline prints the stage table and the pipeline's figures.
-func printPipeline(w io.Writer, t *pipeline.Timing, tg *target.Target) {
+//
+// For a stage spanning chips it says what its program exchanged between
+// them (across, of its slowest micro-batch).
+func printPipeline(w io.Writer, t *pipeline.Timing, tg *target.Target, across []device.ChipLinks) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "stage\tchip\tcycles\tlink bytes in\tlink cycles\tshare of slot\t")
 	for k, s := range t.Stages {
@@ -355,6 +361,11 @@ func printPipeline(w io.Writer, t *pipeline.Timing, tg *target.Target) {
 		len(t.Stages), t.MicroBatches, t.Slot, t.Slowest, t.Links, t.Sync, t.Fill, t.Drain)
 	fmt.Fprintf(w, "steady_state_cycles_per_micro_batch=%d throughput=%.1f micro-batches/s (steady state %.1f) at %s\n",
 		t.Slot, t.PerSecond, t.SteadyPerSecond, humanize.SIWithDigits(float64(tg.ClockHz), 3, "Hz"))
+	for k, l := range across {
+		if l.Phases > 0 && k < len(t.Stages) {
+			fmt.Fprintf(w, "stage %d (chips %s): %s\n", k, t.Stages[k].ChipNames(), chipLinksLine(l))
+		}
+	}
 	fmt.Fprintf(w, "total_cycles=%d\n", t.Total)
 }
 

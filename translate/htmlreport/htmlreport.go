@@ -62,6 +62,9 @@ type Data struct {
 	// Streamed is the run's loads from the chip's streaming memory (part
 	// of Exchange).
 	Streamed device.StreamedLoads `json:"streamed"`
+	// ChipLinks is what a program spanning chips exchanged between them
+	// (its waits part of Exchange, its syncs of Sync).
+	ChipLinks device.ChipLinks `json:"chipLinks"`
 	// Pipeline is a pod package's pipeline, or Phased its phased run on
 	// one chip (nil for one chip's package), and Stage the stage the other
 	// views show.
@@ -276,7 +279,7 @@ func Build(title string, p *ipupkg.Package, tg *target.Target, cycles *device.Cy
 	d.liveness(p, nc)
 	d.phases(p)
 	if cycles != nil {
-		d.Total, d.Streamed = cycles.Total, cycles.Streamed
+		d.Total, d.Streamed, d.ChipLinks = cycles.Total, cycles.Streamed, cycles.ChipLinks
 		for i := range d.Supersteps {
 			for _, s := range cycles.Supersteps {
 				if s.Superstep == d.Supersteps[i].Index {

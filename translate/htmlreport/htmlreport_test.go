@@ -320,3 +320,11 @@ func TestReportCountsStreamedLoads(t *testing.T) {
 		t.Errorf("report %+v, run %+v, want %+v", c.data.Streamed, c.cycles.Streamed, want)
 	}
 }
+
+// A program over two chips reports what crossed them, as the run counted it.
+func TestReportCountsWhatCrossesChips(t *testing.T) {
+	c := compile(t, "../../tests/tiled/span-chips.ipuir")
+	if c.data.ChipLinks.Phases == 0 || c.data.ChipLinks.Bytes == 0 || c.data.ChipLinks != c.cycles.ChipLinks {
+		t.Errorf("report %+v, run %+v", c.data.ChipLinks, c.cycles.ChipLinks)
+	}
+}
