@@ -1,6 +1,7 @@
 package exchangetotileasm
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -464,12 +465,69 @@ func placementError(fn *ir.Operation, values []*ir.Value, lists [][]storage.Buff
 	}
 	if most > tg.SupportReserveBytes {
 		fn.SetAttr(fn.Context(), tileasm.SupportBytesAttr, fn.Context().IntegerAttr(fn.Context().IntegerType(64, ir.Signless), most))
-		return at.EmitOpError("storage placement: %v; the program's code and exchange tables take %d bytes on tile %d, "+
+		return at.EmitOpError("storage placement: %v; the program's code and exchange tables take %d bytes on tile %d "+
+			"(code %d, host-exchange code %d, exchange tables %d%s), "+
 			"beyond the %d the planner kept for them (the target's support reserve): place more weights home or streamed "+
 			"(tiled.home, tiled.streamed, plan-gemms{weights=...}), or cut the model into phases (--phases)",
-			err, most, busiest, tg.SupportReserveBytes)
+			err, most, busiest, sup.code[busiest], sup.host[busiest], sup.tables[busiest], largestTables(fn, tg, busiest), tg.SupportReserveBytes)
 	}
 	return at.EmitOpError("storage placement: %v", err)
+}
+
+// largestTables names the exchange phases whose tables take the most of
+// tile's support memory (at most three, by sizeSupport's count), for a
+// placement diagnostic: " (most for %x: N bytes in K phases; %y: ...)",
+// grouped by the source name of what each phase moves.
+func largestTables(fn *ir.Operation, tg *target.Target, tile int) string {
+	type share struct {
+		name          string
+		bytes, phases int64
+	}
+	var shares []*share
+	by := map[string]*share{}
+	for _, op := range fn.Region(0).Front().Ops() {
+		if !op.Is(exchange.PhaseOp) {
+			continue
+		}
+		ta := op.Attr(exchange.TransfersAttrName).(*exchange.TransfersAttr)
+		sa := op.Attr(exchange.ScheduleAttrName).(*exchange.ScheduleAttr)
+		var n int64
+		for _, seg := range sa.Segments {
+			t := ta.List[seg.Transfer]
+			if int(t.Src) == tile {
+				n += tg.Code.TableEntryBytes
+			}
+			for _, d := range t.Dst {
+				if int(d) == tile {
+					n += tg.Code.TableEntryBytes
+				}
+			}
+		}
+		if n == 0 {
+			continue
+		}
+		name := fn.Context().SourceName(op.Loc())
+		if name == "" {
+			name = "unnamed values"
+		}
+		sh := by[name]
+		if sh == nil {
+			sh = &share{name: name}
+			by[name] = sh
+			shares = append(shares, sh)
+		}
+		sh.bytes += n
+		sh.phases++
+	}
+	slices.SortStableFunc(shares, func(a, b *share) int { return cmp.Compare(b.bytes, a.bytes) })
+	var parts []string
+	for _, sh := range shares[:min(3, len(shares))] {
+		parts = append(parts, fmt.Sprintf("%s: %d bytes in %d phases", sh.name, sh.bytes, sh.phases))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (most for " + strings.Join(parts, "; ") + ")"
 }
 
 // hostInput is the host input that fills v's buffer: v's own argument
