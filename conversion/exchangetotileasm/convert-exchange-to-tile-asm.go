@@ -92,6 +92,21 @@ type support struct {
 
 func (s support) bytes(tile int) int64 { return s.code[tile] + s.tables[tile] + s.host[tile] }
 
+// tableEntries calls entry for each exchange-table entry of phase, with the
+// tile that keeps it: every segment takes one on its sender and one on
+// each receiver.
+func tableEntries(phase *ir.Operation, entry func(tile int32)) {
+	ta := phase.Attr(exchange.TransfersAttrName).(*exchange.TransfersAttr)
+	sa := phase.Attr(exchange.ScheduleAttrName).(*exchange.ScheduleAttr)
+	for _, seg := range sa.Segments {
+		t := ta.List[seg.Transfer]
+		entry(t.Src)
+		for _, d := range t.Dst {
+			entry(d)
+		}
+	}
+}
+
 // sizeSupport sizes every tile's code, exchange tables and host-exchange
 // code (the reference log's size_tile_code).
 func sizeSupport(fn *ir.Operation, tg *target.Target, bufs [][]storage.Buffer, hostValue func(id int) bool) support {
@@ -106,18 +121,11 @@ func sizeSupport(fn *ir.Operation, tg *target.Target, bufs [][]storage.Buffer, h
 				s.code[i] += tg.Code.SyncBytes
 			}
 		case op.Is(exchange.PhaseOp):
-			ta := op.Attr(exchange.TransfersAttrName).(*exchange.TransfersAttr)
-			sa := op.Attr(exchange.ScheduleAttrName).(*exchange.ScheduleAttr)
 			takes := map[int32]bool{}
-			for _, seg := range sa.Segments {
-				t := ta.List[seg.Transfer]
-				s.tables[t.Src] += tg.Code.TableEntryBytes
-				takes[t.Src] = true
-				for _, d := range t.Dst {
-					s.tables[d] += tg.Code.TableEntryBytes
-					takes[d] = true
-				}
-			}
+			tableEntries(op, func(tile int32) {
+				s.tables[tile] += tg.Code.TableEntryBytes
+				takes[tile] = true
+			})
 			for t := range takes {
 				s.code[t] += tg.Code.ExchangeBytes
 			}
@@ -475,7 +483,7 @@ func placementError(fn *ir.Operation, values []*ir.Value, lists [][]storage.Buff
 }
 
 // largestTables names the exchange phases whose tables take the most of
-// tile's support memory (at most three, by sizeSupport's count), for a
+// tile's support memory (at most three, counted as sizeSupport counts), for a
 // placement diagnostic: " (most for %x: N bytes in K phases; %y: ...)",
 // grouped by the source name of what each phase moves.
 func largestTables(fn *ir.Operation, tg *target.Target, tile int) string {
@@ -489,20 +497,12 @@ func largestTables(fn *ir.Operation, tg *target.Target, tile int) string {
 		if !op.Is(exchange.PhaseOp) {
 			continue
 		}
-		ta := op.Attr(exchange.TransfersAttrName).(*exchange.TransfersAttr)
-		sa := op.Attr(exchange.ScheduleAttrName).(*exchange.ScheduleAttr)
 		var n int64
-		for _, seg := range sa.Segments {
-			t := ta.List[seg.Transfer]
-			if int(t.Src) == tile {
+		tableEntries(op, func(t int32) {
+			if int(t) == tile {
 				n += tg.Code.TableEntryBytes
 			}
-			for _, d := range t.Dst {
-				if int(d) == tile {
-					n += tg.Code.TableEntryBytes
-				}
-			}
-		}
+		})
 		if n == 0 {
 			continue
 		}
