@@ -64,21 +64,13 @@ func ExchangeTraffic(src *ShardMap, needs []Need, elemBytes int64, tg *target.Ta
 		tr.Paired, mark = make([]int64, tiles), make([]int, tiles)
 	}
 	stamp := 0
-	chips := tg.SpanChips()
-	var reached []int // chip → the stamp of the last piece that reached it
-	if chips > 1 {
-		tr.ChipBytes, reached = make([]int64, chips*chips), make([]int, chips)
+	if chips := tg.SpanChips(); chips > 1 {
+		tr.ChipBytes = make([]int64, chips*chips)
 	}
 	VisitPieces(src, needs, func(p Piece) {
 		words := numeric.CeilDiv(satMul(p.Box.Elements(), elemBytes), wordBytes)
-		if reached != nil {
-			from := tg.ChipOf(int(p.Src))
-			for _, t := range p.Dst {
-				if to := tg.ChipOf(int(t)); to != from && reached[to] != stamp+1 {
-					reached[to] = stamp + 1
-					tr.ChipBytes[from*chips+to] += satMul(words, wordBytes)
-				}
-			}
+		if tr.ChipBytes != nil {
+			target.AddCrossing(tg, tr.ChipBytes, p.Src, p.Dst, satMul(words, wordBytes))
 		}
 		tr.LocalElements += int64(p.Local) * p.Box.Elements()
 		stamp++

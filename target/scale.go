@@ -238,6 +238,29 @@ func (t *Target) SpanLinkCycles(bytes []int64) (int64, error) {
 	return max(longest, numeric.SatAdd(send, t.Links.LatencyCycles)), nil
 }
 
+// AddCrossing adds to bytes (from chip a to chip b at [a·SpanChips+b]) a
+// piece of n bytes that tile src sends to tiles dsts: once for each chip
+// other than src's that a receiver is on, whose own exchange then spreads
+// it to its tiles. Tiles outside the program are skipped (a validator
+// refuses them). The estimates and the simulated device count alike.
+func AddCrossing[T ~int | ~int32 | ~int64](t *Target, bytes []int64, src T, dsts []T, n int64) {
+	k := t.SpanChips()
+	if k < 2 || src < 0 || int64(src) >= int64(t.Tiles) || len(bytes) != k*k {
+		return
+	}
+	from := t.ChipOf(int(src))
+	var reached uint64 // one bit a chip: k ≤ MaxSpanChips = 64
+	for _, d := range dsts {
+		if d < 0 || int64(d) >= int64(t.Tiles) {
+			continue
+		}
+		if to := t.ChipOf(int(d)); to != from && reached&(1<<to) == 0 {
+			reached |= 1 << to
+			bytes[from*k+to] = numeric.SatAdd(bytes[from*k+to], n)
+		}
+	}
+}
+
 // UniformChipBytes spreads total bytes received in an exchange phase
 // evenly over the pairs of the span's first chips chips (what a phase
 // between tensors spread over those chips' tiles moves when nothing more

@@ -588,32 +588,20 @@ func syncCycles(tg *target.Target, n int64, crossing bool) int64 {
 }
 
 // chipBytes is the bytes an exchange moves between the chips of a span, from
-// chip a to chip b at [a·chips+b] (a segment once for each other chip its
-// receivers are on: that chip's exchange spreads it to them); nil on one
-// chip.
+// chip a to chip b at [a·chips+b] (target.AddCrossing: a segment once for
+// each other chip its receivers are on); nil on one chip.
 func chipBytes(x *ipupkg.Exchange, tg *target.Target) []int64 {
 	chips := tg.SpanChips()
 	if chips < 2 {
 		return nil
 	}
 	bytes := make([]int64, chips*chips)
-	reached := make([]bool, chips)
 	for _, sg := range x.Segments {
 		if sg.Transfer < 0 || sg.Transfer >= len(x.Transfers) {
 			continue // the validator refuses such a package before it runs
 		}
 		tr := &x.Transfers[sg.Transfer]
-		if tr.Src < 0 {
-			continue
-		}
-		from := tg.ChipOf(tr.Src)
-		clear(reached)
-		for _, t := range tr.Dst {
-			if to := tg.ChipOf(t); to != from && to >= 0 && to < chips && !reached[to] {
-				reached[to] = true
-				bytes[from*chips+to] += sg.Words * int64(tg.ExchangeWordBytes)
-			}
-		}
+		target.AddCrossing(tg, bytes, tr.Src, tr.Dst, sg.Words*int64(tg.ExchangeWordBytes))
 	}
 	return bytes
 }
