@@ -137,10 +137,11 @@ type PodOptions struct {
 // whole pod, and the first failure is reported if none compiles.
 func CompilePod(ctx *ir.Context, module *ir.Operation, source []byte, env *ir.Env, log *slog.Logger, tg *target.Target, opts PodOptions) (*ipupkg.Pod, error) {
 	pod, err := compilePod(ctx, module, source, env, log, tg, opts)
-	if err == nil || opts.StageChips > 0 || !tg.MultiChip() {
-		return pod, err
+	span, cut := podemit.StageChips(module)
+	if err == nil || opts.StageChips > 0 || !tg.MultiChip() || !cut {
+		return pod, err // a cut that failed has tried every size already
 	}
-	for k := podemit.StageChips(module) + 1; k <= tg.Chips; k++ {
+	for k := span + 1; k <= tg.Chips; k++ {
 		if tg.Chips%k != 0 {
 			continue
 		}
@@ -179,7 +180,7 @@ func compilePod(ctx *ir.Context, module *ir.Operation, source []byte, env *ir.En
 	}
 	// Each stage's program is one chip's, or, where the cut gave stages
 	// several chips, one program over them (a target with span-chips).
-	span := podemit.StageChips(module)
+	span, _ := podemit.StageChips(module)
 	chip, err := tg.Stage(span)
 	if err != nil {
 		return nil, err

@@ -323,12 +323,13 @@ func hostArgAttrs(ctx *ir.Context, fn *ir.Operation, i int, name string) ir.Attr
 }
 
 // StageChips is how many chips each stage of module's model spans, as
-// pipeline-stages chose (1 before it ran, or on one chip).
-func StageChips(module *ir.Operation) int {
+// pipeline-stages chose (1 on one chip), and whether it cut the model at
+// all (false when the cut failed).
+func StageChips(module *ir.Operation) (chips int, cut bool) {
 	for _, fn := range tensor.Functions(module) {
-		return tensor.StageChips(fn)
+		return tensor.StageChips(fn), fn.Attr(tensor.StageCyclesAttr) != nil
 	}
-	return 1
+	return 1, false
 }
 
 // LinkPhase is the link phase pipeline-stages wrote on module's model
