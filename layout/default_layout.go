@@ -67,6 +67,54 @@ func defaultPartitions(shape []int64, tiles int64) []int64 {
 	return parts
 }
 
+// EvenLayout is DefaultLayout with every axis cut into a number of
+// partitions that divides it: front to back, each axis into its largest
+// divisor the tiles left allow. Every shard then holds the same whole
+// rows, so a reshape that regroups the axes reinterprets it where the
+// default's uneven cut (112 rows over 13 tiles, say) cannot.
+func EvenLayout(shape []int64, t *target.Target) (Layout, error) {
+	l, err := defaultLayoutOn(nil, t, 1)
+	if err != nil {
+		return Layout{}, err
+	}
+	remaining := int64(t.Tiles)
+	for axis, n := range shape {
+		p := largestDivisorAtMost(n, remaining)
+		if p <= 1 {
+			continue
+		}
+		remaining /= p
+		l.Tiling.Axes = append(l.Tiling.Axes, NewAxis(len(shape)-axis, p))
+		l.Tiling.TileCount *= p
+	}
+	return l, nil
+}
+
+// largestDivisorAtMost is the largest divisor of n no greater than limit
+// (1 when n < 1). It tries the divisors up to √n and their cofactors, so
+// its work is bounded by √n, never by n.
+func largestDivisorAtMost(n, limit int64) int64 {
+	if n < 1 || limit < 1 {
+		return 1
+	}
+	if n <= limit {
+		return n
+	}
+	best := int64(1)
+	for d := int64(1); d*d <= n; d++ {
+		if n%d != 0 {
+			continue
+		}
+		if d <= limit {
+			best = max(best, d)
+		}
+		if c := n / d; c <= limit {
+			best = max(best, c)
+		}
+	}
+	return best
+}
+
 // DefaultShardDims are the extents of the largest shard of
 // DefaultLayout(shape) on a target of the given tiles, axis by axis,
 // without building it (the planner prices temporal plans' steps with it).

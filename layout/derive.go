@@ -334,10 +334,11 @@ func tilesInRowMajorOrder(d Layout) Layout {
 // ReshapeLayouts returns the layout a reshape of a tensor in l needs its
 // input in, and its result's layout: l itself when its shards reinterpret
 // (ReshapeLayout); else the layout that reinterprets into the result
-// shape's default layout (its tiles in either order); else the input's
-// default layout in row-major tile order; else, spread less, the default
-// cut only on each group's outer axis, l with every regrouped axis made
-// whole, and the default so. The caller relays the input out when the
+// shape's default layout or its even cut (EvenLayout; its tiles in either
+// order); else the input's default layout in row-major tile order; else,
+// spread less, the default cut only on each group's outer axis, the
+// input's even cut, l with every regrouped axis made whole, and the
+// default so. The caller relays the input out when the
 // first differs from l.
 func ReshapeLayouts(l *Layout, in, out []int64, et elem.Type, tg *target.Target) (Layout, Layout, error) {
 	fits := func(x Layout, shape []int64) bool {
@@ -348,7 +349,15 @@ func ReshapeLayouts(l *Layout, in, out []int64, et elem.Type, tg *target.Target)
 		return *l, r, nil
 	}
 
-	if d, err := DefaultLayout(out, tg); err == nil {
+	// The result's default layout, then its even cut (EvenLayout): an
+	// uneven cut of a regrouped axis (a conv's [12544, 64] read as
+	// [1, 112, 112, 64] with 112 over 13 tiles) does not reinterpret, an
+	// even one always does.
+	for _, layoutOf := range []func([]int64, *target.Target) (Layout, error){DefaultLayout, EvenLayout} {
+		d, err := layoutOf(out, tg)
+		if err != nil {
+			continue
+		}
 		for _, d := range []Layout{d, tilesInRowMajorOrder(d)} {
 			if back, ok := ReshapeLayout(&d, out, in); ok && fits(back, in) {
 				if r, ok := ReshapeLayout(&back, in, out); ok {
@@ -401,6 +410,13 @@ func ReshapeLayouts(l *Layout, in, out []int64, et elem.Type, tg *target.Target)
 		u := Unpartition(&d, len(in), inner)
 		if r, ok := ReshapeLayout(&u, in, out); ok && fits(u, in) {
 			return u, r, nil
+		}
+	}
+	if d, err := EvenLayout(in, tg); err == nil {
+		for _, d := range []Layout{d, tilesInRowMajorOrder(d)} {
+			if r, ok := ReshapeLayout(&d, in, out); ok && fits(d, in) {
+				return d, r, nil
+			}
 		}
 	}
 	u := Unpartition(l, len(in), whole)

@@ -472,3 +472,71 @@ func TestExchangeTrafficCountsWhatCrossesChips(t *testing.T) {
 		t.Errorf("one chip: ChipBytes = %v", tr.ChipBytes)
 	}
 }
+
+// resnet18's first convolution: its matmul result [12544, 64] read back as
+// the image [1, 112, 112, 64]. The rows were cut into 715 padded
+// partitions by the plan, the image's default layout cuts 112 columns into
+// 13 (no whole rows per tile), and the row's default cuts 12544 over
+// 1,472 tiles: none reinterprets, and every fallback that did not fit was
+// refused ("no layout lets a reshape of [12544 64] to [1 112 112 64] stay
+// on its tiles"). An even cut (112 × 8 tiles of 14 image columns) does.
+func TestReshapeLayoutsFindAnEvenCut(t *testing.T) {
+	tg, err := target.Lookup("ipu21")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ in, out []int64 }{
+		{[]int64{12544, 64}, []int64{1, 112, 112, 64}},
+		{[]int64{1, 112, 112, 147}, []int64{12544, 147}},
+		{[]int64{3136, 256}, []int64{1, 56, 56, 256}},
+		{[]int64{16384, 16}, []int64{1, 128, 128, 16}},
+	} {
+		l := rowMajor(1430, NewAxis(2, 715), NewAxis(1, 2))
+		inL, outL, err := ReshapeLayouts(&l, c.in, c.out, elem.F32, tg)
+		if err != nil {
+			t.Fatalf("%v to %v: %v", c.in, c.out, err)
+		}
+		if _, err := Check(&inL, c.in, elem.F32, tg); err != nil {
+			t.Fatalf("%v to %v: input layout %s: %v", c.in, c.out, &inL, err)
+		}
+		if _, err := Check(&outL, c.out, elem.F32, tg); err != nil {
+			t.Fatalf("%v to %v: result layout %s: %v", c.in, c.out, &outL, err)
+		}
+		if inL.Tiling.TileCount < 448 {
+			t.Errorf("%v to %v: the input is on %d tiles (%s), want it spread over at least 448", c.in, c.out, inL.Tiling.TileCount, &inL)
+		}
+		sameElementsOnTiles(t, mustMap(t, inL, c.in), mustMap(t, outL, c.out))
+	}
+}
+
+func TestEvenLayoutCutsEveryAxisByADivisor(t *testing.T) {
+	tg, err := target.Lookup("ipu21")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		shape []int64
+		parts []int64 // per axis, front to back
+	}{
+		{[]int64{1, 112, 112, 64}, []int64{1, 112, 8, 1}}, // 1,472 / 112 leaves 13 tiles: 112's largest divisor ≤ 13 is 8
+		{[]int64{12544, 64}, []int64{896, 1}},             // 12544 = 2^8·7^2: its largest divisor ≤ 1,472
+		{[]int64{7, 7, 512}, []int64{7, 7, 16}},           // 1,472 / 49 leaves 30 tiles: 16 of them divide 512
+		{[]int64{1471}, []int64{1471}},                    // prime, and no more than the tiles
+		{[]int64{1473}, []int64{491}},                     // 3 · 491
+	} {
+		l, err := EvenLayout(c.shape, tg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make([]int64, len(c.shape))
+		for i := range got {
+			got[i] = 1
+			if a, ok := l.Tiling.Axis(len(c.shape) - i); ok {
+				got[i] = a.Partitions
+			}
+		}
+		if !slices.Equal(got, c.parts) {
+			t.Errorf("EvenLayout(%v) cuts the axes into %v, want %v", c.shape, got, c.parts)
+		}
+	}
+}
