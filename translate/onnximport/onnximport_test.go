@@ -686,3 +686,48 @@ func TestInputValuesGivenAtImport(t *testing.T) {
 		}
 	}
 }
+
+func boolScalar(name string, v bool) *pb.TensorProto {
+	b := int32(0)
+	if v {
+		b = 1
+	}
+	return &pb.TensorProto{Name: proto.String(name), DataType: proto.Int32(int32(pb.TensorProto_BOOL)), Int32Data: []int32{b}}
+}
+
+// torch.onnx.export writes some models' Dropout with training_mode = true
+// and ratio 0: nothing is dropped and nothing scaled, so it is the
+// identity (its mask all true), as ONNX Runtime runs it. Any other ratio
+// in training is refused, naming the ratio.
+func TestDropoutInTrainingWithRatioZero(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	x := randoms(rng, 6, 1)
+	dropout := func(ratio float64, withRatio bool) *pb.ModelProto {
+		inits := []*pb.TensorProto{boolScalar("training", true), floats("ratio", nil, []float64{ratio})}
+		ins := []string{"x", "ratio", "training"}
+		if !withRatio {
+			ins[1] = ""
+		}
+		return model(13, []*pb.ValueInfoProto{input("x", 2, 3)}, inits,
+			[]*pb.NodeProto{node("Dropout", "drop", ins, []string{"y", "mask"}),
+				node("Cast", "m", []string{"mask"}, []string{"mf"}, intAttr("to", int64(pb.TensorProto_FLOAT))),
+				node("Add", "sum", []string{"y", "mf"}, []string{"z"})}, "z")
+	}
+	got := run(t, dropout(0, true), onnximport.Options{}, array(t, []int{2, 3}, x))
+	want := make([]float64, len(x))
+	for i := range want {
+		want[i] = float64(float32(x[i] + 1))
+	}
+	near(t, "Dropout(training, ratio 0) + mask", got[0], want, 1e-7)
+	for _, tc := range []struct {
+		m    *pb.ModelProto
+		want string
+	}{
+		{dropout(0.1, true), "training_mode is true with ratio [0.10000000149011612]"},
+		{dropout(0, false), "training_mode is true with the default ratio 0.5"},
+	} {
+		if _, err := onnximport.Import(tc.m, onnximport.Options{File: "m.onnx"}); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("got %v\nwant %s", err, tc.want)
+		}
+	}
+}

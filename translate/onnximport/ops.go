@@ -117,7 +117,7 @@ func init() {
 			convert: (*importer).layerNorm}, 17),
 		"Pad": {required: 1, optional: 3, doc: "`tensor.concat` with constants (`constant`), unit slices (`edge`, `reflect`) or slices (`wrap`); pads and value as inputs from opset 11 (axes from 18), attributes before; negative pads crop",
 			convert: (*importer).pad},
-		"Dropout":          {required: 1, optional: 2, doc: "the identity (inference); the mask, when asked for, all true; `training_mode` true is refused", convert: (*importer).dropout},
+		"Dropout":          {required: 1, optional: 2, doc: "the identity (inference, and training with ratio 0, as `torch.onnx.export` writes some models); the mask, when asked for, all true; `training_mode` true with another ratio is refused", convert: (*importer).dropout},
 		"Softmax":          takes(1, "`tensor.softmax` on the axis (−1 by default); before opset 13 on the input coerced to 2-D at `axis` (default 1)", (*importer).softmax),
 		"LogSoftmax":       takes(1, "d − log(Σ e^d) with d = x − max(x), on the axis as Softmax takes it", (*importer).logSoftmax),
 		"Gelu":             since(takes(1, "`tensor.gelu` (`approximate = tanh` → `{approximate}`); the exporters' Erf and Tanh forms import as their elementwise ops", (*importer).gelu), 20),

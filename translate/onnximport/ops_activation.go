@@ -329,8 +329,11 @@ func (im *importer) logSoftmax(n *onnxpb.NodeProto, in []*value) error {
 	return c.done(n, c.reshape(v, x.shape))
 }
 
-// dropout is the identity in inference; its mask, when asked for, is all
-// true (all ones before opset 10, where it has the data's type).
+// dropout is the identity in inference, and in training with a ratio of
+// 0 (torch.onnx.export writes training_mode = true with ratio 0 for some
+// models; nothing is dropped and the scale 1/(1 − 0) is 1, so ONNX Runtime
+// returns the input); its mask, when asked for, is all true (all ones
+// before opset 10, where it has the data's type).
 func (im *importer) dropout(n *onnxpb.NodeProto, in []*value) error {
 	x := in[0]
 	if t := in[2]; t != nil {
@@ -338,7 +341,15 @@ func (im *importer) dropout(n *onnxpb.NodeProto, in []*value) error {
 			return im.needsValue(t, "training_mode")
 		}
 		if len(t.konst.v()) == 1 && t.konst.v()[0] != 0 {
-			return im.fail("training_mode is true; the importer compiles inference, where Dropout is the identity")
+			ratio := in[1]
+			switch {
+			case ratio == nil:
+				return im.fail("training_mode is true with the default ratio 0.5: the importer compiles inference, where only a ratio of 0 keeps Dropout the identity")
+			case ratio.konst == nil:
+				return im.needsValue(ratio, "ratio")
+			case len(ratio.konst.v()) != 1 || ratio.konst.v()[0] != 0:
+				return im.fail("training_mode is true with ratio %v: the importer compiles inference, where only a ratio of 0 keeps Dropout the identity", ratio.konst.v())
+			}
 		}
 	}
 	if im.opset < 7 && im.attrInt(n, "is_test", 0) == 0 {
