@@ -34,8 +34,8 @@ type codec struct {
 // maxRunTiles bounds the tiles all of a package's destination lists
 // expand to: a progression or a predicted list is a few bytes for any
 // length, so the section's size alone does not bound what they make (the attention block's package on ipu21 has
-// about 10^6).
-const maxRunTiles = 1 << 24
+// about 10^6). A variable only so that a test can lower it.
+var maxRunTiles int64 = 1 << 24
 
 // take is the next n items of a slab, a new slab made when it runs out.
 func take[T any](slab *[]T, n int) []T {

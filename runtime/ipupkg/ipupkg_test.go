@@ -615,3 +615,33 @@ func TestLayoutPiecesAreBounded(t *testing.T) {
 		}
 	}
 }
+
+// The writer refuses what the reader refuses: a package whose destination
+// lists expand to more tiles than the reader takes (mobilenet_v2's held
+// 19,145,145, and ipu-run refused the package ipu-translate had written)
+// fails Marshal with the reader's message, and Encode alone would have
+// written it.
+func TestMarshalRefusesWhatTheReaderRefuses(t *testing.T) {
+	p := small()
+	data, err := p.Marshal()
+	if err != nil {
+		t.Fatalf("a valid package: %v", err)
+	}
+	if !bytes.Equal(data, p.Encode()) {
+		t.Fatal("Marshal's bytes differ from Encode's")
+	}
+	defer func(old int64) { maxRunTiles = old }(maxRunTiles)
+	maxRunTiles = 0
+	if _, _, err := Decode(p.Encode()); err == nil {
+		t.Fatal("the reader takes a package over its limit: the test checks nothing")
+	}
+	_, err = p.Marshal()
+	var limit *LimitError
+	if !errors.As(err, &limit) || !strings.Contains(err.Error(), "would be refused by its reader") || !strings.Contains(err.Error(), "destination tiles") {
+		t.Fatalf("Marshal over the reader's limit: %v", err)
+	}
+	pod := &Pod{Compiler: "test", Target: "two", Chips: 1, MicroBatches: 1, Stages: []PodStage{{Package: p}}}
+	if _, err := pod.Marshal(); !errors.As(err, &limit) || !strings.Contains(err.Error(), "destination tiles") {
+		t.Fatalf("Pod.Marshal over the reader's limit: %v", err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
+	"fmt"
 	"hash/crc32"
 	"io"
 )
@@ -68,3 +69,43 @@ const (
 	trailerBytes       = len(TrailerMagic) + sha256.Size
 	flagRequired       = 1
 )
+
+// Marshal is Encode checked by the reader: the bytes are decoded as
+// ipu-run decodes them, so that a package breaking a limit the reader
+// enforces (MaxFileBytes, the tiles its destination lists expand to, any
+// count or index bound) is refused where it is made, naming the limit,
+// rather than written and then refused by the runtime. Reading and
+// writing share each record's fields (records.go); this checks the limits
+// only the reading side applies.
+func (p *Package) Marshal() ([]byte, error) {
+	data := p.Encode()
+	if int64(len(data)) > MaxFileBytes {
+		return nil, &LimitError{Err: &FormatError{Msg: fmt.Sprintf("%d bytes, more than the %d a package may hold", len(data), int64(MaxFileBytes))}}
+	}
+	if _, _, err := Decode(data); err != nil {
+		return nil, &LimitError{Err: err}
+	}
+	return data, nil
+}
+
+// Marshal is Pod.Encode checked by the reader (DecodePod), as
+// Package.Marshal is.
+func (p *Pod) Marshal() ([]byte, error) {
+	data := p.Encode()
+	if int64(len(data)) > MaxFileBytes {
+		return nil, &LimitError{Err: &FormatError{Msg: fmt.Sprintf("%d bytes, more than the %d a package may hold", len(data), int64(MaxFileBytes))}}
+	}
+	if _, err := DecodePod(data); err != nil {
+		return nil, &LimitError{Err: err}
+	}
+	return data, nil
+}
+
+// LimitError is a package the compiler made that its reader would refuse.
+type LimitError struct{ Err error }
+
+func (e *LimitError) Error() string {
+	return "the compiled package would be refused by its reader (ipu-run): " + e.Err.Error()
+}
+
+func (e *LimitError) Unwrap() error { return e.Err }

@@ -54,7 +54,10 @@ func emitPackage(ctx *ir.Context, module *ir.Operation, in *optmain.Input, out i
 	if err != nil {
 		return err
 	}
-	data := pkg.Encode()
+	data, err := pkg.Marshal()
+	if err != nil {
+		return err
+	}
 	if _, err := out.Write(data); err != nil {
 		return err
 	}

@@ -25,7 +25,10 @@ func emitPod(ctx *ir.Context, module *ir.Operation, in *optmain.Input, out io.Wr
 	if err != nil {
 		return err
 	}
-	data := pod.Encode()
+	data, err := pod.Marshal()
+	if err != nil {
+		return err
+	}
 	if _, err := out.Write(data); err != nil {
 		return err
 	}
