@@ -23,19 +23,19 @@ import (
 type TiledPrepare struct {
 	FuseSharedLHS bool `pass:"fuse-shared-lhs" help:"Plan matmuls that share their left operand and read function-argument weights as one wider matmul" default:"true"`
 
-	NumDecomposed passes.Statistic `statistic:"num-decomposed" help:"Number of softmax and layer_norm ops decomposed"`
+	NumDecomposed passes.Statistic `statistic:"num-decomposed" help:"Number of softmax, layer_norm and conv ops decomposed"`
 	NumCollapsed  passes.Statistic `statistic:"num-collapsed" help:"Number of batch matmuls whose batch axes were collapsed to one"`
 	NumFused      passes.Statistic `statistic:"num-fused" help:"Number of matmuls planned jointly with others as one wider matmul"`
 }
 
 func (*TiledPrepare) Name() string { return "tiled-prepare" }
 func (*TiledPrepare) Summary() string {
-	return "Decompose softmax and layer_norm, and collapse the batch axes of batch matmuls to one, for tiling"
+	return "Decompose softmax, layer_norm and conv, and collapse the batch axes of batch matmuls to one, for tiling"
 }
 func (*TiledPrepare) Anchor() string { return "" }
 
 func (p *TiledPrepare) Run(root *ir.Operation, pc *passes.PassContext) error {
-	n, err := tensor.DecomposeIf(root, func(op *ir.Operation) bool { return op.Is(tensor.SoftmaxOp, tensor.LayerNormOp) })
+	n, err := tensor.DecomposeIf(root, func(op *ir.Operation) bool { return op.Is(tensor.SoftmaxOp, tensor.LayerNormOp, tensor.ConvOp) })
 	if err != nil {
 		return err
 	}

@@ -363,6 +363,13 @@ func absF64(a, e *eval.Array) *eval.Array {
 // M2 = (|A|+e_A)·(|B|+e_B) give the propagated bound M2 − M1 and the
 // magnitude the sums' rounding scales with.
 func boundOfMatmul(s *opSpec, op *ir.Operation, args, errs []*eval.Array, result *eval.Array) (*eval.Array, error) {
+	return boundOfContraction(s, op, args, errs, result, int64(args[0].Shape[len(args[0].Shape)-1]))
+}
+
+// boundOfContraction is the rule of an op each of whose result elements
+// sums inner products of its operands' elements (a matmul, a
+// convolution), accumulated as a matmul accumulates.
+func boundOfContraction(s *opSpec, op *ir.Operation, args, errs []*eval.Array, result *eval.Array, inner int64) (*eval.Array, error) {
 	k := result.Kind
 	m1, err := s.evaluate(op, []*eval.Array{absF64(args[0], nil), absF64(args[1], nil)})
 	if err != nil {
@@ -374,7 +381,6 @@ func boundOfMatmul(s *opSpec, op *ir.Operation, args, errs []*eval.Array, result
 			return nil, err
 		}
 	}
-	inner := int64(args[0].Shape[len(args[0].Shape)-1])
 	g := 2 * numeric.Gamma(inner, accumulation(k))
 	out := zeros(result.Shape)
 	eval.ParallelFor(len(out.Data), func(lo, hi int) {

@@ -10,10 +10,10 @@ import (
 
 // DecomposeOps are the names of the fused ops that Decompose rewrites into
 // primitive ops (the roots of DecomposePatterns).
-var DecomposeOps = []string{SoftmaxOpName, LayerNormOpName, GeluOpName}
+var DecomposeOps = []string{SoftmaxOpName, LayerNormOpName, GeluOpName, ConvOpName}
 
 // decomposable reports whether op is one of the fused ops.
-func decomposable(op *ir.Operation) bool { return op.Is(SoftmaxOp, LayerNormOp, GeluOp) }
+func decomposable(op *ir.Operation) bool { return op.Is(SoftmaxOp, LayerNormOp, GeluOp, ConvOp) }
 
 // DecomposePatterns returns one rewrite pattern per fused op, for drivers
 // that apply patterns (the tensor-decompose pass). Each pattern leaves an
@@ -76,6 +76,12 @@ func decomposeOne(op *ir.Operation, rw *ir.Rewriter) (*ir.Value, error) {
 		out = d.layerNorm(op.Operand(0), op.Operand(1), op.Operand(2), eps)
 	case GeluOp:
 		out = d.gelu(op.Operand(0), op.Attr(ApproximateAttr) != nil)
+	case ConvOp:
+		p, err := convParams(opAttrs(op))
+		if err != nil {
+			return nil, err
+		}
+		out = d.conv(op.Operand(0), op.Operand(1), p)
 	default:
 		return nil, fmt.Errorf("'%s' has no decomposition", op.Name())
 	}

@@ -60,7 +60,7 @@ const (
 // each op's handle at its definition.
 func newSpecs() map[string]*opSpec {
 	specs := map[string]*opSpec{}
-	for _, group := range [][]*opSpec{constantSpecs(), elementwiseSpecs(), matmulSpecs(), reduceSpecs(),
+	for _, group := range [][]*opSpec{constantSpecs(), elementwiseSpecs(), matmulSpecs(), convSpecs(), reduceSpecs(),
 		normalizeSpecs(), movementSpecs(), stringSpecs()} {
 		for _, s := range group {
 			if specs[s.def.Name] != nil {

@@ -15,7 +15,7 @@ func TestRegistrationDeclaresEveryOp(t *testing.T) {
 	if err := Register(ctx); err == nil {
 		t.Fatal("registering twice succeeded")
 	}
-	want := []string{"add", "atan", "batch_matmul", "broadcast", "ceil", "concat", "constant", "convert", "cos", "div", "equal", "erf", "exp",
+	want := []string{"add", "atan", "batch_matmul", "broadcast", "ceil", "concat", "constant", "conv", "convert", "cos", "div", "equal", "erf", "exp",
 		"floor", "gelu", "layer_norm", "less", "less_equal", "log", "matmul", "max", "mul", "not_equal", "pow", "reduce_max", "reduce_sum", "reshape", "round", "rsqrt", "select", "sign", "silu", "sin", "slice",
 		"softmax", "splat", "string_format", "string_normalize", "string_parse", "sub", "tanh", "transpose"}
 	d := ctx.Dialect(Name)

@@ -92,8 +92,8 @@ func inferMatmul(operands []ir.Type, batched bool) (resultType, error) {
 	return tensorResult(shape, elemOf(operands[0])), nil
 }
 
-// LowerMatmulPrecision rewrites every tensor.matmul and tensor.batch_matmul
-// under root whose operands are f32 to multiply in f16: each operand is
+// LowerMatmulPrecision rewrites every tensor.matmul, tensor.batch_matmul
+// and tensor.conv under root whose operands are f32 to multiply in f16: each operand is
 // converted to f16 (rounded to nearest), the product is an f16 matmul
 // (accumulated in f32 and rounded once to f16, as every matmul), and its
 // result is converted back to f32. The AMP multiplies f16 at four times
@@ -105,7 +105,7 @@ func LowerMatmulPrecision(root *ir.Operation) (int, error) {
 	ctx := root.Context()
 	var todo []*ir.Operation
 	root.Walk(func(op *ir.Operation) ir.WalkResult {
-		if op.Is(MatmulOp, BatchMatmulOp) && op.NumOperands() == 2 {
+		if op.Is(MatmulOp, BatchMatmulOp, ConvOp) && op.NumOperands() == 2 {
 			a, aok := op.Operand(0).Type().(*ir.RankedTensorType)
 			b, bok := op.Operand(1).Type().(*ir.RankedTensorType)
 			if aok && bok && a.Elem == ctx.F32() && b.Elem == ctx.F32() {
@@ -126,7 +126,11 @@ func LowerMatmulPrecision(root *ir.Operation) (int, error) {
 			}
 			halves = append(halves, h)
 		}
-		product, err := Build(b, op.Name(), op.Loc(), halves)
+		var attrs []ir.NamedAttr // a conv's window; a matmul has none
+		if d := op.Attrs(); d != nil {
+			attrs = d.Entries
+		}
+		product, err := Build(b, op.Name(), op.Loc(), halves, attrs...)
 		if err != nil {
 			return 0, op.EmitOpError("in f16: %v", err)
 		}

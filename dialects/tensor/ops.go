@@ -12,7 +12,7 @@ var (
 	AddOp, SubOp, MulOp, DivOp, MaxOp   *ir.OpDef
 	ExpOp, RsqrtOp, TanhOp, ErfOp       *ir.OpDef
 	GeluOp, ConvertOp                   *ir.OpDef
-	MatmulOp, BatchMatmulOp             *ir.OpDef
+	MatmulOp, BatchMatmulOp, ConvOp     *ir.OpDef
 	ReduceSumOp, ReduceMaxOp            *ir.OpDef
 	SoftmaxOp, LayerNormOp              *ir.OpDef
 	TransposeOp, ReshapeOp, BroadcastOp *ir.OpDef

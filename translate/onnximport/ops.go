@@ -102,7 +102,7 @@ func init() {
 		"Einsum":                    since(converter{required: 1, variadic: true, doc: "one or two operands (an ellipsis as fresh letters, a repeated letter as its diagonal): reductions of the letters one operand alone has, then a batched matmul and transposes", convert: (*importer).einsum}, 12),
 		"MatMul":                    takes(2, "`tensor.matmul`; stacked left operands by a matrix are flattened into one matmul; stacked pairs are `tensor.batch_matmul` (batch dimensions broadcast)", (*importer).matmul),
 		"Gemm":                      {required: 2, optional: 1, doc: "transposes, the product, `alpha` and `beta` as multiplications, `C` broadcast", convert: (*importer).gemm},
-		"Conv": {required: 2, optional: 1, doc: "im2col and a matmul per group: the input channels-last and padded, one strided slice per kernel position concatenated, the weight as [kernel..., C/group, M]; 1-D, 2-D and 3-D; strides, pads, `auto_pad`, dilations, groups",
+		"Conv": {required: 2, optional: 1, doc: "`tensor.conv` (the bias added after; a BatchNormalization that alone reads it folded into its weight and bias); 1-D, 2-D and 3-D; strides, pads, `auto_pad`, dilations, groups (depthwise too)",
 			convert: (*importer).conv},
 		"ConvTranspose": {required: 2, optional: 1, doc: "a convolution of the input with stride−1 zeros between positions, padded by the kernel's span less the pads, by the flipped kernel; strides, pads, `auto_pad`, `output_padding`, `output_shape`, dilations, groups",
 			convert: (*importer).convTranspose},

@@ -326,7 +326,7 @@ func (im *importer) windowOf(n *onnxpb.NodeProto, in, kernel []int64, ceil bool)
 			}
 		}
 	}
-	limit := w.offsets() // im2col: a slice per kernel position
+	limit := w.offsets() // a conv: its decomposition slices once per kernel position
 	if kernel == nil {
 		limit = 0 // pooling: a slice per kernel extent, axis by axis
 		for _, k := range w.kernel {
@@ -339,97 +339,8 @@ func (im *importer) windowOf(n *onnxpb.NodeProto, in, kernel []int64, ceil bool)
 	return w, nil
 }
 
-// windowSlices calls f with each kernel position's strided slice of xp,
-// the padded input whose spatial axes are first+0, first+1, ...
-func (im *importer) windowSlices(xp *value, first int, w *window, f func(*value) error) error {
-	r := len(xp.shape)
-	pos := make([]int64, len(w.kernel))
-	for range w.offsets() {
-		offsets, sizes, strides := make([]int64, r), slices.Clone(xp.shape), make([]int64, r)
-		for i := range strides {
-			strides[i] = 1
-		}
-		for i := range w.kernel {
-			offsets[first+i] = pos[i] * w.dilations[i]
-			sizes[first+i] = w.out[i]
-			strides[first+i] = w.strides[i]
-		}
-		s, err := im.sliceValue(xp, offsets, sizes, strides)
-		if err != nil {
-			return err
-		}
-		if err := f(s); err != nil {
-			return err
-		}
-		for i := len(pos) - 1; i >= 0; i-- {
-			if pos[i]++; pos[i] < w.kernel[i] {
-				break
-			}
-			pos[i] = 0
-		}
-	}
-	return nil
-}
-
-// im2col is the receptive fields of xp [N, s..., C] (padded, channels
-// last) over win as [N, o..., K·C], kernel position major: one strided
-// slice per kernel position, concatenated; or, when the windows tile the
-// input (stride = kernel, no dilation: a ViT's patch embedding), a
-// reshape and a transpose, which move each value once.
-func (im *importer) im2col(xp *value, win *window) (*value, error) {
-	r := len(xp.shape)
-	sp := r - 2
-	patches := true
-	for i := range sp {
-		patches = patches && win.strides[i] == win.kernel[i] && win.dilations[i] == 1
-	}
-	if patches {
-		v := xp
-		split := []int64{xp.shape[0]}
-		for i := range sp {
-			if used := win.out[i] * win.kernel[i]; used != v.shape[1+i] {
-				var err error
-				if v, err = im.along(v, 1+i, 0, used, 1); err != nil {
-					return nil, err
-				}
-			}
-			split = append(split, win.out[i], win.kernel[i])
-		}
-		split = append(split, xp.shape[r-1])
-		// [N, o1, k1, o2, k2, ..., C] → [N, o1, o2, ..., k1, k2, ..., C]
-		perm := []int64{0}
-		for i := range sp {
-			perm = append(perm, int64(1+2*i))
-		}
-		for i := range sp {
-			perm = append(perm, int64(2+2*i))
-		}
-		perm = append(perm, int64(2*sp+1))
-		v, err := im.reshapeValue(v, split)
-		if err == nil {
-			v, err = im.transposeValue(v, perm)
-		}
-		if err != nil {
-			return nil, err
-		}
-		shape := append(append([]int64{xp.shape[0]}, win.out...), win.offsets()*xp.shape[r-1])
-		return im.reshapeValue(v, shape)
-	}
-	var cols []*value
-	if err := im.windowSlices(xp, 1, win, func(s *value) error { cols = append(cols, s); return nil }); err != nil {
-		return nil, err
-	}
-	if len(cols) == 1 {
-		return cols[0], nil
-	}
-	return im.concatValues(cols, int64(r-1))
-}
-
-// conv is Conv: im2col and a matmul per group. The input goes channels
-// last ([N, spatial..., C]), is padded, and each kernel position's strided
-// slice is concatenated along the channels, so that a row of the result
-// is one output position's receptive field, kernel position major; the
-// weight [M, C/g, k...] becomes [k..., C/g, M] to match.
+// conv is Conv: tensor.conv (with the bias added after it), a
+// BatchNormalization alone reading it folded into its weight and bias.
 func (im *importer) conv(n *onnxpb.NodeProto, in []*value) error {
 	x, w, b := in[0], in[1], in[2]
 	r := len(x.shape)
@@ -513,88 +424,24 @@ func (im *importer) foldBatchNorm(n *onnxpb.NodeProto, w, b *value) (*value, *va
 }
 
 // convCore is the convolution of x [N, C, s...] by w [M, C/g, k...] over
-// win (whose pads may be negative: crops) in g groups, plus the bias b
-// when there is one.
+// win (whose pads may be negative: crops) in g groups, as tensor.conv,
+// plus the bias b when there is one.
 func (im *importer) convCore(x, w, b *value, win *window, g int64) (*value, error) {
-	r := len(x.shape)
-	N, C, M := x.shape[0], x.shape[1], w.shape[0]
-	sp := r - 2
-	toLast := make([]int64, r) // [N, C, s...] → [N, s..., C]
-	toLast[0], toLast[r-1] = 0, 1
-	for i := range sp {
-		toLast[1+i] = int64(2 + i)
-	}
-	xl, err := im.transposeValue(x, toLast)
+	N, M := x.shape[0], w.shape[0]
+	xs, err := im.use(x)
 	if err != nil {
 		return nil, err
 	}
-	before, after := make([]int64, r), make([]int64, r)
-	copy(before[1:], win.padBefore)
-	copy(after[1:], win.padAfter)
-	xp, err := im.padValue(xl, before, after, "constant", 0)
+	ws, err := im.use(w)
 	if err != nil {
 		return nil, err
 	}
-	// [M, C/g, k...] → [k..., C/g, M]
-	wperm := make([]int64, r)
-	for i := range sp {
-		wperm[i] = int64(2 + i)
-	}
-	wperm[sp], wperm[sp+1] = 1, 0
-	wt, err := im.transposeValue(w, wperm)
-	if err != nil {
-		return nil, err
-	}
-	K, Cg, Mg := win.offsets(), C/g, M/g
-	P := N * rowmajor.Elements(win.out)
-	var groups []*value
-	for gi := range g {
-		xg := xp
-		if g > 1 {
-			if xg, err = im.along(xp, r-1, gi*Cg, Cg, 1); err != nil {
-				return nil, err
-			}
-		}
-		col, err := im.im2col(xg, win)
-		if err != nil {
-			return nil, err
-		}
-		if col, err = im.reshapeValue(col, []int64{P, K * Cg}); err != nil {
-			return nil, err
-		}
-		wg := wt
-		if g > 1 {
-			if wg, err = im.along(wt, r-1, gi*Mg, Mg, 1); err != nil {
-				return nil, err
-			}
-		}
-		if wg, err = im.reshapeValue(wg, []int64{K * Cg, Mg}); err != nil {
-			return nil, err
-		}
-		y, err := im.matmulValues(col, wg)
-		if err != nil {
-			return nil, err
-		}
-		groups = append(groups, y)
-	}
-	y := groups[0]
-	if g > 1 {
-		if y, err = im.concatValues(groups, 1); err != nil {
-			return nil, err
-		}
-	}
-	if y, err = im.reshapeValue(y, append(append([]int64{N}, win.out...), M)); err != nil {
-		return nil, err
-	}
-	toFirst := make([]int64, r) // [N, s..., M] → [N, M, s...]
-	toFirst[1] = int64(r - 1)
-	for i := range sp {
-		toFirst[2+i] = int64(1 + i)
-	}
-	if y, err = im.transposeValue(y, toFirst); err != nil {
-		return nil, err
-	}
+	shape := append([]int64{N, M}, win.out...)
+	pads := append(slices.Clone(win.padBefore), win.padAfter...)
+	y := im.emit(x.elem, shape, "tensor.conv %s, %s strides = %s dilations = %s pads = %s groups = %d : %s, %s -> %s",
+		xs, ws, ints(win.strides), ints(win.dilations), ints(pads), g, tensorType(x.elem, x.shape), tensorType(w.elem, w.shape), tensorType(x.elem, shape))
 	if b != nil {
+		r := len(x.shape)
 		if rowmajor.Elements(b.shape) != M {
 			return nil, im.fail("a bias of shape %v for %d output channels", b.shape, M)
 		}

@@ -9,7 +9,7 @@ import (
 )
 
 // MatmulPrecision is the `matmul-precision` pass: with `to=f16` it makes
-// every f32 matmul and batch matmul multiply in f16 (tensor.
+// every f32 matmul, batch matmul and convolution multiply in f16 (tensor.
 // LowerMatmulPrecision): its operands converted to f16, the product in
 // f16, the result converted back to f32, so that an f32 model (an ONNX
 // export as exported) runs on the AMP at its f16 rate while its storage and
