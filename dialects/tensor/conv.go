@@ -116,7 +116,8 @@ func boundOfConv(s *opSpec, op *ir.Operation, args, errs []*eval.Array, result *
 // per kernel position, concatenated along the channels, kernel position
 // major) times the weight as [kernel positions · C/groups, M/groups].
 // Both sum in eval.Conv's order, so the decomposition computes the op's
-// value exactly.
+// value exactly. A constant weight is rearranged here, at compile time
+// (convWeight), so the program holds it once, in the order it is read.
 func (d decomposer) conv(x, w *ir.Value, p eval.ConvParams) *ir.Value {
 	in, ws := shapeOf(x.Type()), shapeOf(w.Type())
 	out, err := eval.ConvShape(in, ws, p)
@@ -139,7 +140,7 @@ func (d decomposer) conv(x, w *ir.Value, p eval.ConvParams) *ir.Value {
 	toLast := append(append([]int{0}, seq(2, r)...), 1)
 	xl := d.pad(d.transpose(x, toLast), p)
 	// [M, C/g, k…] → [k…, C/g, M]
-	wt := d.transpose(w, append(seq(2, r), 1, 0))
+	wt := d.weight(w).transpose(append(seq(2, r), 1, 0))
 
 	var y *ir.Value // [N, o…, M]
 	if cg == 1 && mg == 1 {
@@ -150,10 +151,10 @@ func (d decomposer) conv(x, w *ir.Value, p eval.ConvParams) *ir.Value {
 			xg, wg := xl, wt
 			if g > 1 {
 				xg = d.along(xl, r-1, gi*cg, cg)
-				wg = d.along(wt, r-1, gi*mg, mg)
+				wg = wt.along(r-1, gi*mg, mg)
 			}
 			col := d.reshape(d.im2col(xg, kernel, outSp, p), []int{positions, window * cg})
-			groups = append(groups, d.binary(MatmulOpName, col, d.reshape(wg, []int{window * cg, mg})))
+			groups = append(groups, d.binary(MatmulOpName, col, wg.reshape([]int{window * cg, mg}).value()))
 		}
 		y = groups[0]
 		if g > 1 {
@@ -169,22 +170,22 @@ func (d decomposer) conv(x, w *ir.Value, p eval.ConvParams) *ir.Value {
 // [k…, 1, C]: Σ over kernel positions q of slice_q(xl)·broadcast(wt[q]),
 // in f32 for f16 and bf16 (as the sum accumulates), each product rounded
 // and added in kernel-position order, which is eval.Conv's.
-func (d decomposer) depthwise(xl, wt *ir.Value, kernel, outSp []int, p eval.ConvParams) *ir.Value {
+func (d decomposer) depthwise(xl *ir.Value, wt convWeight, kernel, outSp []int, p eval.ConvParams) *ir.Value {
 	ctx := d.rw.Ctx
 	et := elemOf(xl.Type())
 	narrow := et == ctx.F16() || et == ctx.BF16()
 	if narrow {
 		xl = d.convert(xl, ctx.F32())
-		wt = d.convert(wt, ctx.F32())
+		wt = wt.convert(ctx.F32())
 	}
 	r := len(shapeOf(xl.Type()))
 	C := shapeOf(xl.Type())[r-1]
 	window := len(d.kernelOffsets(kernel))
-	wk := d.reshape(wt, []int{window, C})
+	wk := wt.reshape([]int{window, C})
 	var sum *ir.Value
 	k := 0
 	d.windowSlices(xl, kernel, outSp, p, func(s *ir.Value) {
-		row := d.reshape(d.along(wk, 0, k, 1), []int{C})
+		row := wk.along(0, k, 1).reshape([]int{C}).value()
 		term := d.binary(MulOpName, s, d.broadcast(row, s.Type(), []int{r - 1}))
 		if sum == nil {
 			sum = term
@@ -197,6 +198,86 @@ func (d decomposer) depthwise(xl, wt *ir.Value, kernel, outSp []int, p eval.Conv
 		sum = d.convert(sum, et)
 	}
 	return sum
+}
+
+// convWeight is a conv's weight on its way into the order a decomposition
+// reads it: an array when the weight is a constant (rearranged at compile
+// time, as an importer folds it, so the program never holds two copies or
+// moves it at run time), else the value the ops built so far give.
+type convWeight struct {
+	d     decomposer
+	v     *ir.Value
+	array *eval.Array
+}
+
+// weight starts w's rearrangement.
+func (d decomposer) weight(w *ir.Value) convWeight {
+	if def := w.DefiningOp(); def != nil && def.Is(ConstantOp) {
+		if a, err := ArrayFromAttr(def.Attr("value")); err == nil {
+			return convWeight{d: d, array: a}
+		}
+	}
+	return convWeight{d: d, v: w}
+}
+
+func (w convWeight) transpose(perm []int) convWeight {
+	if w.array == nil {
+		return convWeight{d: w.d, v: w.d.transpose(w.v, perm)}
+	}
+	return convWeight{d: w.d, array: w.must(eval.Transpose(w.array, perm))}
+}
+
+func (w convWeight) along(axis, start, count int) convWeight {
+	if w.array == nil {
+		return convWeight{d: w.d, v: w.d.along(w.v, axis, start, count)}
+	}
+	offsets, sizes, strides := make([]int, len(w.array.Shape)), slices.Clone(w.array.Shape), make([]int, len(w.array.Shape))
+	for i := range strides {
+		strides[i] = 1
+	}
+	offsets[axis], sizes[axis] = start, count
+	return convWeight{d: w.d, array: w.must(eval.Slice(w.array, offsets, sizes, strides))}
+}
+
+func (w convWeight) reshape(shape []int) convWeight {
+	if w.array == nil {
+		return convWeight{d: w.d, v: w.d.reshape(w.v, shape)}
+	}
+	return convWeight{d: w.d, array: w.must(eval.Reshape(w.array, shape))}
+}
+
+func (w convWeight) convert(et ir.Type) convWeight {
+	if w.array == nil {
+		return convWeight{d: w.d, v: w.d.convert(w.v, et)}
+	}
+	k, ok := kindOf(et)
+	if !ok {
+		panic("BUG: tensor-decompose: a conv's weight converted to " + typeStr(et))
+	}
+	return convWeight{d: w.d, array: w.must(eval.Convert(w.array, k))}
+}
+
+// value is the weight as it now stands: the value built, or a new
+// constant holding the array.
+func (w convWeight) value() *ir.Value {
+	if w.array == nil {
+		return w.v
+	}
+	ctx := w.d.rw.Ctx
+	et := FloatType(ctx, w.array.Kind)
+	t := ctx.Tensor(dims64(w.array.Shape), et)
+	attr, err := AttrFromArray(ctx, t, w.array)
+	if err != nil {
+		panic("BUG: tensor-decompose: a conv's weight as a constant: " + err.Error())
+	}
+	return w.d.must(Constant(&w.d.rw.Builder, w.d.loc, attr))
+}
+
+func (w convWeight) must(a *eval.Array, err error) *eval.Array {
+	if err != nil {
+		panic("BUG: tensor-decompose: rearranging a conv's constant weight: " + err.Error())
+	}
+	return a
 }
 
 // im2col is the receptive fields of xl [N, s…, C] (padded) as

@@ -85,7 +85,13 @@ func decomposeOne(op *ir.Operation, rw *ir.Rewriter) (*ir.Value, error) {
 	default:
 		return nil, fmt.Errorf("'%s' has no decomposition", op.Name())
 	}
+	conv, weight := op.Is(ConvOp), op.Operand(op.NumOperands()-1).DefiningOp()
 	rw.ReplaceOp(op, []*ir.Value{out})
+	if conv && weight != nil && weight.Is(ConstantOp) && !weight.Result(0).HasUses() {
+		// The conv read the constant rearranged (convWeight): the original
+		// is dead, and would otherwise be placed on tiles all the same.
+		rw.EraseOp(weight)
+	}
 	return out, nil
 }
 

@@ -2,6 +2,7 @@ package tensor
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/ipuir/ipuir/elem"
@@ -119,67 +120,96 @@ func TestDecomposeRejectsInvalidOps(t *testing.T) {
 
 // A convolution and its decomposition (im2col matmuls per group, or the
 // depthwise products and sums) compute the same values exactly, in f32
-// and f16: the decomposition sums in eval.Conv's order.
+// and f16: the decomposition sums in eval.Conv's order. A constant weight
+// (an imported model's) is rearranged at compile time: no op reads it
+// but the matmul or the broadcast it feeds, and the declared constant is
+// gone.
 func TestDecomposeConvIsExact(t *testing.T) {
 	type window struct {
 		strides, dilations, pads []int
 		groups                   int
 	}
+	cases := []struct {
+		name       string
+		in, w      []int
+		win        window
+		matmuls    int
+		multiplies int
+	}{
+		{"3x3 pad 1", []int{1, 3, 9, 9}, []int{4, 3, 3, 3}, window{[]int{1, 1}, []int{1, 1}, []int{1, 1, 1, 1}, 1}, 1, 0},
+		{"7x7 stride 2 pad 3", []int{2, 3, 12, 12}, []int{8, 3, 7, 7}, window{[]int{2, 2}, []int{1, 1}, []int{3, 3, 3, 3}, 1}, 1, 0},
+		{"1x1", []int{1, 8, 5, 5}, []int{16, 8, 1, 1}, window{[]int{1, 1}, []int{1, 1}, []int{0, 0, 0, 0}, 1}, 1, 0},
+		{"grouped dilated", []int{1, 4, 11, 7}, []int{6, 2, 3, 2}, window{[]int{2, 1}, []int{1, 2}, []int{0, 2, 1, 0}, 2}, 2, 0},
+		{"depthwise 3x3 stride 2", []int{1, 6, 8, 8}, []int{6, 1, 3, 3}, window{[]int{2, 2}, []int{1, 1}, []int{1, 1, 1, 1}, 6}, 0, 9},
+		{"1-D cropped", []int{1, 2, 10}, []int{3, 2, 4}, window{[]int{3}, []int{2}, []int{-1, 2}, 1}, 1, 0},
+		{"patches 4x4", []int{1, 3, 8, 8}, []int{5, 3, 4, 4}, window{[]int{4, 4}, []int{1, 1}, []int{0, 0, 0, 0}, 1}, 1, 0},
+	}
 	compared := 0
-	for _, kind := range []elem.Type{elem.F32, elem.F16} {
-		for _, tc := range []struct {
-			name       string
-			in, w      []int
-			win        window
-			matmuls    int
-			multiplies int
-		}{
-			{"3x3 pad 1", []int{1, 3, 9, 9}, []int{4, 3, 3, 3}, window{[]int{1, 1}, []int{1, 1}, []int{1, 1, 1, 1}, 1}, 1, 0},
-			{"7x7 stride 2 pad 3", []int{2, 3, 12, 12}, []int{8, 3, 7, 7}, window{[]int{2, 2}, []int{1, 1}, []int{3, 3, 3, 3}, 1}, 1, 0},
-			{"1x1", []int{1, 8, 5, 5}, []int{16, 8, 1, 1}, window{[]int{1, 1}, []int{1, 1}, []int{0, 0, 0, 0}, 1}, 1, 0},
-			{"grouped dilated", []int{1, 4, 11, 7}, []int{6, 2, 3, 2}, window{[]int{2, 1}, []int{1, 2}, []int{0, 2, 1, 0}, 2}, 2, 0},
-			{"depthwise 3x3 stride 2", []int{1, 6, 8, 8}, []int{6, 1, 3, 3}, window{[]int{2, 2}, []int{1, 1}, []int{1, 1, 1, 1}, 6}, 0, 9},
-			{"1-D cropped", []int{1, 2, 10}, []int{3, 2, 4}, window{[]int{3}, []int{2}, []int{-1, 2}, 1}, 1, 0},
-			{"patches 4x4", []int{1, 3, 8, 8}, []int{5, 3, 4, 4}, window{[]int{4, 4}, []int{1, 1}, []int{0, 0, 0, 0}, 1}, 1, 0},
-		} {
-			t.Run(kind.String()+" "+tc.name, func(t *testing.T) {
-				f := newFixture(t)
-				et := FloatType(f.ctx, kind)
-				x := f.block.AddArgument(f.tensor(et, dims64(tc.in)...), nil)
-				w := f.block.AddArgument(f.tensor(et, dims64(tc.w)...), nil)
-				out := f.build(ConvOpName, []*ir.Value{x, w},
-					named(StridesAttr, I64Array(f.ctx, tc.win.strides...)), named(DilationsAttr, I64Array(f.ctx, tc.win.dilations...)),
-					named(PadsAttr, I64Array(f.ctx, tc.win.pads...)), named(GroupsAttr, I64(f.ctx, tc.win.groups)))
-				sink := f.raw("test.sink", nil, []*ir.Value{out})
-				args := []*eval.Array{gaussian(t, tc.in, kind, 1), gaussian(t, tc.w, kind, 2)}
-				fused := f.run(args, out)
-				if n, err := Decompose(f.fn); err != nil || n != 1 {
-					t.Fatalf("Decompose = %d, %v", n, err)
+	for _, constWeight := range []bool{false, true} {
+		for _, kind := range []elem.Type{elem.F32, elem.F16} {
+			for _, tc := range cases {
+				name := kind.String() + " " + tc.name
+				if constWeight {
+					name += ", constant weight"
 				}
-				if d := ir.Verify(f.fn); d != nil {
-					t.Fatal(d)
-				}
-				matmuls, multiplies := 0, 0
-				for _, op := range f.block.Ops() {
-					switch {
-					case op.Is(ConvOp):
-						t.Fatal("tensor.conv left after decomposition")
-					case op.Is(MatmulOp):
-						matmuls++
-					case op.Is(MulOp):
-						multiplies++
-					}
-				}
-				if matmuls != tc.matmuls || multiplies != tc.multiplies {
-					t.Errorf("%d matmuls and %d multiplies, want %d and %d", matmuls, multiplies, tc.matmuls, tc.multiplies)
-				}
-				decomposed := f.run(args, sink.Operand(0))
-				if diff, err := eval.MaxAbsDiff(fused, decomposed); err != nil || diff != 0 {
-					t.Fatalf("the conv and its decomposition differ by %g, %v", diff, err)
-				}
-				compared += len(fused.Data)
-			})
+				t.Run(name, func(t *testing.T) {
+					compared += checkConvDecomposition(t, kind, tc.in, tc.w, tc.win.strides, tc.win.dilations, tc.win.pads, tc.win.groups, constWeight, tc.matmuls, tc.multiplies)
+				})
+			}
 		}
 	}
 	t.Logf("%d elements equal", compared)
+}
+
+// checkConvDecomposition builds one conv, decomposes it and compares,
+// returning the number of elements compared.
+func checkConvDecomposition(t *testing.T, kind elem.Type, in, ws, strides, dilations, pads []int, groups int, constWeight bool, wantMatmuls, wantMultiplies int) int {
+	f := newFixture(t)
+	et := FloatType(f.ctx, kind)
+	x := f.block.AddArgument(f.tensor(et, dims64(in)...), nil)
+	args := []*eval.Array{gaussian(t, in, kind, 1), gaussian(t, ws, kind, 2)}
+	var w *ir.Value
+	if constWeight {
+		w = f.constant(f.tensor(et, dims64(ws)...), args[1].Data...)
+		args = args[:1]
+	} else {
+		w = f.block.AddArgument(f.tensor(et, dims64(ws)...), nil)
+	}
+	out := f.build(ConvOpName, []*ir.Value{x, w},
+		named(StridesAttr, I64Array(f.ctx, strides...)), named(DilationsAttr, I64Array(f.ctx, dilations...)),
+		named(PadsAttr, I64Array(f.ctx, pads...)), named(GroupsAttr, I64(f.ctx, groups)))
+	sink := f.raw("test.sink", nil, []*ir.Value{out})
+	fused := f.run(args, out)
+	if n, err := Decompose(f.fn); err != nil || n != 1 {
+		t.Fatalf("Decompose = %d, %v", n, err)
+	}
+	if d := ir.Verify(f.fn); d != nil {
+		t.Fatal(d)
+	}
+	matmuls, multiplies := 0, 0
+	for _, op := range f.block.Ops() {
+		switch {
+		case op.Is(ConvOp):
+			t.Fatal("tensor.conv left after decomposition")
+		case op.Is(MatmulOp):
+			matmuls++
+		case op.Is(MulOp):
+			multiplies++
+		case op.Is(ConstantOp) && slices.Equal(shapeOf(op.Result(0).Type()), ws):
+			t.Error("the weight's constant as declared is left in the program")
+		}
+		for _, v := range op.Operands() {
+			if def := v.DefiningOp(); constWeight && def != nil && def.Is(ConstantOp) && !op.Is(MatmulOp, BroadcastOp, ConcatOp) {
+				t.Errorf("%s reads a constant: the weight was not rearranged at compile time", op.Name())
+			}
+		}
+	}
+	if matmuls != wantMatmuls || multiplies != wantMultiplies {
+		t.Errorf("%d matmuls and %d multiplies, want %d and %d", matmuls, multiplies, wantMatmuls, wantMultiplies)
+	}
+	decomposed := f.run(args, sink.Operand(0))
+	if diff, err := eval.MaxAbsDiff(fused, decomposed); err != nil || diff != 0 {
+		t.Fatalf("the conv and its decomposition differ by %g, %v", diff, err)
+	}
+	return len(fused.Data)
 }
