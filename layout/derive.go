@@ -438,6 +438,13 @@ func ReshapeLayouts(l *Layout, in, out []int64, et elem.Type, tg *target.Target)
 // layout projected onto the kept axes, replicated over the tiles that
 // reduced, so that a broadcast back finds its input in place; the result
 // shape's default layout where that projection is not a layout.
+//
+// Each tile of the combined result gathers the partials of its shard from
+// every tile that reduced it. Where that is more than the tile held of the
+// input (a global pooling of [1, 96, 112, 112] cut only spatially, whose
+// 1,456 replicas would each gather all 96 × 1,456 partials: 559 KB a tile),
+// the result takes its shape's default layout instead, spread so that each
+// tile gathers only its own part.
 func ReduceLayouts(l *Layout, shape []int64, axes []int64, tg *target.Target) (Layout, []int64, Layout, error) {
 	partial, pshape := PartialLayout(l, shape, axes)
 	var from []int
@@ -448,11 +455,30 @@ func ReduceLayouts(l *Layout, shape []int64, axes []int64, tg *target.Target) (L
 			rshape = append(rshape, n)
 		}
 	}
-	if r, ok := ProjectLayout(&partial, pshape, from, rshape); ok {
+	if r, ok := ProjectLayout(&partial, pshape, from, rshape); ok && !gathersMoreThanHeld(l, shape, &r, rshape, pshape, axes) {
 		return partial, pshape, r, nil
 	}
 	r, err := DefaultLayout(rshape, tg)
 	return partial, pshape, r, err
+}
+
+// gathersMoreThanHeld reports whether a tile of the combined result r
+// receives more partials (its shard's elements times the partitions of the
+// reduced axes) than the largest shard of the input in l holds.
+func gathersMoreThanHeld(l *Layout, shape []int64, r *Layout, rshape, pshape, axes []int64) bool {
+	in, err := NewShardMap(l, shape, 0)
+	if err != nil {
+		return false
+	}
+	out, err := NewShardMap(r, rshape, 0)
+	if err != nil {
+		return false
+	}
+	gathered := out.MaxShardElements()
+	for _, a := range axes {
+		gathered = satMul(gathered, pshape[a])
+	}
+	return gathered > in.MaxShardElements()
 }
 
 // BroadcastLayouts returns, for a broadcast (input axis i is result axis

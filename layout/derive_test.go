@@ -193,6 +193,29 @@ func TestReduceLayoutsReplicateTheCombinedResult(t *testing.T) {
 	}
 }
 
+// efficientnet_b0's squeeze-and-excitation pools [1, 96, 112, 112], cut
+// only on its spatial axes, over those axes: replicating the result over
+// the 1,456 tiles that reduced would have each gather all 96 × 1,456
+// partials (559 KB of f32, more than a tile holds). The result is spread
+// instead, each tile gathering the partials of its own channels.
+func TestReduceLayoutsSpreadAResultWhoseGatherOutgrowsTheInput(t *testing.T) {
+	tg, _ := target.Lookup("ipu21")
+	shape := []int64{1, 96, 112, 112}
+	l := rowMajor(1456, NewAxis(2, 56), NewAxis(1, 26))
+	_, pshape, res, err := ReduceLayouts(&l, shape, []int64{2, 3}, tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Tiling.Replicas != 1 {
+		t.Fatalf("combined result %s: replicated %d times", &res, res.Tiling.Replicas)
+	}
+	// One channel a tile: 1,456 partials gathered, not 96 × 1,456.
+	m := mustMap(t, res, []int64{1, 96})
+	if gathered := m.MaxShardElements() * pshape[2] * pshape[3]; gathered != 1456 {
+		t.Errorf("a result tile gathers %d partials (%s), want one channel's 1,456", gathered, &res)
+	}
+}
+
 func TestSliceLayoutTakesWholeShards(t *testing.T) {
 	// 3456 columns in 24 shards of 144 (blocks of 16): the middle 1152 are
 	// shards 8-15, on tiles 8·stride onwards.
