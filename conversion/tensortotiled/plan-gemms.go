@@ -562,7 +562,7 @@ func alignHomes(ctx *ir.Context, fn *ir.Operation, ops []*ir.Operation, choices 
 		}
 	}
 	old := make([]ir.Attribute, len(homes))
-	next := int64(0)
+	placer := newHomePlacer(int64(tg.Tiles))
 	for i, v := range homes {
 		old[i] = homeAttr(v)
 		l, ok := cut[v]
@@ -571,7 +571,7 @@ func alignHomes(ctx *ir.Context, fn *ir.Operation, ops []*ir.Operation, choices 
 				continue
 			}
 		}
-		spreadFrom(&l, &next, int64(tg.Tiles))
+		placer.place(&l, v.Type().(*ir.RankedTensorType))
 		setHomeAttr(ctx, fn, v, tiled.NewLayoutAttr(ctx, l))
 	}
 	return func() {

@@ -86,12 +86,11 @@ func (im *importer) transposed(x *value) (*value, error) {
 	if len(x.shape) != 2 {
 		return nil, im.fail("a transposed Gemm operand of rank %d", len(x.shape))
 	}
-	src, err := im.use(x)
-	if err != nil {
-		return nil, err
-	}
-	shape := []int64{x.shape[1], x.shape[0]}
-	return im.emit(x.elem, shape, "tensor.transpose %s permutation = [1, 0] : %s -> %s", src, tensorType(x.elem, x.shape), tensorType(x.elem, shape)), nil
+	// A constant (a Linear layer's weight, which torch.onnx.export writes
+	// as Gemm with transB = 1) is transposed here, so that the program
+	// holds it once, in the order the matmul reads it, and a weight that
+	// must be stored once (tiled.home) can be.
+	return im.transposeValue(x, []int64{1, 0})
 }
 
 // gemm is alpha·A'·B' + beta·C.

@@ -102,9 +102,14 @@ func residentReserve(prog Program, choices []Choice, t *target.Target) []map[tar
 			r.bytes = max(r.bytes, satMul(sm.MaxShardElements(), int64(m.Shape.Elem.Bytes())))
 		}
 	}
-	// Homes hold their Source shards for the whole program.
+	// Homes hold their Source shards for the whole program, each on the
+	// tiles its layout names: homes are spread one after another over the
+	// chip (homeLayouts), so they are summed tile by tile and the busiest
+	// tile's sum reserved, not every home's largest shard as if all lay on
+	// one tile (which refused ViT-B/16 in f32: 363 KiB reserved for homes
+	// that hold 235 KiB a tile).
 	homes := map[int]bool{}
-	home := map[target.MemoryKind]int64{}
+	perTile := map[target.MemoryKind][]int64{}
 	for _, m := range prog.Matmuls {
 		a, b, _ := m.Shape.Shapes()
 		for k, o := range []Operand{m.LHS, m.RHS} {
@@ -117,8 +122,18 @@ func residentReserve(prog Program, choices []Choice, t *target.Target) []map[tar
 				continue
 			}
 			homes[o.Value] = true
-			home[class.Kind] += satMul(sm.MaxShardElements(), int64(m.Shape.Elem.Bytes()))
+			if perTile[class.Kind] == nil {
+				perTile[class.Kind] = make([]int64, t.Tiles)
+			}
+			bytes := satMul(sm.MaxShardElements(), int64(m.Shape.Elem.Bytes()))
+			for _, tile := range sm.Tiles() {
+				perTile[class.Kind][tile] += bytes
+			}
 		}
+	}
+	home := map[target.MemoryKind]int64{}
+	for kind, tiles := range perTile {
+		home[kind] = slices.Max(tiles)
 	}
 	out := make([]map[target.MemoryKind]int64, len(prog.Matmuls))
 	any := false
