@@ -182,12 +182,16 @@ func rankOf(v *ir.Value) int {
 	return len(t.Dims)
 }
 
-// splatConstants replaces each tensor.splat of a constant scalar by the
-// splat constant it makes, and drops the scalars no op uses any more.
+// splatConstants replaces each tensor.splat of a constant scalar, and
+// each tensor.broadcast of a constant of one value, by the splat constant
+// it makes, and drops the scalars no op uses any more. A splat constant
+// takes whatever layout its user wants, one value a tile; a broadcast
+// needs its input in the projection of that layout, which some plans'
+// layouts (tiles that are no one progression) do not have.
 func splatConstants(root *ir.Operation, ctx *ir.Context) error {
 	var splats []*ir.Operation
 	root.Walk(func(op *ir.Operation) ir.WalkResult {
-		if op.Is(tensor.SplatOp) && op.NumOperands() == 1 {
+		if op.Is(tensor.SplatOp, tensor.BroadcastOp) && op.NumOperands() == 1 {
 			if def := op.Operand(0).DefiningOp(); def != nil && def.Is(tensor.ConstantOp) {
 				splats = append(splats, op)
 			}
@@ -197,12 +201,12 @@ func splatConstants(root *ir.Operation, ctx *ir.Context) error {
 	rw := ir.NewRewriter(ctx, nil)
 	for _, op := range splats {
 		scalar := op.Operand(0).DefiningOp()
-		v, ok := scalar.Attr("value").(*ir.FloatAttr)
-		if !ok {
-			continue // the verifier says what is wrong
+		val, ok := splatValue(scalar.Attr("value"))
+		if !ok || !ir.IsFloat(ir.ElementTypeOrSelf(op.Result(0).Type())) {
+			continue // not one value (a broadcast of a row), or the verifier says what is wrong
 		}
 		rw.SetInsertionPoint(op)
-		c, err := tensor.SplatConstant(&rw.Builder, op.Loc(), op.Result(0).Type(), v.Val)
+		c, err := tensor.SplatConstant(&rw.Builder, op.Loc(), op.Result(0).Type(), val)
 		if err != nil {
 			return op.EmitOpError("%v", err)
 		}
@@ -212,4 +216,24 @@ func splatConstants(root *ir.Operation, ctx *ir.Context) error {
 		}
 	}
 	return nil
+}
+
+// splatValue is the one value of a float scalar attribute or a splat dense
+// one (the importer's broadcast of a constant, as an exporter's Div by a
+// scalar gives: x / 8 in an attention's scaling).
+func splatValue(a ir.Attribute) (float64, bool) {
+	switch v := a.(type) {
+	case *ir.FloatAttr:
+		return v.Val, true
+	case *ir.DenseElementsAttr:
+		if !v.Splat && v.NumElements() != 1 {
+			return 0, false
+		}
+		arr, err := tensor.ArrayFromAttr(v)
+		if err != nil || len(arr.Data) == 0 || !arr.Kind.IsFloat() {
+			return 0, false
+		}
+		return arr.Data[0], true
+	}
+	return 0, false
 }
