@@ -79,6 +79,9 @@ type problem struct {
 	// reserved is the bytes per tile that other matmuls' resident operands and home weights hold
 	// while this one runs (subtracted from capacity), for messages.
 	reserved int64
+	// reservedTables is the part of reserved that exchange tables and code
+	// hold beyond the support reserve (withTables), not weights.
+	reservedTables int64
 }
 
 // operandState is what the planner knows of one operand.

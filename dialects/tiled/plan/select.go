@@ -40,10 +40,12 @@ func PlanProgram(prog Program, t *target.Target, opts Options) ([]Choice, error)
 	}
 	// A measured support memory holds from the first round on.
 	var first []map[target.MemoryKind]int64
+	var firstTables int64
 	if opts.SupportBytes > 0 {
 		first = withTables(nil, prog, nil, t, opts.SupportBytes)
+		firstTables = tablesBeyondReserve(prog, nil, t, opts.SupportBytes)
 	}
-	choices, err := planRound(prog, t, opts, first)
+	choices, err := planRound(prog, t, opts, first, firstTables)
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +54,7 @@ func PlanProgram(prog Program, t *target.Target, opts Options) ([]Choice, error)
 		if reserve == nil {
 			return choices, nil
 		}
-		again, err := planRound(prog, t, opts, reserve)
+		again, err := planRound(prog, t, opts, reserve, tablesBeyondReserve(prog, choices, t, opts.SupportBytes))
 		if err != nil {
 			return nil, err
 		}
@@ -169,12 +171,7 @@ func residentReserve(prog Program, choices []Choice, t *target.Target) []map[tar
 // reserve is then what it holds beyond the target's support reserve,
 // instead of the tables' estimate.
 func withTables(reserve []map[target.MemoryKind]int64, prog Program, choices []Choice, t *target.Target, supportBytes int64) []map[target.MemoryKind]int64 {
-	var extra int64
-	if supportBytes > 0 {
-		extra = supportBytes - t.SupportReserveBytes
-	} else {
-		extra = tableBytes(prog, choices, t) - t.SupportReserveBytes/2
-	}
+	extra := tablesBeyondReserve(prog, choices, t, supportBytes)
 	if extra <= 0 {
 		return reserve
 	}
@@ -201,9 +198,21 @@ func withTables(reserve []map[target.MemoryKind]int64, prog Program, choices []C
 	return reserve
 }
 
+// tablesBeyondReserve is the support memory (exchange tables and code) a
+// tile holds beyond the target's support reserve, as withTables reserves
+// it: measured when supportBytes is given, else the plans' tables
+// estimated; at most 0 when the reserve holds it.
+func tablesBeyondReserve(prog Program, choices []Choice, t *target.Target, supportBytes int64) int64 {
+	if supportBytes > 0 {
+		return supportBytes - t.SupportReserveBytes
+	}
+	return tableBytes(prog, choices, t) - t.SupportReserveBytes/2
+}
+
 // planRound plans every matmul of prog in order, each with reserve[i]
-// bytes per memory kind of its tiles held by others (nil: none).
-func planRound(prog Program, t *target.Target, opts Options, reserve []map[target.MemoryKind]int64) ([]Choice, error) {
+// bytes per memory kind of its tiles held by others (nil: none), tables of
+// which are support memory beyond the target's reserve (withTables).
+func planRound(prog Program, t *target.Target, opts Options, reserve []map[target.MemoryKind]int64, tables int64) ([]Choice, error) {
 	log := opts.Logger
 	available := map[int][]*layout.Layout{}
 	caches := make([]*planCache, len(prog.Matmuls))
@@ -222,6 +231,8 @@ func planRound(prog Program, t *target.Target, opts Options, reserve []map[targe
 				pr.capacity[kind] = max(0, pr.capacity[kind]-bytes)
 				pr.reserved += bytes
 			}
+			// What of it is support memory (withTables), for the message.
+			pr.reservedTables = min(max(tables, 0), pr.reserved)
 		}
 		pr.lhs = operandState{resident: m.LHS.Resident || m.LHS.Streamed, streamed: m.LHS.Streamed, available: availableFor(available, m.LHS)}
 		pr.rhs = operandState{resident: m.RHS.Resident || m.RHS.Streamed, streamed: m.RHS.Streamed, available: availableFor(available, m.RHS)}
@@ -913,8 +924,15 @@ func (s *selector) noCandidate() error {
 		return fmt.Errorf("%s is valid: %s", subject, s.firstReject)
 	case s.unfit > 0:
 		beside := ""
-		if s.pr.reserved > 0 {
-			beside = fmt.Sprintf(" beside the %s per tile that resident and home weights hold", formatBytes(float64(s.pr.reserved)))
+		weights, tables := s.pr.reserved-s.pr.reservedTables, s.pr.reservedTables
+		switch {
+		case weights > 0 && tables > 0:
+			beside = fmt.Sprintf(" beside the %s per tile that resident and home weights hold and the %s that exchange tables and code take beyond the support reserve",
+				formatBytes(float64(weights)), formatBytes(float64(tables)))
+		case tables > 0:
+			beside = fmt.Sprintf(" beside the %s per tile that exchange tables and code take beyond the support reserve", formatBytes(float64(tables)))
+		case weights > 0:
+			beside = fmt.Sprintf(" beside the %s per tile that resident and home weights hold", formatBytes(float64(weights)))
 		}
 		return fmt.Errorf("%s fits the tile memory of target %s%s: the smallest of %d candidates %s", subject, s.pr.t.Name, beside, s.unfit, s.pr.shortOf(s.smallestUnfit))
 	}

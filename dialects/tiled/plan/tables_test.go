@@ -2,6 +2,7 @@ package plan
 
 import (
 	"log/slog"
+	"strings"
 	"testing"
 
 	"github.com/ipuir/ipuir/elem"
@@ -44,7 +45,7 @@ func TestTablesOfAStackAreReserved(t *testing.T) {
 	bytes := map[int]int64{}
 	for _, layers := range []int{1, 4, 24} {
 		prog := stack(layers)
-		choices, err := planRound(prog, tg, Options{Finalists: DefaultFinalists, Logger: slog.New(discard{})}, nil)
+		choices, err := planRound(prog, tg, Options{Finalists: DefaultFinalists, Logger: slog.New(discard{})}, nil, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,4 +69,27 @@ func TestTablesOfAStackAreReserved(t *testing.T) {
 		t.Errorf("tables: %d bytes for one layer, %d for four; want them to grow with the layers", bytes[1], bytes[4])
 	}
 	t.Logf("busiest tile's tables: %d bytes for one layer, %d for four, %d for 24", bytes[1], bytes[4], bytes[24])
+}
+
+// A matmul refused for memory names what holds it: with a placement's
+// measured support memory (SupportBytes) taking most of each tile and no
+// weight resident, the message speaks of exchange tables and code, not of
+// weights (mobilenet_v2's "3.3 MiB per tile that resident and home weights
+// hold" were 433,689 table entries).
+func TestRefusalNamesWhatHoldsTheMemory(t *testing.T) {
+	tg := mustTarget(t, "test16")
+	standard, err := tg.Class(target.Standard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shape := layout.MatmulShape{Batch: 1, M: 64, K: 128, N: 128, Elem: elem.F16, ResultElem: elem.F16}
+	support := tg.SupportReserveBytes + standard.Size() - 1024 // 1 KiB of data left a tile
+	opts := Options{Finalists: DefaultFinalists, Logger: slog.New(discard{}), SupportBytes: support}
+
+	alone := Program{Matmuls: []Matmul{{Name: "mm", Shape: shape, LHS: Operand{Value: 0}, RHS: Operand{Value: 1}, Result: 2}}}
+	_, err = PlanProgram(alone, tg, opts)
+	if err == nil || !strings.Contains(err.Error(), "that exchange tables and code take beyond the support reserve") ||
+		strings.Contains(err.Error(), "weights hold") {
+		t.Errorf("tables alone: %v", err)
+	}
 }
