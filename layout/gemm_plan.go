@@ -72,6 +72,12 @@ type GemmPlan struct {
 	WeightMemoryClass  string
 	ReductionStaging   ReductionStaging
 	LocalWeightStaging WeightStaging
+	// StartTile is the first tile of the plan's grid: the grid occupies
+	// tiles [StartTile, StartTile + Tiles()). Plans of fewer tiles than the
+	// chip start where plan-gemms{start-tiles=spread} spreads them, so that
+	// their weights and exchange tables do not all land on the first
+	// tiles. 0, the default, is omitted by the attribute.
+	StartTile int64
 }
 
 // Tiles is the number of tiles the plan's grid occupies.
@@ -95,12 +101,13 @@ const (
 	fieldWeightMemoryClass
 	fieldReductionStaging
 	fieldLocalWeightStaging
+	fieldStartTile
 	numPlanFields
 )
 
 var planFieldNames = [numPlanFields]string{"orientation", "batch_partitions", "row_partitions", "column_partitions",
 	"inner_partitions", "inner_steps", "result_row_partitions", "result_column_partitions", "output_column_block",
-	"weight_memory_class", "reduction_staging", "local_weight_staging"}
+	"weight_memory_class", "reduction_staging", "local_weight_staging", "start_tile"}
 
 // enumWords are the spellings of the enumerated fields, syntax and log.
 var (
@@ -141,6 +148,8 @@ func (p *GemmPlan) intField(f planField) *int64 {
 		return &p.ResultColumnPartitions
 	case fieldOutputColumnBlock:
 		return &p.OutputColumnBlock
+	case fieldStartTile:
+		return &p.StartTile
 	}
 	return nil
 }
@@ -185,18 +194,24 @@ func (p *GemmPlan) fieldsEqual(o *GemmPlan, f planField) bool {
 func (p *GemmPlan) String() string {
 	w := &FieldWriter{}
 	for f := planField(0); f < numPlanFields; f++ {
-		if f != fieldInnerSteps || p.InnerSteps > 1 {
+		if !p.elided(f) {
 			w.Raw(planFieldNames[f], p.fieldText(f, false))
 		}
 	}
 	return w.String()
 }
 
+// elided reports whether field f has the value the attribute leaves out:
+// one inner step, start tile 0.
+func (p *GemmPlan) elided(f planField) bool {
+	return (f == fieldInnerSteps && p.InnerSteps <= 1) || (f == fieldStartTile && p.StartTile == 0)
+}
+
 // DebugString renders the plan in the log's notation: `GemmPlan { ... }`.
 func (p *GemmPlan) DebugString() string {
 	var parts []string
 	for f := planField(0); f < numPlanFields; f++ {
-		if f != fieldInnerSteps || p.InnerSteps > 1 {
+		if !p.elided(f) {
 			parts = append(parts, planFieldNames[f]+": "+p.fieldText(f, true))
 		}
 	}
@@ -247,6 +262,9 @@ func (c *GemmConstraint) copyField(f planField, v *GemmPlan) {
 func PinAll(p *GemmPlan, sourceOperation int64) GemmConstraint {
 	c := GemmConstraint{SourceOperation: sourceOperation}
 	for f := planField(0); f < numPlanFields; f++ {
+		if f == fieldStartTile && p.StartTile == 0 {
+			continue // where the grid starts is placement's (spread or not), unless set
+		}
 		c.pinned |= 1 << f
 		c.copyField(f, p)
 	}
@@ -327,15 +345,19 @@ type PlanField struct {
 	// Words are the spellings of an enumerated field; nil for an integer
 	// field; empty but not nil for a free word (a memory class name).
 	Words []string
-	// Optional fields default to 1 when a whole plan is read.
+	// Optional fields take Default when a whole plan is read.
 	Optional bool
+	Default  int64
 }
 
 // PlanFields are a plan's fields, in printed order.
 var PlanFields = func() []PlanField {
 	out := make([]PlanField, numPlanFields)
 	for f := planField(0); f < numPlanFields; f++ {
-		out[f] = PlanField{Name: planFieldNames[f], Optional: f == fieldBatch || f == fieldInnerSteps}
+		out[f] = PlanField{Name: planFieldNames[f], Optional: f == fieldBatch || f == fieldInnerSteps || f == fieldStartTile, Default: 1}
+		if f == fieldStartTile {
+			out[f].Default = 0
+		}
 		switch f {
 		case fieldOrientation:
 			out[f].Words = orientationWords[:]

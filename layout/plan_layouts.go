@@ -107,8 +107,12 @@ func (p *GemmPlan) strides() gridStrides {
 // axes can be cut into, a weight memory class the target has.
 func (p *GemmPlan) check(s MatmulShape, t *target.Target, g Groups) error {
 	for f := planField(0); f < numPlanFields; f++ {
-		if v := p.intField(f); v != nil && *v < 1 && (f != fieldInnerSteps || *v != 0) {
-			return fmt.Errorf("%s must be at least 1, got %d", planFieldNames[f], *v)
+		least := int64(1)
+		if f == fieldStartTile {
+			least = 0
+		}
+		if v := p.intField(f); v != nil && *v < least && (f != fieldInnerSteps || *v != 0) {
+			return fmt.Errorf("%s must be at least %d, got %d", planFieldNames[f], least, *v)
 		}
 	}
 	if p.Orientation > Swapped || p.ReductionStaging > Pairwise || p.LocalWeightStaging > Staged {
@@ -117,6 +121,8 @@ func (p *GemmPlan) check(s MatmulShape, t *target.Target, g Groups) error {
 	if tiles := p.Tiles(); tiles > int64(t.Tiles) {
 		return fmt.Errorf("plan needs %d tiles (batch %d × rows %d × columns %d × inner %d) but target %s has %d",
 			tiles, p.BatchPartitions, p.RowPartitions, p.ColumnPartitions, p.InnerPartitions, t.Name, t.Tiles)
+	} else if p.StartTile > int64(t.Tiles)-tiles {
+		return fmt.Errorf("plan's %d tiles from start_tile %d run past target %s's %d", tiles, p.StartTile, t.Name, t.Tiles)
 	}
 	if pieces := satMul(p.ResultRowPartitions, p.ResultColumnPartitions); pieces > p.InnerPartitions {
 		return fmt.Errorf("result_row_partitions × result_column_partitions = %d exceeds inner_partitions %d: each piece of a reduced result needs its own inner tile",
@@ -179,8 +185,8 @@ func (p *GemmPlan) check(s MatmulShape, t *target.Target, g Groups) error {
 // into rows × result_row_partitions by columns × result_column_partitions
 // (rows in single-row blocks when result_row_partitions > 1), row major
 // when Normal and in transposed-matrix blocks when Swapped, in the
-// standard class. Every layout spans the plan's whole grid (tile_count =
-// Tiles()) with explicit strides.
+// standard class. Every layout spans the plan's whole grid (from
+// start_tile, tile_count = start_tile + Tiles()) with explicit strides.
 func LayoutsForPlan(p *GemmPlan, s MatmulShape, t *target.Target) (*PlanLayouts, error) {
 	g, err := AMPGroups(t, s.Elem)
 	if err != nil {
@@ -243,7 +249,7 @@ func LayoutsForPlan(p *GemmPlan, s MatmulShape, t *target.Target) (*PlanLayouts,
 	leftRows.TileStride = st.row
 	left := Layout{
 		Order: Order{Kind: AmpLeft},
-		Tiling: Tiling{TileCount: tiles, Replicas: p.ColumnPartitions, ReplicaStride: st.col,
+		Tiling: Tiling{TileCount: p.StartTile + tiles, TileOffset: p.StartTile, Replicas: p.ColumnPartitions, ReplicaStride: st.col,
 			Axes: append([]AxisTiling{leftRows, innerAxis(aInner)}, batchAxis(st.batch)...)},
 		MemoryClass: standard.Name,
 	}
@@ -252,7 +258,7 @@ func LayoutsForPlan(p *GemmPlan, s MatmulShape, t *target.Target) (*PlanLayouts,
 	rightCols.TileStride = st.col
 	right := Layout{
 		Order: Order{Kind: AmpRight},
-		Tiling: Tiling{TileCount: tiles, Replicas: p.RowPartitions, ReplicaStride: st.row,
+		Tiling: Tiling{TileCount: p.StartTile + tiles, TileOffset: p.StartTile, Replicas: p.RowPartitions, ReplicaStride: st.row,
 			Axes: append([]AxisTiling{innerAxis(bInner), rightCols}, batchAxis(st.batch)...)},
 		MemoryClass: p.WeightMemoryClass,
 	}
@@ -272,7 +278,7 @@ func LayoutsForPlan(p *GemmPlan, s MatmulShape, t *target.Target) (*PlanLayouts,
 	resBatchStride := satMul(resRows.TileStride, resRows.Partitions)
 	result := Layout{
 		Order:       Order{Kind: RowMajor},
-		Tiling:      Tiling{TileCount: tiles, Replicas: 1, Axes: append([]AxisTiling{resRows, resCols}, batchAxis(resBatchStride)...)},
+		Tiling:      Tiling{TileCount: p.StartTile + tiles, TileOffset: p.StartTile, Replicas: 1, Axes: append([]AxisTiling{resRows, resCols}, batchAxis(resBatchStride)...)},
 		MemoryClass: standard.Name,
 	}
 	if p.Orientation == Swapped {
@@ -391,7 +397,7 @@ func PartialsLayout(p *GemmPlan, s MatmulShape, t *target.Target) (Layout, error
 		axes = append(axes, b)
 	}
 	return Layout{Order: Order{Kind: RowMajor}, MemoryClass: standard.Name,
-		Tiling: Tiling{TileCount: p.Tiles(), Replicas: 1, Axes: axes}}, nil
+		Tiling: Tiling{TileCount: p.StartTile + p.Tiles(), TileOffset: p.StartTile, Replicas: 1, Axes: axes}}, nil
 }
 
 // PartialsShape is the shape of a plan's partial sums: [inner partitions,

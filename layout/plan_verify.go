@@ -201,7 +201,7 @@ func (c *PlanCheck) checkTiles(p *GemmPlan, g Groups) error {
 		}
 	}
 	batched := len(c.LeftMap.Shape) == 3
-	for tile := int64(0); tile < p.Tiles(); tile++ {
+	for tile := p.StartTile; tile < p.StartTile+p.Tiles(); tile++ {
 		ls, okL := c.LeftMap.shardOnTile(tile)
 		rs, okR := c.RightMap.shardOnTile(tile)
 		if !okL || !okR {

@@ -33,7 +33,7 @@ func (c *PlanCheck) ReductionInPlace(p *GemmPlan) bool {
 	within := func(inner, outer Extent) bool {
 		return inner.Start >= outer.Start && inner.LogicalEnd <= outer.LogicalEnd
 	}
-	for tile := int64(0); tile < p.Tiles(); tile++ {
+	for tile := p.StartTile; tile < p.StartTile+p.Tiles(); tile++ {
 		ls, okL := c.LeftMap.shardOnTile(tile)
 		rs, okR := c.RightMap.shardOnTile(tile)
 		piece, okP := c.Result.shardOnTile(tile)

@@ -86,6 +86,13 @@ type PlanGemms struct {
 	// placement of this program measured (tileasm.SupportBytesAttr): the
 	// compile driver plans again beside it.
 	SupportBytes int64 `pass:"support-bytes" help:"The busiest tile's code and exchange tables, as a failed placement measured them, to plan beside (0: the target's support reserve and the planner's estimate of the tables)" default:"0" min:"0"`
+	// SpreadStartTiles starts each plan of fewer tiles than the chip where
+	// the plans before it hold the fewest bytes (its start_tile), instead
+	// of at tile 0, where every small plan's weights and exchange tables
+	// otherwise land. The compile driver turns it on when a program does
+	// not fit as planned from tile 0, so that programs that fit keep their
+	// plans.
+	SpreadStartTiles bool `pass:"spread-start-tiles" help:"Start plans of fewer tiles than the chip where earlier plans hold the fewest bytes, instead of at tile 0"`
 
 	NumPlanned    passes.Statistic `statistic:"num-planned" help:"Number of matmuls planned"`
 	NumCandidates passes.Statistic `statistic:"num-candidates" help:"Number of candidate plans costed"`
@@ -295,6 +302,9 @@ func (p *PlanGemms) Run(module *ir.Operation, pc *passes.PassContext) error {
 				index, pinned = endIndex, endPinned
 				pc.Logger().Info("plan-gemms: homes cut as their plans read them do not plan; keeping the default homes", "reason", err.Error())
 			}
+		}
+		if p.SpreadStartTiles {
+			spreadPlans(prog, choices, tg)
 		}
 		p.NumHome.Add(uint64(len(entryValues(fn, isHome))))
 		p.NumStreamed.Add(uint64(len(entryValues(fn, tiled.IsStreamedArgument))))
@@ -562,7 +572,7 @@ func alignHomes(ctx *ir.Context, fn *ir.Operation, ops []*ir.Operation, choices 
 		}
 	}
 	old := make([]ir.Attribute, len(homes))
-	placer := newHomePlacer(int64(tg.Tiles))
+	placer := newTilePlacer(int64(tg.Tiles))
 	for i, v := range homes {
 		old[i] = homeAttr(v)
 		l, ok := cut[v]
@@ -571,7 +581,7 @@ func alignHomes(ctx *ir.Context, fn *ir.Operation, ops []*ir.Operation, choices 
 				continue
 			}
 		}
-		placer.place(&l, v.Type().(*ir.RankedTensorType))
+		placer.placeHome(&l, v.Type().(*ir.RankedTensorType))
 		setHomeAttr(ctx, fn, v, tiled.NewLayoutAttr(ctx, l))
 	}
 	return func() {
@@ -747,4 +757,43 @@ func concatCuts(w *ir.Value) []int64 {
 		cuts = append(cuts, at)
 	}
 	return cuts
+}
+
+// spreadPlans gives each spatial plan of fewer tiles than the chip, in
+// program order, the start tile where the plans before it hold the fewest
+// bytes (tilePlacer): its resident operands' shards, and for every plan a
+// kibibyte a tile standing for its exchange tables and operands. Plans
+// that span the chip, temporal plans and pinned start tiles stay.
+func spreadPlans(prog plan.Program, choices []plan.Choice, tg *target.Target) {
+	const nominal = 1024
+	placer := newTilePlacer(int64(tg.Tiles))
+	for i := range choices {
+		c, m := &choices[i], &prog.Matmuls[i]
+		tiles := c.Plan.Tiles()
+		if tiles >= int64(tg.Tiles) || c.Plan.Steps() > 1 || c.Plan.StartTile != 0 {
+			continue
+		}
+		planned := c.Plan
+		c.Plan.StartTile = placer.window(tiles)
+		ls, err := layout.LayoutsForPlan(&c.Plan, m.Shape, tg)
+		if err != nil {
+			c.Plan = planned
+			continue
+		}
+		bytes := int64(nominal)
+		for k, o := range []plan.Operand{m.LHS, m.RHS} {
+			if !o.Resident {
+				continue
+			}
+			l, shape := []*layout.Layout{&ls.LHS, &ls.RHS}[k], [][]int64{ls.LHSShape, ls.RHSShape}[k]
+			if sm, err := layout.NewShardMap(l, shape, int64(tg.Tiles)); err == nil {
+				bytes += sm.MaxShardElements() * int64(m.Shape.Elem.Bytes())
+			}
+		}
+		span := make([]int64, tiles)
+		for t := range span {
+			span[t] = c.Plan.StartTile + int64(t)
+		}
+		placer.claim(span, bytes, c.Plan.StartTile+tiles)
+	}
 }

@@ -172,7 +172,7 @@ func setHomeAttr(ctx *ir.Context, fn *ir.Operation, v *ir.Value, a ir.Attribute)
 func homeLayouts(fn *ir.Operation, tg *target.Target) (map[*ir.Value]layout.Layout, error) {
 	homes := entryValues(fn, isHome)
 	out := map[*ir.Value]layout.Layout{}
-	placer := newHomePlacer(int64(tg.Tiles))
+	placer := newTilePlacer(int64(tg.Tiles))
 	for _, v := range homes {
 		rt, ok := v.Type().(*ir.RankedTensorType)
 		if !ok {
@@ -185,13 +185,13 @@ func homeLayouts(fn *ir.Operation, tg *target.Target) (map[*ir.Value]layout.Layo
 				return nil, fmt.Errorf("the home layout of %s: %v", valueDescription(v), err)
 			}
 			out[v] = l
-			placer.claim(&l, rt)
+			placer.claimHome(&l, rt)
 		case *ir.UnitAttr:
 			l, err := defaultHome(v, tg)
 			if err != nil {
 				return nil, err
 			}
-			placer.place(&l, rt)
+			placer.placeHome(&l, rt)
 			out[v] = l
 		default:
 			return nil, fmt.Errorf("%s: '%s' must be a unit attribute or a #tiled.layout, got %s", valueDescription(v), tiled.HomeAttr, ir.AttrString(a))
@@ -229,67 +229,81 @@ func defaultHome(v *ir.Value, tg *target.Target) (layout.Layout, error) {
 	return layout.StorageLayout(rt.Dims, int64(et.Bytes()), tg)
 }
 
-// homePlacer spreads homes over the chip, one after another: each, a
-// layout from tile 0 over span tiles, moves to the window of span tiles
-// that holds the fewest home bytes so far, the first such window at or
-// after where the previous home ended. Placing each where the previous
-// ended, wrapping to stay on the chip, put every home of more than half
-// the chip over its middle tiles (ViT-B/16's 768-tile weights all
-// covered tiles 704 to 767 of ipu21's 1,472), so one tile held far more
-// than the chip's share.
-type homePlacer struct {
+// tilePlacer spreads things that occupy a run of consecutive tiles (home
+// weights, plans' grids) over the chip, one after another: each goes to
+// the window of its span that holds the fewest bytes so far, the first
+// such window at or after where the previous one ended. Placing each where
+// the previous ended, wrapping to stay on the chip, put every home of more
+// than half the chip over its middle tiles (ViT-B/16's 768-tile weights
+// all covered tiles 704 to 767 of ipu21's 1,472); starting every plan at
+// tile 0 put every small plan's weights and tables on the first tiles.
+type tilePlacer struct {
 	tiles int64
-	load  []int64 // home bytes per tile so far
+	load  []int64 // bytes per tile so far
 	next  int64
 }
 
-func newHomePlacer(tiles int64) *homePlacer {
-	return &homePlacer{tiles: tiles, load: make([]int64, tiles)}
+func newTilePlacer(tiles int64) *tilePlacer {
+	return &tilePlacer{tiles: tiles, load: make([]int64, tiles)}
 }
 
-// place moves l (the layout of a home of type rt) to its window and
-// counts its bytes there.
-func (p *homePlacer) place(l *layout.Layout, rt *ir.RankedTensorType) {
-	span := min(max(l.Tiling.TileCount, 1), p.tiles)
+// window is the first tile of the least loaded run of span tiles.
+func (p *tilePlacer) window(span int64) int64 {
+	span = min(max(span, 1), p.tiles)
 	windows := max(p.tiles-span+1, 1)
-	// The window sums, sliding.
 	sum := int64(0)
 	for t := range span {
 		sum += p.load[t]
 	}
 	sums := make([]int64, windows)
 	sums[0] = sum
-	for o := int64(1); o < windows; o++ {
+	for o := int64(1); o < windows; o++ { // sliding
 		sum += p.load[o+span-1] - p.load[o-1]
 		sums[o] = sum
 	}
 	best := p.next % windows
 	for k := range windows {
-		o := (p.next + k) % windows
-		if sums[o] < sums[best] {
+		if o := (p.next + k) % windows; sums[o] < sums[best] {
 			best = o
 		}
 	}
-	l.Tiling.TileOffset, l.Tiling.TileCount = best, best+span
-	p.claim(l, rt)
+	return best
 }
 
-// claim counts the bytes of a home already placed in l, and places the
-// next home after it.
-func (p *homePlacer) claim(l *layout.Layout, rt *ir.RankedTensorType) {
-	p.next = l.Tiling.TileOffset + l.Tiling.ShardsPerReplica()
+// claim counts bytes on each of tiles and places the next thing after
+// end.
+func (p *tilePlacer) claim(tiles []int64, bytes, end int64) {
+	p.next = end
+	for _, t := range tiles {
+		if t >= 0 && t < p.tiles {
+			p.load[t] += bytes
+		}
+	}
+}
+
+// placeHome moves l (a home's layout from tile 0, of type rt) to its
+// window and counts its bytes there.
+func (p *tilePlacer) placeHome(l *layout.Layout, rt *ir.RankedTensorType) {
+	span := min(max(l.Tiling.TileCount, 1), p.tiles)
+	start := p.window(span)
+	l.Tiling.TileOffset, l.Tiling.TileCount = start, start+span
+	p.claimHome(l, rt)
+}
+
+// claimHome counts the bytes of a home already placed in l.
+func (p *tilePlacer) claimHome(l *layout.Layout, rt *ir.RankedTensorType) {
+	end := l.Tiling.TileOffset + l.Tiling.ShardsPerReplica()
 	et, err := tiled.ElemTypeOf(rt)
 	if err != nil {
+		p.next = end
 		return
 	}
 	sm, err := layout.NewShardMap(l, rt.Dims, p.tiles)
 	if err != nil {
+		p.next = end
 		return
 	}
-	bytes := sm.MaxShardElements() * int64(et.Bytes())
-	for _, t := range sm.Tiles() {
-		p.load[t] += bytes
-	}
+	p.claim(sm.Tiles(), sm.MaxShardElements()*int64(et.Bytes()), end)
 }
 
 // entryValues are the values of fn's entry block that keep accepts: its

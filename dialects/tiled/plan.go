@@ -49,7 +49,8 @@ func (a *GemmConstraintAttr) Print(p *ir.AsmPrinter) {
 
 // planFieldsFromSyntax reads plan fields from f into p and returns the
 // names of the fields given; with all set, every field that is not
-// optional is required, and the optional ones left out are 1.
+// optional is required, and the optional ones left out take their default
+// (1, start_tile 0).
 func planFieldsFromSyntax(f *fieldSet, p *layout.GemmPlan, all bool) ([]string, error) {
 	var given []string
 	for i, fld := range layout.PlanFields {
@@ -58,13 +59,22 @@ func planFieldsFromSyntax(f *fieldSet, p *layout.GemmPlan, all bool) ([]string, 
 				return nil, f.missing(fld.Name, "")
 			}
 			if all {
-				p.SetInt(i, 1)
+				p.SetInt(i, fld.Default)
 			}
 			continue
 		}
 		given = append(given, fld.Name)
 		if fld.Words == nil {
-			v, err := f.positive(fld.Name, 0, true)
+			var v int64
+			var err error
+			if fld.Default == 0 { // a tile index: 0 is one
+				pos := f.items[fld.Name].Value.Pos
+				if v, err = f.int(fld.Name, 0, true); err == nil && v < 0 {
+					err = errAt(pos, "%s: field '%s' must be at least 0, got %d", f.what, fld.Name, v)
+				}
+			} else {
+				v, err = f.positive(fld.Name, 0, true)
+			}
 			if err != nil {
 				return nil, err
 			}

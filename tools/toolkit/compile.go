@@ -50,29 +50,42 @@ func CompilePackage(ctx *ir.Context, module *ir.Operation, source []byte, env *i
 // code and exchange tables. A long program's can take more, and its
 // storage placement then fails with plans chosen for memory it does not
 // have; the placement records what it measured, and the module is compiled
-// again from its start with the planner told (plan-gemms{support-bytes}),
-// up to twice, while the measure grows. The first failure is returned when
-// that does not help.
+// again from its start with the planner told (plan-gemms{support-bytes})
+// while the measure grows. Where that does not help, the plans that span
+// fewer tiles than the chip are spread over it (plan-gemms{
+// spread-start-tiles}) rather than all starting at tile 0, and the
+// measuring starts again. A program that fits as first planned keeps its
+// plans. The first failure is returned when nothing helps.
 func CompilePackageWith(ctx *ir.Context, module *ir.Operation, source []byte, env *ir.Env, log *slog.Logger, tg *target.Target, compiler, pipeline string) (*ipupkg.Package, error) {
 	opts := pkgemit.Options{Compiler: compiler, Metadata: []ipupkg.Entry{{Key: "target", Value: tg.Name}}}
 	if !pkgemit.HasTileAsm(module) {
 		opts.SetSource(source, module)
 		pristine := module.Clone(ctx, nil)
 		err := RunPipeline(ctx, module, pipeline, env, log)
-		first, last := err, int64(0)
-		for tries := 0; err != nil && tries < 4; tries++ {
+		first, last, spread := err, int64(0), false
+		for tries := 0; err != nil && tries < 6; tries++ {
 			measured, ok := pkgemit.MeasuredSupport(module)
 			again, planned := withSupportBytes(pipeline, measured)
 			if !ok || measured <= last || !planned {
-				break
+				if spread || !pkgemit.Planned(module) {
+					break // spreading moves plans; it cannot make a matmul plan
+				}
+				// Measuring no longer helps: spread the plans over the chip
+				// (their weights and tables off the first tiles), and
+				// measure again.
+				if again, planned = withPlanOption(pipeline, "spread-start-tiles=true"); !planned {
+					break
+				}
+				spread, last = true, 0
+				log.Info("planning again with plans spread over the chip instead of from tile 0")
+			} else {
+				last = measured
+				log.Info("planning again beside the support memory the placement measured", "support_bytes", measured,
+					"support_reserve_bytes", tg.SupportReserveBytes)
 			}
-			last = measured
-			log.Info("planning again beside the support memory the placement measured", "support_bytes", measured,
-				"support_reserve_bytes", tg.SupportReserveBytes)
+			pipeline = again
 			module = pristine.Clone(ctx, nil)
-			if err = RunPipeline(ctx, module, again, env, log); err == nil {
-				pipeline = again
-			}
+			err = RunPipeline(ctx, module, again, env, log)
 		}
 		if err != nil {
 			return nil, first
@@ -96,10 +109,25 @@ func CompilePackageWith(ctx *ir.Context, module *ir.Operation, source []byte, en
 // TunedPipeline spell it) with plan-gemms told the support memory n; false
 // when pipeline plans no matmuls.
 func withSupportBytes(pipeline string, n int64) (string, bool) {
+	if strings.Contains(pipeline, "support-bytes=") {
+		// Told again: the newer measure replaces the older.
+		i := strings.Index(pipeline, "support-bytes=")
+		j := i + len("support-bytes=")
+		for j < len(pipeline) && pipeline[j] >= '0' && pipeline[j] <= '9' {
+			j++
+		}
+		return pipeline[:i] + fmt.Sprintf("support-bytes=%d", n) + pipeline[j:], true
+	}
+	return withPlanOption(pipeline, fmt.Sprintf("support-bytes=%d", n))
+}
+
+// withPlanOption is pipeline (lower-to-tile-asm's, as CompilePackage and
+// TunedPipeline spell it) with plan-gemms given opt; false when pipeline
+// plans no matmuls.
+func withPlanOption(pipeline, opt string) (string, bool) {
 	if pipeline == registry.ModulePipeline(registry.LowerToTileAsm) {
 		pipeline = TunedPipeline(CompileOptions{})
 	}
-	opt := fmt.Sprintf("support-bytes=%d", n)
 	switch {
 	case strings.Contains(pipeline, "plan-gemms{"):
 		return strings.Replace(pipeline, "plan-gemms{", "plan-gemms{"+opt+" ", 1), true

@@ -196,6 +196,21 @@ func MeasuredSupport(module *ir.Operation) (int64, bool) {
 	return n, n > 0
 }
 
+// Planned reports whether plan-gemms planned module's matmuls before a
+// compile failed: a failure after it (a layout, a placement) is one that
+// plans spread over the chip may avoid (the compile driver's retry).
+func Planned(module *ir.Operation) bool {
+	found := false
+	module.Walk(func(op *ir.Operation) ir.WalkResult {
+		if op.Attr(tiled.PlanAnnotation) != nil || op.Attr(tiled.PlanAttrName) != nil {
+			found = true
+			return ir.WalkInterrupt
+		}
+		return ir.WalkAdvance
+	})
+	return found
+}
+
 // Build makes the package of module's one tile-asm function.
 func Build(module *ir.Operation, tg *target.Target, opts Options) (*ipupkg.Package, error) {
 	var memories []*ir.Operation
