@@ -126,11 +126,8 @@ func LowerMatmulPrecision(root *ir.Operation) (int, error) {
 			}
 			halves = append(halves, h)
 		}
-		var attrs []ir.NamedAttr // a conv's window; a matmul has none
-		if d := op.Attrs(); d != nil {
-			attrs = d.Entries
-		}
-		product, err := Build(b, op.Name(), op.Loc(), halves, attrs...)
+		// A conv's window (properties or attributes); a matmul has none.
+		product, err := Build(b, op.Name(), op.Loc(), halves, op.AllAttrs()...)
 		if err != nil {
 			return 0, op.EmitOpError("in f16: %v", err)
 		}
