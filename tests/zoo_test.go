@@ -114,6 +114,8 @@ var zooRefused = map[string]string{
 	"gpt2_4/b4/f32":          "does not fit tile memory", // the same
 	"resnet50/b1/f16":        "destination tiles",        // with f16 matmuls, as resnet50 at batch 4
 	"mobilenet_v2/b1/f16":    "destination tiles",        // the same
+	"efficientnet_b0/b1/f16": "destination tiles",        // the same
+	"vit_b_16/b1/f16":        "cannot be planned",        // 1.6 MiB a tile of weights, tables and converts
 }
 
 // zooRecord is one exported model, as zoo.py's manifest lists it.
