@@ -31,7 +31,7 @@ func naiveConv(x, w *Array, p ConvParams, shape []int) []float64 {
 		q := make([]int, sp)
 		for {
 			for c := range cg {
-				at, inside := (n*C+g*cg+c), true
+				at, inside := (n*C + g*cg + c), true
 				for i := range sp {
 					v := idx[2+i]*p.Strides[i] + q[i]*p.Dilations[i] - p.PadBefore[i]
 					inside = inside && v >= 0 && v < x.Shape[2+i]
@@ -146,4 +146,3 @@ func TestConvShapeRefusals(t *testing.T) {
 		}
 	}
 }
-
