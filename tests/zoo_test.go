@@ -285,16 +285,11 @@ func argmax(xs []float64) int {
 // (with the end of its stderr) and returns its peak resident memory in KB.
 func zooTool(t *testing.T, tools, tool string, args ...string) int64 {
 	t.Helper()
-	cmd := exec.Command(filepath.Join(tools, tool), args...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("%s %s: %v\n%s", tool, strings.Join(args, " "), err, tail(stderr.Bytes(), 4000))
+	ok, rss, stderr := zooTry(t, tools, tool, args...)
+	if !ok {
+		t.Fatalf("%s %s: %s", tool, strings.Join(args, " "), tail([]byte(stderr), 4000))
 	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		return ru.Maxrss
-	}
-	return 0
+	return rss
 }
 
 // zooTry runs one of the built tools and reports whether it succeeded, its

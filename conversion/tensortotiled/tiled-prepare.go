@@ -201,7 +201,7 @@ func splatConstants(root *ir.Operation, ctx *ir.Context) error {
 	rw := ir.NewRewriter(ctx, nil)
 	for _, op := range splats {
 		scalar := op.Operand(0).DefiningOp()
-		val, ok := splatValue(scalar.Attr("value"))
+		val, ok := tensor.SplatValue(scalar.Attr("value"))
 		if !ok || !ir.IsFloat(ir.ElementTypeOrSelf(op.Result(0).Type())) {
 			continue // not one value (a broadcast of a row), or the verifier says what is wrong
 		}
@@ -216,24 +216,4 @@ func splatConstants(root *ir.Operation, ctx *ir.Context) error {
 		}
 	}
 	return nil
-}
-
-// splatValue is the one value of a float scalar attribute or a splat dense
-// one (the importer's broadcast of a constant, as an exporter's Div by a
-// scalar gives: x / 8 in an attention's scaling).
-func splatValue(a ir.Attribute) (float64, bool) {
-	switch v := a.(type) {
-	case *ir.FloatAttr:
-		return v.Val, true
-	case *ir.DenseElementsAttr:
-		if !v.Splat && v.NumElements() != 1 {
-			return 0, false
-		}
-		arr, err := tensor.ArrayFromAttr(v)
-		if err != nil || len(arr.Data) == 0 || !arr.Kind.IsFloat() {
-			return 0, false
-		}
-		return arr.Data[0], true
-	}
-	return 0, false
 }

@@ -231,11 +231,7 @@ func (w convWeight) along(axis, start, count int) convWeight {
 	if w.array == nil {
 		return convWeight{d: w.d, v: w.d.along(w.v, axis, start, count)}
 	}
-	offsets, sizes, strides := make([]int, len(w.array.Shape)), slices.Clone(w.array.Shape), make([]int, len(w.array.Shape))
-	for i := range strides {
-		strides[i] = 1
-	}
-	offsets[axis], sizes[axis] = start, count
+	offsets, sizes, strides := alongAxis(w.array.Shape, axis, start, count)
 	return convWeight{d: w.d, array: w.must(eval.Slice(w.array, offsets, sizes, strides))}
 }
 
@@ -325,10 +321,7 @@ func (d decomposer) im2col(xl *ir.Value, kernel, outSp []int, p eval.ConvParams)
 func (d decomposer) windowSlices(xl *ir.Value, kernel, outSp []int, p eval.ConvParams, f func(*ir.Value)) {
 	shape := shapeOf(xl.Type())
 	for _, q := range d.kernelOffsets(kernel) {
-		offsets, sizes, strides := make([]int, len(shape)), slices.Clone(shape), make([]int, len(shape))
-		for i := range strides {
-			strides[i] = 1
-		}
+		offsets, sizes, strides := alongAxis(shape, 0, 0, shape[0])
 		for i := range kernel {
 			offsets[1+i] = q[i] * p.Dilations[i]
 			sizes[1+i] = outSp[i]
@@ -405,13 +398,20 @@ func (d decomposer) slice(x *ir.Value, offsets, sizes, strides []int) *ir.Value 
 
 // along is the slice of x of count positions from start on one axis.
 func (d decomposer) along(x *ir.Value, axis, start, count int) *ir.Value {
-	shape := shapeOf(x.Type())
-	offsets, sizes, strides := make([]int, len(shape)), slices.Clone(shape), make([]int, len(shape))
+	offsets, sizes, strides := alongAxis(shapeOf(x.Type()), axis, start, count)
+	return d.slice(x, offsets, sizes, strides)
+}
+
+// alongAxis is the slice of a tensor of shape that takes count positions
+// from start on one axis and the rest whole, as tensor.slice's
+// attributes (or eval.Slice's arguments).
+func alongAxis(shape []int, axis, start, count int) (offsets, sizes, strides []int) {
+	offsets, sizes, strides = make([]int, len(shape)), slices.Clone(shape), make([]int, len(shape))
 	for i := range strides {
 		strides[i] = 1
 	}
 	offsets[axis], sizes[axis] = start, count
-	return d.slice(x, offsets, sizes, strides)
+	return offsets, sizes, strides
 }
 
 func (d decomposer) reshape(x *ir.Value, shape []int) *ir.Value {

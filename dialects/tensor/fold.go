@@ -75,12 +75,22 @@ func elementCount(a ir.Attribute) int64 {
 	return -1
 }
 
+// SplatValue is the one value of a float constant of one value: a splat
+// dense attribute, a dense one of one element, or a float scalar.
+func SplatValue(a ir.Attribute) (float64, bool) {
+	v, ok := splatValue(a)
+	if !ok || !v.Kind.IsFloat() {
+		return 0, false
+	}
+	return v.Data[0], true
+}
+
 // splatValue returns the single value of a splat constant: a splat dense
-// attribute or a float scalar.
+// attribute (or one of a single element) or a float scalar.
 func splatValue(a ir.Attribute) (*eval.Array, bool) {
 	switch v := a.(type) {
 	case *ir.DenseElementsAttr:
-		if !v.Splat || !isStaticTensor(v.Typ) {
+		if !(v.Splat || v.NumElements() == 1) || !isStaticTensor(v.Typ) {
 			return nil, false
 		}
 		k, _ := ElementKind(v.Typ)
