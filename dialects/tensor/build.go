@@ -3,6 +3,7 @@ package tensor
 import (
 	"fmt"
 
+	"github.com/ipuir/ipuir/eval"
 	"github.com/ipuir/ipuir/ir"
 )
 
@@ -50,6 +51,48 @@ func BuildTyped(b *ir.Builder, name string, loc ir.Location, result ir.Type, ope
 // float attribute).
 func Constant(b *ir.Builder, loc ir.Location, a ir.Attribute) (*ir.Value, error) {
 	return Build(b, ConstantOpName, loc, nil, ir.NamedAttr{Name: "value", Value: a})
+}
+
+// ConvertedConstant is v converted to the float type et at compile time,
+// when v is a tensor.constant: a new constant holding each element rounded
+// as tensor.convert rounds it (a splat stays a splat). ok is false when v
+// is not a constant, and the caller converts at run time. A program then
+// stores the narrow copy alone (an f32 weight multiplied in f16 takes half
+// the memory) and moves no convert's operand through exchange.
+func ConvertedConstant(b *ir.Builder, loc ir.Location, v *ir.Value, et ir.Type) (*ir.Value, bool, error) {
+	def := v.DefiningOp()
+	rt, isTensor := v.Type().(*ir.RankedTensorType)
+	k, isFloat := kindOf(et)
+	if def == nil || !def.Is(ConstantOp) || !isTensor || !isFloat {
+		return nil, false, nil
+	}
+	from, fromFloat := kindOf(rt.Elem)
+	if !fromFloat {
+		return nil, false, nil
+	}
+	t := b.Ctx.Tensor(rt.Dims, et)
+	if x, ok := SplatValue(def.Attr("value")); ok {
+		splat, err := eval.Convert(&eval.Array{Kind: from, Data: []float64{x}}, k)
+		if err != nil {
+			return nil, false, err
+		}
+		c, err := SplatConstant(b, loc, t, splat.Data[0])
+		return c, err == nil, err
+	}
+	a, err := ArrayFromAttr(def.Attr("value"))
+	if err != nil || !a.Kind.IsFloat() {
+		return nil, false, nil
+	}
+	converted, err := eval.Convert(a, k)
+	if err != nil {
+		return nil, false, err
+	}
+	attr, err := AttrFromArray(b.Ctx, t, converted)
+	if err != nil {
+		return nil, false, err
+	}
+	c, err := Constant(b, loc, attr)
+	return c, err == nil, err
 }
 
 // SplatConstant creates a tensor.constant of type t (a float tensor type)

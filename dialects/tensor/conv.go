@@ -210,9 +210,20 @@ type convWeight struct {
 	array *eval.Array
 }
 
-// weight starts w's rearrangement.
+// weight starts w's rearrangement. A convert of a constant (a weight an
+// f16 program multiplies) is converted here too, as the device would.
 func (d decomposer) weight(w *ir.Value) convWeight {
-	if def := w.DefiningOp(); def != nil && def.Is(ConstantOp) {
+	def := w.DefiningOp()
+	if def != nil && def.Is(ConvertOp) {
+		if c := def.Operand(0).DefiningOp(); c != nil && c.Is(ConstantOp) {
+			if a, err := ArrayFromAttr(c.Attr("value")); err == nil {
+				if k, ok := kindOf(elemOf(w.Type())); ok {
+					return convWeight{d: d, array: convWeight{d: d}.must(eval.Convert(a, k))}
+				}
+			}
+		}
+	}
+	if def != nil && def.Is(ConstantOp) {
 		if a, err := ArrayFromAttr(def.Attr("value")); err == nil {
 			return convWeight{d: d, array: a}
 		}

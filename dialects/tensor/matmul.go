@@ -94,7 +94,8 @@ func inferMatmul(operands []ir.Type, batched bool) (resultType, error) {
 
 // LowerMatmulPrecision rewrites every tensor.matmul, tensor.batch_matmul
 // and tensor.conv under root whose operands are f32 to multiply in f16: each operand is
-// converted to f16 (rounded to nearest), the product is an f16 matmul
+// converted to f16 (rounded to nearest; a constant at compile time, so
+// that the program stores its weights in f16 alone), the product is an f16 matmul
 // (accumulated in f32 and rounded once to f16, as every matmul), and its
 // result is converted back to f32. The AMP multiplies f16 at four times
 // its f32 rate (target.AMPRate); the price is the rounding of both
@@ -115,12 +116,25 @@ func LowerMatmulPrecision(root *ir.Operation) (int, error) {
 		return ir.WalkAdvance
 	})
 	b := ir.NewBuilder(ctx)
+	halfOf := map[*ir.Value]*ir.Value{}
 	for _, op := range todo {
 		b.SetInsertionPoint(op)
 		var halves []*ir.Value
 		for _, v := range op.Operands() {
-			rt := v.Type().(*ir.RankedTensorType)
-			h, err := BuildTyped(b, ConvertOpName, op.Loc(), ctx.Tensor(rt.Dims, ctx.F16()), []*ir.Value{v})
+			// A constant (a weight) is converted now: the program holds
+			// it in f16 alone, as the device would after a convert.
+			h, folded := halfOf[v]
+			var err error
+			if !folded || h.DefiningOp().Block() != op.Block() {
+				h, folded, err = ConvertedConstant(b, op.Loc(), v, ctx.F16())
+				if folded {
+					halfOf[v] = h // a weight two matmuls share, converted once
+				}
+			}
+			if !folded && err == nil {
+				rt := v.Type().(*ir.RankedTensorType)
+				h, err = BuildTyped(b, ConvertOpName, op.Loc(), ctx.Tensor(rt.Dims, ctx.F16()), []*ir.Value{v})
+			}
 			if err != nil {
 				return 0, err
 			}
@@ -136,7 +150,13 @@ func LowerMatmulPrecision(root *ir.Operation) (int, error) {
 			return 0, err
 		}
 		op.Result(0).ReplaceAllUsesWith(back)
+		operands := op.Operands()
 		op.Erase()
+		for _, v := range operands {
+			if def := v.DefiningOp(); def != nil && def.Is(ConstantOp) && !v.HasUses() {
+				def.Erase() // its f16 copy replaced it
+			}
+		}
 	}
 	return len(todo), nil
 }
