@@ -484,8 +484,12 @@ func gathersMoreThanHeld(l *Layout, shape []int64, r *Layout, rshape, pshape, ax
 // BroadcastLayouts returns, for a broadcast (input axis i is result axis
 // dims[i]) whose result is wanted in l, the layout its input must be in and
 // the layout the broadcast produces: l when the projection of l's shards
-// is a layout; else l with the axes the input lacks made whole (the caller
-// relays the result out to l).
+// is a layout; else, when the input is no larger than a shard of l with
+// the axes the input lacks made whole, l from the whole input on every
+// tile l spans; else that unpartitioned layout (the caller relays the
+// result out to l). A one-hot's iota [1000] broadcast to [512, 1000] in a
+// replicated matmul operand took the second way, 112 KiB a tile where the
+// wanted shard is 7 KiB; the whole input is 4 KiB.
 func BroadcastLayouts(l *Layout, out, in []int64, dims []int64) (Layout, Layout) {
 	from := make([]int, len(dims))
 	for i, d := range dims {
@@ -506,7 +510,37 @@ func BroadcastLayouts(l *Layout, out, in []int64, dims []int64) (Layout, Layout)
 	}
 	u := Unpartition(l, len(out), whole)
 	p, _ := ProjectLayout(&u, out, from, in)
+	if everywhere, ok := wholeOnTilesOf(l, out, in); ok {
+		if um, err := NewShardMap(&u, out, 0); err == nil && elementsOf(in) <= um.MaxShardElements() {
+			return everywhere, *l
+		}
+	}
 	return p, u
+}
+
+// wholeOnTilesOf is a layout holding a tensor of shape in whole on every
+// tile from l's first to its last, stored as l stores its shards.
+func wholeOnTilesOf(l *Layout, shape, in []int64) (Layout, bool) {
+	m, err := NewShardMap(l, shape, 0)
+	if err != nil {
+		return Layout{}, false
+	}
+	tiles := m.Tiles()
+	if len(tiles) == 0 {
+		return Layout{}, false
+	}
+	first, last := slices.Min(tiles), slices.Max(tiles)
+	return Layout{Order: Order{Kind: RowMajor}, MemoryClass: l.MemoryClass,
+		Tiling: Tiling{TileCount: last + 1, Replicas: last - first + 1, ReplicaStride: 1, TileOffset: first}}, true
+}
+
+// elementsOf is the element count of shape, saturated.
+func elementsOf(shape []int64) int64 {
+	n := int64(1)
+	for _, d := range shape {
+		n = satMul(n, d)
+	}
+	return n
 }
 
 // SliceLayout is the layout of x[lo:hi] along axis (a front index) when x

@@ -563,3 +563,43 @@ func TestEvenLayoutCutsEveryAxisByADivisor(t *testing.T) {
 		}
 	}
 }
+
+// A broadcast whose result is wanted in a replicated layout with the new
+// axis cut too (the one-hot of an embedding lookup at batch 4: [1000]
+// indices broadcast to [512, 1000], a matmul's operand in five copies)
+// has no projection of its result's shards; it computes in the wanted
+// layout from the whole input on every tile, not in the wanted layout
+// with the new axis made whole (every tile 512 rows, 16 times its shard).
+func TestBroadcastLayoutsFromAWholeInput(t *testing.T) {
+	wanted := Layout{Order: Order{Kind: RowMajor}, MemoryClass: "Ipu21Interleaved", Tiling: Tiling{TileCount: 1440, Replicas: 5, ReplicaStride: 288}}
+	cols, rows := NewAxis(1, 18), NewAxis(2, 16)
+	cols.BlockSize, cols.PaddingMultiple, cols.TileStride = 8, 8, 16
+	rows.BlockSize, rows.PaddingMultiple, rows.TileStride = 16, 16, 1
+	wanted.Tiling.Axes = []AxisTiling{cols, rows}
+	out, in := []int64{512, 1000}, []int64{1000}
+	inL, compute := BroadcastLayouts(&wanted, out, in, []int64{1})
+	if !compute.Equal(&wanted) {
+		t.Fatalf("the broadcast computes in %+v, not the wanted layout", compute.Tiling)
+	}
+	result, err := NewShardMap(&compute, out, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	input, err := NewShardMap(&inL, in, 0)
+	if err != nil {
+		t.Fatalf("input layout %+v: %v", inL.Tiling, err)
+	}
+	checked := 0
+	for _, tile := range result.Tiles() {
+		box, _ := result.BoxOnTile(tile)
+		have, ok := input.BoxOnTile(tile)
+		if !ok || !have.Contains(Box{box[1]}) {
+			t.Fatalf("tile %d computes columns %v but holds %v of the input", tile, box[1], have)
+		}
+		checked++
+	}
+	if got, shard := input.MaxShardElements(), result.MaxShardElements(); got > shard {
+		t.Errorf("the input takes %d elements a tile, more than the result's shard of %d", got, shard)
+	}
+	t.Logf("%d tiles hold the input their shard reads", checked)
+}
