@@ -632,7 +632,7 @@ func gemmProgram(fn *ir.Operation, pinned map[int]*layout.GemmConstraint, index 
 		ids[v] = len(ids)
 		return ids[v]
 	}
-	homes, err := homeLayouts(fn, tg)
+	homes, _, err := homeLayouts(fn, tg)
 	if err != nil {
 		return plan.Program{}, nil, fn.EmitOpError("%v", err)
 	}

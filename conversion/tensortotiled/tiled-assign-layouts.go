@@ -67,13 +67,13 @@ func (p *TiledAssignLayouts) Run(module *ir.Operation, pc *passes.PassContext) e
 		return err
 	}
 	for _, fn := range functions(module) {
-		homes, err := homeLayouts(fn, tg)
+		homes, placer, err := homeLayouts(fn, tg)
 		if err != nil {
 			return fn.EmitOpError("%v", err)
 		}
 		a := &layoutAssigner{ctx: pc.Context(), t: tg, fn: fn, layout: map[*ir.Value]*tiled.LayoutAttr{},
 			plans: map[*ir.Operation]*layout.PlanLayouts{}, need: map[operandKey]*tiled.LayoutAttr{},
-			relayouts: map[relayoutKey]*ir.Value{}, homes: homes}
+			relayouts: map[relayoutKey]*ir.Value{}, homes: homes, placer: placer}
 		if err := a.run(); err != nil {
 			return err
 		}
@@ -106,6 +106,9 @@ type layoutAssigner struct {
 	numRelayouts int
 	// homes are the home weights' layouts (homeLayouts).
 	homes map[*ir.Value]layout.Layout
+	// placer spreads what is stored once over the chip: the homes, then
+	// the constants no user asks a layout of (storeConstant).
+	placer *tilePlacer
 }
 
 // flexible ops take their result's layout from their users.
@@ -344,6 +347,26 @@ func (a *layoutAssigner) setDefault(v *ir.Value, at *ir.Operation) error {
 	return a.set(v, l, at)
 }
 
+// storeConstant lays out a constant that no user asks a layout of (a
+// bias a reshape reads, say) as a home is: in pieces of at least
+// layout.StoredPieceBytes, on the least loaded tiles. The default layout
+// put one element on each of the first tiles, so that every reader took
+// one exchange-table entry per element and the first tiles held a piece
+// of every such constant in the program.
+func (a *layoutAssigner) storeConstant(v *ir.Value, at *ir.Operation) error {
+	rt := v.Type().(*ir.RankedTensorType)
+	et, err := tiled.ElemTypeOf(rt)
+	if err != nil {
+		return a.setDefault(v, at)
+	}
+	l, err := layout.StorageLayout(rt.Dims, int64(et.Bytes()), a.t)
+	if err != nil {
+		return at.EmitOpError("no layout fits %s on target %s: %v", ir.TypeString(rt), a.t.Name, err)
+	}
+	a.placer.placeHome(&l, rt)
+	return a.set(v, l, at)
+}
+
 func (a *layoutAssigner) assignArgument(arg *ir.Value) error {
 	if _, ok := arg.Type().(*ir.RankedTensorType); !ok || isStreamed(arg) {
 		return nil // a streamed weight is in no tile's memory
@@ -434,6 +457,20 @@ func (a *layoutAssigner) assignForward(op *ir.Operation) (bool, error) {
 				return true, a.set(r, l, op)
 			}
 		}
+		if window, ok := a.windowInput(op); ok {
+			// A kernel position's slice of a window: the input in blocks,
+			// each slice beside them (moving its halo); an input laid out
+			// otherwise is moved there once for all its slices.
+			if !in.Equal(&window.Layout) {
+				a.need[operandKey{op, 0}] = window
+				in = &window.Layout
+			}
+			offsets, sizes, strides := sliceAttrs(op)
+			if l, ok := layout.WindowSliceLayout(in, op.Operand(0).Type().(*ir.RankedTensorType).Dims, offsets, sizes, strides); ok {
+				return true, a.set(r, l, op)
+			}
+			delete(a.need, operandKey{op, 0})
+		}
 		return true, a.setDefault(r, op)
 	case op.Is(tensor.ReduceSumOp, tensor.ReduceMaxOp):
 		in, err := a.layoutOf(op.Operand(0), op)
@@ -465,7 +502,11 @@ func (a *layoutAssigner) assignFromUsers(op *ir.Operation) error {
 			want = a.wantedBy(u.Owner(), u.Index())
 		}
 	})
-	if want == nil {
+	if want == nil && op.Is(tensor.ConstantOp) {
+		if err := a.storeConstant(r, op); err != nil {
+			return err
+		}
+	} else if want == nil {
 		if err := a.setDefault(r, op); err != nil {
 			return err
 		}
@@ -513,7 +554,43 @@ func (a *layoutAssigner) wantedBy(op *ir.Operation, i int) *tiled.LayoutAttr {
 			return a.attr(l.Layout)
 		}
 	}
+	if l, ok := a.windowInput(op); ok && i == 0 {
+		return l
+	}
 	return a.need[operandKey{op, i}]
+}
+
+// windowInput is the layout that op, a slice of a window (a kernel
+// position's strided slice of a channels-last input [N, s…, C], which
+// tensor-decompose makes of a convolution), reads its input in: the
+// input's own when that is already cut in window blocks, else
+// layout.WindowInputLayout. ok is false for other slices.
+func (a *layoutAssigner) windowInput(op *ir.Operation) (*tiled.LayoutAttr, bool) {
+	if !op.Is(tensor.SliceOp) {
+		return nil, false
+	}
+	inShape := op.Operand(0).Type().(*ir.RankedTensorType).Dims
+	offsets, sizes, strides := sliceAttrs(op)
+	r := len(inShape)
+	if r < 3 || sizes[0] != inShape[0] || sizes[r-1] != inShape[r-1] || offsets[0] != 0 || offsets[r-1] != 0 {
+		return nil, false
+	}
+	if l := a.layout[op.Operand(0)]; l != nil {
+		if _, ok := layout.WindowSliceLayout(&l.Layout, inShape, offsets, sizes, strides); ok {
+			return l, true
+		}
+	}
+	l, ok := layout.WindowInputLayout(inShape, sizes[1:r-1], strides[1:r-1], a.t)
+	if !ok {
+		return nil, false
+	}
+	return a.attr(l), true
+}
+
+// sliceAttrs are a tensor.slice's offsets, sizes and strides.
+func sliceAttrs(op *ir.Operation) (offsets, sizes, strides []int64) {
+	return op.Attr(tensor.OffsetsAttr).(*ir.DenseArrayAttr).Ints, op.Attr(tensor.SizesAttr).(*ir.DenseArrayAttr).Ints,
+		op.Attr(tensor.StridesAttr).(*ir.DenseArrayAttr).Ints
 }
 
 // required is the layout op needs operand i in, or nil for any.

@@ -169,7 +169,7 @@ func setHomeAttr(ctx *ir.Context, fn *ir.Operation, v *ir.Value, a ir.Attribute)
 // chip instead of all starting on tile 0. plan-gemms prices the exchange
 // from it and tiled-assign-layouts places the weight in it, so both call
 // this.
-func homeLayouts(fn *ir.Operation, tg *target.Target) (map[*ir.Value]layout.Layout, error) {
+func homeLayouts(fn *ir.Operation, tg *target.Target) (map[*ir.Value]layout.Layout, *tilePlacer, error) {
 	homes := entryValues(fn, isHome)
 	out := map[*ir.Value]layout.Layout{}
 	placer := newTilePlacer(int64(tg.Tiles))
@@ -182,22 +182,22 @@ func homeLayouts(fn *ir.Operation, tg *target.Target) (map[*ir.Value]layout.Layo
 		case *tiled.LayoutAttr:
 			l := a.Layout
 			if _, err := tiled.CheckLayout(&l, rt, tg); err != nil {
-				return nil, fmt.Errorf("the home layout of %s: %v", valueDescription(v), err)
+				return nil, nil, fmt.Errorf("the home layout of %s: %v", valueDescription(v), err)
 			}
 			out[v] = l
 			placer.claimHome(&l, rt)
 		case *ir.UnitAttr:
 			l, err := defaultHome(v, tg)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			placer.placeHome(&l, rt)
 			out[v] = l
 		default:
-			return nil, fmt.Errorf("%s: '%s' must be a unit attribute or a #tiled.layout, got %s", valueDescription(v), tiled.HomeAttr, ir.AttrString(a))
+			return nil, nil, fmt.Errorf("%s: '%s' must be a unit attribute or a #tiled.layout, got %s", valueDescription(v), tiled.HomeAttr, ir.AttrString(a))
 		}
 	}
-	return out, nil
+	return out, placer, nil
 }
 
 // valueDescription names a home weight in diagnostics.
