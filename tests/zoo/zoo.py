@@ -45,6 +45,16 @@ def seeded_batchnorm(model, gen):
                     m.bias.copy_(0.1 * torch.randn(m.bias.shape, generator=gen))
 
 
+def seeded_zero_layers(model, gen):
+    """Random weights for layers initialized to zeros (torchvision's ViT
+    head): their output would be zeros, and a comparison of zeros with
+    zeros checks nothing."""
+    for m in model.modules():
+        if isinstance(m, nn.Linear) and not m.weight.detach().any():
+            with torch.no_grad():
+                m.weight.copy_(torch.randn(m.weight.shape, generator=gen) / m.weight.shape[1] ** 0.5)
+
+
 class Encoder(nn.Module):
     """nn.TransformerEncoder over token embeddings already computed."""
 
@@ -206,6 +216,7 @@ def export(name, batch, out):
     gen = torch.Generator().manual_seed(1)
     model = build()
     seeded_batchnorm(model, gen)
+    seeded_zero_layers(model, gen)
     model.eval()
     args = inputs(batch, gen)
     stem = os.path.join(out, f"{name}-b{batch}")
