@@ -16,23 +16,20 @@ import (
 // the neighbouring tile. The default layout instead cut the 58 rows of a
 // padded 56×56 image one row a tile, so every shift moved every row.
 
-// windowMinChannels is the fewest channels a window layout puts on a
-// tile where the channels allow: each tile's vector work is then whole
-// rows of several channels, and the weights a depthwise convolution
-// broadcasts are a few words per tile rather than one per tile.
-const windowMinChannels = 8
-
 // WindowInputLayout is the layout of the input in (shape [N, s…, C]) of
 // window slices whose results have spatial sizes out (one per spatial
 // axis) and strides strides, on the tiles of t. ok is false when in is
 // not of rank 3 or more or out and strides do not match it.
 //
-// The channels are cut first, into parts of windowMinChannels or more,
-// then the batch, then each spatial axis into blocks of output rows no
-// smaller than its halo (the rows a kernel reaches past its block), so a
-// slice's halo comes from one neighbour; the input's blocks are the
-// output's times the stride, and the cut stops where the input's blocks
-// would need more tiles than t has.
+// The channels are cut first, as finely as the tiles allow (a window
+// never reads across channels, so their cut moves nothing), then the
+// batch, then each spatial axis into blocks of output rows no smaller
+// than its halo (the rows a kernel reaches past its block), so a slice's
+// halo comes from one neighbour; the input's blocks are the output's
+// times the stride, and the cut stops where the input's blocks would need
+// more tiles than t has. (Channels in parts of 8 or more, tried first,
+// left most tiles idle on small images: mobilenet_v3_small took 281,561
+// simulated cycles, against 206,888 so.)
 func WindowInputLayout(in, out, strides []int64, t *target.Target) (Layout, bool) {
 	r := len(in)
 	if r < 3 || len(out) != r-2 || len(strides) != r-2 {
@@ -60,7 +57,7 @@ func WindowInputLayout(in, out, strides []int64, t *target.Target) (Layout, bool
 		remaining /= partitions
 	}
 	C := in[r-1]
-	pc := largestDivisorAtMost(C, min(remaining, max(1, C/windowMinChannels)))
+	pc := largestDivisorAtMost(C, remaining)
 	add(1, pc, C/pc)
 	pn := largestDivisorAtMost(in[0], remaining)
 	add(r, pn, in[0]/pn)
