@@ -1,5 +1,11 @@
 package layout
 
+import (
+	"slices"
+
+	"github.com/ipuir/ipuir/numeric"
+)
+
 // StoredOnce is a layout that stores a tensor once, for bringing it into
 // l just before each use: l's shard boundaries on every axis, no
 // replicas, row major in class, each of l's shards cut into up to
@@ -63,6 +69,73 @@ func StoredOnce(l *Layout, shape []int64, elemBytes, tiles int64, class string) 
 	}
 	if _, err := NewShardMap(&out, shape, tiles); err != nil {
 		return Layout{}, false
+	}
+	return out, true
+}
+
+// StepHome is the home of a weight of shape that a temporal plan reads a
+// step at a time, each step's slice (stepShape: the inner axis shorter)
+// in the layout step: the weight cut into the blocks the step layout's
+// shards hold, along every axis, the inner one included, so that every
+// shard a step needs is one block of the home, sent by one tile. Where
+// that takes more than tiles tiles, the blocks of the axis with the most
+// are merged, two by two and so on. A weight in the default layout (one
+// row a tile) sent a step's tile one piece per row it needs: 64 entries
+// in each of its exchange tables per step, which for ViT-B/16's MLPs in
+// f32 grew to 200 KiB on one tile. ok is false when step does not fit
+// stepShape or no cut fits tiles.
+func StepHome(step *Layout, stepShape, shape []int64, tiles int64, class string) (Layout, bool) {
+	if len(stepShape) != len(shape) {
+		return Layout{}, false
+	}
+	if _, err := NewShardMap(step, stepShape, 0); err != nil {
+		return Layout{}, false
+	}
+	blocks := slices.Clone(stepShape)
+	for _, a := range step.Tiling.Axes {
+		axis := len(stepShape) - a.FromEnd
+		if axis < 0 || axis >= len(stepShape) || a.PaddingGroups != 1 || a.BlockSize < 1 {
+			return Layout{}, false
+		}
+		perPart := numeric.CeilDiv(numeric.CeilDiv(stepShape[axis], a.BlockSize), a.Partitions) * a.BlockSize
+		blocks[axis] = min(perPart, stepShape[axis])
+	}
+	parts := func() []int64 {
+		p := make([]int64, len(shape))
+		for i, n := range shape {
+			p[i] = numeric.CeilDiv(n, max(blocks[i], 1))
+		}
+		return p
+	}
+	for {
+		p := parts()
+		total := int64(1)
+		for _, x := range p {
+			total = satMul(total, x)
+		}
+		if total <= tiles {
+			break
+		}
+		widest := 0
+		for i := range p {
+			if p[i] > p[widest] {
+				widest = i
+			}
+		}
+		if p[widest] <= 1 {
+			return Layout{}, false
+		}
+		blocks[widest] *= 2
+	}
+	out := Layout{Order: Order{Kind: RowMajor}, MemoryClass: class, Tiling: Tiling{TileCount: 1, Replicas: 1}}
+	for i, p := range parts() {
+		if p <= 1 {
+			continue
+		}
+		a := NewAxis(len(shape)-i, p)
+		a.BlockSize, a.PaddingMultiple = blocks[i], blocks[i]
+		out.Tiling.Axes = append(out.Tiling.Axes, a)
+		out.Tiling.TileCount *= p
 	}
 	return out, true
 }

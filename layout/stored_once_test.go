@@ -115,3 +115,67 @@ func TestStorageLayoutKeepsPiecesWhole(t *testing.T) {
 		}
 	}
 }
+
+// A weight a temporal plan reads a step at a time (ViT-B/16's first MLP
+// weight in f32, [768, 3072], six steps of 128 rows into an AMP operand
+// cut 2 × 192 and replicated 3 times) stored in StepHome's blocks sends
+// each step's tile its shard as one piece; from the default layout (one
+// row a tile) each took 64. StepHome fits the chip by merging the widest
+// axis's blocks, and stores every element once.
+func TestStepHomeSendsEachStepShardAsOnePiece(t *testing.T) {
+	tg, _ := target.Lookup("ipu21")
+	step := Layout{Order: Order{Kind: AmpRight}, MemoryClass: "Ipu21Interleaved", Tiling: Tiling{TileCount: 1152, Replicas: 3, ReplicaStride: 384}}
+	rows, cols := NewAxis(2, 2), NewAxis(1, 192)
+	rows.BlockSize, rows.PaddingMultiple, rows.TileStride = 8, 8, 192
+	cols.BlockSize, cols.PaddingMultiple, cols.TileStride = 16, 16, 1
+	step.Tiling.Axes = []AxisTiling{rows, cols}
+	stepShape, shape := []int64{128, 3072}, []int64{768, 3072}
+	home, ok := StepHome(&step, stepShape, shape, int64(tg.Tiles), "Ipu21Standard")
+	if !ok {
+		t.Fatal("no step home")
+	}
+	hm, err := NewShardMap(&home, shape, int64(tg.Tiles))
+	if err != nil {
+		t.Fatalf("home %+v: %v", home.Tiling, err)
+	}
+	if got := hm.NumShards(); got > int64(tg.Tiles) || got < int64(tg.Tiles)/2 {
+		t.Errorf("the home has %d shards on a chip of %d tiles", got, tg.Tiles)
+	}
+	if hm.MaxShardElements()*hm.NumShards() > 2*768*3072 {
+		t.Errorf("the home holds %d elements for 768 × 3072", hm.MaxShardElements()*hm.NumShards())
+	}
+	sm, err := NewShardMap(&step, stepShape, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	def, _ := DefaultLayout(shape, tg)
+	dm, _ := NewShardMap(&def, shape, 0)
+	checked, fromDefault := 0, 0
+	for k0 := int64(0); k0 < 768; k0 += 128 {
+		for _, tile := range sm.Tiles() {
+			box, _ := sm.BoxOnTile(tile)
+			need := Box{{Lo: k0 + box[0].Lo, Hi: k0 + box[0].Hi}, box[1]}
+			senders := 0
+			for _, from := range hm.Tiles() {
+				if have, _ := hm.BoxOnTile(from); have.Intersect(need).Elements() > 0 {
+					senders++
+				}
+			}
+			if senders != 1 {
+				t.Fatalf("step at row %d: tile %d's shard %v comes from %d home tiles", k0, tile, need, senders)
+			}
+			if k0 == 0 && tile == sm.Tiles()[0] {
+				for _, from := range dm.Tiles() {
+					if have, _ := dm.BoxOnTile(from); have.Intersect(need).Elements() > 0 {
+						fromDefault++
+					}
+				}
+			}
+			checked++
+		}
+	}
+	if fromDefault < 2 {
+		t.Errorf("from the default layout a step's shard comes from %d tiles: the test compares nothing", fromDefault)
+	}
+	t.Logf("%d step shards each from one home tile (from the default layout: %d tiles)", checked, fromDefault)
+}

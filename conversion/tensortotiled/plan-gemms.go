@@ -519,7 +519,8 @@ func makeWeightsHome(ctx *ir.Context, fn *ir.Operation, minElements int64) int {
 // (tiled.home = #tiled.layout<...>): for one its first planned reader
 // takes as its right operand (directly, or as a part of a concat planned
 // jointly), the layout that stores the plan's layout of it once
-// (layout.StoredOnce); for the others the default. Each starts where the
+// (layout.StoredOnce), or, read by a temporal plan, the blocks of its
+// steps' layouts (layout.StepHome); for the others the default. Each starts where the
 // previous home ended, as homeLayouts spreads them. It returns a function
 // that restores the attributes as they were, or nil when fn has no home
 // or every home already has a layout.
@@ -535,8 +536,15 @@ func alignHomes(ctx *ir.Context, fn *ir.Operation, ops []*ir.Operation, choices 
 	cut := map[*ir.Value]layout.Layout{}
 	for i, op := range ops {
 		w, rhs := op.Operand(1), &choices[i].Layouts.RHS
-		if choices[i].Layouts.Step != nil {
-			continue // a temporal plan reads its weights from the default layout, a step at a time
+		if step := choices[i].Layouts.Step; step != nil {
+			// A temporal plan reads its weight a step at a time, where it
+			// is stored: in the blocks each step's shards are.
+			if _, done := cut[w]; !done && isHome(w) {
+				if h, ok := layout.StepHome(&step.RHS, step.RHSShape, w.Type().(*ir.RankedTensorType).Dims, int64(tg.Tiles), standard.Name); ok {
+					cut[w] = h
+				}
+			}
+			continue
 		}
 		shape := w.Type().(*ir.RankedTensorType).Dims
 		parts := []*ir.Value{w}

@@ -414,6 +414,9 @@ func verifyMatmul(op *ir.Operation, env *ir.Env) error {
 		want *layout.Layout
 	}{{"lhs", op.Operand(0), &ls.LHS}, {"rhs", op.Operand(1), &ls.RHS}, {"result", op.Result(0), result}} {
 		got, _ := LayoutOf(c.v.Type())
+		if plan.Steps() > 1 && c.what != "result" {
+			continue // a temporal plan's steps slice an operand wherever it is (a home weight in place)
+		}
 		if !got.Equal(c.want) && !streamedFromAnotherClass(got, c.want, tg) {
 			return fmt.Errorf("%s layout #tiled.layout<%s> is not the one the plan gives it: #tiled.layout<%s>", c.what, got, c.want)
 		}
