@@ -32,6 +32,20 @@ type Diagnostic struct {
 	// Op is the op the diagnostic is about, when there is one; tools use it
 	// to print the op in a note.
 	Op *Operation
+	// Cause is the error the diagnostic reports, when it reports one whose
+	// kind a caller may act on (errors.Is and errors.As see it): a compile
+	// driver that tries again in phases when a program does not fit tile
+	// memory, say. It does not change what the diagnostic prints.
+	Cause error
+}
+
+// Unwrap is d's cause, for errors.Is and errors.As.
+func (d *Diagnostic) Unwrap() error { return d.Cause }
+
+// WithCause sets d's cause and returns d.
+func (d *Diagnostic) WithCause(err error) *Diagnostic {
+	d.Cause = err
+	return d
 }
 
 func (d *Diagnostic) Error() string {

@@ -1,10 +1,28 @@
 package target
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 )
+
+// ErrTileMemory is what every refusal for want of tile memory is (errors.Is):
+// no matmul plan fits beside what the tiles already hold, or a buffer
+// finds no room on its tile. A program refused so may fit cut into
+// phases, each with its own weights, which a compile driver can try; a
+// refusal for any other reason would be refused again.
+var ErrTileMemory = errors.New("the program does not fit tile memory")
+
+// TileMemoryError is an error with the given message that is ErrTileMemory.
+func TileMemoryError(format string, args ...any) error {
+	return &tileMemoryError{fmt.Sprintf(format, args...)}
+}
+
+type tileMemoryError struct{ msg string }
+
+func (e *tileMemoryError) Error() string        { return e.msg }
+func (e *tileMemoryError) Is(target error) bool { return target == ErrTileMemory }
 
 // Capacity returns the bytes one tile has in the memory class of the given
 // kind.
@@ -33,6 +51,9 @@ type MemoryOverflowError struct {
 	Target    string
 	Overflows []ClassOverflow
 }
+
+// Is makes a tile's overflow an ErrTileMemory.
+func (e *MemoryOverflowError) Is(target error) bool { return target == ErrTileMemory }
 
 func (e *MemoryOverflowError) Error() string {
 	parts := make([]string, len(e.Overflows))

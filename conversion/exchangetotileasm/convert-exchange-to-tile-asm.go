@@ -477,9 +477,9 @@ func placementError(fn *ir.Operation, values []*ir.Value, lists [][]storage.Buff
 			"(code %d, host-exchange code %d, exchange tables %d%s), "+
 			"beyond the %d the planner kept for them (the target's support reserve): place more weights home or streamed "+
 			"(tiled.home, tiled.streamed, plan-gemms{weights=...}), or cut the model into phases (--phases)",
-			err, most, busiest, sup.code[busiest], sup.host[busiest], sup.tables[busiest], largestTables(fn, tg, busiest), tg.SupportReserveBytes)
+			err, most, busiest, sup.code[busiest], sup.host[busiest], sup.tables[busiest], largestTables(fn, tg, busiest), tg.SupportReserveBytes).WithCause(err)
 	}
-	return at.EmitOpError("storage placement: %v", err)
+	return at.EmitOpError("storage placement: %v", err).WithCause(err)
 }
 
 // largestTables names the exchange phases whose tables take the most of

@@ -69,7 +69,7 @@ func PlaceStorage(fn *ir.Operation, tg *target.Target) ([]TileStorage, error) {
 	}
 	placements, err := storage.PlaceAll(tg, bufs)
 	if err != nil {
-		return nil, fn.EmitOpError("storage placement: %v", err)
+		return nil, fn.EmitOpError("storage placement: %v", err).WithCause(err)
 	}
 	tiles := make([]TileStorage, tg.Tiles)
 	for i := range tiles {

@@ -2,6 +2,7 @@ package tensortotiled
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -222,7 +223,11 @@ func (p *PipelineStages) cutFunction(ctx *ir.Context, fn *ir.Operation, stages i
 	capacity := numeric.SatMul(int64(costs.tg.Tiles), costs.tg.SRAMBytesPerTile-costs.tg.SupportReserveBytes)
 	cut, err := tensor.CutStages(items, stages, capacity, p.Balance == BalanceBytes)
 	if err != nil {
-		return nil, fn.EmitOpError("pipeline-stages: %v", err)
+		d := fn.EmitOpError("pipeline-stages: %v", err)
+		if errors.Is(err, tensor.ErrStageWeights) {
+			d = d.WithCause(target.ErrTileMemory) // more stages may fit
+		}
+		return nil, d
 	}
 	for i, op := range ops {
 		op.SetAttr(ctx, tensor.StageAttr, ctx.IntegerAttr(ctx.IntegerType(64, ir.Signless), int64(cut.StageOf[i])))

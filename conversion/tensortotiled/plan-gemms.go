@@ -696,7 +696,7 @@ func gemmProgram(fn *ir.Operation, pinned map[int]*layout.GemmConstraint, index 
 func planError(err error, prog plan.Program, ops []*ir.Operation) error {
 	for i, m := range prog.Matmuls {
 		if prefix := m.Name + ": "; strings.HasPrefix(err.Error(), prefix) {
-			return ops[i].EmitOpError("cannot be planned: %s", strings.TrimPrefix(err.Error(), prefix))
+			return ops[i].EmitOpError("cannot be planned: %s", strings.TrimPrefix(err.Error(), prefix)).WithCause(err)
 		}
 	}
 	return err

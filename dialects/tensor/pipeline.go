@@ -1,6 +1,7 @@
 package tensor
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -312,7 +313,7 @@ func CutStages(items []StageItem, stages int, capacity int64, byBytes bool) (*St
 		}
 	}
 	if best == nil {
-		return nil, fmt.Errorf("the ops' weights do not fit %d stages of %d bytes each (or the stages have too few places to start)", stages, capacity)
+		return nil, stageWeightsError(fmt.Sprintf("the ops' weights do not fit %d stages of %d bytes each (or the stages have too few places to start)", stages, capacity))
 	}
 	out := &StageCut{StageOf: best, Ops: make([]int, stages), Cycles: make([]int64, stages), LinkCycles: make([]int64, stages), WeightBytes: make([]int64, stages)}
 	held := make([]map[*ir.Value]bool, stages)
@@ -360,3 +361,12 @@ func spread(stageOf []int, stages int, allowed func(i int) bool) []int {
 	}
 	return stageOf
 }
+
+// ErrStageWeights is what CutStages's refusal for want of room is
+// (errors.Is): the weights do not fit the stages, where more stages may.
+var ErrStageWeights = errors.New("the ops' weights do not fit the stages")
+
+type stageWeightsError string
+
+func (e stageWeightsError) Error() string        { return string(e) }
+func (e stageWeightsError) Is(target error) bool { return target == ErrStageWeights }

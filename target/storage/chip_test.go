@@ -2,6 +2,7 @@ package storage
 
 import (
 	"errors"
+	"github.com/ipuir/ipuir/target"
 	"slices"
 	"strings"
 	"testing"
@@ -37,6 +38,9 @@ func TestPlaceAllTellsUnevenFromTooBig(t *testing.T) {
 	var ce *ChipNoFitError
 	if !errors.As(err, &ce) || ce.Over != 1 || ce.Busiest != 5 || ce.First.Tile != 5 {
 		t.Fatalf("one tile over: %v (%+v)", err, ce)
+	}
+	if !errors.Is(err, target.ErrTileMemory) {
+		t.Errorf("one tile over: %v is not target.ErrTileMemory", err)
 	}
 	for _, want := range []string{"tile 5: buffer big", "Across the chip, 1 of 16 tiles need more", "the busiest, tile 5, has 49160 bytes live at step 0 against 49152 (short by 8), held by big",
 		"the program fits in total, so it is the busiest tiles that overflow"} {

@@ -227,6 +227,9 @@ type NoFitError struct {
 
 func (e *NoFitError) Error() string { return e.msg }
 
+// Is makes a buffer that does not fit a target.ErrTileMemory.
+func (e *NoFitError) Is(err error) bool { return err == target.ErrTileMemory }
+
 func shortError(tile int, class target.MemoryClass, i int, bufs []Buffer, active []int, addr int64) error {
 	b := bufs[i]
 	var in []string

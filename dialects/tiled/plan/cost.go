@@ -590,7 +590,7 @@ func (pr *problem) fitsAtAll() error {
 		have += c
 	}
 	if need > float64(have) {
-		return fmt.Errorf("no plan fits the tile memory of target %s: its operands and result (%s) need at least %s per tile even spread over all %d tiles, and a tile has %s for data (%s kept for code and exchange tables)",
+		return target.TileMemoryError("no plan fits the tile memory of target %s: its operands and result (%s) need at least %s per tile even spread over all %d tiles, and a tile has %s for data (%s kept for code and exchange tables)",
 			pr.t.Name, formatBytes(elems*float64(pr.bpe)), formatBytes(need), pr.t.Tiles, formatBytes(float64(have)), formatBytes(float64(pr.t.SupportReserveBytes)))
 	}
 	return nil

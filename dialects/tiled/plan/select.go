@@ -224,7 +224,7 @@ func planRound(prog Program, t *target.Target, opts Options, reserve []map[targe
 		m := &prog.Matmuls[i]
 		pr, err := newProblem(t, m.Shape)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %v", m.Name, err)
+			return nil, fmt.Errorf("%s: %w", m.Name, err)
 		}
 		if reserve != nil {
 			for kind, bytes := range reserve[i] {
@@ -255,11 +255,11 @@ func planRound(prog Program, t *target.Target, opts Options, reserve []map[targe
 			err = sel.finalists()
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s: %v", m.Name, err)
+			return nil, fmt.Errorf("%s: %w", m.Name, err)
 		}
 		feasible, err := sel.verify()
 		if err != nil {
-			return nil, fmt.Errorf("%s: %v", m.Name, err)
+			return nil, fmt.Errorf("%s: %w", m.Name, err)
 		}
 		var c Choice
 		if j := consumerOf(prog, i); j >= 0 && len(feasible) > 1 {
@@ -934,7 +934,7 @@ func (s *selector) noCandidate() error {
 		case weights > 0:
 			beside = fmt.Sprintf(" beside the %s per tile that resident and home weights hold", formatBytes(float64(weights)))
 		}
-		return fmt.Errorf("%s fits the tile memory of target %s%s: the smallest of %d candidates %s", subject, s.pr.t.Name, beside, s.unfit, s.pr.shortOf(s.smallestUnfit))
+		return target.TileMemoryError("%s fits the tile memory of target %s%s: the smallest of %d candidates %s", subject, s.pr.t.Name, beside, s.unfit, s.pr.shortOf(s.smallestUnfit))
 	}
 	return fmt.Errorf("%s exists for this matmul on target %s", subject, s.pr.t.Name)
 }

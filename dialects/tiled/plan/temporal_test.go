@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"errors"
+	"github.com/ipuir/ipuir/target"
 	"strings"
 	"testing"
 
@@ -83,6 +85,20 @@ func TestRefusalsNameTheBytes(t *testing.T) {
 		Constraint: constraint(t, "inner_steps = 1")}), tg, Options{})
 	if err == nil || !strings.Contains(err.Error(), "fits the tile memory of target ipu21: the smallest of") {
 		t.Errorf("4096³ without steps: %v", err)
+	}
+	// Both refusals are for want of tile memory, which a compile driver
+	// acts on (it tries phases); a pinned value that makes no plan valid
+	// is not.
+	if !errors.Is(err, target.ErrTileMemory) {
+		t.Errorf("4096³ without steps: %v is not target.ErrTileMemory", err)
+	}
+	if _, err := planOne(t, square(16384)); !errors.Is(err, target.ErrTileMemory) {
+		t.Errorf("16384³: %v is not target.ErrTileMemory", err)
+	}
+	_, err = PlanProgram(single(Matmul{Name: "%m", Shape: square(4096), LHS: Operand{Value: 0}, RHS: Operand{Value: 1}, Result: 2,
+		Constraint: constraint(t, "row_partitions = 100000")}), tg, Options{})
+	if err == nil || errors.Is(err, target.ErrTileMemory) {
+		t.Errorf("an invalid pin: %v, want an error other than target.ErrTileMemory", err)
 	}
 }
 

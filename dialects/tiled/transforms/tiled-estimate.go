@@ -126,7 +126,7 @@ func programMemory(module *ir.Operation, tg *target.Target, sum *tiled.Summary) 
 		}
 		placements, err := storage.PlaceAll(tg, withReserve)
 		if err != nil {
-			failed = fn.EmitOpError("the program does not fit tile memory: %v", err)
+			failed = fn.EmitOpError("the program does not fit tile memory: %v", err).WithCause(err)
 			return ir.WalkInterrupt
 		}
 		for _, p := range placements {
