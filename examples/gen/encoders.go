@@ -15,11 +15,14 @@ type Encoder struct {
 }
 
 // Encoders are the encoder examples: the pipeline lit test's four small
-// layers on four test16 chips, and SigLIP-so400m's vision encoder, which
+// layers on four test16 chips, sixteen such layers that one test16 runs
+// only in phases (the automatic phases' lit test), and SigLIP-so400m's vision encoder, which
 // no one chip holds, for an IPU-POD4.
 var Encoders = []Encoder{
 	{File: "encoder-test16x4.ipuir", Summary: "four small pre-norm encoder layers, for a pipeline over four test16 chips",
 		Layers: 4, Tokens: 16, Hidden: 32, Heads: 2, MLP: 64, Elem: "f16", Target: "test16x4"},
+	{File: "encoder16-test16.ipuir", Summary: "sixteen small pre-norm encoder layers, more code and exchange tables than one test16 holds as one program, which ipu-translate compiles in phases",
+		Layers: 16, Tokens: 16, Hidden: 32, Heads: 2, MLP: 64, Elem: "f16", Target: "test16"},
 	{File: "vit-b16-pod4.ipuir", Summary: "ViT-B/16's encoder (85 M parameters), for a pipeline over an IPU-POD4",
 		Layers: 12, Tokens: 197, Hidden: 768, Heads: 12, MLP: 3072, Elem: "f16", Target: "pod4"},
 	{File: "siglip-so400m-pod4.ipuir", Summary: "SigLIP-so400m's vision encoder (411 M parameters, 822 MB in f16), for a pipeline over an IPU-POD4",

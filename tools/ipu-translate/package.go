@@ -1,9 +1,11 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/registry"
@@ -50,7 +52,14 @@ func emitPackage(ctx *ir.Context, module *ir.Operation, in *optmain.Input, out i
 	if tg.MultiChip() || pod.phases > 0 {
 		return emitPod(ctx, module, in, out, tg, pod)
 	}
+	var pristine *ir.Operation
+	if tuningFile == "" && !pkgemit.HasTileAsm(module) {
+		pristine = module.Clone(ctx, nil) // for phases, should it not fit
+	}
 	pkg, err := toolkit.CompilePackageWith(ctx, module, in.Source, in.Env, in.Logger, tg, Version, pipeline)
+	if err != nil && pristine != nil && errors.Is(err, target.ErrTileMemory) {
+		return emitInPhases(ctx, pristine, in, out, tg, pod, err)
+	}
 	if err != nil {
 		return err
 	}
@@ -63,6 +72,47 @@ func emitPackage(ctx *ir.Context, module *ir.Operation, in *optmain.Input, out i
 	}
 	in.Logger.Info("application package written", "bytes", len(data), "buffers", len(pkg.Buffers), "instructions", len(pkg.Program), "exchange_tables", len(pkg.Exchanges))
 	return nil
+}
+
+// maxAutoPhases is the most phases emitInPhases tries: each try is a
+// whole compile, and a model that needs more is better cut by hand
+// (--phases) or given more chips.
+const maxAutoPhases = 4
+
+// emitInPhases writes the pod package of module (tensor-level, one chip)
+// cut into the fewest phases, 2 to maxAutoPhases, whose each fits tile
+// memory, after the program as one did not (refusal): each phase's
+// weights are streamed in before it runs (docs/pods.md). ViT-B/16 in f32
+// at batch 4, 344 MB of weights beside its activations, exchange tables
+// and code, runs so in two. When no cut fits, the refusal stands, with a
+// note of what the phases said.
+func emitInPhases(ctx *ir.Context, module *ir.Operation, in *optmain.Input, out io.Writer, tg *target.Target, pod podOptions, refusal error) error {
+	var last error
+	for n := 2; n <= maxAutoPhases; n++ {
+		in.Logger.Info("the program does not fit tile memory as one; compiling it in phases", "phases", n, "reason", refusal)
+		pod.phases = n
+		if last = emitPod(ctx, module.Clone(ctx, nil), in, out, tg, pod); last == nil {
+			return nil
+		}
+		in.Logger.Info("the program does not compile in phases", "phases", n, "reason", last)
+		if !errors.Is(last, target.ErrTileMemory) {
+			break // refused for another reason: more phases will not help
+		}
+	}
+	var d *ir.Diagnostic
+	if errors.As(refusal, &d) {
+		d.Notes = append(d.Notes, &ir.Diagnostic{Severity: ir.SeverityNote, Loc: d.Loc,
+			Message: fmt.Sprintf("nor does it compile in phases (tried up to %d with --phases): %s", pod.phases, firstLine(last.Error()))})
+	}
+	return refusal
+}
+
+// firstLine is s up to its first newline.
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
 
 // dumpPackage validates the package at path and prints it to -o.
