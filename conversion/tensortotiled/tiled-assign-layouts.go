@@ -599,13 +599,14 @@ func (a *layoutAssigner) required(op *ir.Operation, i int) *tiled.LayoutAttr {
 		return nil
 	}
 	if ls, ok := a.plans[op]; ok && i < 2 {
-		if ls.Step != nil {
+		if ls.Step != nil && a.layout[op.Operand(i)] != nil {
 			// A temporal plan's steps slice an operand where it is: a
 			// home weight where it is stored, an activation where its
 			// producer left it. Moving each whole to the default layout
 			// first moved every weight of a ViT-B/16 MLP (9.4 MB) before
 			// each use, and cut its input one row a tile, so that each
-			// step's tile gathered its rows from 66 tiles.
+			// step's tile gathered its rows from 66 tiles. (A streamed
+			// weight has no layout: it is streamed in, in the plan's.)
 			return nil
 		}
 		return a.attr([]layout.Layout{ls.LHS, ls.RHS}[i])
