@@ -87,6 +87,9 @@ const maxAutoPhases = 4
 // and code, runs so in two. When no cut fits, the refusal stands, with a
 // note of what the phases said.
 func emitInPhases(ctx *ir.Context, module *ir.Operation, in *optmain.Input, out io.Writer, tg *target.Target, pod podOptions, refusal error) error {
+	if pod.microBatches == 0 {
+		pod.microBatches = 1 // the user gave a batch, not a stream of them
+	}
 	var last error
 	for n := 2; n <= maxAutoPhases; n++ {
 		in.Logger.Info("the program does not fit tile memory as one; compiling it in phases", "phases", n, "reason", refusal)

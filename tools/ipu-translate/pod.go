@@ -17,9 +17,16 @@ type podOptions struct {
 	stageChips   int
 }
 
+// defaultMicroBatches is how many micro-batches a pod package's run feeds
+// unless --micro-batches says: enough to fill a pipeline of a few stages.
+const defaultMicroBatches = 16
+
 // emitPod writes the pod package of a tensor-level module for tg, a target
 // of several chips (toolkit.CompilePod).
 func emitPod(ctx *ir.Context, module *ir.Operation, in *optmain.Input, out io.Writer, tg *target.Target, opts podOptions) error {
+	if opts.microBatches == 0 {
+		opts.microBatches = defaultMicroBatches
+	}
 	pod, err := toolkit.CompilePod(ctx, module, in.Source, in.Env, in.Logger, tg,
 		toolkit.PodOptions{Balance: opts.balance, MicroBatches: opts.microBatches, Phases: opts.phases, StageChips: opts.stageChips, Compiler: Version})
 	if err != nil {
