@@ -12,24 +12,35 @@ import (
 // the spatial axes, block b of a spatial axis on the same tile as block b
 // of every slice, and a slice of stride s takes blocks of 1/s the input's.
 // Kernel position q then reads, on each tile, the input block there
-// shifted by q: all of it local but the first q rows, which come from
-// the neighbouring tile. The default layout instead cut the 58 rows of a
+// shifted by q: all of it local but the q rows past it, which come from
+// the next blocks' tiles. The default layout instead cut the 58 rows of a
 // padded 56×56 image one row a tile, so every shift moved every row.
+
+// windowMinChannels is the fewest channels a window layout puts on a
+// tile (where the channels allow). Its input comes from a channels-last
+// layout cut in blocks of channels (a conv's matmul result), and each
+// tile receives one piece per row of its block, a piece as wide as its
+// channels: one channel a tile took resnet18's busiest tile to 206 KiB of
+// exchange tables, 4 channels take it to 80 KiB. Measured on ipu21, in
+// simulated cycles at batch 1 (1 / 4 / 8 channels a tile, then 8 with
+// blocks no smaller than the halo): mobilenet_v3_small 206,888 / 219,225
+// / 224,516 / 281,561; efficientnet_b0 424,904 / 465,756 / 489,600 /
+// 547,780; resnet18 421,941 / 421,480 / 425,765 / 421,502.
+const windowMinChannels = 4
 
 // WindowInputLayout is the layout of the input in (shape [N, s…, C]) of
 // window slices whose results have spatial sizes out (one per spatial
 // axis) and strides strides, on the tiles of t. ok is false when in is
 // not of rank 3 or more or out and strides do not match it.
 //
-// The channels are cut first, as finely as the tiles allow (a window
-// never reads across channels, so their cut moves nothing), then the
-// batch, then each spatial axis into blocks of output rows no smaller
-// than its halo (the rows a kernel reaches past its block), so a slice's
-// halo comes from one neighbour; the input's blocks are the output's
-// times the stride, and the cut stops where the input's blocks would need
-// more tiles than t has. (Channels in parts of 8 or more, tried first,
-// left most tiles idle on small images: mobilenet_v3_small took 281,561
-// simulated cycles, against 206,888 so.)
+// The channels are cut first, into parts of windowMinChannels or more
+// (a window never reads across channels, so their cut moves nothing), then
+// the batch, then each spatial axis into blocks of output rows, as many
+// as the tiles left allow; the input's blocks are the output's times the
+// stride, and the cut stops where the input's blocks would need more
+// tiles than t has. A block smaller than the kernel's halo takes its halo
+// from more than one neighbour, which costs less than the idle tiles a
+// larger block leaves on small images.
 func WindowInputLayout(in, out, strides []int64, t *target.Target) (Layout, bool) {
 	r := len(in)
 	if r < 3 || len(out) != r-2 || len(strides) != r-2 {
@@ -57,17 +68,15 @@ func WindowInputLayout(in, out, strides []int64, t *target.Target) (Layout, bool
 		remaining /= partitions
 	}
 	C := in[r-1]
-	pc := largestDivisorAtMost(C, remaining)
+	pc := largestDivisorAtMost(C, min(remaining, max(1, C/windowMinChannels)))
 	add(1, pc, C/pc)
 	pn := largestDivisorAtMost(in[0], remaining)
 	add(r, pn, in[0]/pn)
 	for i, o := range out {
 		axis, s := 1+i, strides[i]
-		halo := max(0, in[axis]-(o-1)*s-1) // the rows past a block a window reaches
-		minRows := max(1, numeric.CeilDiv(halo, s))
 		// The most output blocks whose input blocks still fit the tiles
-		// left; the input has one block more where the halo runs past.
-		parts := min(numeric.CeilDiv(o, minRows), remaining)
+		// left; the input has a block more where the halo runs past.
+		parts := min(o, remaining)
 		for ; parts > 1; parts-- {
 			rows := numeric.CeilDiv(o, parts)
 			if numeric.CeilDiv(in[axis], rows*s) <= remaining {
