@@ -104,18 +104,11 @@ func emitInPhases(ctx *ir.Context, module *ir.Operation, in *optmain.Input, out 
 	}
 	var d *ir.Diagnostic
 	if errors.As(refusal, &d) {
+		first, _, _ := strings.Cut(last.Error(), "\n")
 		d.Notes = append(d.Notes, &ir.Diagnostic{Severity: ir.SeverityNote, Loc: d.Loc,
-			Message: fmt.Sprintf("nor does it compile in phases (tried up to %d with --phases): %s", pod.phases, firstLine(last.Error()))})
+			Message: fmt.Sprintf("nor does it compile in phases (tried up to %d with --phases): %s", pod.phases, first)})
 	}
 	return refusal
-}
-
-// firstLine is s up to its first newline.
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
 }
 
 // dumpPackage validates the package at path and prints it to -o.
