@@ -26,8 +26,8 @@ type Pipeline struct {
 // stated here, once, and the pipeline parser checks it against what each
 // pass requires and provides (passes.Requirer, passes.Provider).
 var Pipelines = []Pipeline{
-	{LowerTensorToTiled, "Lower a tensor program to the tiled dialect: move string conversions at its edges to the host, narrow i64 to i32 and f64 to f32, widen ui8 and ui16 to i32 and bf16 to f32, prepare, reassociate matmul scalings, plan every matmul, lay out every tensor, convert every op, estimate",
-		[]string{"host-strings", "narrow-i64", "narrow-f64", "widen-unsigned", "widen-bf16", "tiled-prepare", "matmul-reassociate", "plan-gemms", "tiled-assign-layouts", "convert-tensor-to-tiled", "tiled-estimate"}},
+	{LowerTensorToTiled, "Lower a tensor program to the tiled dialect: move string conversions at its edges to the host, narrow i64 to i32 and f64 to f32, widen ui8 and ui16 to i32 and bf16 to f32, prepare, sink transposes, reassociate matmul scalings, plan every matmul, lay out every tensor, convert every op, estimate",
+		[]string{"host-strings", "narrow-i64", "narrow-f64", "widen-unsigned", "widen-bf16", "tiled-prepare", "sink-transposes", "matmul-reassociate", "plan-gemms", "tiled-assign-layouts", "convert-tensor-to-tiled", "tiled-estimate"}},
 	{LowerToExchange, "Lower a tensor program to exchange phases: lower-tensor-to-tiled, then convert-tiled-to-exchange",
 		[]string{LowerTensorToTiled, "convert-tiled-to-exchange"}},
 	{LowerToTileAsm, "Lower a tensor program to per-tile programs with placed storage: lower-to-exchange, then convert-exchange-to-tile-asm",

@@ -186,3 +186,50 @@ func firstLine(s string) string {
 	}
 	return lines[0]
 }
+
+// convChain is two convolutions with an activation between, channels
+// first as ONNX has them: sink-transposes leaves the first one's value
+// channels last, so its checkpoint carries a permutation.
+const convChain = `module attributes {ipu.target = "test16"} {
+  func.func @f(%x: tensor<1x4x6x6xf32>, %w1: tensor<4x4x3x3xf32>, %w2: tensor<4x4x3x3xf32>) -> tensor<1x4x6x6xf32> {
+    %a = tensor.conv %x, %w1 strides = [1, 1] dilations = [1, 1] pads = [1, 1, 1, 1] groups = 1 : tensor<1x4x6x6xf32>, tensor<4x4x3x3xf32> -> tensor<1x4x6x6xf32>
+    %e = tensor.exp %a : tensor<1x4x6x6xf32>
+    %b = tensor.conv %e, %w2 strides = [1, 1] dilations = [1, 1] pads = [1, 1, 1, 1] groups = 1 : tensor<1x4x6x6xf32>, tensor<4x4x3x3xf32> -> tensor<1x4x6x6xf32>
+    return %b : tensor<1x4x6x6xf32>
+  }
+}`
+
+// A checkpoint's permutation is applied, not trusted: the value held
+// channels last compares with the source once transposed back, and any
+// other permutation of it (the height and width swapped keep its shape)
+// or none fails the check.
+func TestPermutedCheckpointsAreCompared(t *testing.T) {
+	tg, err := target.Lookup("test16")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkg, reason, err := compileProgram(convChain, tg)
+	if err != nil || reason != "" {
+		t.Fatalf("compile: %v %s", err, reason)
+	}
+	permuted := slices.IndexFunc(pkg.Checkpoints, func(c ipupkg.Checkpoint) bool { return len(c.Permutation) > 0 })
+	if permuted < 0 {
+		t.Fatalf("no checkpoint carries a permutation: %+v", pkg.Checkpoints)
+	}
+	if verdict := corruptRun(t, pkg, convChain, tg); verdict != "PASS" {
+		t.Fatalf("the untouched package: %s", verdict)
+	}
+	compared := 0
+	for _, perm := range [][]int{{0, 3, 2, 1}, {0, 1, 2, 3}, nil} {
+		q, _, err := ipupkg.Decode(pkg.Encode())
+		if err != nil {
+			t.Fatal(err)
+		}
+		q.Checkpoints[permuted].Permutation = perm
+		if verdict := corruptRun(t, q, convChain, tg); verdict == "PASS" {
+			t.Errorf("checkpoint %d transposed by %v instead of %v passed", permuted, perm, pkg.Checkpoints[permuted].Permutation)
+		}
+		compared++
+	}
+	t.Logf("%d wrong permutations of checkpoint %d (%v) refused", compared, permuted, pkg.Checkpoints[permuted].Permutation)
+}

@@ -89,7 +89,7 @@ func Execute(dev device.Device, pkg *ipupkg.Package, inputs []*eval.Array, opts 
 			continue // Run says it was not taken
 		}
 		buf := pkg.Buffers[c.Buffer]
-		if out.Checkpoints[i], err = eval.FromBytes(data, buf.Elem, buf.Shape); err != nil {
+		if out.Checkpoints[i], err = checkpointValue(c, data, buf); err != nil {
 			return Device{}, nil, fmt.Errorf("checkpoint %d (%s): %v", i, c.Name, err)
 		}
 	}
@@ -149,3 +149,14 @@ func InputStreams(pkg *ipupkg.Package) []ipupkg.Stream { return pkg.Inputs() }
 // OutputStreams are pkg's output streams in order (the reader checked
 // that they are numbered 0 to n-1, each once).
 func OutputStreams(pkg *ipupkg.Package) []ipupkg.Stream { return pkg.Outputs() }
+
+// checkpointValue is checkpoint c's value, from its buffer's bytes, in the
+// source op's order: transposed back when the program computed it with
+// its axes rearranged (ipupkg.Checkpoint.Permutation).
+func checkpointValue(c ipupkg.Checkpoint, data []byte, buf ipupkg.Buffer) (*eval.Array, error) {
+	a, err := eval.FromBytes(data, buf.Elem, buf.Shape)
+	if err != nil || len(c.Permutation) == 0 {
+		return a, err
+	}
+	return eval.Transpose(a, c.Permutation)
+}

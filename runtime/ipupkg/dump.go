@@ -152,6 +152,9 @@ func Dump(w io.Writer, p *Package, sections []SectionInfo) error {
 		if c.Line > 0 {
 			at = fmt.Sprintf(" (source %d:%d)", c.Line, c.Column)
 		}
+		if len(c.Permutation) > 0 {
+			at += fmt.Sprintf(" transposed by %v", c.Permutation)
+		}
 		fmt.Fprintf(w, "  %s%s: buffer %d (%s)\n", c.Name, at, c.Buffer, p.Buffers[c.Buffer].Name)
 	}
 	if len(p.Source) > 0 {

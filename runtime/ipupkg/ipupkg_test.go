@@ -57,7 +57,7 @@ func small() *Package {
 		Exchanges: []Exchange{{Phase: 0, Transfers: []Transfer{{Operand: 0, Src: 1, Dst: []int{0}, Words: 8, Box: box(2, 4)}},
 			Horizon: 8, LowerBound: 8, Kind: "matching", Segments: []Segment{{0, 0, 8}}}},
 		Streams:     []Stream{{Name: "x", Index: 0, Elem: elem.F16, Shape: []int64{4, 8}, Buffer: 0}, {Name: "y", Output: true, Index: 0, Elem: elem.F16, Shape: []int64{4, 8}, Buffer: 1, Text: true}},
-		Checkpoints: []Checkpoint{{Name: "y", Buffer: 1, Line: 3, Column: 5}},
+		Checkpoints: []Checkpoint{{Name: "y", Buffer: 1, Line: 3, Column: 5}, {Name: "y transposed", Buffer: 1, Line: 4, Column: 5, Permutation: []int{1, 0}}},
 		Source:      []byte("module {}\n"),
 		Metadata:    []Entry{{"pipeline", "builtin.module(lower-to-tile-asm)"}},
 	}
@@ -131,7 +131,8 @@ var ignoreVersion = cmpopts.IgnoreFields(Package{}, "Version")
 // piece, transfer and segment field whole), so they read as one package;
 // each is written again as the current version. Versions 1 to 5 read
 // without the instructions' origins (attention-tiny-v5.ipupkg is the last
-// golden package without them).
+// golden package without them); versions 1 to 6 without checkpoint
+// permutations (attention-tiny-v6.ipupkg, whose checkpoints need none).
 func TestReadsOlderVersions(t *testing.T) {
 	current, _, err := Decode(realPackage(t))
 	if err != nil {
@@ -142,7 +143,7 @@ func TestReadsOlderVersions(t *testing.T) {
 		version uint16
 		same    bool // reads as the current golden package
 	}{{"testdata/attention-tiny-v1.ipupkg", 1, false}, {"testdata/attention-tiny-v2.ipupkg", 2, true}, {"testdata/attention-tiny-v3.ipupkg", 3, true},
-		{"testdata/attention-tiny-v4.ipupkg", 4, true}, {"testdata/attention-tiny-v5.ipupkg", 5, true}} {
+		{"testdata/attention-tiny-v4.ipupkg", 4, true}, {"testdata/attention-tiny-v5.ipupkg", 5, true}, {"testdata/attention-tiny-v6.ipupkg", 6, true}} {
 		old, err := os.ReadFile(c.file)
 		if err != nil {
 			t.Fatal(err)
@@ -331,6 +332,9 @@ func TestRejectionsNameTheProblem(t *testing.T) {
 		{"tile images", func(p *Package) { p.TileImages = p.TileImages[:1] }, "1 tile images for 2 tiles"},
 		{"schedule", func(p *Package) { p.Exchanges[0].Segments[0].Words = 4 }, "transfer 0 has 8 words, its segments send 4"},
 		{"stream", func(p *Package) { p.Streams[0].Shape = []int64{8, 4} }, "stream 0 (x): f16 [8 4], but its buffer holds f16 [4 8]"},
+		{"checkpoint permutation", func(p *Package) {
+			p.Checkpoints = append(p.Checkpoints, Checkpoint{Name: "z", Buffer: 1, Permutation: []int{1, 1}})
+		}, "checkpoint 2 (z) permutes its buffer's 2 axes by [1 1], which is not a permutation of them"},
 		// A host stream's type is its buffer's, or i64 over i32 (computed
 		// as i32): nothing else, i64 over f16 not either.
 		{"stream of another type", func(p *Package) { p.Streams[0].Elem = elem.F32 }, "stream 0 (x): f32 [4 8], but its buffer holds f16 [4 8]"},

@@ -68,9 +68,10 @@ const TrailerMagic = "IPUEND\x00\x00"
 // neighbours; versions 1 to 4 store every piece's tile and box, which
 // version 5 derives from the buffer's layout where they follow it
 // (records.go); versions 1 to 5 lack the instructions' origins, which read
-// as unknown.
+// as unknown; versions 1 to 6 lack a checkpoint's permutation, which reads
+// as none.
 const (
-	FormatVersion       = 6
+	FormatVersion       = 7
 	OldestFormatVersion = 1
 )
 
@@ -411,6 +412,24 @@ type Checkpoint struct {
 	Buffer int
 	Line   int // the source op's place in Source
 	Column int
+	// Permutation, when not empty, says the buffer holds the source op's
+	// value with its axes rearranged (a channels-first model computed
+	// channels-last): the source's value is the buffer's transposed by it,
+	// source axis i being the buffer's axis Permutation[i] (version 7).
+	Permutation []int
+}
+
+// SourceShape is the shape of the source op's value that checkpoint c of
+// a buffer of shape shape samples: shape, with c's permutation applied.
+func (c *Checkpoint) SourceShape(shape []int64) []int64 {
+	if len(c.Permutation) == 0 || len(c.Permutation) != len(shape) {
+		return shape
+	}
+	out := make([]int64, len(shape))
+	for i, p := range c.Permutation {
+		out[i] = shape[p]
+	}
+	return out
 }
 
 // Entry is a metadata key and value.

@@ -254,6 +254,9 @@ func (p *Package) Validate() error {
 		if c.Buffer >= len(p.Buffers) {
 			return bad("checkpoints", "checkpoint %d (%s) samples buffer %d of %d", i, c.Name, c.Buffer, len(p.Buffers))
 		}
+		if n := len(c.Permutation); n > 0 && !isPermutation(c.Permutation, len(p.Buffers[c.Buffer].Shape)) {
+			return bad("checkpoints", "checkpoint %d (%s) permutes its buffer's %d axes by %v, which is not a permutation of them", i, c.Name, len(p.Buffers[c.Buffer].Shape), c.Permutation)
+		}
 	}
 	return nil
 }
@@ -485,4 +488,19 @@ func directionName(s Stream) string {
 		return "output"
 	}
 	return "input"
+}
+
+// isPermutation reports whether p lists each of 0…rank−1 once.
+func isPermutation(p []int, rank int) bool {
+	if len(p) != rank {
+		return false
+	}
+	seen := make([]bool, rank)
+	for _, x := range p {
+		if x < 0 || x >= rank || seen[x] {
+			return false
+		}
+		seen[x] = true
+	}
+	return true
 }

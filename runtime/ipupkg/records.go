@@ -208,6 +208,9 @@ func checkpointFields(c *codec, cp *Checkpoint) {
 	// A sample count in versions 1 and 2; runners decide what to compare,
 	// so it is written as 0.
 	c.reserved("reserved field (a sample count before)", math.MaxInt32)
+	if c.version >= 7 {
+		boundedList(c, &cp.Permutation, "checkpoint permutation", MaxRank, func(c *codec, x *int) { c.index(x, "checkpoint permutation", MaxRank) })
+	}
 }
 
 // sourceFields is the whole payload: the source text, unframed.

@@ -595,22 +595,30 @@ func (b *builder) outputs(mem *ir.Operation) error {
 // (constants and views of them aside: nothing computes them); a view
 // stands for a value the
 // program never stores alone, such as one of the results of fused
-// matmuls. The outputs need none: a runner compares what the host
-// receives.
+// matmuls. A buffer located as computing the source op's value with its
+// axes rearranged (tensor.PermutedLoc) holds its type once transposed
+// back, and its checkpoint says how. The outputs need none: a runner
+// compares what the host receives.
 func (b *builder) checkpoints(opts Options) {
 	taken := map[int]bool{}
 	for _, so := range opts.SourceOps {
 		best := -1
+		var bestPerm []int
 		for i, buf := range b.pkg.Buffers {
 			loc, ok := ir.FileLineColOf(b.locs[i])
-			if ok && !b.constant(i) && loc.Line == so.Line && loc.Col == so.Column && (ipupkg.Stream{Elem: so.Elem}).Carries(buf.Elem) && slices.Equal(buf.Shape, so.Shape) &&
-				(best < 0 || b.order[i] >= b.order[best]) {
-				best = i
+			if !ok || b.constant(i) || loc.Line != so.Line || loc.Col != so.Column || !(ipupkg.Stream{Elem: so.Elem}).Carries(buf.Elem) ||
+				(best >= 0 && b.order[i] < b.order[best]) {
+				continue
+			}
+			perm, _ := tensor.SourcePermutation(b.locs[i])
+			cp := ipupkg.Checkpoint{Permutation: perm}
+			if len(perm) == len(buf.Shape) && slices.Equal(cp.SourceShape(buf.Shape), so.Shape) || len(perm) == 0 && slices.Equal(buf.Shape, so.Shape) {
+				best, bestPerm = i, perm
 			}
 		}
 		if best >= 0 && !taken[best] {
 			taken[best] = true
-			b.pkg.Checkpoints = append(b.pkg.Checkpoints, ipupkg.Checkpoint{Name: so.Name, Buffer: best, Line: so.Line, Column: so.Column})
+			b.pkg.Checkpoints = append(b.pkg.Checkpoints, ipupkg.Checkpoint{Name: so.Name, Buffer: best, Line: so.Line, Column: so.Column, Permutation: bestPerm})
 		}
 	}
 }
