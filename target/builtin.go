@@ -2,7 +2,9 @@ package target
 
 import "github.com/ipuir/ipuir/elem"
 
-// The built-in targets. Each constant says where it comes from; the common
+// The built-in targets. Where each figure comes from is declared with it
+// in Figures (figures.go), which --show-targets and docs/targets/figures.md
+// print; the comments here say how the values were derived. The common
 // per-tile figures are shared because the three targets use one tile design
 // (ipu2 and ipu21 differ in clock, test16 in size).
 

@@ -147,6 +147,16 @@ func (t *Target) Describe() string {
 		row(label, "%s=%s: %s", o.Name, o.Value(t), o.Help)
 	}
 	w.Flush()
+	// Every figure with where it comes from (Figures).
+	fmt.Fprintf(&b, "  figures and their sources:\n")
+	for i := range Figures {
+		f := &Figures[i]
+		v := f.Value(t)
+		if v == "" {
+			continue
+		}
+		fmt.Fprintf(&b, "    %s = %s\n      %s\n", f.Key, v, f.Origin())
+	}
 	return b.String()
 }
 

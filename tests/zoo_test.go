@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -72,29 +73,91 @@ func TestModelZoo(t *testing.T) {
 	only := strings.Split(os.Getenv("IPUIR_ZOO_ONLY"), ",")
 	wantBatch := strings.Split(batches, ",")
 	f16 := strings.Split(envOr("IPUIR_ZOO_F16", "resnet18,resnet50,mobilenet_v2,mobilenet_v3_small,efficientnet_b0,vit_b_16,unet"), ",")
-	var rows []zooRow
-	for _, r := range records {
-		if (only[0] != "" && !slices.Contains(only, r.Name)) || !slices.Contains(wantBatch, strconv.Itoa(r.Batch)) {
-			continue
+	// Two configurations run at a time (each compile and run keeps about
+	// one core busy), the largest alone: their compile and checked run
+	// take most of the machine's memory.
+	lanes := newZooLanes(zooLanes)
+	rows := map[int]zooRow{}
+	var mu sync.Mutex
+	configs := 0
+	t.Run("models", func(t *testing.T) {
+		for _, r := range records {
+			if (only[0] != "" && !slices.Contains(only, r.Name)) || !slices.Contains(wantBatch, strconv.Itoa(r.Batch)) {
+				continue
+			}
+			precisions := []string{"f32"}
+			if r.Batch == 1 && slices.Contains(f16, r.Name) {
+				precisions = append(precisions, "f16")
+			}
+			for _, precision := range precisions {
+				order := configs
+				configs++
+				t.Run(fmt.Sprintf("%s/b%d/%s", r.Name, r.Batch, precision), func(t *testing.T) {
+					t.Parallel()
+					n := 1
+					if float64(r.Parameters)*float64(r.Batch) >= zooAloneAbove {
+						n = zooLanes
+					}
+					lanes.acquire(n)
+					defer lanes.release(n)
+					row := runZooModel(t, tools, dir, r, precision)
+					mu.Lock()
+					rows[order] = row
+					mu.Unlock()
+					t.Log(row.line())
+				})
+			}
 		}
-		precisions := []string{"f32"}
-		if r.Batch == 1 && slices.Contains(f16, r.Name) {
-			precisions = append(precisions, "f16")
-		}
-		for _, precision := range precisions {
-			t.Run(fmt.Sprintf("%s/b%d/%s", r.Name, r.Batch, precision), func(t *testing.T) {
-				row := runZooModel(t, tools, dir, r, precision)
-				rows = append(rows, row)
-				t.Log(row.line())
-			})
+	})
+	var ordered []zooRow
+	for i := range configs {
+		if row, ok := rows[i]; ok {
+			ordered = append(ordered, row)
 		}
 	}
-	t.Logf("model zoo on ipu21:\n%s", zooTable(rows))
+	t.Logf("model zoo on ipu21:\n%s", zooTable(ordered))
 	if os.Getenv("IPUIR_ZOO_DOC") == "1" {
-		if err := writeZooTable(filepath.Join(root, "docs", "models.md"), zooTable(rows)); err != nil {
+		if err := writeZooTable(filepath.Join(root, "docs", "models.md"), zooTable(ordered)); err != nil {
 			t.Fatal(err)
 		}
 	}
+}
+
+// zooLanes is how many configurations run at once; a configuration whose
+// parameters times batch reach zooAloneAbove (ViT-B/16, and ResNet-50,
+// BERT and GPT-2 widths at batch 4) takes every lane.
+const (
+	zooLanes      = 2
+	zooAloneAbove = 80e6
+)
+
+// zooLaneSet hands out lanes: acquire(n) waits until n are free.
+type zooLaneSet struct {
+	mu   sync.Mutex
+	cond *sync.Cond
+	free int
+}
+
+func newZooLanes(n int) *zooLaneSet {
+	l := &zooLaneSet{free: n}
+	l.cond = sync.NewCond(&l.mu)
+	return l
+}
+
+func (l *zooLaneSet) acquire(n int) {
+	l.mu.Lock()
+	for l.free < n {
+		l.cond.Wait()
+	}
+	l.free -= n
+	l.mu.Unlock()
+}
+
+func (l *zooLaneSet) release(n int) {
+	l.mu.Lock()
+	l.free += n
+	l.mu.Unlock()
+	l.cond.Broadcast()
 }
 
 // zooRefused are the configurations that do not compile for ipu21 yet,

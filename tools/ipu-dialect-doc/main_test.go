@@ -21,7 +21,7 @@ func TestDocsAreCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, sub := range []string{"dialects", "passes"} {
+	for _, sub := range docDirs {
 		onDisk, err := filepath.Glob(filepath.Join(root, "docs", sub, "*.md"))
 		if err != nil {
 			t.Fatal(err)
