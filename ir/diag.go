@@ -98,15 +98,21 @@ func trace(skip int) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-// EmitError makes an error located at op.
+// EmitError makes an error located at op, with op as the diagnostic's
+// Op: a tool's "see current operation" note prints op itself, as MLIR's
+// op->emitError attaches it, not the op a pass was running on.
 func (op *Operation) EmitError(format string, args ...any) *Diagnostic {
-	return Errorf(op.loc, format, args...)
+	d := Errorf(op.loc, format, args...)
+	d.Op = op
+	return d
 }
 
 // EmitOpError makes an error located at op and prefixed `'name' op `, the
-// form verifier messages take.
+// form verifier messages take, with op as the diagnostic's Op.
 func (op *Operation) EmitOpError(format string, args ...any) *Diagnostic {
-	return Errorf(op.loc, "'%s' op %s", op.name, fmt.Sprintf(format, args...))
+	d := Errorf(op.loc, "'%s' op %s", op.name, fmt.Sprintf(format, args...))
+	d.Op = op
+	return d
 }
 
 // AsDiagnostic turns err into a diagnostic: diagnostics pass through,
@@ -237,7 +243,20 @@ func (s *SourceMgr) render(b *strings.Builder, d *Diagnostic, showLine bool) {
 }
 
 // writeHeader writes the first line and returns the file location used.
+// A diagnostic on an op imported from a model leads with the model's own
+// words, the node's name and op type, then the model file and the node's
+// place in its graph (ModelNodeOf): `/conv1/Conv (Conv) in resnet18.onnx,
+// node 2: error: ...`; the line and column of a binary model name no place
+// a user can open.
 func writeHeader(b *strings.Builder, d *Diagnostic) *FileLineColLoc {
+	if node, ok := ModelNodeOf(d.Loc); ok {
+		fmt.Fprintf(b, "%s", EscapeControl(node.Name))
+		if node.OpType != "" {
+			fmt.Fprintf(b, " (%s)", EscapeControl(node.OpType))
+		}
+		fmt.Fprintf(b, " in %s, node %d: %s: %s\n", node.File, node.Index, d.Severity, d.Message)
+		return nil
+	}
 	file, ok := FileLineColOf(d.Loc)
 	if ok {
 		fmt.Fprintf(b, "%s:%d:%d: %s: ", file.File, file.Line, file.Col, d.Severity)
@@ -313,4 +332,71 @@ func OpForDiagnostic(op *Operation) string {
 		return "\n" + s
 	}
 	return s
+}
+
+// ModelNode is where an op imported from a model came from: the graph
+// node's name and op type, the model file, and the node's place (1-based)
+// in its graph.
+type ModelNode struct {
+	Name, OpType, File string
+	Index              int
+}
+
+// ModelNodeOf reads the model node of an importer's location,
+// loc("NODE"("OPTYPE"("MODEL.onnx":N:K))) or loc("NODE"("MODEL.onnx":N:K)),
+// following fused locations to their first part; false for any other.
+func ModelNodeOf(loc Location) (ModelNode, bool) {
+	if f, ok := loc.(*FusedLoc); ok {
+		if len(f.Locs) == 0 {
+			return ModelNode{}, false
+		}
+		return ModelNodeOf(f.Locs[0])
+	}
+	n, ok := loc.(*NameLoc)
+	if !ok {
+		return ModelNode{}, false
+	}
+	node := ModelNode{Name: n.Name}
+	child := n.Child
+	if op, ok := child.(*NameLoc); ok {
+		node.OpType, child = op.Name, op.Child
+	}
+	file, ok := child.(*FileLineColLoc)
+	if !ok || !isModelFile(file.File) {
+		return ModelNode{}, false
+	}
+	node.File, node.Index = file.File, file.Line
+	return node, true
+}
+
+// isModelFile reports whether a location's file is a binary model (an
+// ONNX protobuf), whose line and column are the importer's node places.
+func isModelFile(name string) bool { return strings.HasSuffix(strings.ToLower(name), ".onnx") }
+
+// EscapeControl writes s with its control characters (ASCII below space,
+// DEL, and the C1 range) escaped as \xNN or \u{NNNN}, so that a name from a
+// model file cannot move a terminal's cursor or colour its output.
+func EscapeControl(s string) string {
+	clean := true
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, "\\x%02x", r)
+		case r >= 0x80 && r < 0xa0:
+			fmt.Fprintf(&b, "\\u{%04x}", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }

@@ -158,3 +158,48 @@ func TestF64Flag(t *testing.T) {
 		}
 	}
 }
+
+// A model that does not compile gets a diagnostic that fits on a screen
+// and names the node in the model's words, whatever the model holds: here
+// a MatMul whose 10 MB of weights and 2.6 MB of activations no test16
+// tile can take. The error leads with the node's name and op type (its
+// escape character escaped), and the whole of stderr stays under 4 KB
+// (the op note elides the weights; it once printed the module with every
+// weight, 93 MB on resnet18).
+func TestFailingModelDiagnosticIsShortAndNamesTheNode(t *testing.T) {
+	const k, n = 2560, 1024
+	raw := make([]byte, 4*k*n)
+	for i := range raw {
+		raw[i] = byte(i*7 + i/251)
+	}
+	w := &pb.TensorProto{Name: proto.String("w"), Dims: []int64{k, n}, DataType: proto.Int32(int32(pb.TensorProto_FLOAT)), RawData: raw}
+	m := &pb.ModelProto{IrVersion: proto.Int64(8), OpsetImport: []*pb.OperatorSetIdProto{{Version: proto.Int64(17)}},
+		Graph: &pb.GraphProto{Name: proto.String("g"), Input: []*pb.ValueInfoProto{pb.TensorValueInfo("x", pb.TensorProto_FLOAT, 256, k)},
+			Initializer: []*pb.TensorProto{w},
+			Output:      []*pb.ValueInfoProto{{Name: proto.String("y")}},
+			Node:        []*pb.NodeProto{{OpType: proto.String("MatMul"), Name: proto.String("/big\x1b[31m/MatMul"), Input: []string{"x", "w"}, Output: []string{"y"}}}}}
+	wire, err := proto.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "big.onnx")
+	if err := os.WriteFile(path, wire, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := runTool(t, "", "--emit-package", path, "--target=test16", "-o", filepath.Join(dir, "big.ipupkg"))
+	if code != 1 {
+		t.Fatalf("exit %d, want 1:\n%s", code, errOut)
+	}
+	first, _, _ := strings.Cut(errOut, "\n")
+	if want := `/big\x1b[31m/MatMul (MatMul) in big.onnx, node 1: error: `; !strings.HasPrefix(first, want) {
+		t.Errorf("the error does not lead with the node:\n got %q\nwant %q...", first, want)
+	}
+	if strings.ContainsRune(errOut, 0x1b) {
+		t.Error("stderr carries the node name's escape character raw")
+	}
+	if len(errOut) >= 4096 {
+		t.Errorf("%d bytes of stderr for a model of %d bytes, want under 4 KB:\n%.3000s", len(errOut), len(wire), errOut)
+	}
+	t.Logf("%d bytes of stderr for a %.1f MB model; first line: %s", len(errOut), float64(len(wire))/1e6, first)
+}

@@ -475,7 +475,7 @@ func (r *run) processChunk(fileName string, sm *ir.SourceMgr, c chunk, out, stde
 		for ; rendered < len(diags); rendered++ {
 			d := diags[rendered]
 			if r.o.printOpOnDiag && d.Op != nil {
-				d = withCurrentOpNote(d)
+				d = withCurrentOpNote(d, r.o.printing.ElideElementsAttrsIfLarger)
 			}
 			fmt.Fprint(stderr, sm.Render(d))
 		}
@@ -531,14 +531,36 @@ func (a *afterDiagnostics) Write(b []byte) (int, error) {
 	return a.w.Write(b)
 }
 
+// The "see current operation" note is bounded, so that a diagnostic fits
+// on a screen whatever the program holds: elements attributes of more
+// than opNoteElideLimit elements print as "..." unless the user chose a
+// limit (--mlir-elide-elementsattrs-if-larger), and a note longer than
+// maxOpNoteBytes stops at a line with how much it left out. (An error on
+// a model's pass once printed the module with every weight: 93 MB.)
+const (
+	opNoteElideLimit = 16
+	maxOpNoteBytes   = 4096
+)
+
 // withCurrentOpNote returns d with mlir-opt's "see current operation" note
-// first among its notes.
-func withCurrentOpNote(d *ir.Diagnostic) *ir.Diagnostic {
+// first among its notes, bounded (maxOpNoteBytes); elide is the user's
+// elements-attribute limit, 0 for none.
+func withCurrentOpNote(d *ir.Diagnostic, elide int) *ir.Diagnostic {
 	if d.Severity != ir.SeverityError {
 		return d
 	}
 	c := *d
-	text := strings.TrimRight(printer.OpString(d.Op, printer.Options{Generic: true}), "\n")
+	if elide <= 0 {
+		elide = opNoteElideLimit
+	}
+	text := strings.TrimRight(printer.OpString(d.Op, printer.Options{Generic: true, ElideElementsAttrsIfLarger: elide}), "\n")
+	if len(text) > maxOpNoteBytes {
+		cut := strings.LastIndexByte(text[:maxOpNoteBytes], '\n')
+		if cut <= 0 {
+			cut = maxOpNoteBytes
+		}
+		text = fmt.Sprintf("%s\n... (%d more bytes of the op left out; --mlir-print-op-on-diagnostic=false leaves out the note)", text[:cut], len(text)-cut)
+	}
 	if strings.Contains(text, "\n") {
 		// mlir-opt starts an op that spans lines on a line of its own.
 		text = "\n" + text

@@ -3,7 +3,8 @@
 // whose arguments are the graph's inputs (initializers become constants,
 // or arguments with WeightsAsArgs) and whose results are its outputs;
 // every node becomes the tensor-dialect ops that compute it, each located
-// at loc("NODE"("MODEL.onnx":N:1)), N being the node's place in the graph.
+// at loc("NODE"("OPTYPE"("MODEL.onnx":N:K))), N being the node's place in
+// the graph and K the op's among the node's.
 // Shapes are static: they come from the inputs and initializers and are
 // propagated node by node, and the subgraphs exporters emit to compute
 // shapes (Shape, Gather, Unsqueeze, Concat, ... on constants) are folded
@@ -853,13 +854,18 @@ func elemName(et elem.Type) string {
 const dynamicDim = -1
 
 // loc is the current node's location.
-// loc is the location of the next op of the node being converted: line
-// N for the graph's Nth node, column K for the Kth op the node becomes,
-// so that every op has a place of its own (checkpoints are matched to
-// the reference's ops by place).
+// loc is the location of the next op of the node being converted: the
+// node's name, then its op type (a diagnostic leads with both:
+// `/conv1/Conv (Conv): error: ...`), then line N for the graph's Nth node,
+// column K for the Kth op the node becomes, so that every op has a place
+// of its own (checkpoints are matched to the reference's ops by place).
 func (im *importer) loc() string {
 	im.opInNode++
-	return fmt.Sprintf("loc(%s(%s:%d:%d))", quote(nodeName(im.node, im.index)), quote(filepath.Base(im.opts.File)), im.line+1, im.opInNode)
+	place := fmt.Sprintf("%s:%d:%d", quote(filepath.Base(im.opts.File)), im.line+1, im.opInNode)
+	if op := im.node.GetOpType(); op != "" {
+		place = quote(op) + "(" + place + ")"
+	}
+	return fmt.Sprintf("loc(%s(%s))", quote(nodeName(im.node, im.index)), place)
 }
 
 // emit writes one op whose result has the given type and returns it.
