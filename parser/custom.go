@@ -3,6 +3,7 @@ package parser
 import (
 	"errors"
 	"fmt"
+	"github.com/ipuir/ipuir/internal/nearest"
 	"strings"
 	"unsafe"
 
@@ -104,7 +105,17 @@ func (p *parser) resolveCustomOp(nameTok Token, written string) (*ir.OpDef, erro
 			strings.Join(names, ", "))
 		return nil, d
 	}
-	return nil, p.errorAt(nameTok, "custom op '%s' is unknown%s", written, tried)
+	d := p.errorAt(nameTok, "custom op '%s' is unknown%s", written, tried)
+	// A typo of an op of the dialect: its name nearest the one written,
+	// compared without the dialect's prefix, which every candidate shares.
+	var names []string
+	for _, def := range p.ctx.Dialect(dialect).Ops {
+		names = append(names, strings.TrimPrefix(def.Name, dialect+"."))
+	}
+	if n := nearest.Name(strings.TrimPrefix(full, dialect+"."), names); n != "" {
+		d.AttachNote(nil, "did you mean '%s.%s'?", dialect, n)
+	}
+	return nil, d
 }
 
 // opAsmParser is the ir.OpAsmParser handed to custom op parsers.

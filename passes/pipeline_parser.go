@@ -2,6 +2,7 @@ package passes
 
 import (
 	"fmt"
+	"github.com/ipuir/ipuir/internal/nearest"
 	"strings"
 
 	"github.com/ipuir/ipuir/ir"
@@ -225,7 +226,7 @@ func (r *Registry) resolve(elems []element, depth int) error {
 			}
 			continue
 		}
-		return &syntaxError{e.nameOff, fmt.Sprintf("'%s' does not refer to a registered pass or pass pipeline", e.name)}
+		return &syntaxError{e.nameOff, fmt.Sprintf("'%s' does not refer to a registered pass or pass pipeline%s", e.name, nearest.Suffix(e.name, r.names()))}
 	}
 	return nil
 }

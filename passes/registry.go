@@ -2,7 +2,9 @@ package passes
 
 import (
 	"fmt"
+	"github.com/ipuir/ipuir/internal/nearest"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -216,7 +218,7 @@ func (r *Registry) Pipelines() []*PipelineInfo {
 func (r *Registry) New(name, options string) (Pass, error) {
 	info := r.passes[name]
 	if info == nil {
-		return nil, fmt.Errorf("'%s' does not refer to a registered pass or pass pipeline", name)
+		return nil, fmt.Errorf("'%s' does not refer to a registered pass or pass pipeline%s", name, nearest.Suffix(name, r.names()))
 	}
 	p := info.newDefault()
 	if err := info.apply(p, options); err != nil {
@@ -337,8 +339,21 @@ type statValue struct {
 func (r *Registry) CheckPassNames(flag string, names []string) error {
 	for _, n := range names {
 		if r.passes[n] == nil {
-			return fmt.Errorf("for the --%s option: Cannot find option named '%s'!", flag, n)
+			return fmt.Errorf("for the --%s option: Cannot find option named '%s'!%s", flag, n, nearest.Suffix(n, r.names()))
 		}
 	}
 	return nil
+}
+
+// names lists every registered pass and pipeline name, for suggestions.
+func (r *Registry) names() []string {
+	out := make([]string, 0, len(r.passes)+len(r.pipelines))
+	for n := range r.passes {
+		out = append(out, n)
+	}
+	for n := range r.pipelines {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
 }

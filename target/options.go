@@ -2,6 +2,7 @@ package target
 
 import (
 	"fmt"
+	"github.com/ipuir/ipuir/internal/nearest"
 	"math"
 	"slices"
 	"strconv"
@@ -221,7 +222,7 @@ func (s *Spec) apply(t *Target) (*Target, error) {
 	for _, so := range opts {
 		o, ok := OptionNamed(so.Key)
 		if !ok {
-			return nil, fmt.Errorf("target %s: unknown option %q (known: %s)", s.Name, so.Key, strings.Join(OptionNames(), ", "))
+			return nil, fmt.Errorf("target %s: unknown option %q%s; known: %s", s.Name, so.Key, nearest.Paren(so.Key, OptionNames()), strings.Join(OptionNames(), ", "))
 		}
 		if changed[o.Name] {
 			return nil, fmt.Errorf("target %s: option %s is set twice", s.Name, o.Name)

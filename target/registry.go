@@ -2,6 +2,7 @@ package target
 
 import (
 	"fmt"
+	"github.com/ipuir/ipuir/internal/nearest"
 	"slices"
 	"strings"
 )
@@ -21,7 +22,7 @@ func Lookup(spec string) (*Target, error) {
 	}
 	mk, ok := builtins[s.Name]
 	if !ok {
-		return nil, fmt.Errorf("unknown target %q; known targets: %s", s.Name, strings.Join(Names(), ", "))
+		return nil, fmt.Errorf("unknown target %q%s; known targets: %s", s.Name, nearest.Paren(s.Name, Names()), strings.Join(Names(), ", "))
 	}
 	return s.apply(mk())
 }

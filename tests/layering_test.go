@@ -17,7 +17,7 @@ var layers = []struct {
 	packages []string // import paths below the module, "x/..." for a tree
 }{
 	{"core", []string{"ir"}},
-	{"element types and numerics", []string{"elem", "numeric", "internal/rowmajor", "internal/enum"}},
+	{"element types and numerics", []string{"elem", "numeric", "internal/rowmajor", "internal/enum", "internal/nearest"}},
 	{"the IR's element-type mapping", []string{"elem/irelem"}},
 	{"text format", []string{"parser", "printer", "asmformat"}},
 	{"targets", []string{"target/..."}},

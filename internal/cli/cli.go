@@ -5,6 +5,7 @@ package cli
 
 import (
 	"fmt"
+	"github.com/ipuir/ipuir/internal/nearest"
 	"io"
 	"strings"
 
@@ -53,30 +54,9 @@ func Suggest(fs *pflag.FlagSet, arg string) string {
 		if f.Hidden {
 			return
 		}
-		if d := distance(want, f.Name); d < bestDist {
+		if d := nearest.Distance(want, f.Name); d < bestDist {
 			best, bestDist = "--"+f.Name, d
 		}
 	})
 	return best
-}
-
-// distance is the Levenshtein distance of a and b.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
