@@ -3,11 +3,11 @@ package parser
 import (
 	"errors"
 	"fmt"
-	"github.com/ipuir/ipuir/internal/nearest"
 	"strings"
 	"unsafe"
 
 	"github.com/ipuir/ipuir/asmformat"
+	"github.com/ipuir/ipuir/internal/nearest"
 	"github.com/ipuir/ipuir/ir"
 )
 

@@ -2,9 +2,9 @@ package passes
 
 import (
 	"fmt"
-	"github.com/ipuir/ipuir/internal/nearest"
 	"strings"
 
+	"github.com/ipuir/ipuir/internal/nearest"
 	"github.com/ipuir/ipuir/ir"
 )
 

@@ -2,11 +2,12 @@ package passes
 
 import (
 	"fmt"
-	"github.com/ipuir/ipuir/internal/nearest"
 	"reflect"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/ipuir/ipuir/internal/nearest"
 )
 
 // Registry maps pass and pipeline names to what they build. It is an

@@ -2,14 +2,16 @@ package target
 
 import (
 	"fmt"
-	"github.com/ipuir/ipuir/internal/nearest"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
+
+	"github.com/ipuir/ipuir/internal/nearest"
 )
 
 // Option is one figure of a target that a user may set, by name, on top of
@@ -27,14 +29,16 @@ type Option struct {
 	MultiChip bool
 	// Float: the value may be fractional; otherwise it is a whole number.
 	Float bool
-	get   func(t *Target) float64
-	set   func(t *Target, v float64)
+	// Min is the least value a whole-number option takes (0 unless set).
+	Min int64
+	get func(t *Target) float64
+	set func(t *Target, v float64)
 }
 
 // Options are the settable figures, in the order `--show-targets` and the
 // docs list them.
 var Options = []Option{
-	{Name: "span-chips", Help: "chips one program spans, joined in a line of IPU-Links, its tiles numbered chip after chip (a pipeline stage of several chips); 1, the default: one chip",
+	{Name: "span-chips", Help: "chips one program spans, joined in a line of IPU-Links, its tiles numbered chip after chip (a pipeline stage of several chips); 1, the default: one chip", Min: 1,
 		get: func(t *Target) float64 { return float64(t.SpanChips()) },
 		set: func(t *Target, v float64) { t.setSpan(int(v)) }},
 	{Name: "exchange-latency-cycles", Help: "cycles added once per on-chip exchange phase for the first word in flight",
@@ -59,7 +63,7 @@ var Options = []Option{
 	{Name: "io-tiles", Help: "tiles of each chip set aside to receive streamed weights while the others compute (PopART's numIOTiles), a multiple of the tile columns; 0, the default: streaming and compute take turns",
 		get: func(t *Target) float64 { return float64(t.IOTiles) },
 		set: func(t *Target, v float64) { t.Tiles, t.IOTiles = t.Tiles+t.IOTiles-int(v), int(v) }},
-	{Name: "links-per-neighbour", Help: "IPU-Links joining two neighbouring chips", MultiChip: true,
+	{Name: "links-per-neighbour", Help: "IPU-Links joining two neighbouring chips", MultiChip: true, Min: 1,
 		get: func(t *Target) float64 { return float64(t.Links.PerNeighbour) },
 		set: func(t *Target, v float64) { t.Links.PerNeighbour = int(v) }},
 	{Name: "link-bytes-per-cycle", Help: "one IPU-Link's rate in each direction, bytes per cycle", MultiChip: true, Float: true,
@@ -121,8 +125,8 @@ func (o *Option) parse(s string) (float64, error) {
 	if o.Name != "streaming-bytes" {
 		limit = math.MaxInt32
 	}
-	if err != nil || v < 0 || v > limit {
-		return 0, fmt.Errorf("want a whole number from 0 to %d", limit)
+	if err != nil || v < o.Min || v > limit {
+		return 0, fmt.Errorf("want a whole number from %d to %d", o.Min, limit)
 	}
 	return float64(v), nil
 }
@@ -149,6 +153,9 @@ var specLexer = lexer.MustSimple([]lexer.SimpleRule{
 })
 
 var specParser = participle.MustBuild[Spec](participle.Lexer(specLexer), participle.Elide("Whitespace"))
+
+// optionValue is a value as the spec's lexer reads one Number.
+var optionValue = regexp.MustCompile(`^[0-9][0-9]*(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
 
 // maxSpecBytes bounds a spec: every option set once is far shorter.
 const maxSpecBytes = 1024
@@ -183,6 +190,11 @@ func WithOptions(name string, opts []string) (string, error) {
 		k, v, ok := strings.Cut(o, "=")
 		if !ok || k == "" || v == "" {
 			return "", fmt.Errorf("target option %q is not KEY=VALUE (known keys: %s)", o, strings.Join(OptionNames(), ", "))
+		}
+		// One flag sets one option: a value is one number, or it would
+		// be read as more of the spec ("io-tiles=4 exchange-latency-cycles=1").
+		if !optionValue.MatchString(v) {
+			return "", fmt.Errorf("target option %q: the value %q is not one number (each --target-option sets one KEY=VALUE)", o, v)
 		}
 		spec.Options = append(spec.Options, &specOption{Key: k, Value: v})
 	}

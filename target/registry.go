@@ -2,9 +2,10 @@ package target
 
 import (
 	"fmt"
-	"github.com/ipuir/ipuir/internal/nearest"
 	"slices"
 	"strings"
+
+	"github.com/ipuir/ipuir/internal/nearest"
 )
 
 // Lookup returns a fresh copy of the built-in target a spec names: NAME,

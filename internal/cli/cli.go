@@ -5,11 +5,12 @@ package cli
 
 import (
 	"fmt"
-	"github.com/ipuir/ipuir/internal/nearest"
 	"io"
 	"strings"
 
 	"github.com/spf13/pflag"
+
+	"github.com/ipuir/ipuir/internal/nearest"
 )
 
 // ParseError reports a pflag parse error as LLVM tools do and returns the

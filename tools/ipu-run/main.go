@@ -188,7 +188,45 @@ func selectMode(o *options) (mode, error) {
 	if o.reference {
 		return referenceMode{memoryLimit: o.memoryLimit}, nil
 	}
-	return nil, fmt.Errorf("no execution mode: pass --reference to run an .ipuir file on the host, or give an application package (ipu-translate --emit-package) to run it on a device")
+	return nil, fmt.Errorf("%s: %s", o.file, notAPackage(o.file))
+}
+
+// notAPackage says why file, which is no package, cannot run on a device,
+// and what to do: it is missing, a folder, a device or pipe, empty, cut
+// short, an ONNX model or IR text to compile first.
+func notAPackage(file string) string {
+	st, err := os.Stat(file)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("cannot read it: %v", errors.Unwrap(err))
+	case st.IsDir():
+		return "is a folder, not an application package"
+	case !st.Mode().IsRegular():
+		return "is not a regular file (a device, pipe or socket), so not an application package"
+	case st.Size() == 0:
+		return "is empty, not an application package"
+	}
+	head := make([]byte, 64)
+	f, err := os.Open(file)
+	if err != nil {
+		return fmt.Sprintf("cannot read it: %v", errors.Unwrap(err))
+	}
+	n, _ := io.ReadFull(f, head)
+	f.Close()
+	head = head[:n]
+	for _, m := range []string{ipupkg.Magic, ipupkg.PodMagic} {
+		if n < len(m) && strings.HasPrefix(m, string(head)) {
+			return fmt.Sprintf("is cut short: %d bytes, fewer than an application package's header", n)
+		}
+	}
+	text := strings.TrimSpace(string(head))
+	switch {
+	case strings.HasSuffix(strings.ToLower(file), ".onnx"):
+		return "is an ONNX model: compile it first (ipu-translate --emit-package " + file + " --target=ipu21 -o model.ipupkg), then run the package"
+	case strings.HasPrefix(text, "module") || strings.HasPrefix(text, "func.func") || strings.HasPrefix(text, "//") || strings.HasPrefix(text, "\"builtin.module\""):
+		return "is IR text, not an application package: pass --reference to run it on the host, or compile it first (ipu-translate --emit-package " + file + " -o model.ipupkg)"
+	}
+	return "is not an application package (ipu-translate --emit-package writes one) and not IR text for --reference"
 }
 
 // execute runs the chosen mode with the run's outputs: committed when it

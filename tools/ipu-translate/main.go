@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,8 +30,10 @@ import (
 	"github.com/dustin/go-humanize"
 	"github.com/spf13/pflag"
 
+	"github.com/ipuir/ipuir/internal/nearest"
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/registry"
+	"github.com/ipuir/ipuir/runtime/ipupkg"
 	"github.com/ipuir/ipuir/target"
 	"github.com/ipuir/ipuir/target/irtarget"
 	"github.com/ipuir/ipuir/tools/optmain"
@@ -189,6 +192,20 @@ func (t *translations) Early(args []string, stdout io.Writer) (bool, int, error)
 	}
 	if t.stage < -1 {
 		return true, 2, fmt.Errorf("--stage=%d: stages are numbered from 0", t.stage)
+	}
+	// The pod options are checked where they are given, each message
+	// naming the flag the user typed.
+	if b := t.pod.balance; b != "cycles" && b != "bytes" {
+		return true, 2, fmt.Errorf("--stage-balance=%s: expected cycles (the cost model's, the default) or bytes (weights)%s", b, nearest.Paren(b, []string{"cycles", "bytes"}))
+	}
+	if m := t.pod.microBatches; m < 0 || m > math.MaxInt32 {
+		return true, 2, fmt.Errorf("--micro-batches=%d: expected 1 to %d (0: the default)", m, math.MaxInt32)
+	}
+	if p := t.pod.phases; p < 0 || p > ipupkg.MaxPodStages {
+		return true, 2, fmt.Errorf("--phases=%d: expected 1 to %d (0: as many as the model needs, when it does not fit as one program)", p, ipupkg.MaxPodStages)
+	}
+	if c := t.pod.stageChips; c < 0 || c > target.MaxSpanChips {
+		return true, 2, fmt.Errorf("--stage-chips=%d: expected 1 to %d (0: the default)", c, target.MaxSpanChips)
 	}
 	switch {
 	case chosen == 0:
