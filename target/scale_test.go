@@ -170,13 +170,13 @@ func TestTargetOptions(t *testing.T) {
 	}
 	for _, c := range []struct{ spec, want string }{
 		{"ipu21{link-latency-cycles=1}", "applies only to targets of several chips (pod16, pod4, test16x4, or a chip's with span-chips)"},
-		{"ipu21{nosuch=1}", `unknown option "nosuch" (known: span-chips, exchange-latency-cycles,`},
+		{"ipu21{nosuch=1}", `unknown option "nosuch"; known: span-chips, exchange-latency-cycles,`},
 		{"ipu21{exchange-latency-cycles=1 exchange-latency-cycles=2}", "set twice"},
 		{"ipu21{exchange-latency-cycles=1.5}", "want a whole number from 0 to 2147483647"},
 		{"ipu21{exchange-latency-cycles=99999999999}", "want a whole number"},
 		{"ipu21{streaming-bytes-per-cycle=0}", "want a positive number"},
 		{"ipu21{streaming-bytes=0}", "without capacity"},
-		{"pod4{links-per-neighbour=0}", "links per neighbour"},
+		{"pod4{links-per-neighbour=0}", "option links-per-neighbour=0: want a whole number from 1"},
 		{"ipu21{io-tiles=10}", "io-tiles 10: IO tiles come in whole rows of the 46 tile columns"},
 		{"test16{io-tiles=16}", "and leave some of the 16 tiles to compute"},
 		{"ipu21{", `column 7: unexpected token "<EOF>"`},
