@@ -130,6 +130,26 @@ func TestControlFlowRefusals(t *testing.T) {
 	if _, err := onnximport.Import(m, onnximport.Options{File: "forever.onnx"}); err == nil || !strings.Contains(err.Error(), "iterations to unroll") {
 		t.Errorf("an endless loop: %v", err)
 	}
+	// A negative trip count is refused as what it is, not taken for "no
+	// count" and reported as too many iterations.
+	m = model(13, []*pb.ValueInfoProto{input("x", 2)}, []*pb.TensorProto{scalarInt("m", -5)}, []*pb.NodeProto{node("Loop", "loop", []string{"m", ""}, nil, graphAttr("body", forever)),
+		node("Identity", "y", []string{"x"}, []string{"y"})}, "y")
+	if _, err := onnximport.Import(m, onnximport.Options{File: "negative.onnx"}); err == nil || !strings.Contains(err.Error(), "the trip count (input 0) is -5; it must be 0 or more") {
+		t.Errorf("a trip count of -5: %v", err)
+	}
+}
+
+// A Split whose parts do not add up to the axis is refused, as ONNX
+// Runtime refuses it; an empty file is no model, and says so.
+func TestSplitPartsAndEmptyModelsAreRefused(t *testing.T) {
+	m := model(13, []*pb.ValueInfoProto{input("x", 2, 6)}, []*pb.TensorProto{int64s("parts", 2, 2)},
+		[]*pb.NodeProto{node("Split", "split", []string{"x", "parts"}, []string{"a", "b"}, intAttr("axis", 1))}, "a", "b")
+	if _, err := onnximport.Import(m, onnximport.Options{File: "split.onnx"}); err == nil || !strings.Contains(err.Error(), "parts [2 2] sum to 4, but axis 1 has 6") {
+		t.Errorf("parts that leave 2 of 6 out: %v", err)
+	}
+	if _, err := onnximport.Import(&pb.ModelProto{}, onnximport.Options{File: "empty.onnx"}); err == nil || !strings.Contains(err.Error(), "empty.onnx: not an ONNX model: it holds no graph and imports no opset") {
+		t.Errorf("an empty model: %v", err)
+	}
 }
 
 // arrayOf is the bool scalar c.

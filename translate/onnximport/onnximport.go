@@ -304,6 +304,11 @@ func ImportText(model *onnxpb.ModelProto, opts Options) (*Text, error) {
 		opts.Function = "main"
 	}
 	im := &importer{opts: opts, values: map[string]*value{}}
+	if model.GetGraph() == nil && len(model.GetOpsetImport()) == 0 {
+		// Every byte string decodes as some protobuf message; one with
+		// neither a graph nor an opset is no model (an empty file, text).
+		return nil, im.fail("not an ONNX model: it holds no graph and imports no opset")
+	}
 	training := false
 	for _, o := range model.GetOpsetImport() {
 		switch d := o.GetDomain(); {

@@ -245,6 +245,9 @@ func (im *importer) loop(n *onnxpb.NodeProto, in []*value) error {
 			return im.needsValue(trip, "input 0 (the trip count: the importer unrolls the loop)")
 		}
 		limit = int64(trip.konst.v()[0])
+		if limit < 0 {
+			return im.fail("the trip count (input 0) is %d; it must be 0 or more", limit)
+		}
 	}
 	going := true
 	if cond != nil {

@@ -459,6 +459,11 @@ func (im *importer) split(n *onnxpb.NodeProto, in []*value) error {
 			im.values[name] = v
 		}
 	}
+	if off != x.shape[axis] {
+		// ONNX: the parts' lengths sum to the axis (ONNX Runtime refuses
+		// a split that leaves some of it out).
+		return im.fail("parts %v sum to %d, but axis %d has %d", parts, off, axis, x.shape[axis])
+	}
 	return nil
 }
 
