@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -50,6 +51,14 @@ func ordered(given []inputFile, names []string, what string) ([]string, error) {
 			files[i] = g.file
 		}
 		return files, nil
+	}
+	// An input without a name of its own is called as its host stream is
+	// ("input 0", pkgemit's name, which --dump-package shows).
+	names = slices.Clone(names)
+	for i, n := range names {
+		if n == "" {
+			names[i] = "input " + strconv.Itoa(i)
+		}
 	}
 	files := make([]string, len(names))
 	for _, g := range given {
