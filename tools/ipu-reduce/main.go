@@ -60,6 +60,9 @@ type options struct {
 	jobs                                    int
 	timeout                                 time.Duration
 	verbose                                 bool
+	// first is what the test's first run gave (on the program as it is),
+	// for saying why it was not interesting.
+	first *result
 }
 
 // maxInputBytes bounds the program read.
@@ -101,6 +104,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if o.rewrite != "" && !o.checkFail {
 		fmt.Fprintln(stderr, "ipu-reduce: --rewrite is for --check-fail")
+		return 2
+	}
+	if o.timeout <= 0 {
+		fmt.Fprintf(stderr, "ipu-reduce: --timeout=%v: expected a positive duration (how long one test may run)\n", o.timeout)
 		return 2
 	}
 	if chosen != 1 || o.jobs < 1 {
@@ -148,10 +155,14 @@ func reduceFile(ctx context.Context, file string, o options, stdout, stderr io.W
 		return err
 	}
 	start := measure(module, text)
-	if ok, err := test(ctx, start.text); err != nil {
+	first := &result{}
+	o.first = first
+	ok, err := test(ctx, start.text)
+	o.first = nil
+	if err != nil {
 		return err
 	} else if !ok {
-		return fmt.Errorf("%s is not interesting to the test as it is: nothing to keep while reducing", file)
+		return fmt.Errorf("%s is not interesting to the test as it is (%s): nothing to keep while reducing", file, first.describe(o))
 	}
 	var progress func(int, program, int)
 	if o.verbose {
@@ -287,8 +298,27 @@ var totalCycles = regexp.MustCompile(`(?m)^total_cycles=(\d+)$`)
 type result struct {
 	code           int
 	signaled       bool
+	timedOut       bool
 	stdout, stderr []byte
 	err            error
+}
+
+// describe says what the test's run gave, for a user told it was not
+// interesting.
+func (r *result) describe(o options) string {
+	switch {
+	case r.timedOut:
+		return fmt.Sprintf("the test ran out of its --timeout=%v", o.timeout)
+	case r.signaled:
+		return "the test was killed by a signal"
+	case r.crashed():
+		return "the test crashed (a Go panic or fatal error)"
+	case o.test != "" && r.code != 1:
+		return fmt.Sprintf("the test exited with status %d; 1 means interesting", r.code)
+	case r.code != 0:
+		return fmt.Sprintf("the command exited with status %d", r.code)
+	}
+	return "the test did not find what it looks for"
 }
 
 // crashed reports a crash rather than a refusal: a death by a signal, or
@@ -308,12 +338,27 @@ func (o *options) exec(ctx context.Context, argv []string) result {
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, prog, argv[1:]...)
+	// The test runs in a process group of its own, killed whole when it
+	// runs out of time (a script's children too: killing the shell alone
+	// left `sleep 1000 &` running and Run waiting on its pipes), and
+	// after it exits, so that nothing it started outlives it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = time.Second
 	var out, errs bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &limited{&out, 1 << 20}, &limited{&errs, 1 << 20}
 	err = cmd.Run()
+	if cmd.Process != nil {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
 	r := result{stdout: out.Bytes(), stderr: errs.Bytes()}
+	defer func() {
+		if o.first != nil {
+			*o.first = r
+		}
+	}()
 	if ctx.Err() == context.DeadlineExceeded {
-		r.code = -1
+		r.code, r.timedOut = -1, true
 		return r
 	}
 	var exit *exec.ExitError

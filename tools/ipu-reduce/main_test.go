@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func runTool(args ...string) (int, string, string) {
@@ -312,5 +315,74 @@ func TestRegionsBlocksAndTypes(t *testing.T) {
 	}
 	if _, ok := src.apply(branches, edit{kind: mergeBlock, at: 0}); ok {
 		t.Error("merged a block into a predecessor that branches elsewhere too")
+	}
+}
+
+// A test that outlives --timeout is killed with everything it started (its
+// process group): a script whose child keeps running no longer hangs the
+// reducer or leaves the child behind. Why the program as it is was not
+// interesting is said: out of time, killed by a signal, or the exit
+// status. A --timeout of zero or less is a usage error.
+func TestTimedOutTestsAreKilledWholeAndExplained(t *testing.T) {
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "p.ipuir")
+	if err := os.WriteFile(prog, []byte("module {\n  func.func @f() {\n    return\n  }\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	pidFile := filepath.Join(dir, "child.pid")
+	hang := script("hang.sh", "sleep 1000 &\necho $! > "+pidFile+"\nwait\n")
+	start := time.Now()
+	code, _, errs := runTool(prog, "--test="+hang, "--timeout=500ms")
+	if code != 1 || !strings.Contains(errs, "(the test ran out of its --timeout=500ms)") {
+		t.Errorf("a hanging test: exit %d: %s", code, errs)
+	}
+	if d := time.Since(start); d > 30*time.Second {
+		t.Errorf("the reducer waited %v for a test of --timeout=500ms", d)
+	}
+	pid, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _ := strconv.Atoi(strings.TrimSpace(string(pid)))
+	// Running, that is: a killed child whose parent died first stays a
+	// zombie until the system reaps it, which kill(pid, 0) still finds.
+	running := func() bool {
+		st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", n))
+		if err != nil {
+			return syscall.Kill(n, 0) == nil
+		}
+		fields := strings.Fields(string(st[bytes.LastIndexByte(st, ')')+1:]))
+		return len(fields) > 0 && fields[0] != "Z" && fields[0] != "X"
+	}
+	alive := running()
+	for i := 0; alive && i < 50; i++ { // the kill is sent; give the kernel a moment
+		time.Sleep(20 * time.Millisecond)
+		alive = running()
+	}
+	if alive {
+		syscall.Kill(n, syscall.SIGKILL)
+		t.Errorf("the test's child %d outlived it", n)
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{prog, "--test=" + script("crash.sh", "kill -SEGV $$\n")}, 1, "(the test was killed by a signal)"},
+		{[]string{prog, "--test=" + script("zero.sh", "exit 0\n")}, 1, "(the test exited with status 0; 1 means interesting)"},
+		{[]string{prog, "--test=" + script("zero2.sh", "exit 0\n"), "--timeout=0"}, 2, "--timeout=0s: expected a positive duration"},
+		{[]string{prog, "--test=" + script("zero3.sh", "exit 0\n"), "--timeout=-5s"}, 2, "--timeout=-5s: expected a positive duration"},
+	} {
+		code, _, errs := runTool(c.args...)
+		if code != c.code || !strings.Contains(errs, c.want) {
+			t.Errorf("ipu-reduce %v: exit %d: %s (want %d, %q)", c.args[1:], code, errs, c.code, c.want)
+		}
 	}
 }
