@@ -16,6 +16,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/url"
+	"path/filepath"
 	"time"
 
 	_ "modernc.org/sqlite" // the "sqlite" driver
@@ -65,7 +67,10 @@ const (
 )
 
 // Store is an open result database.
-type Store struct{ db *sql.DB }
+type Store struct {
+	db   *sql.DB
+	path string // as the user named it, for messages
+}
 
 const schema = `
 CREATE TABLE IF NOT EXISTS results (
@@ -89,17 +94,50 @@ CREATE INDEX IF NOT EXISTS results_program ON results (source, target, compiler)
 // Open opens (creating if need be) the database at path. Several
 // processes may share it: SQLite's write-ahead log lets readers go on
 // beside one writer, and a writer waits for another up to the busy
-// timeout.
+// timeout. path is a file's path, taken literally ('a#b.db', '50%.db'
+// and 'my?.db' are files of those names), or ":memory:" for a store that
+// lasts as long as the process.
 func Open(path string) (*Store, error) {
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)")
+	dsn, memory, err := dataSource(path)
 	if err != nil {
 		return nil, err
+	}
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	if memory {
+		// Each connection would open a database of its own.
+		db.SetMaxOpenConns(1)
 	}
 	if _, err := db.Exec(schema); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
-	return &Store{db: db}, nil
+	return &Store{db: db, path: path}, nil
+}
+
+// storePragmas are the connection settings every store takes: writers wait
+// for each other, readers go on beside a writer (WAL).
+const storePragmas = "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
+
+// dataSource is the SQLite URI of the store at path: the path made
+// absolute and escaped, so that none of its characters is read as the
+// URI's query ('?') or fragment ('#') or as an escape ('%'), then the
+// pragmas.
+func dataSource(path string) (dsn string, memory bool, err error) {
+	if path == ":memory:" {
+		return "file::memory:?_pragma=busy_timeout(10000)", true, nil
+	}
+	if path == "" {
+		return "", false, fmt.Errorf("the store needs a file's path (or :memory:)")
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", false, fmt.Errorf("%s: %v", path, err)
+	}
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}
+	return u.String() + "?" + storePragmas, false, nil
 }
 
 // Close closes the database.
@@ -115,7 +153,7 @@ func (s *Store) Get(ctx context.Context, k Key) (Result, bool, error) {
 		return Result{}, false, nil
 	}
 	if err != nil {
-		return Result{}, false, err
+		return Result{}, false, fmt.Errorf("store %s: %v", s.path, err)
 	}
 	r.Measured, _ = time.Parse(time.RFC3339Nano, measured)
 	return r, true, nil
@@ -136,7 +174,8 @@ func (s *Store) Put(ctx context.Context, r Result) (bool, error) {
 		r.Key.Hash(), r.Key.SourceSHA256, r.Key.Target, r.Key.Compiler, r.Key.Candidate, r.Status, r.Reason,
 		r.Cycles, r.Compared, r.MaxErrorToBound, r.Seconds, r.Worker, r.Measured.UTC().Format(time.RFC3339Nano))
 	if err != nil {
-		return false, err
+		// A read-only file, a full disk: name the store.
+		return false, fmt.Errorf("store %s: %v", s.path, err)
 	}
 	n, err := res.RowsAffected()
 	return n == 1, err
@@ -150,7 +189,7 @@ func (s *Store) Query(ctx context.Context, source, target, compiler string) ([]R
 		FROM results WHERE (? = '' OR source = ?) AND (? = '' OR target = ?) AND (? = '' OR compiler = ?)
 		ORDER BY status != 'pass', cycles, candidate`, source, source, target, target, compiler, compiler)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("store %s: %v", s.path, err)
 	}
 	defer rows.Close()
 	var out []Result

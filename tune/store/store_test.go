@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -69,5 +71,67 @@ func TestKeyHashSeparatesParts(t *testing.T) {
 	b := Key{SourceSHA256: "a", Target: "bc"}
 	if a.Hash() == b.Hash() {
 		t.Error("two keys share a hash")
+	}
+}
+
+// A store's path is a file's path, taken literally: characters a URI
+// reads as its query, fragment or escapes name a file of those characters
+// (they once opened './a', '50%.db' or './my' without the store's
+// pragmas), the pragmas hold (write-ahead log), and ":memory:" is a store
+// for the process's life. A store that cannot be written names itself.
+func TestStorePathsAreFilePaths(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	r := Result{Key: Key{SourceSHA256: "abc", Target: "test16", Compiler: "v1", Candidate: "weights=home"}, Status: Pass, Cycles: 7}
+	for _, name := range []string{"a#b.db", "50%25.db", "my?.db", "x.db?mode=ro", "spaces and ünïcode.db"} {
+		path := filepath.Join(dir, name)
+		s, err := Open(path)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if _, err := s.Put(ctx, r); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var mode string
+		if err := s.db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
+			t.Errorf("%s: journal mode %q, %v (want wal)", name, mode, err)
+		}
+		s.Close()
+		if _, err := os.Stat(path); err != nil {
+			t.Errorf("%s: the store is not the file of that name: %v", name, err)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if n := e.Name(); n == "a" || n == "my" || n == "50%.db" || n == "x.db" {
+			t.Errorf("a store's path was read as a URI: %s was created", n)
+		}
+	}
+	mem, err := Open(":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mem.Put(ctx, r); err != nil {
+		t.Fatalf(":memory: Put: %v", err)
+	}
+	if got, ok, err := mem.Get(ctx, r.Key); err != nil || !ok || got.Cycles != 7 {
+		t.Fatalf(":memory: Get = %+v, %v, %v", got, ok, err)
+	}
+	mem.Close()
+	if os.Getuid() != 0 { // root writes read-only files
+		ro := filepath.Join(dir, "ro.db")
+		s, err := Open(ro)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+		os.Chmod(ro, 0o444)
+		if s, err = Open(ro); err == nil {
+			_, err = s.Put(ctx, r)
+			s.Close()
+		}
+		if err == nil || !strings.Contains(err.Error(), ro) {
+			t.Errorf("a read-only store: %v (want its path named)", err)
+		}
 	}
 }
