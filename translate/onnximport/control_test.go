@@ -310,3 +310,15 @@ func TestMaxPoolIndicesTies(t *testing.T) {
 		t.Errorf("indices %v, want %v", got[1].Data, want)
 	}
 }
+
+// A node's name is the model's to choose: its control characters are
+// escaped in every message, so a model cannot send escape sequences to
+// the user's terminal.
+func TestNodeNamesAreEscapedInMessages(t *testing.T) {
+	m := model(13, []*pb.ValueInfoProto{input("x", 2)}, nil,
+		[]*pb.NodeProto{node("Frobnicate", "evil\x1b[2J\r\nname", []string{"x"}, []string{"y"})}, "y")
+	_, err := onnximport.Import(m, onnximport.Options{File: "evil.onnx"})
+	if err == nil || strings.ContainsAny(err.Error(), "\x1b\r\n") || !strings.Contains(err.Error(), `node 'evil\x1b[2J\x0d\x0aname'`) {
+		t.Errorf("got %q", err)
+	}
+}

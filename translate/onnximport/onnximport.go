@@ -252,10 +252,16 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
+	var text string
 	if e.Node == "" && e.Op == "" {
-		return fmt.Sprintf("%s: %s", e.File, e.Msg)
+		text = fmt.Sprintf("%s: %s", e.File, e.Msg)
+	} else {
+		text = fmt.Sprintf("%s: node '%s' (%s, opset %d): %s", e.File, e.Node, e.Op, e.Opset, e.Msg)
 	}
-	return fmt.Sprintf("%s: node '%s' (%s, opset %d): %s", e.File, e.Node, e.Op, e.Opset, e.Msg)
+	// Names come from the model file: a name holding ESC, CR or LF must
+	// not reach the user's terminal as itself. (No message of the
+	// importer's own spans lines.)
+	return ir.EscapeControl(text)
 }
 
 func (im *importer) fail(format string, args ...any) error {
