@@ -23,6 +23,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // Pending is a file being written: Commit puts it in place, Discard
@@ -58,7 +59,35 @@ func Create(path string) (*Pending, error) {
 	if p.f, err = os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".tmp-*"); err != nil {
 		return nil, fmt.Errorf("cannot write '%s': %v", path, unwrap(err))
 	}
+	pending.Lock()
+	pending.files[p.f.Name()] = true
+	pending.Unlock()
 	return p, nil
+}
+
+// pending are the temporary files being written, which RemovePending
+// removes when the process is told to stop.
+var pending = struct {
+	sync.Mutex
+	files map[string]bool
+}{files: map[string]bool{}}
+
+func forget(name string) {
+	pending.Lock()
+	delete(pending.files, name)
+	pending.Unlock()
+}
+
+// RemovePending removes every temporary file not yet committed or
+// discarded: what a tool stopped by a signal (toolkit.RemoveOutputsOnSignal)
+// calls before it dies, so that nothing is left beside its outputs.
+func RemovePending() {
+	pending.Lock()
+	defer pending.Unlock()
+	for name := range pending.files {
+		os.Remove(name)
+		delete(pending.files, name)
+	}
 }
 
 // Resolve says how path would be written: through (a special file, or a
@@ -112,6 +141,7 @@ func (p *Pending) Commit() error {
 	fail := func(err error) error {
 		if !p.through {
 			os.Remove(p.f.Name())
+			forget(p.f.Name())
 		}
 		return fmt.Errorf("cannot write '%s': %v", p.path, unwrap(err))
 	}
@@ -125,6 +155,7 @@ func (p *Pending) Commit() error {
 		return fail(err)
 	}
 	if !p.through {
+		defer forget(p.f.Name())
 		if err := os.Rename(p.f.Name(), p.target); err != nil {
 			return fail(err)
 		}
@@ -142,6 +173,7 @@ func (p *Pending) Discard() {
 	p.f.Close()
 	if !p.through {
 		os.Remove(p.f.Name())
+		forget(p.f.Name())
 	}
 }
 

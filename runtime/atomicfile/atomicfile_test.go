@@ -38,3 +38,33 @@ func TestFailedWriteKeepsTheFile(t *testing.T) {
 		t.Errorf("writing to %s: %v", os.DevNull, err)
 	}
 }
+
+// RemovePending removes the temporaries of files still being written,
+// and none of those committed or discarded.
+func TestRemovePending(t *testing.T) {
+	dir := t.TempDir()
+	a, err := Create(filepath.Join(dir, "a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Create(filepath.Join(dir, "b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Writer().Write([]byte("b")); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	RemovePending()
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if len(names) != 1 || names[0] != "b" {
+		t.Errorf("after RemovePending: %v, want [b]", names)
+	}
+	a.Discard() // its file is gone already; discarding it is harmless
+}

@@ -27,6 +27,7 @@ import (
 )
 
 func main() {
+	toolkit.RemoveOutputsOnSignal()
 	fs := pflag.NewFlagSet("ipu-dialect-doc", pflag.ContinueOnError)
 	fs.SetOutput(os.Stderr)
 	out := fs.StringP("output", "o", "docs", "directory to write DIR/dialects/*.md (one file per dialect) and DIR/passes/*.md (one per pass, and an index) into")

@@ -21,12 +21,16 @@ import (
 	"github.com/ipuir/ipuir/tools/memoryflag"
 	"github.com/ipuir/ipuir/tools/optmain"
 	"github.com/ipuir/ipuir/tools/targetflag"
+	"github.com/ipuir/ipuir/tools/toolkit"
 )
 
 // Version is the ipuir release this tool belongs to.
 const Version = "0.1.0"
 
-func main() { os.Exit(newTool().Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+func main() {
+	toolkit.RemoveOutputsOnSignal()
+	os.Exit(newTool().Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
 
 // newTool is ipu-opt: ipuir's dialects and passes, the target flag, and
 // the test ones when built for ipuir's tests.

@@ -83,7 +83,10 @@ type mode interface {
 	Run(p *program, inputs []*eval.Array) ([]*eval.Array, error)
 }
 
-func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+func main() {
+	toolkit.RemoveOutputsOnSignal()
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
 
 func run(args []string, stdout, stderr io.Writer) int {
 	o, err := parseFlags(args, stdout, stderr)

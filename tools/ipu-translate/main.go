@@ -38,6 +38,7 @@ import (
 	"github.com/ipuir/ipuir/target/irtarget"
 	"github.com/ipuir/ipuir/tools/optmain"
 	"github.com/ipuir/ipuir/tools/targetflag"
+	"github.com/ipuir/ipuir/tools/toolkit"
 	"github.com/ipuir/ipuir/translate/exchangejson"
 	"github.com/ipuir/ipuir/translate/onnximport"
 	"github.com/ipuir/ipuir/translate/pkgemit"
@@ -46,7 +47,10 @@ import (
 // Version is the tool's version.
 const Version = "0.1.0"
 
-func main() { os.Exit(newTool().Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+func main() {
+	toolkit.RemoveOutputsOnSignal()
+	os.Exit(newTool().Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
 
 func newTool() *optmain.Tool {
 	return &optmain.Tool{

@@ -94,21 +94,21 @@ func same(a, b string) bool {
 // Write produces the output with write, through a buffer: to stdout for
 // "-", straight to a target that is not a regular file, and otherwise to a
 // temporary file that Commit renames into place (a second Write replaces
-// what the first wrote). An error of write is returned as it is; one of
-// the output itself names the file.
+// what the first wrote). The temporary file is made when the first bytes
+// are ready, not when the work starts, so that a run stopped while it
+// works (a signal, a kill) leaves nothing beside the output; one stopped
+// while it writes leaves nothing either when the tool removes its
+// temporaries on the signal (RemoveOutputsOnSignal). An error of write is
+// returned as it is; one of the output itself names the file.
 func (out *Output) Write(write func(io.Writer) error) error {
-	var dst io.Writer = out.outs.stdout
 	if out.pending != nil {
 		out.pending.Discard()
 		out.pending = nil
 	}
+	var dst io.Writer = out.outs.stdout
+	var createErr error
 	if out.Path != "-" {
-		p, err := atomicfile.Create(out.Path)
-		if err != nil {
-			return fmt.Errorf("%s: %v", out.Flag, err)
-		}
-		out.pending = p
-		dst = p.Writer()
+		dst = &lazyFile{out: out, err: &createErr}
 	}
 	var writeErr error
 	bw := bufio.NewWriterSize(recordingWriter{dst, &writeErr}, 256<<10)
@@ -116,10 +116,37 @@ func (out *Output) Write(write func(io.Writer) error) error {
 	if ferr := bw.Flush(); err == nil {
 		err = ferr
 	}
+	if createErr != nil {
+		return createErr
+	}
 	if err != nil && writeErr != nil && errors.Is(err, writeErr) {
 		return fmt.Errorf("cannot write '%s': %v", out.Path, writeErr)
 	}
+	if err == nil && out.Path != "-" && out.pending == nil {
+		// Nothing was written: the output is an empty file.
+		if _, err := (&lazyFile{out: out, err: &createErr}).Write(nil); err != nil {
+			return err
+		}
+	}
 	return err
+}
+
+// lazyFile creates out's temporary file at its first write.
+type lazyFile struct {
+	out *Output
+	err *error // the creation's error, for Write to return as it is
+}
+
+func (l *lazyFile) Write(b []byte) (int, error) {
+	if l.out.pending == nil {
+		p, err := atomicfile.Create(l.out.Path)
+		if err != nil {
+			*l.err = fmt.Errorf("%s: %v", l.out.Flag, err)
+			return 0, *l.err
+		}
+		l.out.pending = p
+	}
+	return l.out.pending.Writer().Write(b)
 }
 
 // WriteData writes data as the output.
