@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"unicode/utf8"
 	"sync/atomic"
 )
 
@@ -228,6 +229,7 @@ func (s *SourceMgr) render(b *strings.Builder, d *Diagnostic, showLine bool) {
 	if file != nil && showLine {
 		if line, ok := s.Line(file.File, file.Line); ok {
 			expanded, caretCol := expandTabs(line, file.Col)
+			expanded, caretCol = clipLine(expanded, caretCol)
 			b.WriteString(expanded)
 			b.WriteByte('\n')
 			b.WriteString(strings.Repeat(" ", caretCol))
@@ -275,6 +277,37 @@ func writeHeader(b *strings.Builder, d *Diagnostic) *FileLineColLoc {
 		return nil
 	}
 	return file
+}
+
+// maxSourceLineShown bounds the source line a diagnostic quotes: a longer
+// one (a megabyte literal, a minified file) is shown as the part around
+// the caret, each cut marked with "...", as clang clips lines to the
+// terminal, so that a diagnostic stays a few lines whatever the input.
+const maxSourceLineShown = 160
+
+// clipLine cuts line to at most maxSourceLineShown columns around caret,
+// returning the caret's column in what is kept.
+func clipLine(line string, caret int) (string, int) {
+	if len(line) <= maxSourceLineShown {
+		return line, caret
+	}
+	lo := max(0, min(caret-maxSourceLineShown/3, len(line)-maxSourceLineShown))
+	hi := min(len(line), lo+maxSourceLineShown)
+	// Cut at rune boundaries.
+	for lo > 0 && !utf8.RuneStart(line[lo]) {
+		lo--
+	}
+	for hi < len(line) && !utf8.RuneStart(line[hi]) {
+		hi++
+	}
+	out, shift := line[lo:hi], lo
+	if lo > 0 {
+		out, shift = "..."+out, lo-3
+	}
+	if hi < len(line) {
+		out += "..."
+	}
+	return out, caret - shift
 }
 
 // expandTabs expands tabs to 8-column stops (as LLVM's SourceMgr shows

@@ -32,3 +32,22 @@ func TestDiagnosticLeadsWithTheModelNode(t *testing.T) {
 		t.Errorf("EscapeControl: %q", got)
 	}
 }
+
+// A diagnostic quotes at most maxSourceLineShown columns of its source
+// line, around the caret, marking each cut: a 4 MB line no longer prints
+// 4 MB of stderr.
+func TestLongSourceLinesAreClipped(t *testing.T) {
+	line := strings.Repeat("a", 5000) + "X" + strings.Repeat("b", 5000)
+	sm := NewSourceMgr()
+	sm.Add("long.ipuir", []byte(line+"\n"))
+	ctx := NewContext()
+	got := sm.Render(&Diagnostic{Severity: SeverityError, Loc: ctx.FileLineCol("long.ipuir", 1, 5001), Message: "here"})
+	lines := strings.Split(got, "\n")
+	if len(got) > 600 || len(lines) < 3 {
+		t.Fatalf("%d bytes:\n%s", len(got), got)
+	}
+	quoted, caret := lines[1], strings.Index(lines[2], "^")
+	if !strings.HasPrefix(quoted, "...") || !strings.HasSuffix(quoted, "...") || caret < 0 || quoted[caret] != 'X' {
+		t.Errorf("the caret does not point at the column:\n%s\n%s", quoted, lines[2])
+	}
+}

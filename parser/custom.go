@@ -352,6 +352,10 @@ func (c *opAsmParser) ParseInteger() (int64, error) {
 	if p.tok.Kind != Integer {
 		return 0, p.wrongToken("expected integer value")
 	}
+	if literalWiderThan(p.text(p.tok), 64) {
+		p.Next()
+		return 0, c.errorAt(at, "integer value too large")
+	}
 	v := intLiteralValue(p.text(p.tok))
 	p.Next()
 	if v == nil {

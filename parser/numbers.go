@@ -42,8 +42,34 @@ func parseUint(digits []byte, base uint64) (uint64, bool) {
 // isHexLiteral reports whether an integer token is written `0x...`.
 func isHexLiteral(text []byte) bool { return len(text) > 1 && text[1] == 'x' }
 
-// intLiteralValue is the unsigned value of an integer token, of any size.
+// literalWiderThan reports whether an integer token's value certainly
+// needs more than width bits, from its digits alone: a decimal literal of
+// n significant digits is at least 10^(n−1), more than 3.32·(n−1) bits; a
+// hex one of n significant digits more than 4·(n−1). It lets a literal too
+// wide for its type be refused before it is converted, which for decimal
+// takes time quadratic in its length (4 MB of digits took 23 s).
+func literalWiderThan(text []byte, width int) bool {
+	digits, bitsPerDigit := text, 3.3219280948873623
+	if isHexLiteral(text) {
+		digits, bitsPerDigit = text[2:], 4
+	}
+	for len(digits) > 1 && digits[0] == '0' {
+		digits = digits[1:]
+	}
+	return float64(len(digits)-1)*bitsPerDigit > float64(width)
+}
+
+// maxLiteralBits bounds the integer literals converted where no type
+// bounds them (an op's integer operand of a custom form, an untyped
+// attribute): the widest integer type MLIR has, i16777215.
+const maxLiteralBits = 1<<24 - 1
+
+// intLiteralValue is the unsigned value of an integer token, of any size
+// up to maxLiteralBits (nil beyond: refused before it is converted).
 func intLiteralValue(text []byte) *big.Int {
+	if literalWiderThan(text, maxLiteralBits) {
+		return nil
+	}
 	if isHexLiteral(text) {
 		if v, ok := parseUint(text[2:], 16); ok {
 			return new(big.Int).SetUint64(v)
@@ -85,6 +111,9 @@ func buildInt(t ir.Type, negative bool, text []byte) (*big.Int, bool) {
 	// Fast path: small decimal or hex values.
 	if u, fits := uint64Token(text); fits && width >= 1 && width <= 64 {
 		return buildSmallInt(u, width, signed, negative)
+	}
+	if width > 0 && literalWiderThan(text, width) {
+		return nil, false
 	}
 	v := intLiteralValue(text)
 	if v == nil {
@@ -157,6 +186,9 @@ func floatLiteral(text []byte) float64 {
 // hexFloatBits decodes a hex integer literal as the bit pattern of a float
 // type; ok is false when it has more bits than the type.
 func hexFloatBits(text []byte, k ir.FloatKind) (float64, bool) {
+	if literalWiderThan(text, k.Width()) {
+		return 0, false
+	}
 	v := intLiteralValue(text)
 	if v == nil || v.BitLen() > k.Width() {
 		return 0, false
