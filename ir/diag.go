@@ -5,8 +5,8 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"unicode/utf8"
 	"sync/atomic"
+	"unicode/utf8"
 )
 
 // Severity of a diagnostic.
