@@ -1,6 +1,6 @@
 // Command ipu-lsp is a Language Server Protocol server for .ipuir files,
-// over standard input and output (the protocol through
-// github.com/tliron/glsp): diagnostics as the file is opened and changed
+// over standard input and output (the base protocol read here, rpc.go; the
+// protocol's types and dispatch github.com/tliron/glsp's): diagnostics as the file is opened and changed
 // (parse, verify, and the target's verifiers when the module names one,
 // with the loader every tool uses), go-to-definition and references for
 // SSA values, block labels, symbols and aliases, hover (an op's summary
@@ -24,7 +24,6 @@ import (
 
 	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
-	"github.com/tliron/glsp/server"
 
 	"github.com/ipuir/ipuir/ir"
 	"github.com/ipuir/ipuir/registry"
@@ -39,10 +38,7 @@ func main() {
 		return
 	}
 	s := newServer()
-	if err := server.NewServer(s.handler(), "ipu-lsp", false).RunStdio(); err != nil {
-		fmt.Fprintln(os.Stderr, "ipu-lsp:", err)
-		os.Exit(1)
-	}
+	os.Exit(serveRPC(os.Stdin, os.Stdout, os.Stderr, s.handler()))
 }
 
 // debounce is how long the server waits after a change before it parses
