@@ -249,6 +249,9 @@ func (s *sinker) sinkInto(u, t *ir.Operation) (*ir.Operation, bool, error) {
 		s.erase(u)
 		return nil, true, nil
 	case u.Is(SliceOp):
+		if slicesOf(t.Result(0)) > maxCarriedSlices {
+			return nil, false, nil // sinkEffect's rule: a gather's slices stay
+		}
 		a := opAttrs(u)
 		off, err1 := a.ints(OffsetsAttr)
 		size, err2 := a.ints(SizesAttr)
@@ -726,6 +729,14 @@ func sinkEffect(op *ir.Operation, p []int, group map[*ir.Value]int) effect {
 			}
 		}
 	case op.Is(SliceOp):
+		// A value read by many slices is gathered from (an upsampling's
+		// rows, a resize's taps): its slices are laid out for the axis
+		// order they read, and moving the transpose past them made a
+		// U-Net's resize six times dearer. A pooling window's few slices
+		// take it.
+		if slicesOf(x) > maxCarriedSlices {
+			return leaks
+		}
 		return carries
 	case op.Is(ReduceSumOp, ReduceMaxOp):
 		return absorbs // a transpose of the (smaller) reduced value at most
@@ -749,6 +760,21 @@ func elementsOf(v *ir.Value) int64 {
 	n := int64(1)
 	for _, d := range rt.Dims {
 		n *= d
+	}
+	return n
+}
+
+// maxCarriedSlices is the most slices of one value a transpose moves past
+// (sinkEffect): a 3×3 pooling window's nine, not a resize's hundreds.
+const maxCarriedSlices = 16
+
+// slicesOf counts the slices that read v.
+func slicesOf(v *ir.Value) int {
+	n := 0
+	for _, u := range v.Users() {
+		if u.Is(SliceOp) {
+			n++
+		}
 	}
 	return n
 }
