@@ -75,10 +75,11 @@ func runPod(o *options, stdout, stderr io.Writer) error {
 	if len(model.args) != len(pod.Inputs) {
 		return fmt.Errorf("%s: its source's @%s takes %d inputs; the pod %d", o.file, model.name, len(model.args), len(pod.Inputs))
 	}
-	batches, err := microBatchInputs(o, model, pod.Weights, micro)
+	inputsOf, err := microBatchInputs(o, model, pod.Weights)
 	if err != nil {
 		return model.Report(err, stderr)
 	}
+	first, _ := inputsOf(0)
 	stages := make([]*program, len(pod.Stages))
 	for k, st := range pod.Stages {
 		if stages[k], err = loadSource(fmt.Sprintf("%s (stage %d source)", o.file, k), st.Package.Source, "", stderr); err != nil {
@@ -103,7 +104,11 @@ func runPod(o *options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %v", o.file, err)
 	}
-	outputs := make([][]*eval.Array, micro) // the model's outputs per micro-batch
+	// The model's outputs of micro-batch 0 (what --outputs writes and the
+	// summary shows), and with --check every micro-batch's inputs and
+	// outputs, which the end-to-end check compares; without it a run of
+	// many micro-batches holds one at a time.
+	var outputs, batches [][]*eval.Array
 	var reports []*check.Report
 	// Phases pass their weights and activations through the chip's
 	// streaming memory, the weights written there once.
@@ -111,19 +116,23 @@ func runPod(o *options, stdout, stderr io.Writer) error {
 	if pod.Phased() {
 		dram = pipeline.NewDRAM(tg)
 		for i, w := range pod.Weights {
-			if w && !batches[0][i].IsStrings() {
-				if err := dram.Store(ipupkg.PodRef{Stage: ipupkg.HostStage, Index: i}, batches[0][i].Bytes()); err != nil {
+			if w && !first[i].IsStrings() {
+				if err := dram.Store(ipupkg.PodRef{Stage: ipupkg.HostStage, Index: i}, first[i].Bytes()); err != nil {
 					return fmt.Errorf("%s: %v", o.file, err)
 				}
 			}
 		}
 	}
 	for g := range micro {
+		batch, err := inputsOf(g)
+		if err != nil {
+			return model.Report(err, stderr)
+		}
 		delivered := make([][]*eval.Array, len(pod.Stages))
 		for k, st := range pod.Stages {
 			ins := make([]*eval.Array, len(st.Inputs))
 			if dram != nil {
-				if err := fromStreamingMemory(dram, pod, k, batches[g], ins); err != nil {
+				if err := fromStreamingMemory(dram, pod, k, batch, ins); err != nil {
 					return fmt.Errorf("%s: phase %d, micro-batch %d: %v", o.file, k, g, err)
 				}
 			}
@@ -132,7 +141,7 @@ func runPod(o *options, stdout, stderr io.Writer) error {
 					continue
 				}
 				if ref.Stage == ipupkg.HostStage {
-					ins[i] = batches[g][ref.Index]
+					ins[i] = batch[ref.Index]
 					continue
 				}
 				if pod.Stages[ref.Stage].Chip == st.Chip {
@@ -182,12 +191,16 @@ func runPod(o *options, stdout, stderr io.Writer) error {
 				}
 			}
 		}
+		var outs []*eval.Array
 		for _, ref := range pod.Outputs {
 			if ref.Stage == ipupkg.HostStage {
-				outputs[g] = append(outputs[g], batches[g][ref.Index])
+				outs = append(outs, batch[ref.Index])
 			} else {
-				outputs[g] = append(outputs[g], delivered[ref.Stage][ref.Index])
+				outs = append(outs, delivered[ref.Stage][ref.Index])
 			}
+		}
+		if g == 0 || o.check {
+			outputs, batches = append(outputs, outs), append(batches, batch)
 		}
 	}
 	for i := range pod.Outputs {
@@ -306,43 +319,43 @@ func runStage(chip *target.Target, pkg *ipupkg.Package, inputs []*eval.Array, ou
 	return check.Execute(dev, pkg, inputs, check.ExecuteOptions{OutputsOnly: outputsOnly})
 }
 
-// microBatchInputs are the model's inputs for each micro-batch. With
-// --generate, the weights (the pod's, the inputs a matmul multiplies by)
-// are the same for every micro-batch, as they stay on their chips, and the
-// others are drawn afresh for each, micro-batch g with the seed moved on
-// by g times the input count; with --inputs, every micro-batch takes the
-// given files.
-func microBatchInputs(o *options, model *program, weights []bool, micro int) ([][]*eval.Array, error) {
+// microBatchInputs returns the model's inputs of micro-batch g, drawn
+// when asked for, so that a run of many micro-batches holds one at a
+// time. With --generate, the weights (the pod's, the inputs a matmul
+// multiplies by) are the same for every micro-batch, as they stay on their
+// chips, and the others are drawn afresh for each, micro-batch g with the
+// seed moved on by g times the input count; with --inputs, every
+// micro-batch takes the given files.
+func microBatchInputs(o *options, model *program, weights []bool) (func(g int) ([]*eval.Array, error), error) {
 	first, err := model.inputs(o)
 	if err != nil {
 		return nil, err
 	}
-	batches := [][]*eval.Array{first}
-	if micro > 1 && o.generate != "" {
-		gen, err := reference.ParseGenerator(o.generate)
+	if o.generate == "" {
+		return func(int) ([]*eval.Array, error) { return first, nil }, nil
+	}
+	gen, err := reference.ParseGenerator(o.generate)
+	if err != nil {
+		return nil, err
+	}
+	fanIns := reference.FanIns(model.fn)
+	return func(g int) ([]*eval.Array, error) {
+		if g == 0 {
+			return first, nil
+		}
+		next := *gen
+		next.Seed = gen.Seed + uint64(g*len(model.args))
+		drawn, err := next.Generate(model.args, fanIns)
 		if err != nil {
 			return nil, err
 		}
-		fanIns := reference.FanIns(model.fn)
-		for g := 1; g < micro; g++ {
-			next := *gen
-			next.Seed = gen.Seed + uint64(g*len(model.args))
-			drawn, err := next.Generate(model.args, fanIns)
-			if err != nil {
-				return nil, err
+		for i := range drawn {
+			if i < len(weights) && weights[i] {
+				drawn[i] = first[i]
 			}
-			for i := range drawn {
-				if i < len(weights) && weights[i] {
-					drawn[i] = first[i]
-				}
-			}
-			batches = append(batches, drawn)
 		}
-	}
-	for len(batches) < micro {
-		batches = append(batches, first)
-	}
-	return batches, nil
+		return drawn, nil
+	}, nil
 }
 
 // printPipeline prints the stage table and the pipeline's figures.
