@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 
 	"github.com/ipuir/ipuir/ir"
@@ -35,8 +36,10 @@ func emitPackage(ctx *ir.Context, module *ir.Operation, in *optmain.Input, out i
 		return module.EmitError("--stage-chips applies to a target of several chips; %s has one (a program over several chips: --target='%s{span-chips=K}')", tg.Name, tg.Name)
 	}
 	pipeline := registry.ModulePipeline(registry.LowerToTileAsm)
+	var tuning *toolkit.Tuning
 	if tuningFile != "" {
-		tuning, err := toolkit.ReadTuning(tuningFile)
+		var err error
+		tuning, err = toolkit.ReadTuning(tuningFile)
 		if err != nil {
 			return err
 		}
@@ -59,6 +62,17 @@ func emitPackage(ctx *ir.Context, module *ir.Operation, in *optmain.Input, out i
 	pkg, err := toolkit.CompilePackageWith(ctx, module, in.Source, in.Env, in.Logger, tg, Version, pipeline)
 	if err != nil && pristine != nil && errors.Is(err, target.ErrTileMemory) {
 		return emitInPhases(ctx, pristine, in, out, tg, pod, err)
+	}
+	if err != nil && tuning != nil {
+		// The record chose the options that failed: say which record.
+		what := fmt.Sprintf("while compiling with the tuning record %s (plan_gemms weights=%s constraints=%q)", tuningFile, tuning.PlanGemms.Weights, tuning.PlanGemms.Constraints)
+		var d *ir.Diagnostic
+		if errors.As(err, &d) {
+			c := *d
+			c.Notes = append(slices.Clip(d.Notes), &ir.Diagnostic{Severity: ir.SeverityNote, Loc: d.Loc, Message: what})
+			return &c
+		}
+		return fmt.Errorf("%v (%s)", err, what)
 	}
 	if err != nil {
 		return err

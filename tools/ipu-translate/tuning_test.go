@@ -81,3 +81,33 @@ func TestEmitPackageWithTuning(t *testing.T) {
 		t.Errorf("--tuning without --emit-package: exit %d: %s", code, errs)
 	}
 }
+
+// A record whose constraints the compiler refuses (a field that does not
+// exist, a plan that cannot be) is named in the refusal, and the report
+// stays short: no module printed with it.
+func TestBadTuningConstraintsNameTheRecord(t *testing.T) {
+	src, err := os.ReadFile("../../examples/attention-tiny.ipuir")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	model := filepath.Join(dir, "model.ipuir")
+	if err := os.WriteFile(model, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, constraints := range []string{"source_operation = 1, orientation = sideways", "source_operation = 1, row_partitions = 4096"} {
+		r := toolkit.Tuning{Format: toolkit.TuningFormat, Version: toolkit.TuningVersion, Target: "test16",
+			SourceSHA256: toolkit.SourceSHA256(src), PlanGemms: toolkit.PlanGemmsOptions{Weights: "auto", Constraints: constraints}}
+		rec := filepath.Join(dir, "bad.json")
+		if err := os.WriteFile(rec, r.Encode(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, _, errs := runTool(t, "", "--emit-package", model, "--tuning", rec, "-o", filepath.Join(dir, "x.ipupkg"))
+		if code != 1 || !strings.Contains(errs, "the tuning record "+rec) || !strings.Contains(errs, constraints) {
+			t.Errorf("%q: exit %d:\n%s", constraints, code, errs)
+		}
+		if len(errs) > 4096 {
+			t.Errorf("%q: %d bytes of stderr", constraints, len(errs))
+		}
+	}
+}
