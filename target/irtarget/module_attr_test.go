@@ -34,7 +34,7 @@ func TestTargetFromModule(t *testing.T) {
 	if tgt, _ := FromModule(module); tgt.Name != "ipu21" {
 		t.Fatalf("override gave %s", tgt.Name)
 	}
-	wantModuleAttrErr(t, SetOnModule(module, "ipu9"), `--target: unknown target "ipu9"; known targets: `)
+	wantModuleAttrErr(t, SetOnModule(module, "ipu9"), `--target: unknown target "ipu9" (did you mean 'ipu2'?); known targets: `)
 	wantModuleAttrErr(t, SetOnModule(fn, "ipu21"), "--target applies to a builtin.module, not 'func.func'")
 
 	module.SetAttr(ctx, ModuleAttr, ctx.IntegerAttr(ctx.I(64), 3))
