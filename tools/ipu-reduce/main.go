@@ -313,12 +313,18 @@ func (r *result) describe(o options) string {
 		return "the test was killed by a signal"
 	case r.crashed():
 		return "the test crashed (a Go panic or fatal error)"
-	case o.test != "" && r.code != 1:
+	case o.test != "":
 		return fmt.Sprintf("the test exited with status %d; 1 means interesting", r.code)
-	case r.code != 0:
-		return fmt.Sprintf("the command exited with status %d", r.code)
+	case o.crash != "":
+		return fmt.Sprintf("the command did not crash: it exited with status %d", r.code)
+	case o.diagnostic != "":
+		return "the --run command's output does not match --diagnostic"
+	case o.checkFail:
+		return "its check did not fail"
+	case o.cyclesAbove >= 0:
+		return fmt.Sprintf("it did not take more than %d cycles", o.cyclesAbove)
 	}
-	return "the test did not find what it looks for"
+	return fmt.Sprintf("the command exited with status %d", r.code)
 }
 
 // crashed reports a crash rather than a refusal: a death by a signal, or
