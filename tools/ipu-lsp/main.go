@@ -14,6 +14,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"regexp"
 	"slices"
@@ -203,7 +204,7 @@ var verifyRun = regexp.MustCompile(`(?m)^\s*//\s*RUN:.*--?verify-diagnostics`)
 // --verify-diagnostics is checked as ipu-opt checks it: its diagnostics
 // against its expected-* lines, the failures reported.
 func analyze(uri, text string) []protocol.Diagnostic {
-	file := strings.TrimPrefix(uri, "file://")
+	file := uriPath(uri)
 	loader := &toolkit.Loader{Setup: registry.RegisterDialects, Env: irtarget.EnvOfModule}
 	out := []protocol.Diagnostic{}
 	if run := verifyRun.FindStringIndex(text); run != nil {
@@ -509,3 +510,14 @@ func (s *lspServer) actions(p *protocol.CodeActionParams) []protocol.CodeAction 
 func asDiagnostic(err error, d **ir.Diagnostic) bool { return errors.As(err, d) }
 
 func asMulti(err error, ds *interface{ Unwrap() []error }) bool { return errors.As(err, ds) }
+
+// uriPath is the file a document URI names, unescaped ("file:///a%20b.ipuir"
+// is "/a b.ipuir"), for diagnostics' file names; a URI of another scheme,
+// or one that does not parse, is kept as it is.
+func uriPath(uri string) string {
+	u, err := url.Parse(uri)
+	if err != nil || u.Scheme != "file" {
+		return uri
+	}
+	return u.Path
+}

@@ -111,3 +111,16 @@ func FuzzServeRPC(f *testing.F) {
 		}
 	})
 }
+
+// A document's URI is unescaped into the file name diagnostics carry.
+func TestURIPath(t *testing.T) {
+	for uri, want := range map[string]string{
+		"file:///tmp/a%20b%23c.ipuir": "/tmp/a b#c.ipuir",
+		"file:///x.ipuir":             "/x.ipuir",
+		"untitled:Untitled-1":         "untitled:Untitled-1",
+	} {
+		if got := uriPath(uri); got != want {
+			t.Errorf("uriPath(%q) = %q, want %q", uri, got, want)
+		}
+	}
+}
