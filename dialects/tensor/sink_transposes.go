@@ -205,10 +205,7 @@ func (s *sinker) sinkInto(u, t *ir.Operation) (*ir.Operation, bool, error) {
 		if len(q) != len(p) {
 			return nil, false, nil
 		}
-		r := make([]int, len(q))
-		for i, qi := range q {
-			r[i] = p[qi]
-		}
+		r := compose(p, q)
 		if isIdentity(r) {
 			// x is u's value: when u gave its source op's value and x is
 			// a piece of the same op, x now holds that value as it is.
@@ -229,18 +226,8 @@ func (s *sinker) sinkInto(u, t *ir.Operation) (*ir.Operation, bool, error) {
 		s.rw.ModifyInPlace(u, func() { u.SetOperand(0, x) })
 		return nil, true, nil
 	case u.Is(BroadcastOp):
-		dims, err := opAttrs(u).ints(DimensionsAttr)
-		if err != nil || len(dims) != len(p) {
-			return nil, false, nil
-		}
-		// Operand axis j of u is x's axis p[j]: x's axis i goes where u
-		// sends axis inverse(p)[i].
-		q := inverse(p)
-		d := make([]int, len(p))
-		for i := range d {
-			d[i] = dims[q[i]]
-		}
-		if !slices.IsSorted(d) || hasDuplicates(d) {
+		d, ok := broadcastAbsorbing(u, p)
+		if !ok {
 			return nil, false, nil
 		}
 		b := s.rw.Create(&ir.OperationState{Name: BroadcastOpName, Loc: u.Loc(), Operands: []*ir.Value{x},
@@ -514,10 +501,7 @@ const SourcePermutationKey = "source_permutation"
 func PermutedLoc(ctx *ir.Context, loc ir.Location, p []int) ir.Location {
 	if q, ok := SourcePermutation(loc); ok {
 		// Already a rearrangement: the source is transpose(transpose(v, p), q).
-		r := make([]int, len(p))
-		for i, qi := range q {
-			r[i] = p[qi]
-		}
+		r := compose(p, q)
 		if fused, isFused := loc.(*ir.FusedLoc); isFused {
 			loc = ctx.FusedLoc(fused.Locs, nil)
 		}
@@ -704,10 +688,7 @@ func sinkEffect(op *ir.Operation, p []int, group map[*ir.Value]int) effect {
 		if len(q) != len(p) {
 			return leaks
 		}
-		r := make([]int, len(q))
-		for i, qi := range q {
-			r[i] = p[qi]
-		}
+		r := compose(p, q)
 		if isIdentity(r) {
 			return cancels
 		}
@@ -717,16 +698,8 @@ func sinkEffect(op *ir.Operation, p []int, group map[*ir.Value]int) effect {
 			return absorbs
 		}
 	case op.Is(BroadcastOp):
-		dims, err := opAttrs(op).ints(DimensionsAttr)
-		if err == nil && len(dims) == len(p) {
-			q := inverse(p)
-			d := make([]int, len(p))
-			for i := range d {
-				d[i] = dims[q[i]]
-			}
-			if slices.IsSorted(d) && !hasDuplicates(d) {
-				return absorbs
-			}
+		if _, ok := broadcastAbsorbing(op, p); ok {
+			return absorbs
 		}
 	case op.Is(SliceOp):
 		// A value read by many slices is gathered from (an upsampling's
@@ -777,4 +750,31 @@ func slicesOf(v *ir.Value) int {
 		}
 	}
 	return n
+}
+
+// compose is r with transpose(transpose(v, p), q) = transpose(v, r):
+// r[i] = p[q[i]]. p and q have one length.
+func compose(p, q []int) []int {
+	r := make([]int, len(q))
+	for i, qi := range q {
+		r[i] = p[qi]
+	}
+	return r
+}
+
+// broadcastAbsorbing is the dimensions of the broadcast of x that gives
+// b = broadcast(transpose(x, p)): b's operand axis j is x's axis p[j], so
+// x's axis i goes where b sends axis inverse(p)[i]. False when those are
+// not increasing (the broadcast cannot take the transpose).
+func broadcastAbsorbing(b *ir.Operation, p []int) ([]int, bool) {
+	dims, err := opAttrs(b).ints(DimensionsAttr)
+	if err != nil || len(dims) != len(p) {
+		return nil, false
+	}
+	q := inverse(p)
+	d := make([]int, len(p))
+	for i := range d {
+		d[i] = dims[q[i]]
+	}
+	return d, slices.IsSorted(d) && !hasDuplicates(d)
 }
