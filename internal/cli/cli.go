@@ -50,14 +50,14 @@ func Suggest(fs *pflag.FlagSet, arg string) string {
 	if i := strings.IndexByte(want, '='); i >= 0 {
 		want = want[:i]
 	}
-	best, bestDist := "", len(want)/2+1
+	var names []string
 	fs.VisitAll(func(f *pflag.Flag) {
-		if f.Hidden {
-			return
-		}
-		if d := nearest.Distance(want, f.Name); d < bestDist {
-			best, bestDist = "--"+f.Name, d
+		if !f.Hidden {
+			names = append(names, f.Name)
 		}
 	})
-	return best
+	if n := nearest.Name(want, names); n != "" {
+		return "--" + n
+	}
+	return ""
 }
