@@ -16,15 +16,7 @@ import (
 // record for another program or target, or one that is not a record, is
 // refused.
 func TestEmitPackageWithTuning(t *testing.T) {
-	src, err := os.ReadFile("../../examples/attention-tiny.ipuir")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	model := filepath.Join(dir, "model.ipuir")
-	if err := os.WriteFile(model, src, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	src, dir, model := tinyModel(t)
 	write := func(name string, r toolkit.Tuning) string {
 		path := filepath.Join(dir, name)
 		if err := os.WriteFile(path, r.Encode(), 0o644); err != nil {
@@ -86,15 +78,7 @@ func TestEmitPackageWithTuning(t *testing.T) {
 // exist, a plan that cannot be) is named in the refusal, and the report
 // stays short: no module printed with it.
 func TestBadTuningConstraintsNameTheRecord(t *testing.T) {
-	src, err := os.ReadFile("../../examples/attention-tiny.ipuir")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	model := filepath.Join(dir, "model.ipuir")
-	if err := os.WriteFile(model, src, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	src, dir, model := tinyModel(t)
 	for _, constraints := range []string{"source_operation = 1, orientation = sideways", "source_operation = 1, row_partitions = 4096"} {
 		r := toolkit.Tuning{Format: toolkit.TuningFormat, Version: toolkit.TuningVersion, Target: "test16",
 			SourceSHA256: toolkit.SourceSHA256(src), PlanGemms: toolkit.PlanGemmsOptions{Weights: "auto", Constraints: constraints}}
@@ -110,4 +94,20 @@ func TestBadTuningConstraintsNameTheRecord(t *testing.T) {
 			t.Errorf("%q: %d bytes of stderr", constraints, len(errs))
 		}
 	}
+}
+
+// tinyModel copies the tiny attention block into a fresh folder: its
+// text, the folder, and the copy's path.
+func tinyModel(t *testing.T) (src []byte, dir, model string) {
+	t.Helper()
+	src, err := os.ReadFile("../../examples/attention-tiny.ipuir")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir = t.TempDir()
+	model = filepath.Join(dir, "model.ipuir")
+	if err := os.WriteFile(model, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return src, dir, model
 }
