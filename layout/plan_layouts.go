@@ -44,9 +44,10 @@ func (s MatmulShape) AMP(o Orientation) (rows, cols, inner int64) {
 // writes Column result columns at a time.
 type Groups struct{ Row, Inner, Column int64 }
 
-// AMPGroups reads the groups from the target's matmul fit.
+// AMPGroups reads the groups from the target's AMP vertex for et (with
+// the default partials: the grain is the same for every partials type).
 func AMPGroups(t *target.Target, et elem.Type) (Groups, error) {
-	fit, ok := t.MatmulFitFor(et)
+	fit, ok := t.AMPVertexFor(et, target.DefaultPartials)
 	if !ok {
 		if et == elem.F64 {
 			return Groups{}, fmt.Errorf("target %s has no AMP matmul for f64 (binary64 is software, on the vector path; a module without ipu.f64 = \"binary64\" computes f64 as f32, on the AMP)", t.Name)

@@ -176,24 +176,6 @@ var ipuCodeModel = CodeModel{
 	HostStreamBytes:   48,
 }
 
-// t10MatmulFit is the T10 (SOSP 2024) per-tile matmul fit for one element
-// type; see MatmulFit for the formula and what each constant multiplies. The
-// fit was made on Mk2 hardware in cycles; applying it to ipu21 assumes the
-// same tile microarchitecture at a different clock (the one formula docs/targets.md gives
-// for the reference target).
-func t10MatmulFit(et elem.Type) MatmulFit {
-	return MatmulFit{
-		Elem:               et,
-		RowGroup:           6,
-		InnerGroupBytes:    32,
-		ColumnGroup:        16,
-		BlockCyclesPerByte: 12,
-		InnerColumnCycles:  514,
-		ColumnCycles:       113,
-		FixedCycles:        173,
-	}
-}
-
 // ipuVectorRates is the vector (non-AMP) throughput of one tile.
 //
 // Lanes: the tile's floating-point data path is 64 bits wide, so one vector
@@ -266,7 +248,8 @@ func ipuTile(name, summary, classPrefix string, tiles int, sramBytes, standardBy
 		WorkerIssueInterval:    ipuWorkerIssueInterval,
 		ClockHz:                clockHz,
 		AMP:                    []AMPRate{{Elem: elem.F16, MACsPerCycle: ampF16MACsPerCycle}, {Elem: elem.F32, MACsPerCycle: ampF32MACsPerCycle}},
-		Matmul:                 []MatmulFit{t10MatmulFit(elem.F16), t10MatmulFit(elem.F32)},
+		AMPVertices:            poplibsAMPVertices(),
+		AMPWeightLoadBytes:     16,
 		Vector:                 ipuVectorRates(),
 		LoadStoreBytesPerCycle: ipuLoadStoreBytesPerCycle,
 		ExchangeWordBytes:      exchangeWordBytes,

@@ -32,47 +32,6 @@ var opClassNames = []string{Simple: "simple", Transcendental: "transcendental"}
 // String returns "simple" or "transcendental".
 func (c OpClass) String() string { return enum.Name(c, opClassNames, "OpClass") }
 
-// MatmulCycles returns the cycles one tile spends on an m×k by k×n matmul
-// of et on its AMP unit, from the T10 fit (see MatmulFit). A zero
-// dimension means no work and costs nothing.
-func (t *Target) MatmulCycles(m, k, n int, et elem.Type) (int64, error) {
-	return t.BatchMatmulCycles(1, m, k, n, et)
-}
-
-// BatchMatmulCycles returns the cycles one tile spends on batch independent
-// m×k by k×n matmuls: the T10 fit's b·[...] with b = batch. With bpe the
-// bytes per element of et (2 for f16, 4 for f32) and g = 32/bpe:
-//
-//	b·[bpe·12·⌈m/6⌉·⌈k/g⌉·⌈n/16⌉ + 514·⌈k/g⌉·⌈n/16⌉ + 113·⌈n/16⌉ + 173]
-func (t *Target) BatchMatmulCycles(batch, m, k, n int, et elem.Type) (int64, error) {
-	if batch < 0 || m < 0 || k < 0 || n < 0 {
-		return 0, fmt.Errorf("target %s: matmul with a negative dimension (batch %d, m %d, k %d, n %d)", t.Name, batch, m, k, n)
-	}
-	fit, ok := t.MatmulFitFor(et)
-	if !ok {
-		return 0, fmt.Errorf("target %s: the AMP unit does not take %v (it takes %v)", t.Name, et, t.ampTypes())
-	}
-	if batch == 0 || m == 0 || k == 0 || n == 0 {
-		return 0, nil
-	}
-	bpe := int64(et.Bytes())
-	rowGroups := numeric.CeilDiv(int64(m), int64(fit.RowGroup))
-	innerGroups := numeric.CeilDiv(int64(k), int64(fit.InnerGroupBytes)/bpe)
-	columnGroups := numeric.CeilDiv(int64(n), int64(fit.ColumnGroup))
-
-	var c checked
-	blocks := c.mul(c.mul(rowGroups, innerGroups), columnGroups)
-	perMatmul := c.add(
-		c.add(c.mul(c.mul(bpe, int64(fit.BlockCyclesPerByte)), blocks),
-			c.mul(int64(fit.InnerColumnCycles), c.mul(innerGroups, columnGroups))),
-		c.add(c.mul(int64(fit.ColumnCycles), columnGroups), int64(fit.FixedCycles)))
-	total := c.mul(int64(batch), perMatmul)
-	if c.overflow {
-		return 0, t.overflowError("matmul cycles")
-	}
-	return total, nil
-}
-
 // ElementwiseCycles returns the cycles one tile spends applying one
 // elementwise op of the given class to n elements of et on its vector
 // unit: the n elements are cut into Lanes-wide vectors, the vectors shared
@@ -317,6 +276,17 @@ func (t *Target) ComputeLowerBoundCycles(totalMACs int64, et elem.Type) (int64, 
 		return 0, err
 	}
 	return numeric.CeilDiv(totalMACs, peak), nil
+}
+
+// PartialsBoundCycles is ComputeLowerBoundCycles at the rate of the AMP
+// vertex for et with the given partials type (half the peak for f16 inputs
+// with f32 partials): the bound of a program that chose those partials.
+func (t *Target) PartialsBoundCycles(totalMACs int64, et, partials elem.Type) (int64, error) {
+	v, ok := t.AMPVertexFor(et, partials)
+	if !ok || totalMACs < 0 {
+		return 0, fmt.Errorf("target %s: no AMP bound for %d MACs of %v with %v partials", t.Name, totalMACs, et, partials)
+	}
+	return numeric.CeilDiv(totalMACs, int64(t.Tiles)*int64(v.MACsPerCycle())), nil
 }
 
 // Seconds converts a cycle count to seconds at the target's clock.

@@ -18,98 +18,128 @@ func mustLookup(t *testing.T, name string) *Target {
 	return tg
 }
 
-// Hand-computed values of the T10 fit
-// b·[bpe·12·⌈m/6⌉·⌈k/(32/bpe)⌉·⌈n/16⌉ + 514·⌈k/(32/bpe)⌉·⌈n/16⌉ + 113·⌈n/16⌉ + 173].
-func TestMatmulCyclesHandComputed(t *testing.T) {
+// Hand-worked values of PopLibs' 1×1 conv-partials estimator as AMPCycles
+// follows it (see amp.go and the figures): for each block of input
+// channels, ⌈n/units⌉ passes of PassCycles + weight load + the workers'
+// time, the busiest worker's ⌈m/6⌉ rows times six, or the least busy one's
+// plus the 14-cycle tag if that is more.
+func TestAMPCyclesHandComputed(t *testing.T) {
 	tg := mustLookup(t, "ipu21")
+	f16 := func(m, k, n int64, partials elem.Type, ld128 bool) AMPWork {
+		return AMPWork{Batch: 1, Rows: m, Inner: k, Columns: n, Elem: elem.F16, Partials: partials, Loads128: ld128}
+	}
 	cases := []struct {
-		name           string
-		batch, m, k, n int
-		et             elem.Type
-		want           int64
+		name string
+		w    AMPWork
+		want int64
 	}{
-		// One AMP block: 2·12·1·1·1 + 514·1·1 + 113·1 + 173.
-		{"one f16 block", 1, 6, 16, 16, elem.F16, 24 + 514 + 113 + 173},
-		// Every dimension one past a group: ⌈7/6⌉ = ⌈17/16⌉ = 2.
-		// 24·2·2·2 + 514·2·2 + 113·2 + 173 = 192 + 2056 + 226 + 173.
-		{"f16 just past each group", 1, 7, 17, 17, elem.F16, 2647},
-		// f32: bpe 4, k groups of 8: 48·1·1·1 + 514 + 113 + 173.
-		{"one f32 block", 1, 6, 8, 16, elem.F32, 848},
-		// f32, k = 16 is two groups: 48·2 + 514·2 + 113 + 173.
-		{"f32 two k groups", 1, 6, 16, 16, elem.F32, 1410},
-		// b multiplies everything, the constant 173 included.
-		{"batch of three", 3, 6, 16, 16, elem.F16, 3 * 824},
-		// A per-tile slice of the reference workload: 729 rows, k = 1152,
-		// 16 columns. ⌈729/6⌉ = 122, ⌈1152/16⌉ = 72:
-		// 24·122·72 + 514·72 + 113 + 173 = 210816 + 37008 + 286.
-		{"reference slice", 1, 729, 1152, 16, elem.F16, 248110},
-		{"zero rows", 1, 0, 16, 16, elem.F16, 0},
-		{"zero batch", 0, 6, 16, 16, elem.F16, 0},
+		// f16 partials, 16 units: one pass; 8 × 32 bytes / 16 = 32 cycles
+		// of weights; each worker one row: 6·26 = 156, the tag makes it
+		// 170. 25 + 32 + 170 = 227 a pass; + 29 for the block, 13 for the
+		// product, 74 for the vertex.
+		{"one f16 block, f16 partials", f16(6, 16, 16, elem.F16, true), 74 + 13 + 29 + 227},
+		// The same weights from standard memory: 64-bit loads, 64 cycles.
+		{"one f16 block from standard memory", f16(6, 16, 16, elem.F16, false), 74 + 13 + 29 + 25 + 64 + 170},
+		// f32 partials: 8 units, so two passes of 16 cycles of weights.
+		{"one f16 block, f32 partials", f16(6, 16, 16, elem.F32, true), 74 + 13 + 29 + 2*(25+16+170)},
+		// Seven rows: the busiest worker has two (35 → 210), the least busy
+		// one (26 → 156 + 14): 210.
+		{"seven rows", f16(7, 16, 16, elem.F16, true), 74 + 13 + 29 + 25 + 32 + 210},
+		// Three rows: three workers idle, so the tag adds nothing (14 < 156).
+		{"three rows", f16(3, 16, 16, elem.F16, true), 74 + 13 + 29 + 25 + 32 + 156},
+		// A per-tile slice of the reference workload with f32 partials: 729
+		// rows (122 and 121 a worker: 6·(19 + 4·122) = 3042 beats
+		// 6·(19 + 4·121) + 14 = 3032), 72 blocks of 16 inputs, two passes:
+		// 74 + 13 + [29 + 2·(25 + 16 + 3042)] + 71·[33 + 2·(25 + 16 + 3042)].
+		{"reference slice", f16(729, 1152, 16, elem.F32, true), 74 + 13 + (29 + 2*3083) + 71*(33+2*3083)},
+		// f32: 16 units of 8 inputs, 32 cycles of weights, 8 cycles a row;
+		// the first block zeroes its partials: one row is 47 + 2 + 8 = 57
+		// (6·57 + 14 = 356), a later block's 47 (6·47 + 14 = 296).
+		{"f32, two blocks", AMPWork{Batch: 1, Rows: 6, Inner: 16, Columns: 16, Elem: elem.F32, Partials: elem.F32, Loads128: true},
+			50 + 13 + (11 + 25 + 32 + 356) + (15 + 25 + 32 + 296)},
+		// The batch repeats the product, not the vertex.
+		{"batch of three", AMPWork{Batch: 3, Rows: 6, Inner: 16, Columns: 16, Elem: elem.F16, Partials: elem.F16, Loads128: true}, 74 + 3*(13+29+227)},
+		{"zero rows", f16(0, 16, 16, elem.F32, true), 0},
+		{"zero batch", AMPWork{Rows: 6, Inner: 16, Columns: 16, Elem: elem.F16, Partials: elem.F32}, 0},
 	}
 	for _, c := range cases {
-		got, err := tg.BatchMatmulCycles(c.batch, c.m, c.k, c.n, c.et)
+		got, err := tg.AMPCycles(c.w)
 		if err != nil || got != c.want {
-			t.Errorf("%s: BatchMatmulCycles(%d, %d, %d, %d, %v) = %d, %v; want %d", c.name, c.batch, c.m, c.k, c.n, c.et, got, err, c.want)
+			t.Errorf("%s: AMPCycles(%+v) = %d, %v; want %d", c.name, c.w, got, err, c.want)
 		}
-	}
-	if got, _ := tg.MatmulCycles(6, 16, 16, elem.F16); got != 824 {
-		t.Errorf("MatmulCycles(6,16,16,f16) = %d, want 824", got)
 	}
 }
 
-func TestMatmulCyclesErrors(t *testing.T) {
+// Each vertex's peak is what the figures say: the brief's 64 f16 and
+// 16 f32 MACs a cycle, and half the f16 rate with f32 partials; a large
+// block runs within a few per cent of its vertex's peak.
+func TestAMPVerticesReachTheirPeak(t *testing.T) {
 	tg := mustLookup(t, "ipu21")
-	if _, err := tg.MatmulCycles(-1, 16, 16, elem.F16); err == nil {
+	for _, c := range []struct {
+		in, partials elem.Type
+		peak         int
+	}{{elem.F16, elem.F16, 64}, {elem.F16, elem.F32, 32}, {elem.F32, elem.F32, 16}} {
+		v, ok := tg.AMPVertexFor(c.in, c.partials)
+		if !ok || v.MACsPerCycle() != c.peak {
+			t.Errorf("%v/%v: vertex %+v runs %d MACs a cycle, want %d", c.in, c.partials, v, v.MACsPerCycle(), c.peak)
+			continue
+		}
+		const m, k, n = 6 * 400, 256, 64
+		cycles, err := tg.AMPCycles(AMPWork{Batch: 1, Rows: m, Inner: k, Columns: n, Elem: c.in, Partials: c.partials, Loads128: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rate := float64(m*k*n) / float64(cycles); rate > float64(c.peak) || rate < 0.95*float64(c.peak) {
+			t.Errorf("%v/%v: a %d×%d×%d block runs at %.1f MACs a cycle, want just under %d", c.in, c.partials, m, k, n, rate, c.peak)
+		}
+	}
+}
+
+func TestAMPCyclesErrors(t *testing.T) {
+	tg := mustLookup(t, "ipu21")
+	if _, err := tg.AMPCycles(AMPWork{Batch: 1, Rows: -1, Inner: 16, Columns: 16, Elem: elem.F16, Partials: elem.F32}); err == nil {
 		t.Error("negative m accepted")
 	}
-	if _, err := tg.MatmulCycles(6, 16, 16, elem.I32); err == nil || !strings.Contains(err.Error(), "does not take i32") {
-		t.Errorf("i32 matmul: err = %v, want a 'does not take i32' error", err)
+	if _, err := tg.AMPCycles(AMPWork{Batch: 1, Rows: 6, Inner: 16, Columns: 16, Elem: elem.I32, Partials: elem.I32}); err == nil || !strings.Contains(err.Error(), "no vertex for i32") {
+		t.Errorf("i32 matmul: err = %v, want a 'no vertex for i32' error", err)
 	}
-	if _, err := tg.BatchMatmulCycles(math.MaxInt32, math.MaxInt32, math.MaxInt32, math.MaxInt32, elem.F16); err == nil {
+	if _, err := tg.AMPCycles(AMPWork{Batch: 1, Rows: 6, Inner: 16, Columns: 16, Elem: elem.F32, Partials: elem.F16}); err == nil {
+		t.Error("f32 inputs with f16 partials priced: no vertex takes them")
+	}
+	if _, err := tg.AMPCycles(AMPWork{Batch: math.MaxInt32, Rows: math.MaxInt64 / 2, Inner: math.MaxInt32, Columns: math.MaxInt32, Elem: elem.F16, Partials: elem.F32}); err == nil {
 		t.Error("overflowing matmul cost was not reported")
 	}
 }
 
-func TestMatmulCyclesMonotone(t *testing.T) {
+// More inner or more columns never costs less, nor does a larger batch; a
+// batch of b costs b products and one vertex. (Rows are not monotone in
+// PopLibs' estimator: a worker's pass over two rows, 42 cycles less 7,
+// costs more than one over three, 38 less 7.)
+func TestAMPCyclesMonotone(t *testing.T) {
 	tg := mustLookup(t, "ipu21")
-	for _, et := range []elem.Type{elem.F16, elem.F32} {
-		for m := 1; m <= 40; m += 3 {
-			for k := 1; k <= 70; k += 5 {
-				for n := 1; n <= 70; n += 5 {
-					base, _ := tg.MatmulCycles(m, k, n, et)
-					for _, next := range [][3]int{{m + 1, k, n}, {m, k + 1, n}, {m, k, n + 1}} {
-						c, _ := tg.MatmulCycles(next[0], next[1], next[2], et)
-						if c < base {
-							t.Fatalf("%v: cycles fell from %d at %dx%dx%d to %d at %v", et, base, m, k, n, c, next)
+	for _, v := range tg.AMPVertices {
+		for m := int64(1); m <= 40; m += 3 {
+			for k := int64(1); k <= 70; k += 5 {
+				for n := int64(1); n <= 70; n += 5 {
+					w := AMPWork{Batch: 1, Rows: m, Inner: k, Columns: n, Elem: v.Elem, Partials: v.Partials, Loads128: true}
+					base, _ := tg.AMPCycles(w)
+					for _, next := range []AMPWork{{Inner: k + 1, Columns: n}, {Inner: k, Columns: n + 1}} {
+						next.Batch, next.Rows, next.Elem, next.Partials, next.Loads128 = 1, m, v.Elem, v.Partials, true
+						if c, _ := tg.AMPCycles(next); c < base {
+							t.Fatalf("%v/%v: cycles fell from %d at %dx%dx%d to %d at %+v", v.Elem, v.Partials, base, m, k, n, c, next)
 						}
 					}
-					if two, _ := tg.BatchMatmulCycles(2, m, k, n, et); two != 2*base {
-						t.Fatalf("batch 2 costs %d, not twice %d", two, base)
+					w.Loads128 = false
+					if slow, _ := tg.AMPCycles(w); slow <= base {
+						t.Fatalf("%v/%v: 64-bit weight loads cost %d, not more than %d", v.Elem, v.Partials, slow, base)
+					}
+					w.Loads128, w.Batch = true, 2
+					if two, _ := tg.AMPCycles(w); two != 2*base-int64(v.VertexCycles) {
+						t.Fatalf("batch 2 costs %d, not two products and one vertex of %d", two, base)
 					}
 				}
 			}
 		}
-	}
-}
-
-// The fit's per-(k, n)-block overhead does not depend on m, so cycles per
-// row fall as a tile's row count grows: plans should keep rows large.
-func TestMatmulFitRewardsLargeRowCounts(t *testing.T) {
-	tg := mustLookup(t, "ipu21")
-	prev := math.Inf(1)
-	for _, m := range []int{6, 24, 96, 384, 1536} {
-		c, _ := tg.MatmulCycles(m, 1152, 64, elem.F16)
-		perRow := float64(c) / float64(m)
-		if perRow >= prev {
-			t.Errorf("cycles per row %v at m=%d did not fall below %v", perRow, m, prev)
-		}
-		prev = perRow
-	}
-	// At large m the AMP term dominates and the rate approaches 64 MAC/cycle.
-	c, _ := tg.MatmulCycles(6*1000, 16*100, 16*10, elem.F16)
-	macsPerCycle := float64(6*1000*16*100*16*10) / float64(c)
-	if macsPerCycle < 60 || macsPerCycle > 64 {
-		t.Errorf("large matmul runs at %.1f MAC/cycle, want just under 64", macsPerCycle)
 	}
 }
 

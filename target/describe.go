@@ -76,16 +76,13 @@ func (t *Target) Describe() string {
 		row(label, "%v: %d MAC/cycle/tile, %d MAC/cycle per device (%.1f TMAC/s)",
 			r.Elem, r.MACsPerCycle, peak, float64(peak)*float64(t.ClockHz)/1e12)
 	}
-	for i, f := range t.Matmul {
+	for i, v := range t.AMPVertices {
 		label := ""
 		if i == 0 {
-			label = "matmul fit (T10)"
+			label = "AMP vertices"
 		}
-		bpe := f.Elem.Bytes()
-		g := f.InnerGroupBytes / bpe
-		row(label, "%v: b·[%d·⌈m/%d⌉·⌈k/%d⌉·⌈n/%d⌉ + %d·⌈k/%d⌉·⌈n/%d⌉ + %d·⌈n/%d⌉ + %d] cycles per tile",
-			f.Elem, bpe*f.BlockCyclesPerByte, f.RowGroup, g, f.ColumnGroup,
-			f.InnerColumnCycles, g, f.ColumnGroup, f.ColumnCycles, f.ColumnGroup, f.FixedCycles)
+		row(label, "%v in, %v partials: %d conv units × %d inputs, %d MAC/cycle/tile; a pass %d + weights + 6 workers × (%d + %d·⌈m/6⌉) cycles (PopLibs' 1×1 estimator)",
+			v.Elem, v.Partials, v.ConvUnits, v.InputChannels(), v.MACsPerCycle(), v.PassCycles, v.WorkerCycles, v.RowCycles)
 	}
 	for i, v := range t.Vector {
 		label := ""

@@ -71,8 +71,15 @@ func perClass(of func(c MemoryClass) string) func(t *Target) string {
 	}
 }
 
-func fitValue(of func(f MatmulFit) int) func(t *Target) string {
-	return perElem(func(t *Target) []MatmulFit { return t.Matmul }, func(f MatmulFit) (elem.Type, string) { return f.Elem, strconv.Itoa(of(f)) })
+// vertexValue lists a figure of every AMP vertex: "f16/f16 16, f16/f32 8".
+func vertexValue(of func(v AMPVertex) string) func(t *Target) string {
+	return func(t *Target) string {
+		var parts []string
+		for _, v := range t.AMPVertices {
+			parts = append(parts, v.Elem.String()+"/"+v.Partials.String()+" "+of(v))
+		}
+		return strings.Join(parts, ", ")
+	}
 }
 
 func vectorValue(of func(v VectorRate) int) func(t *Target) string {
@@ -94,6 +101,11 @@ const (
 	jia2019          = "Jia et al., Dissecting the Graphcore IPU Architecture via Microbenchmarking, arXiv:1912.03413 (2019)"
 	bow2000Sheet     = "Graphcore's Bow-2000 datasheet"
 	referenceLog     = "the reference compile log (shared/reference/reference-compile-log.txt)"
+	// poplibsEstimator is the file of PopLibs' cycle estimators (the
+	// mk2-main branch of github.com/graphcore/poplibs).
+	poplibsEstimator = "PopLibs, lib/poplin/PerformanceEstimation.hpp"
+	poplibs1x1Inner  = poplibsEstimator + ", getConvPartial1x1SupervisorInnerLoopCycleEstimateHalfFloat"
+	poplibs1x1Outer  = poplibsEstimator + ", getConvPartial1x1SupervisorOuterLoopCycleEstimateHalfFloat"
 )
 
 // Figures are the figures of every target, in the order listings show
@@ -130,22 +142,45 @@ var Figures = []Figure{
 		value: perElem(func(t *Target) []AMPRate { return t.AMP }, func(r AMPRate) (elem.Type, string) {
 			return r.Elem, strconv.Itoa(r.MACsPerCycle)
 		})},
-	{Key: "matmul-blocks", What: "the AMP's block: left rows, inner bytes and result columns per block", Fields: []string{"Matmul[].Elem", "Matmul[].RowGroup", "Matmul[].InnerGroupBytes", "Matmul[].ColumnGroup"},
-		Source: "T10 (Liu et al., SOSP 2024), whose per-tile matmul fit counts blocks of 6 rows, 32 bytes of the inner axis and 16 columns",
-		value: perElem(func(t *Target) []MatmulFit { return t.Matmul }, func(f MatmulFit) (elem.Type, string) {
-			return f.Elem, fmt.Sprintf("%d×%dB×%d", f.RowGroup, f.InnerGroupBytes, f.ColumnGroup)
+	{Key: "matmul-blocks", What: "the AMP's block: left rows, inner bytes and result columns per block", Fields: []string{"AMPVertices[].RowGroup", "AMPVertices[].InnerGroupBytes", "AMPVertices[].ColumnGroup"},
+		Source: "T10 (Liu et al., SOSP 2024), whose per-tile matmul fit on Mk2 hardware counts blocks of 6 rows, 32 bytes of the inner axis and 16 columns; " +
+			poplibs1x1Inner + " splits the rows over the six workers",
+		value: vertexValue(func(v AMPVertex) string {
+			return fmt.Sprintf("%d×%dB×%d", v.RowGroup, v.InnerGroupBytes, v.ColumnGroup)
 		})},
-	{Key: "matmul-block-cycles", What: "the fit's cycles per block per byte of element", Fields: []string{"Matmul[].BlockCyclesPerByte"},
-		Source: "T10 (Liu et al., SOSP 2024), fitted on Mk2 hardware: 24 cycles a block in f16, 48 in f32 (12 per byte)",
-		value:  fitValue(func(f MatmulFit) int { return f.BlockCyclesPerByte })},
-	{Key: "matmul-inner-column-cycles", What: "the fit's cycles per 16-column block of weights per inner group", Fields: []string{"Matmul[].InnerColumnCycles"}, Option: "matmul-inner-column-cycles",
-		Assumption: "514 is T10's fitted constant (Liu et al., SOSP 2024; a constant of the Elk artifact's TensorExpression.py), a fit, not a measurement anyone published; " +
-			"PopLibs' 1×1 conv-partials estimator (lib/poplin/PerformanceEstimation.hpp) prices the same weight load nearer 200",
-		value: fitValue(func(f MatmulFit) int { return f.InnerColumnCycles })},
-	{Key: "matmul-column-cycles", What: "the fit's cycles per column block, and per matmul call", Fields: []string{"Matmul[].ColumnCycles", "Matmul[].FixedCycles"},
-		Source: "T10 (Liu et al., SOSP 2024), fitted on Mk2 hardware: 113 a column block, 173 a call",
-		value: perElem(func(t *Target) []MatmulFit { return t.Matmul }, func(f MatmulFit) (elem.Type, string) {
-			return f.Elem, fmt.Sprintf("%d + %d", f.ColumnCycles, f.FixedCycles)
+	{Key: "amp-conv-units", What: "the AMP's vertices by input and partials type, and the result columns (conv units) one pass computes", Fields: []string{"AMPVertices[].Elem", "AMPVertices[].Partials", "AMPVertices[].ConvUnits"},
+		Option: "amp-f32-partials-conv-units",
+		Assumption: "PopLibs reads the counts from poplar's Target (getNumConvUnits in " + poplibsEstimator + "), whose values are not in its source. " +
+			"16 for f16 partials and for f32 inputs make each vertex's peak the brief's 64 f16 and 16 f32 MACs a cycle; 8 for f16 inputs with f32 partials " +
+			"(half the rate) follows PopLibs' estimator, whose one code path serves \"half activations, half partials, 16 conv units\" and " +
+			"\"half activations, float partials, 8 conv units\" (" + poplibs1x1Inner + "), and its SLIC vertex chooser (lib/poplin/ConvVertexType.cpp), " +
+			"which gives float partials two conv chains where half partials with 16 conv units get four; " + jia2019 + " measured f16 with f32 accumulation on Mk1 at 124.5 TFLOPS, 32 MACs a tile-cycle. " +
+			"amp-f32-partials-conv-units=16 is the what-if that Mk2 runs it at the full rate",
+		value: vertexValue(func(v AMPVertex) string { return strconv.Itoa(v.ConvUnits) })},
+	{Key: "amp-weight-load", What: "bytes of weights the supervisor loads into the conv units per cycle from a class with 128-bit loads (half that from one without)", Fields: []string{"AMPWeightLoadBytes"},
+		Source: "PopLibs, lib/poplin/ConvModel.cpp: the weight load takes the Target's coefficient-load bytes per cycle, halved when 128-bit conv-unit loads are off; " +
+			poplibsEstimator + ", getConvPartialAmpSupervisorWeightLoadCycleEstimate: conv units × weight bytes per unit over that rate (a 16×16 f16 block: 32 cycles with 128-bit loads, 64 without); a 128-bit load is 16 bytes",
+		value: intValue(func(t *Target) int { return t.AMPWeightLoadBytes })},
+	{Key: "amp-row-cycles", What: "a worker's cycles per row of a pass in the vertex's core loop", Fields: []string{"AMPVertices[].RowCycles"},
+		Source: poplibs1x1Inner + ": coreCycles, 4 with f16 inputs and 8 with f32",
+		value:  vertexValue(func(v AMPVertex) string { return strconv.Itoa(v.RowCycles) })},
+	{Key: "amp-worker-cycles", What: "a worker's cycles per pass besides its rows (3 rows or more), its whole pass with 1 and 2 rows, and the first block's zeroing (fixed + per row)", Fields: []string{"AMPVertices[].WorkerCycles", "AMPVertices[].ShortRowCycles", "AMPVertices[].ZeroCycles", "AMPVertices[].ZeroRowCycles"},
+		Source: poplibs1x1Inner + ": f16 inputs 38 + 4·(n−3) cycles, 33 with one row and 42 with two (the common half path), less the 7 that retaining worker state saves (conv1x1WorkerRetentionSavings); " +
+			"f32 inputs 46 + 8·(n−3), 47 and 46, and zeroing the partials in the first block 2 + 8·n (zeroCyclesPerGroup 8)",
+		value: vertexValue(func(v AMPVertex) string {
+			return fmt.Sprintf("%d + %d·n (n ≥ 3), %d, %d; zeroing %d + %d·n", v.WorkerCycles, v.RowCycles, v.ShortRowCycles[0], v.ShortRowCycles[1], v.ZeroCycles, v.ZeroRowCycles)
+		})},
+	{Key: "amp-tag-cycles", What: "tile cycles the supervisor's hand-off adds to the least busy worker of a pass", Fields: []string{"AMPVertices[].TagCycles"},
+		Source: poplibs1x1Inner + ": the tag cost, 14 cycles on the worker with the fewest",
+		value:  vertexValue(func(v AMPVertex) string { return strconv.Itoa(v.TagCycles) })},
+	{Key: "amp-pass-cycles", What: "the supervisor's cycles per pass besides loading the weights", Fields: []string{"AMPVertices[].PassCycles"}, Option: "amp-pass-cycles",
+		Source: poplibs1x1Outer + ": 19 − 1 + 7 in the first block of input channels (the common path's 1, outPassesOverhead 7) and 19 + 6 in the others: 25",
+		value:  vertexValue(func(v AMPVertex) string { return strconv.Itoa(v.PassCycles) })},
+	{Key: "amp-group-cycles", What: "the supervisor's cycles per first and further block of input channels, per independent product, and per vertex", Fields: []string{"AMPVertices[].FirstInGroupCycles", "AMPVertices[].InGroupCycles", "AMPVertices[].GroupCycles", "AMPVertices[].VertexCycles"},
+		Source: poplibs1x1Outer + ": 10 + 1 per first block, 15 − 1 + 1 per further one, 12 + 1 per conv group, 50 per vertex; for f16 inputs the supervisor also pays the workers' retained state back, " +
+			"6·7 once and 6·3 per block after the first, which the per-block and per-vertex figures include (29, 33, 74)",
+		value: vertexValue(func(v AMPVertex) string {
+			return fmt.Sprintf("%d, %d, %d, %d", v.FirstInGroupCycles, v.InGroupCycles, v.GroupCycles, v.VertexCycles)
 		})},
 	{Key: "vector-lanes", What: "elements per vector instruction, by element type", Fields: []string{"Vector[].Elem", "Vector[].Lanes"},
 		Source: programmersGuide + ": the floating-point data path is 64 bits wide (4 f16 or 2 f32); integers one element an instruction (an assumption: the scalar register file does integer arithmetic)",

@@ -11,6 +11,7 @@ import (
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
 
+	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/internal/nearest"
 )
 
@@ -44,11 +45,23 @@ var Options = []Option{
 	{Name: "exchange-latency-cycles", Help: "cycles added once per on-chip exchange phase for the first word in flight",
 		get: func(t *Target) float64 { return float64(t.ExchangeLatencyCycles) },
 		set: func(t *Target, v float64) { t.ExchangeLatencyCycles = int(v) }},
-	{Name: "matmul-inner-column-cycles", Help: "the matmul fit's cycles per 16×16 block of weights per tile, for every element type (T10's fit 514; PopLibs' estimator nearer 200)",
-		get: func(t *Target) float64 { return float64(t.Matmul[0].InnerColumnCycles) },
+	{Name: "amp-pass-cycles", Help: "the AMP vertex's supervisor cycles per pass besides loading the weights, every vertex (PopLibs' estimator: 25)",
+		get: func(t *Target) float64 { return float64(t.AMPVertices[0].PassCycles) },
 		set: func(t *Target, v float64) {
-			for i := range t.Matmul {
-				t.Matmul[i].InnerColumnCycles = int(v)
+			for i := range t.AMPVertices {
+				t.AMPVertices[i].PassCycles = int(v)
+			}
+		}},
+	{Name: "amp-f32-partials-conv-units", Help: "conv units of the vertex for f16 inputs with f32 partials (8: half the f16-partials rate; 16: the what-if that it runs at the full rate)", Min: 1,
+		get: func(t *Target) float64 {
+			v, _ := t.AMPVertexFor(elem.F16, elem.F32)
+			return float64(v.ConvUnits)
+		},
+		set: func(t *Target, v float64) {
+			for i := range t.AMPVertices {
+				if t.AMPVertices[i].Elem == elem.F16 && t.AMPVertices[i].Partials == elem.F32 {
+					t.AMPVertices[i].ConvUnits = int(v)
+				}
 			}
 		}},
 	{Name: "streaming-bytes", Help: "bytes of streaming memory behind each chip",

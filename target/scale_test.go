@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ipuir/ipuir/elem"
 )
 
 func TestPodTargets(t *testing.T) {
@@ -135,15 +137,26 @@ func TestTargetOptions(t *testing.T) {
 	if err != nil || again.Describe() != tg.Describe() {
 		t.Errorf("the canonical spec names another target: %v", err)
 	}
-	// The AMP constant, for every element type.
-	w, err := Lookup("ipu21{matmul-inner-column-cycles=200}")
+	// The AMP's pass overhead, for every vertex.
+	w, err := Lookup("ipu21{amp-pass-cycles=200}")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range w.Matmul {
-		if f.InnerColumnCycles != 200 {
-			t.Errorf("%v fit: %d", f.Elem, f.InnerColumnCycles)
+	for _, v := range w.AMPVertices {
+		if v.PassCycles != 200 {
+			t.Errorf("%v/%v vertex: %d", v.Elem, v.Partials, v.PassCycles)
 		}
+	}
+	// The f32-partials what-if changes that vertex alone.
+	full, err := Lookup("ipu21{amp-f32-partials-conv-units=16}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := full.AMPVertexFor(elem.F16, elem.F32); v.ConvUnits != 16 || v.MACsPerCycle() != 64 {
+		t.Errorf("amp-f32-partials-conv-units=16: %+v", v)
+	}
+	if v, _ := full.AMPVertexFor(elem.F16, elem.F16); v.ConvUnits != 16 {
+		t.Errorf("amp-f32-partials-conv-units=16 changed the f16-partials vertex: %+v", v)
 	}
 	// IO tiles are set aside from the chip's: the programs run on the rest.
 	io, err := Lookup("ipu21{io-tiles=92}")
@@ -161,7 +174,7 @@ func TestTargetOptions(t *testing.T) {
 	if _, err := mustLookup(t, "ipu21").IOMoveCycles(1); err == nil {
 		t.Error("a chip without IO tiles moved data from them")
 	}
-	if base := mustLookup(t, "ipu21"); base.Matmul[0].InnerColumnCycles != 514 {
+	if base := mustLookup(t, "ipu21"); base.AMPVertices[0].PassCycles != 25 {
 		t.Error("an option leaked into the built-in target")
 	}
 	spec, err := WithOptions("ipu21{exchange-latency-cycles=10}", []string{"streaming-latency-cycles=100"})
@@ -256,7 +269,7 @@ func TestChipSpec(t *testing.T) {
 		{"ipu21{streaming-latency-cycles=5}", "ipu21{streaming-latency-cycles=5}"},
 		{"pod4", "ipu21"},
 		{"test16x4", "test16"},
-		{"pod16{link-latency-cycles=1 streaming-bytes-per-cycle=2 matmul-inner-column-cycles=200}", "ipu21{matmul-inner-column-cycles=200 streaming-bytes-per-cycle=2}"},
+		{"pod16{link-latency-cycles=1 streaming-bytes-per-cycle=2 amp-pass-cycles=100}", "ipu21{amp-pass-cycles=100 streaming-bytes-per-cycle=2}"},
 	} {
 		tg := mustLookup(t, c.spec)
 		got, err := tg.ChipSpec()
@@ -264,7 +277,7 @@ func TestChipSpec(t *testing.T) {
 			t.Errorf("%s: ChipSpec() = %q, %v; want %q", c.spec, got, err, c.want)
 		}
 		chip := mustLookup(t, got)
-		if chip.Tiles != tg.Tiles || chip.Streaming != tg.Streaming || chip.Matmul[0] != tg.Matmul[0] {
+		if chip.Tiles != tg.Tiles || chip.Streaming != tg.Streaming || chip.AMPVertices[0] != tg.AMPVertices[0] {
 			t.Errorf("%s: its chip %s has other figures", c.spec, got)
 		}
 	}

@@ -34,9 +34,14 @@ type Target struct {
 	WorkerIssueInterval int
 	ClockHz             int64
 
-	AMP    []AMPRate   // accumulating matrix product unit, per element type
-	Matmul []MatmulFit // fitted per-tile matmul cost, per element type
-	Vector []VectorRate
+	AMP []AMPRate // the AMP unit's peak rate, per element type
+	// AMPVertices price AMP work (AMPCycles), per input and partials type.
+	AMPVertices []AMPVertex
+	// AMPWeightLoadBytes is the bytes of weights the supervisor loads into
+	// the conv units per cycle from a class with 128-bit loads; from one
+	// without, half as many.
+	AMPWeightLoadBytes int
+	Vector             []VectorRate
 
 	LoadStoreBytesPerCycle int // sustained load+store bytes per tile per cycle
 
@@ -147,32 +152,6 @@ type AMPRate struct {
 	MACsPerCycle int // multiply-accumulates per tile per cycle
 }
 
-// MatmulFit holds the parameters of the fitted per-tile matmul cost (T10,
-// SOSP 2024) for one element type. With bpe = bytes per element, b = batch
-// count and g = InnerGroupBytes/bpe (elements of k one AMP pass consumes),
-// the cost in cycles is
-//
-//	b·[bpe·BlockCyclesPerByte·⌈m/RowGroup⌉·⌈k/g⌉·⌈n/ColumnGroup⌉
-//	   + InnerColumnCycles·⌈k/g⌉·⌈n/ColumnGroup⌉
-//	   + ColumnCycles·⌈n/ColumnGroup⌉
-//	   + FixedCycles]
-//
-// with T10's constants 12, 514, 113, 173, row group 6, 32 bytes of k and
-// column group 16. Only the first term grows with m; the 514-cycle term is
-// paid per (k-group, column-group) block whatever m is, so a per-tile shape
-// with few rows pays it for little work: the fit rewards large per-tile row
-// counts.
-type MatmulFit struct {
-	Elem               elem.Type
-	RowGroup           int // rows of the left operand per AMP block (6)
-	InnerGroupBytes    int // bytes of the inner dimension per AMP block (32)
-	ColumnGroup        int // columns of the result per AMP block (16)
-	BlockCyclesPerByte int // cycles per block per byte of element (12)
-	InnerColumnCycles  int // cycles per (k-group, column-group) pair (514)
-	ColumnCycles       int // cycles per column group (113)
-	FixedCycles        int // cycles per matmul call (173)
-}
-
 // VectorRate is the non-AMP (vector unit) throughput for one element type.
 type VectorRate struct {
 	Elem elem.Type
@@ -221,7 +200,7 @@ func (t *Target) Clone() *Target {
 	c := *t
 	c.MemoryClasses = slices.Clone(t.MemoryClasses)
 	c.AMP = slices.Clone(t.AMP)
-	c.Matmul = slices.Clone(t.Matmul)
+	c.AMPVertices = slices.Clone(t.AMPVertices)
 	c.Vector = slices.Clone(t.Vector)
 	return &c
 }
@@ -235,16 +214,6 @@ func (t *Target) AMPRateFor(et elem.Type) (AMPRate, bool) {
 		}
 	}
 	return AMPRate{}, false
-}
-
-// MatmulFitFor returns the matmul cost fit for et, or false if none.
-func (t *Target) MatmulFitFor(et elem.Type) (MatmulFit, bool) {
-	for _, f := range t.Matmul {
-		if f.Elem == et {
-			return f, true
-		}
-	}
-	return MatmulFit{}, false
 }
 
 // VectorRateFor returns the vector throughput for et, or false if none.
@@ -298,7 +267,7 @@ func (t *Target) Validate() error {
 		{"Tiles", int64(t.Tiles + t.IOTiles)}, {"SRAMBytesPerTile", t.SRAMBytesPerTile},
 		{"WorkerThreads", int64(t.WorkerThreads)}, {"SupervisorThreads", int64(t.SupervisorThreads)},
 		{"WorkerIssueInterval", int64(t.WorkerIssueInterval)}, {"ClockHz", t.ClockHz},
-		{"LoadStoreBytesPerCycle", int64(t.LoadStoreBytesPerCycle)},
+		{"LoadStoreBytesPerCycle", int64(t.LoadStoreBytesPerCycle)}, {"AMPWeightLoadBytes", int64(t.AMPWeightLoadBytes)},
 		{"ExchangeWordBytes", int64(t.ExchangeWordBytes)}, {"ExchangeWordsPerCycle", int64(t.ExchangeWordsPerCycle)},
 	}
 	for _, p := range positive {
@@ -398,12 +367,17 @@ func (t *Target) validateRates() []error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	seen := map[string]bool{}
-	once := func(table string, e elem.Type) {
-		key := table + "/" + e.String()
-		if !e.Valid() {
-			bad("%s entry has invalid element type %v", table, e)
-		} else if seen[key] {
-			bad("%s has two entries for %v", table, e)
+	once := func(table string, types ...elem.Type) {
+		key := table
+		for _, e := range types {
+			key += "/" + e.String()
+			if !e.Valid() {
+				bad("%s entry has invalid element type %v", table, e)
+				return
+			}
+		}
+		if seen[key] {
+			bad("%s has two entries for %s", table, strings.TrimPrefix(strings.TrimPrefix(key, table), "/"))
 		}
 		seen[key] = true
 	}
@@ -412,20 +386,25 @@ func (t *Target) validateRates() []error {
 		if r.MACsPerCycle <= 0 {
 			bad("AMP rate for %v must be positive", r.Elem)
 		}
-		if _, ok := t.MatmulFitFor(r.Elem); !ok {
-			bad("AMP takes %v but there is no matmul cost fit for it", r.Elem)
+		if _, ok := t.AMPVertexFor(r.Elem, DefaultPartials); !ok {
+			bad("AMP takes %v but has no vertex for it with %v partials", r.Elem, DefaultPartials)
 		}
 	}
-	for _, f := range t.Matmul {
-		once("Matmul", f.Elem)
-		if _, ok := t.AMPRateFor(f.Elem); !ok {
-			bad("matmul cost fit for %v, which the AMP does not take", f.Elem)
-		}
-		if f.RowGroup <= 0 || f.ColumnGroup <= 0 || f.InnerGroupBytes <= 0 || f.BlockCyclesPerByte <= 0 ||
-			f.InnerColumnCycles < 0 || f.ColumnCycles < 0 || f.FixedCycles < 0 {
-			bad("matmul cost fit for %v has a non-positive group or rate or a negative overhead", f.Elem)
-		} else if f.InnerGroupBytes%f.Elem.Bytes() != 0 {
-			bad("matmul cost fit for %v: inner group of %d bytes is not a whole number of elements", f.Elem, f.InnerGroupBytes)
+	for _, v := range t.AMPVertices {
+		once("AMPVertices", v.Elem, v.Partials)
+		rate, ok := t.AMPRateFor(v.Elem)
+		switch {
+		case !ok:
+			bad("AMP vertex for %v, which the AMP does not take", v.Elem)
+		case v.RowGroup <= 0 || v.ColumnGroup <= 0 || v.InnerGroupBytes <= 0 || v.ConvUnits <= 0 || v.RowCycles <= 0 ||
+			v.WorkerCycles < 0 || v.ShortRowCycles[0] < 0 || v.ShortRowCycles[1] < 0 || v.ZeroCycles < 0 || v.ZeroRowCycles < 0 ||
+			v.TagCycles < 0 || v.PassCycles < 0 || v.FirstInGroupCycles < 0 || v.InGroupCycles < 0 || v.GroupCycles < 0 || v.VertexCycles < 0:
+			bad("AMP vertex for %v with %v partials has a non-positive grain, unit count or row cost, or a negative overhead", v.Elem, v.Partials)
+		case v.InnerGroupBytes%v.Elem.Bytes() != 0:
+			bad("AMP vertex for %v: inner group of %d bytes is not a whole number of elements", v.Elem, v.InnerGroupBytes)
+		case v.MACsPerCycle() > rate.MACsPerCycle:
+			// The vertex cannot outrun the unit it runs on.
+			bad("AMP vertex for %v with %v partials runs %d MACs a cycle, more than the AMP's %d", v.Elem, v.Partials, v.MACsPerCycle(), rate.MACsPerCycle)
 		}
 	}
 	for _, v := range t.Vector {

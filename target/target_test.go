@@ -77,11 +77,9 @@ func TestBuiltinFiguresMatchDesign(t *testing.T) {
 			tg.ExchangeWordBytes != 4 || tg.ExchangeWordsPerCycle != 1 || tg.SyncCycles != 118 {
 			t.Errorf("%s: per-tile figures differ from docs/targets.md: %+v", c.name, tg)
 		}
-		fit, _ := tg.MatmulFitFor(elem.F16)
-		if fit != t10MatmulFit(elem.F16) || fit.InnerColumnCycles != 514 || fit.ColumnCycles != 113 ||
-			fit.FixedCycles != 173 || fit.BlockCyclesPerByte != 12 || fit.RowGroup != 6 || fit.ColumnGroup != 16 ||
-			fit.InnerGroupBytes != 32 {
-			t.Errorf("%s: matmul fit %+v differs from T10's", c.name, fit)
+		if v, _ := tg.AMPVertexFor(elem.F16, elem.F32); v != poplibsAMPVertices()[1] || v.ConvUnits != 8 || v.PassCycles != 25 ||
+			v.RowCycles != 4 || v.RowGroup != 6 || v.ColumnGroup != 16 || v.InnerGroupBytes != 32 || tg.AMPWeightLoadBytes != 16 {
+			t.Errorf("%s: AMP vertex %+v differs from PopLibs' estimator", c.name, v)
 		}
 	}
 	std, _ := mustLookup(t, "ipu21").ClassByName("Ipu21Standard") // the name the reference log prints
@@ -108,7 +106,9 @@ func TestValidateRejectsInconsistentDescriptions(t *testing.T) {
 		{"two standard classes", func(t *Target) { t.MemoryClasses[1].Kind = Standard; t.MemoryClasses[1].Loads128 = false }, "more than one standard"},
 		{"alignment not a power of two", func(t *Target) { t.MemoryClasses[1].Alignment = 12 }, "not a positive power of two"},
 		{"128-bit loads from standard memory", func(t *Target) { t.MemoryClasses[0].Loads128 = true }, "128-bit loads"},
-		{"AMP type without a fit", func(t *Target) { t.Matmul = t.Matmul[:1] }, "no matmul cost fit"},
+		{"AMP type without a vertex", func(t *Target) { t.AMPVertices = t.AMPVertices[:2] }, "no vertex for it"},
+		{"vertex faster than the AMP", func(t *Target) { t.AMPVertices[0].ConvUnits = 32 }, "more than the AMP's 64"},
+		{"no weight load rate", func(t *Target) { t.AMPWeightLoadBytes = 0 }, "AMPWeightLoadBytes"},
 		{"duplicate vector entry", func(t *Target) { t.Vector = append(t.Vector, t.Vector[0]) }, "two entries for f16"},
 		{"vector faster than load/store", func(t *Target) { t.Vector[0].Lanes = 8 }, "more than load/store allows"},
 		{"negative sync", func(t *Target) { t.SyncCycles = -1 }, "SyncCycles must not be negative"},
@@ -169,8 +169,8 @@ func TestDescribeAndTable(t *testing.T) {
 	for _, want := range []string{
 		"ipu21: ", "1472", "624 KiB", "Ipu21Standard: standard, bytes [0, 524288) = 512 KiB",
 		"Ipu21Interleaved: interleaved", "every 6th cycle", "1.85 GHz", "f16: 64 MAC/cycle/tile",
-		"f16: b·[24·⌈m/6⌉·⌈k/16⌉·⌈n/16⌉ + 514·⌈k/16⌉·⌈n/16⌉ + 113·⌈n/16⌉ + 173]",
-		"f32: b·[48·⌈m/6⌉·⌈k/8⌉·⌈n/16⌉", "24 bytes/cycle/tile", "118 cycles",
+		"f16 in, f32 partials: 8 conv units × 16 inputs, 32 MAC/cycle/tile; a pass 25 + weights + 6 workers × (19 + 4·⌈m/6⌉) cycles",
+		"f32 in, f32 partials: 16 conv units × 8 inputs, 16 MAC/cycle/tile", "24 bytes/cycle/tile", "118 cycles",
 	} {
 		if !strings.Contains(d, want) {
 			t.Errorf("Describe() lacks %q:\n%s", want, d)

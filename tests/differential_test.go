@@ -18,6 +18,7 @@ import (
 	"github.com/ipuir/ipuir/parser"
 	"github.com/ipuir/ipuir/passes"
 	"github.com/ipuir/ipuir/registry"
+	"github.com/ipuir/ipuir/runtime/device"
 	"github.com/ipuir/ipuir/runtime/ipupkg"
 	"github.com/ipuir/ipuir/runtime/sim"
 	"github.com/ipuir/ipuir/target"
@@ -207,17 +208,26 @@ func generatedInputs(src, name string, seed uint64) (*ir.Operation, []*eval.Arra
 // runAndCheckOn runs pkg on a simulated device with inputs and checks it
 // against fn.
 func runAndCheckOn(pkg *ipupkg.Package, fn *ir.Operation, tg *target.Target, inputs []*eval.Array) (*check.Report, int64, error) {
-	dev := sim.New(tg, nil)
-	if err := dev.Attach(); err != nil {
+	rep, cycles, err := runAndCheckOnDevice(pkg, fn, tg, inputs)
+	if err != nil {
 		return nil, 0, err
 	}
+	return rep, cycles.Total, nil
+}
+
+// runAndCheckOnDevice is runAndCheckOn with the device's whole count.
+func runAndCheckOnDevice(pkg *ipupkg.Package, fn *ir.Operation, tg *target.Target, inputs []*eval.Array) (*check.Report, *device.Cycles, error) {
+	dev := sim.New(tg, nil)
+	if err := dev.Attach(); err != nil {
+		return nil, nil, err
+	}
 	if err := dev.Initialize(); err != nil {
-		return nil, 0, err
+		return nil, nil, err
 	}
 	got, cycles, err := check.Execute(dev, pkg, inputs, check.ExecuteOptions{})
 	if err != nil {
-		return nil, 0, fmt.Errorf("the device refused or faulted: %v", err)
+		return nil, nil, fmt.Errorf("the device refused or faulted: %v", err)
 	}
 	rep, err := check.Run(fn, pkg, inputs, got, check.Options{})
-	return rep, cycles.Total, err
+	return rep, cycles, err
 }

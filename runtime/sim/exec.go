@@ -787,16 +787,15 @@ func (s *session) amp(in ipupkg.Instruction, tile int, r *reader, box []ipupkg.S
 	m, kk, nn := int(rows.Hi-rows.Lo), int(k.Hi-k.Lo), int(cols.Hi-cols.Lo)
 	et, outElem := d.pkg.Buffers[lhs].Elem, d.pkg.Buffers[out].Elem
 	cycles := func() (int64, error) {
-		m, nn := m, nn
+		m, nn, weights := m, nn, rhs
 		if plan := in.Ints(ipupkg.ParamPlan); len(plan) > 0 && plan[0] == ipupkg.PlanSwapped {
 			// The AMP computes the transposed product: its rows are the
-			// output's columns.
-			m, nn = nn, m
+			// output's columns, and its weights the left operand.
+			m, nn, weights = nn, m, lhs
 		}
-		if len(batch) == 0 {
-			return d.tg.MatmulCycles(m, kk, nn, et)
-		}
-		return d.tg.BatchMatmulCycles(int(boxElements(batch)), m, kk, nn, et)
+		class := d.pkg.Buffers[weights].Class
+		return d.tg.AMPCycles(target.AMPWork{Batch: boxElements(batch), Rows: int64(m), Inner: int64(kk), Columns: int64(nn),
+			Elem: et, Partials: target.DefaultPartials, Loads128: class >= 0 && class < len(d.pkg.Classes) && d.pkg.Classes[class].Kind == target.Interleaved.String()})
 	}
 	lbox, rbox := append(slices.Clone(batch), rows, k), append(slices.Clone(batch), k, cols)
 	if d.pkg.Buffers[rhs].Elem == et && numeric.Widens(et, elem.F32) && numeric.Widens(outElem, elem.F32) {

@@ -189,7 +189,7 @@ func TestReportInChromium(t *testing.T) {
 		kRow string
 	}{
 		{"../../examples/attention.ipuir", []string{"%q, %k, %v", "%scaled", "%context", "%out"},
-			`<td>13</td><td>exchange</td><td><span class="name">%k_heads</span></td><td>4</td><td>6,942</td><td>4.6%</td><td>23 (543 of 1,472 as busy)</td>`},
+			`<td>13</td><td>exchange</td><td><span class="name">%k_heads</span></td><td>4</td><td>6,942</td><td>3.4%</td><td>23 (543 of 1,472 as busy)</td>`},
 		{"../../examples/attention.onnx", []string{"/q_proj/MatMul, /k_proj/MatMul, /v_proj/MatMul", "/out_proj/MatMul"}, ""},
 	} {
 		t.Run(filepath.Base(c.path), func(t *testing.T) {

@@ -23,14 +23,13 @@ import (
 //     distributed as the plan wants — words = bytes/4, one per cycle, plus
 //     the phase latency. Operands distributed alike but stored differently
 //     (order, padding, memory class) cost a local copy instead;
-//  2. compute: the target's matmul fit on the tile's block (batch × rows ×
-//     inner × columns, padded as the layouts pad), plus weight access:
-//     Assumption: the AMP loads weights with 128-bit loads, which only
-//     interleaved memory serves (target.MemoryClass.Loads128); from a class
-//     without them, direct access runs the fit's per-weight-block term
-//     (InnerColumnCycles) twice. Staged weights are instead copied into an
-//     interleaved buffer first, each byte loaded and stored once at the
-//     target's load/store rate;
+//  2. compute: target.AMPCycles on the busiest tile's block (batch × rows ×
+//     inner × columns it holds data for), the one price the simulated
+//     device also charges, with the weights' load width set by their
+//     class (128-bit loads from interleaved memory, 64-bit from standard).
+//     Staged weights are copied into an interleaved buffer first, each
+//     byte loaded and stored once at the target's load/store rate, and the
+//     AMP then loads them 128 bits at a time;
 //  3. with inner partitions, partial sums (f32) cross the exchange to the
 //     tiles that own the reduced pieces of the result and are added there:
 //     Complete in one phase, in which each tile sends its whole partial block
@@ -58,7 +57,6 @@ type problem struct {
 	s        layout.MatmulShape
 	g        layout.Groups
 	bpe      int64
-	fit      target.MatmulFit
 	capacity map[target.MemoryKind]int64
 	classes  map[string]target.MemoryClass
 	lhs, rhs operandState
@@ -102,8 +100,7 @@ func newProblem(t *target.Target, s layout.MatmulShape) (*problem, error) {
 	if err != nil {
 		return nil, err
 	}
-	fit, _ := t.MatmulFitFor(s.Elem)
-	pr := &problem{t: t, s: s, g: g, bpe: int64(s.Elem.Bytes()), fit: fit,
+	pr := &problem{t: t, s: s, g: g, bpe: int64(s.Elem.Bytes()),
 		capacity: map[target.MemoryKind]int64{}, classes: map[string]target.MemoryClass{}, inputWords: -1}
 	for _, c := range t.MemoryClasses {
 		pr.capacity[c.Kind] = c.Size()
@@ -319,7 +316,8 @@ func (pr *problem) needLayouts() bool {
 // in place at least block (Pairwise is priced as Complete).
 func (pr *problem) lowerBound(p *layout.GemmPlan, layouts *layout.PlanLayouts) int64 {
 	sh := pr.shape(p)
-	compute, _ := pr.t.BatchMatmulCycles(int(sh.batch), int(sh.rows), int(sh.inner), int(sh.cols), pr.s.Elem)
+	// At full weight speed: 128-bit loads, whatever the plan's class.
+	compute, _ := pr.ampCycles(sh, true)
 	if steps := p.Steps(); steps > 1 {
 		left, right := pr.stepWords(p, sh)
 		return steps * (compute + pr.phase(left) + pr.phase(right))
@@ -331,6 +329,17 @@ func (pr *problem) lowerBound(p *layout.GemmPlan, layouts *layout.PlanLayouts) i
 		lb += pr.phase(sh.batch * sh.rowsData * sh.colsData * (kp - 1) / kp)
 	}
 	return lb
+}
+
+// ampCycles is the AMP's time on the busiest tile's block of the plan:
+// the rows, inner elements and columns it holds data for (the workers
+// split the rows that are there, and a pass computes the columns that are
+// there: the layouts' padding to 16 is storage, not work), with the
+// default partials and the weights loaded 128 bits at a time or not. The
+// simulated device prices the same block the same way.
+func (pr *problem) ampCycles(sh tileShape, loads128 bool) (int64, error) {
+	return pr.t.AMPCycles(target.AMPWork{Batch: sh.batch, Rows: sh.rowsData, Inner: sh.innerData, Columns: sh.colsData,
+		Elem: pr.s.Elem, Partials: target.DefaultPartials, Loads128: loads128})
 }
 
 // reductionInPlace reports whether every tile of p's grid reduces a piece
@@ -461,15 +470,12 @@ func (pr *problem) estimate(p *layout.GemmPlan, layouts *layout.PlanLayouts) (ti
 			}
 		}
 	}
-	e.ComputeCycles, _ = t.BatchMatmulCycles(int(sh.batch), int(sh.rows), int(sh.inner), int(sh.cols), pr.s.Elem)
 	weights := pr.classes[p.WeightMemoryClass]
-	switch {
-	case p.LocalWeightStaging == layout.Staged:
+	staged := p.LocalWeightStaging == layout.Staged
+	e.ComputeCycles, _ = pr.ampCycles(sh, staged || weights.Loads128)
+	if staged {
 		bytes := sh.batch * sh.inner * sh.cols * pr.bpe
 		e.ComputeCycles += numeric.CeilDiv(2*bytes, int64(t.LoadStoreBytesPerCycle))
-	case !weights.Loads128:
-		blocks := numeric.CeilDiv(sh.inner, pr.g.Inner) * numeric.CeilDiv(sh.cols, int64(pr.fit.ColumnGroup))
-		e.ComputeCycles += sh.batch * int64(pr.fit.InnerColumnCycles) * blocks
 	}
 	e.ComputeCycles = e.ComputeCycles*steps + copies
 	if steps > 1 {

@@ -11,7 +11,7 @@
 //
 // The cost of a plan is its busiest tile's time through the BSP supersteps
 // the plan implies (cost.go): operands exchanged in (one word per tile per
-// cycle each way), the AMP work (the target's T10 matmul fit), partial sums
+// cycle each way), the AMP work (target.AMPCycles, PopLibs' conv-partials vertex), partial sums
 // exchanged and added, one sync per exchange phase. Resident operands
 // (weights and constants, placed at load time) and operands already in the
 // wanted distribution cost no exchange. Matmuls planned earlier leave their

@@ -201,9 +201,12 @@ func TestCostsMoveTheRightWay(t *testing.T) {
 			}
 			e1, _ := pr.estimate(&p, nil)
 			sh1 := pr.shape(&p)
-			amp0, _ := tg.BatchMatmulCycles(int(sh0.batch), int(sh0.rows), int(sh0.inner), int(sh0.cols), s.Elem)
-			amp1, _ := tg.BatchMatmulCycles(int(sh1.batch), int(sh1.rows), int(sh1.inner), int(sh1.cols), s.Elem)
-			if amp1 > amp0 {
+			amp0, _ := pr.ampCycles(sh0, true)
+			amp1, _ := pr.ampCycles(sh1, true)
+			// Rows are exempt: PopLibs' estimator prices a worker's pass
+			// over two rows above one over three (target.AMPVertex's
+			// ShortRowCycles), so fewer rows a tile can cost more.
+			if amp1 > amp0 && grow != "rows" {
 				t.Fatalf("%+v: more %s partitions raised AMP compute %d → %d (%s → %s)", s, grow, amp0, amp1, base.String(), p.String())
 			}
 			left0, left1 := sh0.rowsData*sh0.innerData, sh1.rowsData*sh1.innerData

@@ -49,8 +49,8 @@ func TestLargeMatmulsPlanInSteps(t *testing.T) {
 		if !chk.Layouts.LHS.Equal(mustDefault(t, chk.Layouts.LHSShape)) {
 			t.Errorf("%d³: a temporal plan's lhs lives in its default layout, got %s", n, &chk.Layouts.LHS)
 		}
-		bound, _ := tg.ComputeLowerBoundCycles(s.MACs(), s.Elem)
-		// At most 4× the bound: a step costs its AMP work, one phase per
+		bound, _ := tg.PartialsBoundCycles(s.MACs(), s.Elem, target.DefaultPartials)
+		// At most 4× the bound at the partials' rate: a step costs its AMP work, one phase per
 		// operand slice (the right one sent whole by the few home tiles
 		// that hold the step's rows) and an f32 accumulation; 8192³ plans
 		// 141 steps at 3.57×.
