@@ -23,7 +23,7 @@ import (
 
 // SweepSpec is a grid: every model tuned on every target. A target is a
 // spec, so a grid over a target's options is a list of specs
-// ("ipu21", "ipu21{amp-pass-cycles=100}"). Model paths are
+// ("ipu21", "ipu21{amp-f32-partials-conv-units=16}"). Model paths are
 // relative to the spec's file.
 //
 //	{"models": ["attention.ipuir"], "targets": ["ipu21", "ipu2"], "seed": 1}

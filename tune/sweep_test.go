@@ -29,7 +29,7 @@ func TestSweepGrid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, err := ReadSweepSpec(writeSpec(t, dir, `{"models": ["`+model+`"], "targets": ["test16", "test16{amp-pass-cycles=100}"], "finalists": 4}`))
+	spec, err := ReadSweepSpec(writeSpec(t, dir, `{"models": ["`+model+`"], "targets": ["test16", "test16{amp-f32-partials-conv-units=16}"], "finalists": 4}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestSweepGrid(t *testing.T) {
 		t.Fatal(err)
 	}
 	records, err := csv.NewReader(&b).ReadAll()
-	if err != nil || len(records) != 3 || records[0][0] != "model" || records[2][1] != "test16{amp-pass-cycles=100}" {
+	if err != nil || len(records) != 3 || records[0][0] != "model" || records[2][1] != "test16{amp-f32-partials-conv-units=16}" {
 		t.Errorf("CSV: %v %v", records, err)
 	}
 	b.Reset()
@@ -61,7 +61,7 @@ func TestSweepGrid(t *testing.T) {
 	if ok, err := rows[0].WriteReport(&b); !ok || err != nil || !strings.Contains(b.String(), `<section id="compare">`) || !strings.Contains(b.String(), "tuned (weights=") {
 		t.Errorf("report: %v %v", ok, err)
 	}
-	if stem := rows[1].FileStem(); stem != "attention-tiny-test16_amp-pass-cycles_100_" {
+	if stem := rows[1].FileStem(); stem != "attention-tiny-test16_amp-f32-partials-conv-units_16_" {
 		t.Errorf("FileStem = %q", stem)
 	}
 	again, err := Sweep(ctx, spec, &Local{Store: st}, st, "test", nil)

@@ -137,7 +137,10 @@ func TestWorkerKilledMidCandidate(t *testing.T) {
 			t.Errorf("a result twice, or for no candidate of the sweep: %s", r.Key.Candidate)
 		}
 		seen[r.Key.Candidate] = true
-		if r.Status != store.Pass {
+		// A finalist whose program does not fit tile memory is refused at
+		// placement: a measured outcome, stored like a pass. A fail would
+		// be a wrong result.
+		if r.Status != store.Pass && r.Status != store.Refused {
 			t.Errorf("%s: %s %s", r.Key.Candidate, r.Status, r.Reason)
 		}
 		if distinct[r.Key.Candidate].Short() == interrupted {
