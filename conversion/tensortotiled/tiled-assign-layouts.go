@@ -534,6 +534,15 @@ func (a *layoutAssigner) assignFromUsers(op *ir.Operation) error {
 			op.Attr(tensor.DimensionsAttr).(*ir.DenseArrayAttr).Ints)
 		a.need[operandKey{op, 0}] = a.attr(inL)
 		if !computeL.Equal(&a.layout[r].Layout) {
+			// The broadcast computes in a layout of its own and is moved to
+			// its users' after: in standard memory, whatever class they
+			// want. The interleaved class is small and is for what the
+			// AMP loads; a broadcast's whole rows there (a one-hot's
+			// comparison, replicated over a plan's rows) can crowd out
+			// the operand the plan put there.
+			if std, err := a.t.Class(target.Standard); err == nil {
+				computeL.MemoryClass = std.Name
+			}
 			return a.set(r, computeL, op)
 		}
 	}
