@@ -209,3 +209,31 @@ func mulBlock[F float32 | float64](a, b, c []F, k, n, i0, i1 int) {
 		}
 	}
 }
+
+// MatMulF16Partials is MatMulF32 with f16 partial sums: each block of
+// block products is summed in f32, in increasing k, and added to the
+// partial sum, which is rounded to f16 after every block (an AMP keeping
+// f16 partials between passes of its input channels). c holds the final
+// partial sums, f16 values as float32.
+func MatMulF16Partials(batches, m, k, n, block int, a, b, c []float32) error {
+	if batches < 0 || m < 0 || k < 0 || n < 0 || block < 1 || len(a) != batches*m*k || len(b) != batches*k*n || len(c) != batches*m*n {
+		return fmt.Errorf("MatMulF16Partials: %d×%d×%d×%d in blocks of %d does not match %d, %d and %d values", batches, m, k, n, block, len(a), len(b), len(c))
+	}
+	for bt := range batches {
+		A, B, C := a[bt*m*k:(bt+1)*m*k], b[bt*k*n:(bt+1)*k*n], c[bt*m*n:(bt+1)*m*n]
+		for i := range m {
+			for j := range n {
+				var p float32
+				for lo := 0; lo < k; lo += block {
+					var s float32
+					for kk := lo; kk < min(lo+block, k); kk++ {
+						s += A[i*k+kk] * B[kk*n+j]
+					}
+					p = numeric.F16ToFloat32(numeric.F16FromFloat32(p + s))
+				}
+				C[i*n+j] = p
+			}
+		}
+	}
+	return nil
+}

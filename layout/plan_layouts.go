@@ -17,6 +17,9 @@ type MatmulShape struct {
 	M, K, N    int64
 	Elem       elem.Type
 	ResultElem elem.Type
+	// Partials is the type the AMP keeps partial sums in (the matmul's
+	// partials_type); Invalid is the target's default.
+	Partials elem.Type
 }
 
 // Shapes returns the tensor shapes of A, B and C.

@@ -59,7 +59,7 @@ func Passes() []passes.Pass {
 		// Generic transforms (package transforms).
 		&transforms.Canonicalizer{}, &transforms.CSE{}, &transforms.DCE{}, &transforms.SymbolDCE{},
 		// Passes of one dialect.
-		&tensortransforms.TensorDecompose{}, &tensortransforms.MatmulPrecision{}, &tensortransforms.HostStrings{}, &tensortransforms.NarrowI64{}, &tensortransforms.NarrowF64{}, &tensortransforms.WidenUnsigned{}, &tensortransforms.WidenBF16{}, &tensortransforms.MatmulReassociate{}, &tensortransforms.SinkTransposes{}, &tiledtransforms.TiledEstimate{},
+		&tensortransforms.TensorDecompose{}, &tensortransforms.MatmulPrecision{}, &tensortransforms.MatmulPartials{}, &tensortransforms.HostStrings{}, &tensortransforms.NarrowI64{}, &tensortransforms.NarrowF64{}, &tensortransforms.WidenUnsigned{}, &tensortransforms.WidenBF16{}, &tensortransforms.MatmulReassociate{}, &tensortransforms.SinkTransposes{}, &tiledtransforms.TiledEstimate{},
 		// Lowerings between dialects (package conversion/...).
 		&tensortotiled.PipelineStages{}, &tensortotiled.TiledPrepare{}, &tensortotiled.PlanGemms{}, &tensortotiled.TiledAssignLayouts{}, &tensortotiled.ConvertTensorToTiled{},
 		&tiledtoexchange.ConvertTiledToExchange{},

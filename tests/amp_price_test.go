@@ -25,23 +25,26 @@ func TestPlannerAndDevicePriceTheAMPAlike(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cases := []struct{ name, op, x, w, y string }{
-		{"f16", "matmul", "96x64xf16", "64x128xf16", "96x128xf16"},
-		{"f32", "matmul", "96x64xf32", "64x128xf32", "96x128xf32"},
-		{"few rows, many columns", "matmul", "8x256xf16", "256x512xf16", "8x512xf16"},
-		{"many rows, few columns", "matmul", "512x96xf16", "96x16xf16", "512x16xf16"},
-		{"batched", "batch_matmul", "4x48x64xf16", "4x64x80xf16", "4x48x80xf16"},
+	cases := []struct{ name, op, x, w, y, attrs string }{
+		{"f16", "matmul", "96x64xf16", "64x128xf16", "96x128xf16", ""},
+		{"f16 with f16 partials", "matmul", "96x256xf16", "256x128xf16", "96x128xf16", " {partials_type = f16}"},
+		{"f16 with f32 partials declared", "matmul", "96x256xf16", "256x128xf16", "96x128xf16", " {partials_type = f32}"},
+		{"f32", "matmul", "96x64xf32", "64x128xf32", "96x128xf32", ""},
+		{"few rows, many columns", "matmul", "8x256xf16", "256x512xf16", "8x512xf16", ""},
+		{"many rows, few columns", "matmul", "512x96xf16", "96x16xf16", "512x16xf16", ""},
+		{"batched", "batch_matmul", "4x48x64xf16", "4x64x80xf16", "4x48x80xf16", ""},
+		{"batched, f16 partials", "batch_matmul", "4x48x64xf16", "4x64x80xf16", "4x48x80xf16", " {partials_type = f16}"},
 	}
 	var compared int
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			src := fmt.Sprintf(`module attributes {ipu.target = "test16"} {
   func.func @f(%%x: tensor<%[1]s>, %%w: tensor<%[2]s>) -> tensor<%[3]s> {
-    %%y = tensor.%[4]s %%x, %%w : tensor<%[1]s>, tensor<%[2]s> -> tensor<%[3]s>
+    %%y = tensor.%[4]s %%x, %%w%[5]s : tensor<%[1]s>, tensor<%[2]s> -> tensor<%[3]s>
     return %%y : tensor<%[3]s>
   }
 }
-`, c.x, c.w, c.y, c.op)
+`, c.x, c.w, c.y, c.op, c.attrs)
 			estimated := matmulComputeEstimates(t, src, tg)
 			pkg, reason, err := compileProgram(src, tg)
 			if err != nil || reason != "" {

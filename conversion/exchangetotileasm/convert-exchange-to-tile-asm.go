@@ -411,7 +411,7 @@ var instructions = []instruction{
 	{from: []*ir.OpDef{exchange.PhaseOp}, to: tileasm.ExchangeOpName, keep: []string{exchange.PhaseAttrName, exchange.TransfersAttrName,
 		exchange.ScheduleAttrName, exchange.SourceOffsetsAttrName, exchange.SourceStridesAttrName}},
 	{from: []*ir.OpDef{tiled.StreamInOp}, to: tileasm.StreamInOpName, noOperands: true},
-	{from: []*ir.OpDef{tiled.MatmulOp}, to: tileasm.AmpOpName, keep: []string{tiled.PlanAttrName, tiled.PartialAttrName}, derive: ampBlocks},
+	{from: []*ir.OpDef{tiled.MatmulOp}, to: tileasm.AmpOpName, keep: []string{tiled.PlanAttrName, tiled.PartialAttrName, tiled.PartialsTypeAttrName}, derive: ampBlocks},
 	{from: []*ir.OpDef{tiled.ElementwiseOp}, to: tileasm.VectorOpName, keep: []string{tiled.FnAttrName}},
 	{from: []*ir.OpDef{tiled.ReduceOp}, to: tileasm.ReduceOpName, keep: []string{tiled.FnAttrName, tiled.AxesAttrName}},
 	{from: movementOps, to: tileasm.CopyOpName, kind: true, keep: movementAttrs},

@@ -153,6 +153,9 @@ func matmulToTiled(op *ir.Operation, operands []*ir.Value, rw *passes.Conversion
 		return false
 	}
 	attrs := append([]ir.NamedAttr{{Name: tiled.PlanAttrName, Value: pa}}, userAttrs(op)...)
+	if p := op.Attr(tensor.PartialsTypeAttr); p != nil {
+		attrs = append(attrs, ir.NamedAttr{Name: tiled.PartialsTypeAttrName, Value: p})
+	}
 	rw.ReplaceOpWithNew(op, &ir.OperationState{Name: tiled.MatmulOpName, Loc: op.Loc(), Operands: operands,
 		ResultTypes: op.ResultTypes(), Attrs: attrs})
 	return true

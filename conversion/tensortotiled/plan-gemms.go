@@ -670,6 +670,7 @@ func gemmProgram(fn *ir.Operation, pinned map[int]*layout.GemmConstraint, index 
 			fail = op.EmitOpError("cannot be planned: %v", err)
 			return ir.WalkInterrupt
 		}
+		shape.Partials = tiled.PartialsOf(op)
 		m := plan.Matmul{Name: ir.DescribeOp(op), Shape: shape, LHS: operand(op.Operand(0)), RHS: operand(op.Operand(1)),
 			Result: id(op.Result(0)), NCuts: concatCuts(op.Operand(1))}
 		if c, ok := pinned[*index]; ok {

@@ -114,7 +114,8 @@ func (p *TiledPrepare) fuseSharedLHS(root *ir.Operation, rw *ir.Rewriter) error 
 		}
 		x := op.Operand(0)
 		if len(groups[x]) > 0 && (groups[x][0].Block() != op.Block() ||
-			ir.ElementTypeOrSelf(groups[x][0].Result(0).Type()) != ir.ElementTypeOrSelf(op.Result(0).Type())) {
+			ir.ElementTypeOrSelf(groups[x][0].Result(0).Type()) != ir.ElementTypeOrSelf(op.Result(0).Type()) ||
+			groups[x][0].Attr(tensor.PartialsTypeAttr) != op.Attr(tensor.PartialsTypeAttr)) {
 			return ir.WalkAdvance
 		}
 		if groups[x] == nil {
@@ -151,7 +152,11 @@ func (p *TiledPrepare) fuseSharedLHS(root *ir.Operation, rw *ir.Rewriter) error 
 		if err != nil {
 			return err
 		}
-		wide, err := tensor.Build(&rw.Builder, tensor.MatmulOpName, loc, []*ir.Value{x, w})
+		var partials []ir.NamedAttr // the parts' own, which they share
+		if a := first.Attr(tensor.PartialsTypeAttr); a != nil {
+			partials = append(partials, ir.NamedAttr{Name: tensor.PartialsTypeAttr, Value: a})
+		}
+		wide, err := tensor.Build(&rw.Builder, tensor.MatmulOpName, loc, []*ir.Value{x, w}, partials...)
 		if err != nil {
 			return err
 		}

@@ -202,7 +202,8 @@ func (l *lowering) lowerMatmul(op *ir.Operation) error {
 	f32 := l.ctx.F32()
 	b := ir.NewBuilder(l.ctx)
 	b.SetInsertionPoint(op)
-	attrs := []ir.NamedAttr{{Name: tiled.PlanAttrName, Value: op.Attr(tiled.PlanAttrName)}, {Name: tiled.PartialAttrName, Value: l.ctx.Unit()}}
+	attrs := append([]ir.NamedAttr{{Name: tiled.PlanAttrName, Value: op.Attr(tiled.PlanAttrName)}, {Name: tiled.PartialAttrName, Value: l.ctx.Unit()}},
+		partialsTypeOf(op)...)
 	partials := b.Create(&ir.OperationState{Name: tiled.MatmulOpName, Loc: op.Loc(), Operands: op.Operands(),
 		ResultTypes: []ir.Type{tiled.WithLayout(l.ctx, &ir.RankedTensorType{Dims: layout.PartialsShape(plan, s), Elem: f32}, pl)},
 		Attrs:       attrs})
@@ -518,7 +519,7 @@ func (l *lowering) lowerSteps(op *ir.Operation, plan *layout.GemmPlan, s layout.
 			return err
 		}
 		st := &ir.OperationState{Name: tiled.MatmulOpName, Loc: op.Loc(), Operands: []*ir.Value{sa, sb},
-			Attrs: []ir.NamedAttr{{Name: tiled.PlanAttrName, Value: tiled.NewGemmPlanAttr(l.ctx, step)}}}
+			Attrs: append([]ir.NamedAttr{{Name: tiled.PlanAttrName, Value: tiled.NewGemmPlanAttr(l.ctx, step)}}, partialsTypeOf(op)...)}
 		if step.InnerPartitions > 1 {
 			pl, err := layout.PartialsLayout(&step, ss, l.tg)
 			if err != nil {
@@ -556,5 +557,14 @@ func (l *lowering) lowerSteps(op *ir.Operation, plan *layout.GemmPlan, s layout.
 	}
 	op.Result(0).ReplaceAllUsesWith(result)
 	op.Erase()
+	return nil
+}
+
+// partialsTypeOf is op's partials_type attribute, for the matmuls it is
+// lowered to; none when it has none.
+func partialsTypeOf(op *ir.Operation) []ir.NamedAttr {
+	if a := op.Attr(tiled.PartialsTypeAttrName); a != nil {
+		return []ir.NamedAttr{{Name: tiled.PartialsTypeAttrName, Value: a}}
+	}
 	return nil
 }

@@ -382,6 +382,13 @@ func boundOfContraction(s *opSpec, op *ir.Operation, args, errs []*eval.Array, r
 		}
 	}
 	g := 2 * numeric.Gamma(inner, accumulation(k))
+	if p, ok := PartialsOf(op); ok && p == elem.F16 {
+		// f16 partials: the device sums each block of PartialsBlock
+		// products in f32 (within the term above) and adds the block sums
+		// into an f16 partial sum, rounding each time: ⌈K/16⌉ f16
+		// roundings of sums no larger than Σ|a·b|, γ_B(u16)·M2 at most.
+		g += numeric.Gamma((inner+PartialsBlock-1)/PartialsBlock, numeric.UnitRoundoff(elem.F16))
+	}
 	out := zeros(result.Shape)
 	eval.ParallelFor(len(out.Data), func(lo, hi int) {
 		for i := lo; i < hi; i++ {

@@ -289,3 +289,53 @@ func TestUnknownBoundsStayUnbounded(t *testing.T) {
 		t.Fatal("Bound changed its caller's input bound")
 	}
 }
+
+// A matmul with partials_type = f16 computed as a device keeping f16
+// partials computes it (eval.MatMulF16Partials: blocks of 16 in f32, the
+// partial sum rounded to f16 after each) lies within the op's bound; the
+// same results against the f32-partials bound exceed it: the bound follows
+// the partials type, so a check cannot PASS f16 partials' error under an
+// f32 budget.
+func TestF16PartialsBound(t *testing.T) {
+	const m, k, n = 16, 1152, 16
+	f := withArgs(newFixture(t), func(f *fixture) []ir.Type { return []ir.Type{f16(f, m, k), f16(f, k, n)} })
+	half := f.build(MatmulOpName, []*ir.Value{f.arg(0), f.arg(1)}, named(PartialsTypeAttr, f.ctx.TypeAttr(f.ctx.F16()))).DefiningOp()
+	full := f.build(MatmulOpName, []*ir.Value{f.arg(0), f.arg(1)}).DefiningOp()
+	if p, ok := PartialsOf(half); !ok || p != elem.F16 {
+		t.Fatalf("PartialsOf = %v, %v", p, ok)
+	}
+	if _, ok := PartialsOf(full); ok {
+		t.Fatal("a matmul without the attribute declares partials")
+	}
+	a, b := gaussian(t, []int{m, k}, elem.F16, 7), gaussian(t, []int{k, n}, elem.F16, 8)
+	want, _ := Evaluate(full, []*eval.Array{a, b})
+	halfBound, err := Bound(half, []*eval.Array{a, b}, nil, want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fullBound, _ := Bound(full, []*eval.Array{a, b}, nil, want)
+	a32, b32, c32 := make([]float32, m*k), make([]float32, k*n), make([]float32, m*n)
+	for i, v := range a.Data {
+		a32[i] = float32(v)
+	}
+	for i, v := range b.Data {
+		b32[i] = float32(v)
+	}
+	if err := eval.MatMulF16Partials(1, m, k, n, PartialsBlock, a32, b32, c32); err != nil {
+		t.Fatal(err)
+	}
+	over := 0
+	for i, got := range c32 {
+		d := math.Abs(float64(got) - want.Data[i])
+		if !(d <= halfBound.Data[i]) {
+			t.Fatalf("element %d: f16 partials give %g, reference %g, bound %g", i, got, want.Data[i], halfBound.Data[i])
+		}
+		if d > fullBound.Data[i] {
+			over++
+		}
+	}
+	if over == 0 {
+		t.Fatal("no element of the f16-partials product errs past the f32-partials bound: the test shows nothing")
+	}
+	t.Logf("%d elements within the f16-partials bound; %d of them past the f32-partials bound", m*n, over)
+}

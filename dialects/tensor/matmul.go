@@ -3,6 +3,8 @@ package tensor
 import (
 	"fmt"
 
+	"github.com/ipuir/ipuir/elem"
+	"github.com/ipuir/ipuir/elem/irelem"
 	"github.com/ipuir/ipuir/eval"
 	"github.com/ipuir/ipuir/ir"
 )
@@ -15,7 +17,57 @@ const (
 
 const matmulSemantics = " Operands and result share one element type. f16, bf16 and f32 products " +
 	"accumulate in f32, f64 ones in f64, summing over k in increasing order and rounding the final " +
-	"sum once to the element type."
+	"sum once to the element type. `partials_type = f16` (f16 operands only) lets a device keep its " +
+	"partial sums in f16 between blocks of 16 products, at twice the AMP's f32-partials rate: the " +
+	"value is still this sum, and the op's error bound widens by the f16 roundings of the partials."
+
+// PartialsTypeAttr names a matmul's partials type, the type a device keeps
+// its partial sums in (PopLibs' partialsType): f32, the default, or f16
+// for f16 operands.
+const PartialsTypeAttr = "partials_type"
+
+// PartialsBlock is how many products a device sums, in f32, before it
+// rounds a partial sum to an f16 partials type: one block of the AMP's
+// input channels (target.AMPVertex.InputChannels for f16).
+const PartialsBlock = 16
+
+// PartialsOf is a matmul's declared partials type; false when it declares
+// none (the target's default then applies).
+func PartialsOf(op *ir.Operation) (elem.Type, bool) {
+	a, ok := op.Attr(PartialsTypeAttr).(*ir.TypeAttr)
+	if !ok {
+		return elem.Invalid, false
+	}
+	return irelem.Of(a.T)
+}
+
+var partialsAttrDef = ir.AttrDef{Name: PartialsTypeAttr, Kind: ir.TypeAttrKind, Optional: true,
+	Doc: "the type partial sums are kept in: f32 (the default) or, for f16 operands, f16"}
+
+func isF16(t ir.Type) bool {
+	e, ok := irelem.Of(t)
+	return ok && e == elem.F16
+}
+
+// checkPartials is the partials type's rule: f32, or f16 with f16 operands.
+func checkPartials(operands []ir.Type, attrs attrLookup) error {
+	a := attrs(PartialsTypeAttr)
+	if a == nil {
+		return nil
+	}
+	ta, ok := a.(*ir.TypeAttr)
+	if !ok {
+		return fmt.Errorf("attribute '%s' failed to satisfy constraint: %s", PartialsTypeAttr, ir.TypeAttrKind.Desc)
+	}
+	p, ok := irelem.Of(ta.T)
+	switch {
+	case !ok || (p != elem.F16 && p != elem.F32):
+		return fmt.Errorf("'%s' is %s: partial sums are f32 or f16", PartialsTypeAttr, ir.TypeString(ta.T))
+	case p == elem.F16 && !isF16(elemOf(operands[0])):
+		return fmt.Errorf("'%s' is f16, which only f16 operands may accumulate in (these are %s)", PartialsTypeAttr, typeStr(elemOf(operands[0])))
+	}
+	return nil
+}
 
 func matmulSpecs() []*opSpec {
 	return []*opSpec{
@@ -28,11 +80,12 @@ func matmulSpecs() []*opSpec {
 				Example:        "%2 = tensor.matmul %0, %1 : tensor<729x1152xf16>, tensor<1152x1152xf16> -> tensor<729x1152xf16>",
 				Operands:       []ir.ValueDef{{Name: "lhs", Type: FloatTensor}, {Name: "rhs", Type: FloatTensor}},
 				Results:        []ir.ValueDef{{Name: "result", Type: FloatTensor}},
+				Attributes:     []ir.AttrDef{partialsAttrDef},
 				Traits:         ir.TraitPure | ir.TraitSameOperandsAndResultElementType,
 				AssemblyFormat: "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)",
 			},
-			infer: func(operands []ir.Type, _ attrLookup) (resultType, error) {
-				return inferMatmul(operands, false)
+			infer: func(operands []ir.Type, attrs attrLookup) (resultType, error) {
+				return inferMatmul(operands, attrs, false)
 			},
 			evaluate: func(_ *ir.Operation, args []*eval.Array) (*eval.Array, error) {
 				return eval.MatMul(args[0], args[1])
@@ -49,11 +102,12 @@ func matmulSpecs() []*opSpec {
 				Example:        "%2 = tensor.batch_matmul %0, %1 : tensor<16x729x72xf16>, tensor<16x72x729xf16> -> tensor<16x729x729xf16>",
 				Operands:       []ir.ValueDef{{Name: "lhs", Type: FloatTensor}, {Name: "rhs", Type: FloatTensor}},
 				Results:        []ir.ValueDef{{Name: "result", Type: FloatTensor}},
+				Attributes:     []ir.AttrDef{partialsAttrDef},
 				Traits:         ir.TraitPure | ir.TraitSameOperandsAndResultElementType,
 				AssemblyFormat: "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)",
 			},
-			infer: func(operands []ir.Type, _ attrLookup) (resultType, error) {
-				return inferMatmul(operands, true)
+			infer: func(operands []ir.Type, attrs attrLookup) (resultType, error) {
+				return inferMatmul(operands, attrs, true)
 			},
 			evaluate: func(_ *ir.Operation, args []*eval.Array) (*eval.Array, error) {
 				return eval.BatchMatMul(args[0], args[1])
@@ -63,11 +117,14 @@ func matmulSpecs() []*opSpec {
 	}
 }
 
-func inferMatmul(operands []ir.Type, batched bool) (resultType, error) {
+func inferMatmul(operands []ir.Type, attrs attrLookup, batched bool) (resultType, error) {
 	if err := requireTensor(operands, 0); err != nil {
 		return resultType{}, err
 	}
 	if err := requireTensor(operands, 1); err != nil {
+		return resultType{}, err
+	}
+	if err := checkPartials(operands, attrs); err != nil {
 		return resultType{}, err
 	}
 	lhs, rhs := shapeOf(operands[0]), shapeOf(operands[1])

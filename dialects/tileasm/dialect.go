@@ -146,7 +146,8 @@ var (
 			"tensor<729x1152xf16, #layout>, tensor<1152x3456xf16, #layout1>, tensor<3x729x3456xf32, #layout2>",
 		Operands: []ir.ValueDef{buffers},
 		Attributes: []ir.AttrDef{{Name: tiled.PlanAttrName, Kind: tiled.PlanAttrKind}, {Name: BlocksAttr, Kind: ir.DenseI64ArrayKind},
-			{Name: tiled.PartialAttrName, Kind: ir.UnitAttrKind, Optional: true}, superstep},
+			{Name: tiled.PartialAttrName, Kind: ir.UnitAttrKind, Optional: true},
+			{Name: tiled.PartialsTypeAttrName, Kind: ir.TypeAttrKind, Optional: true, Doc: "the type the AMP keeps partial sums in between blocks of inputs: f32 (the default) or f16"}, superstep},
 		AssemblyFormat: "$buffers attr-dict `:` type($buffers)",
 		VerifyEnv:      verifyAmp,
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ipuir/ipuir/dialects/tensor"
 	"github.com/ipuir/ipuir/elem"
 	"github.com/ipuir/ipuir/elem/irelem"
 	"github.com/ipuir/ipuir/ir"
@@ -139,7 +140,9 @@ var (
 		Attributes: []ir.AttrDef{{Name: PlanAttrName, Kind: PlanAttrKind},
 			{Name: EstimateAttrName, Kind: estimateAttrKind, Optional: true},
 			{Name: PartialAttrName, Kind: ir.UnitAttrKind, Optional: true,
-				Doc: "the result is the partial sums of every inner partition (PartialsLayout), which a tiled.combine reduces"}},
+				Doc: "the result is the partial sums of every inner partition (PartialsLayout), which a tiled.combine reduces"},
+			{Name: PartialsTypeAttrName, Kind: ir.TypeAttrKind, Optional: true,
+				Doc: "the type each tile keeps its partial sums in, as tensor.matmul's: f32 (the default) or f16"}},
 		Traits: ir.TraitPure,
 		// The plan sits in the attribute dictionary: a dialect attribute
 		// followed by `:` would read the type as its own.
@@ -342,10 +345,29 @@ func MatmulShapeOf(lhs, rhs, result ir.Type) (layout.MatmulShape, error) {
 	return s, nil
 }
 
-// MatmulShapeOfOp reads a tiled.matmul's problem; the partial sums of a
-// `partial` matmul carry the inner partitions first and are f32, so its
-// shape is read from C's.
+// MatmulShapeOfOp reads a tiled.matmul's problem, its partials type
+// included; the partial sums of a `partial` matmul carry the inner
+// partitions first and are f32, so its shape is read from C's.
 func MatmulShapeOfOp(op *ir.Operation) (layout.MatmulShape, error) {
+	s, err := matmulShapeOfOp(op)
+	s.Partials = PartialsOf(op)
+	return s, err
+}
+
+// PartialsTypeAttrName is tiled.matmul's (and tileasm.amp's) partials
+// type, tensor.matmul's carried down.
+const PartialsTypeAttrName = tensor.PartialsTypeAttr
+
+// PartialsOf is a matmul's partials type (tensor.matmul's or
+// tiled.matmul's partials_type), else the target's default.
+func PartialsOf(op *ir.Operation) elem.Type {
+	if p, ok := tensor.PartialsOf(op); ok {
+		return p
+	}
+	return target.DefaultPartials
+}
+
+func matmulShapeOfOp(op *ir.Operation) (layout.MatmulShape, error) {
 	resultType := op.Result(0).Type()
 	if op.Attr(PartialAttrName) != nil {
 		rt, ok := resultType.(*ir.RankedTensorType)

@@ -409,6 +409,12 @@ func sourceRewrites(pkg *ipupkg.Package) []string {
 func replayRewrites(fn *ir.Operation, rewrites []string) (*ir.Operation, error) {
 	clone := fn.Clone(fn.Context(), nil)
 	for _, name := range rewrites {
+		if ok, err := tensor.ReplayPartials(clone, name); ok {
+			if err != nil {
+				return nil, fmt.Errorf("replaying %s on the source: %v", name, err)
+			}
+			continue
+		}
 		replay, ok := sourceReplays[name]
 		if !ok {
 			return nil, fmt.Errorf("the package was compiled with the source rewrite '%s', which this checker cannot replay", name)

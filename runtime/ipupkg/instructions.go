@@ -70,6 +70,7 @@ const (
 	ParamPlan        = "plan"
 	ParamBlocks      = "blocks"
 	ParamPartial     = "partial"
+	ParamPartials    = "partials"
 	ParamFn          = "fn"
 	ParamAxes        = "axes"
 	ParamMovement    = "kind"
@@ -105,6 +106,8 @@ func movementKinds() []string {
 
 func fnNames() []string { return kernel.FnNames() }
 
+func partialsTypes() []string { return []string{"f32", "f16"} }
+
 func reductionNames() []string {
 	var names []string
 	for _, r := range kernel.Reductions {
@@ -120,6 +123,7 @@ var Instructions = []InstructionSpec{
 			Doc: "the GEMM plan: orientation (PlanNormal or PlanSwapped), batch, row, column and inner partitions, result row and column partitions, output column block"},
 		{Key: ParamBlocks, Kind: IntsParam, Len: 3, Min: 0, Doc: "the AMP blocks of the tile's piece: row, inner and column groups"},
 		{Key: ParamPartial, Kind: FlagParam, Doc: "the output holds one partial sum per inner partition (its first axis)"},
+		{Key: ParamPartials, Kind: StringParam, Words: partialsTypes, Doc: "the type the AMP keeps partial sums in between blocks of 16 inputs: f32 (the default when absent) or f16"},
 	}},
 	{Op: OpVector, Name: "vector", MinOperands: 2, MaxOperands: -1, Doc: "an elementwise function of the kernel table: inputs, output", Params: []ParamSpec{
 		{Key: ParamFn, Kind: StringParam, Required: true, Words: fnNames, Doc: "the function (kernel.Fns)"},

@@ -786,6 +786,14 @@ func (s *session) amp(in ipupkg.Instruction, tile int, r *reader, box []ipupkg.S
 	rows, cols := rest[len(rest)-2], rest[len(rest)-1]
 	m, kk, nn := int(rows.Hi-rows.Lo), int(k.Hi-k.Lo), int(cols.Hi-cols.Lo)
 	et, outElem := d.pkg.Buffers[lhs].Elem, d.pkg.Buffers[out].Elem
+	partials := target.DefaultPartials
+	if in.Str(ipupkg.ParamPartials) == elem.F16.String() {
+		partials = elem.F16
+	}
+	vertex, ok := d.tg.AMPVertexFor(et, partials)
+	if !ok {
+		return 0, fmt.Errorf("the AMP has no vertex for %v inputs with %v partials", et, partials)
+	}
 	cycles := func() (int64, error) {
 		m, nn, weights := m, nn, rhs
 		if plan := in.Ints(ipupkg.ParamPlan); len(plan) > 0 && plan[0] == ipupkg.PlanSwapped {
@@ -795,7 +803,7 @@ func (s *session) amp(in ipupkg.Instruction, tile int, r *reader, box []ipupkg.S
 		}
 		class := d.pkg.Buffers[weights].Class
 		return d.tg.AMPCycles(target.AMPWork{Batch: boxElements(batch), Rows: int64(m), Inner: int64(kk), Columns: int64(nn),
-			Elem: et, Partials: target.DefaultPartials, Loads128: class >= 0 && class < len(d.pkg.Classes) && d.pkg.Classes[class].Kind == target.Interleaved.String()})
+			Elem: et, Partials: partials, Loads128: class >= 0 && class < len(d.pkg.Classes) && d.pkg.Classes[class].Kind == target.Interleaved.String()})
 	}
 	lbox, rbox := append(slices.Clone(batch), rows, k), append(slices.Clone(batch), k, cols)
 	if d.pkg.Buffers[rhs].Elem == et && numeric.Widens(et, elem.F32) && numeric.Widens(outElem, elem.F32) {
@@ -810,7 +818,15 @@ func (s *session) amp(in ipupkg.Instruction, tile int, r *reader, box []ipupkg.S
 		if err := r.gather32(rhs, tile, rbox, b32); err != nil {
 			return 0, err
 		}
-		if err := eval.MatMulF32(nb, m, kk, nn, a32, b32, c32); err != nil {
+		var err error
+		if partials == elem.F16 {
+			// f16 partials: each block of the vertex's input channels
+			// summed in f32, the partial sum rounded to f16 after each.
+			err = eval.MatMulF16Partials(nb, m, kk, nn, vertex.InputChannels(), a32, b32, c32)
+		} else {
+			err = eval.MatMulF32(nb, m, kk, nn, a32, b32, c32)
+		}
+		if err != nil {
 			return 0, err
 		}
 		if err := d.scatter32(out, tile, box, c32); err != nil {

@@ -149,6 +149,9 @@ func checkAmp(p *ipupkg.Package, in ipupkg.Instruction) error {
 	if l.Elem != r.Elem || (o.Elem != l.Elem && o.Elem != elem.F32) {
 		return fmt.Errorf("%v × %v into %v", l.Elem, r.Elem, o.Elem)
 	}
+	if in.Str(ipupkg.ParamPartials) == elem.F16.String() && l.Elem != elem.F16 {
+		return fmt.Errorf("f16 partials of %v inputs: only f16 inputs may accumulate in f16", l.Elem)
+	}
 	// The reader has checked the plan's length and signs (the instruction
 	// table); what its entries mean is the device's.
 	plan := in.Ints(ipupkg.ParamPlan)

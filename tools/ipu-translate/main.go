@@ -81,6 +81,8 @@ type translations struct {
 	pod            podOptions
 	stage          int
 	tuning         string
+	partials       string
+	partialsBudget float64
 	log            *slog.Logger
 }
 
@@ -95,6 +97,8 @@ func (t *translations) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&t.pod.stageChips, "stage-chips", 0, "With --emit-package for a target of several chips, how many chips each pipeline stage spans, as one program over their tiles (default: one, or the fewest with which every stage's weights fit)")
 	fs.IntVar(&t.pod.phases, "phases", 0, "With --emit-package on one chip, cut the model into N phases run one after the other, each phase's weights streamed in from the chip's streaming memory before it (phased execution; writes a pod package, docs/pods.md). Without it, a model that does not fit tile memory as one program is compiled in the fewest phases, 2 to 4, that fit")
 	fs.StringVar(&t.tuning, "tuning", "", "With --emit-package, compile with the options of the tuning record `FILE.json` that ipu-tune wrote for this program and target")
+	fs.StringVar(&t.partials, "partials", "", "With --emit-package, the type f16 matmuls keep their partial sums in (the matmul-partials pass): f32 (PopLibs' default), f16 (twice the AMP's rate, one f16 rounding per 16 products, which the check's bounds then allow), or auto (f16 where that rounding stays within --partials-budget)")
+	fs.Float64Var(&t.partialsBudget, "partials-budget", 1e-3, "With --partials=auto, the largest relative error (to the sum of the products' magnitudes) f16 partials may add to a matmul")
 	fs.IntVar(&t.pod.microBatches, "micro-batches", 0, "With --emit-package for a target of several chips or in phases, how many micro-batches a run feeds by default (ipu-run --micro-batches overrides it) (default 16; 1 in the phases ipu-translate chooses for a model that does not fit as one program, which runs the batch it was given)")
 	fs.StringVar(&t.dumpPackage, "dump-package", "", "Validate the package `MODEL.ipupkg` and print its header, sections, tiles, host streams and exchange tables")
 	fs.StringVar(&t.importONNX, "import-onnx", "", "Import the ONNX model `MODEL.onnx` as a tensor-level module (with -o, and --target for its ipu.target)")
@@ -191,6 +195,14 @@ func (t *translations) Early(args []string, stdout io.Writer) (bool, int, error)
 	if t.tuning != "" && !t.emitPackage {
 		return true, 2, fmt.Errorf("--tuning applies to --emit-package")
 	}
+	switch {
+	case t.partials != "" && t.partials != "f32" && t.partials != "f16" && t.partials != "auto":
+		return true, 2, fmt.Errorf("--partials=%s: expected f32, f16 or auto", t.partials)
+	case t.partials != "" && !t.emitPackage:
+		return true, 2, fmt.Errorf("--partials applies to --emit-package")
+	case !(t.partialsBudget >= 0):
+		return true, 2, fmt.Errorf("--partials-budget=%g: expected a relative error of 0 or more", t.partialsBudget)
+	}
 	if (t.trace != "" || t.compare != "" || t.stage != -1) && t.emitReport == "" {
 		return true, 2, fmt.Errorf("--trace, --compare and --stage apply to --emit-report")
 	}
@@ -249,6 +261,17 @@ func (t *translations) Emit(ctx *ir.Context, module *ir.Operation, in *optmain.I
 				return true, module.EmitError("--f64 chooses how a tensor-level module is compiled; this module is compiled already")
 			}
 			module.SetAttr(ctx, irtarget.F64Attr, ctx.String(t.f64))
+		}
+		if t.partials != "" {
+			if pkgemit.HasTileAsm(module) {
+				return true, module.EmitError("--partials chooses how a tensor-level module is compiled; this module is compiled already")
+			}
+			// The matmul-partials pass, which records itself as a source
+			// rewrite for the check to replay.
+			pipeline := registry.ModulePipeline(fmt.Sprintf("matmul-partials{type=%s budget=%g}", t.partials, t.partialsBudget))
+			if err := toolkit.RunPipeline(ctx, module, pipeline, in.Env, in.Logger); err != nil {
+				return true, err
+			}
 		}
 		return true, emitPackage(ctx, module, in, out, t.pod, t.tuning)
 	}

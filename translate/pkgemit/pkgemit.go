@@ -422,7 +422,7 @@ var movementParams = map[string]string{
 // exchange table. An attribute in no row is refused.
 var instructions = []instructionRow{
 	{tileasm.AmpOp, ipupkg.OpAmp, map[string]string{tiled.PlanAttrName: ipupkg.ParamPlan, tileasm.BlocksAttr: ipupkg.ParamBlocks,
-		tiled.PartialAttrName: ipupkg.ParamPartial}},
+		tiled.PartialAttrName: ipupkg.ParamPartial, tiled.PartialsTypeAttrName: ipupkg.ParamPartials}},
 	{tileasm.VectorOp, ipupkg.OpVector, map[string]string{tiled.FnAttrName: ipupkg.ParamFn}},
 	{tileasm.ReduceOp, ipupkg.OpReduce, map[string]string{tiled.FnAttrName: ipupkg.ParamFn, tiled.AxesAttrName: ipupkg.ParamAxes}},
 	{tileasm.CopyOp, ipupkg.OpCopy, withMovement(map[string]string{tileasm.KindAttr: ipupkg.ParamMovement})},
@@ -511,6 +511,8 @@ func paramOf(op *ir.Operation, a ir.NamedAttr, keys map[string]string) (ipupkg.P
 		return ipupkg.Param{Key: key, Ints: append([]int64(nil), v.Ints...)}, nil
 	case *ir.UnitAttr:
 		return ipupkg.Param{Key: key}, nil
+	case *ir.TypeAttr:
+		return ipupkg.Param{Key: key, IsString: true, Str: ir.TypeString(v.T)}, nil
 	case *tiled.GemmPlanAttr:
 		p := v.Plan
 		orientation := int64(ipupkg.PlanNormal)

@@ -339,7 +339,16 @@ func (pr *problem) lowerBound(p *layout.GemmPlan, layouts *layout.PlanLayouts) i
 // simulated device prices the same block the same way.
 func (pr *problem) ampCycles(sh tileShape, loads128 bool) (int64, error) {
 	return pr.t.AMPCycles(target.AMPWork{Batch: sh.batch, Rows: sh.rowsData, Inner: sh.innerData, Columns: sh.colsData,
-		Elem: pr.s.Elem, Partials: target.DefaultPartials, Loads128: loads128})
+		Elem: pr.s.Elem, Partials: pr.partials(), Loads128: loads128})
+}
+
+// partials is the matmul's partials type, the target's default unless it
+// chose one.
+func (pr *problem) partials() elem.Type {
+	if pr.s.Partials.Valid() {
+		return pr.s.Partials
+	}
+	return target.DefaultPartials
 }
 
 // reductionInPlace reports whether every tile of p's grid reduces a piece
