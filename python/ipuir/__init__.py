@@ -276,6 +276,17 @@ class Model:
                            max_error_to_bound=float(_field(line, "maximumErrorToBound") or "nan"),
                            line=line, outputs=results)
 
+    def dump_values(self, directory: Union[str, os.PathLike], *args: Any, **named: Any):
+        """Run the model and write every value the run reads back into the
+        new folder ``directory`` (``ipu-run --dump-values``): each op's
+        value, named after its ONNX node, and each output. Returns them
+        (``ipuir.compare.Values``); ``ipuir.compare.against_torch`` finds
+        the first layer that disagrees with PyTorch."""
+        from .compare import Values
+
+        self._invoke(args, named, ["--dump-values", os.fspath(directory)])
+        return Values(os.fspath(directory))
+
     def report(self, path: Union[str, os.PathLike], *args: Any, **named: Any) -> str:
         """Run the model and write the HTML report of the package with the
         run's cycles to ``path``; returns the path."""

@@ -152,3 +152,59 @@ def test_the_readme_example_runs(monkeypatch, capsys):
     exec(builtins.compile(block, "README.md", "exec"), {})
     printed = capsys.readouterr().out.split()
     assert printed[:2] == ["(8,", "16)"] and int(printed[2]) > 0 and printed[3] == "True", printed
+
+
+if torch is not None:
+    class _Block(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(32, 32)
+            self.act = torch.nn.ReLU()
+
+        def forward(self, x):
+            return self.act(self.fc(x)) + x
+
+
+def _net():
+    torch.manual_seed(1)
+    return torch.nn.Sequential(torch.nn.Linear(16, 32), _Block(), torch.nn.Sequential(_Block(), torch.nn.Linear(32, 8))).eval()
+
+
+@needs_torch
+def test_dump_values_agree_with_pytorch_layer_by_layer(tmp_path):
+    from ipuir.compare import against_torch, onnx_scope
+
+    assert onnx_scope("layer1.0.conv1") == "/layer1/layer1.0/conv1/"
+    net, x = _net(), torch.randn(4, 16)
+    model = ipuir.compile(net, target="test16", inputs=(x,))
+    values = model.dump_values(tmp_path / "values", x)
+    assert "/1/fc/Gemm" in values and values["/1/fc/Gemm"].shape == (4, 32)
+    report = against_torch(net, [x], values)
+    assert len(report.rows) >= 6 and report.first_bad is None, str(report)
+    # The folder is new: a second dump into it is refused.
+    with pytest.raises(ipuir.IpuirError, match="not an empty folder"):
+        model.dump_values(tmp_path / "values", x)
+
+
+@needs_torch
+def test_a_corrupted_layer_is_found_by_name(tmp_path):
+    # The model as exported, but with the first block's weight scaled in
+    # the ONNX file: the device computes that layer wrong and every one
+    # after it. The comparison names the layer, and its ONNX node, first.
+    onnx = pytest.importorskip("onnx")
+    from onnx import numpy_helper
+    from ipuir.compare import against_torch
+
+    net, x = _net(), torch.randn(4, 16)
+    path = tmp_path / "net.onnx"
+    torch.onnx.export(net, (x,), str(path), opset_version=17, input_names=["input"], output_names=["output"])
+    graph = onnx.load(str(path))
+    node = next(n for n in graph.graph.node if n.name == "/1/fc/Gemm")
+    init = next(i for i in graph.graph.initializer if i.name == node.input[1])
+    init.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(init) * 1.5, init.name))
+    model = ipuir.compile(graph.SerializeToString(), target="test16")
+    report = against_torch(net, [x], model.dump_values(tmp_path / "values", x))
+    bad = report.first_bad
+    assert bad is not None and bad.module == "1.fc" and bad.node == "/1/fc/Gemm", str(report)
+    assert all(r.ok for r in report.rows[: report.rows.index(bad)])
+    print(report)

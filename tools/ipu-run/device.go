@@ -136,7 +136,7 @@ func runPackage(o *options, stdout, stderr io.Writer) error {
 	if err := dev.Initialize(); err != nil {
 		return err
 	}
-	got, cycles, err := check.Execute(dev, pkg, inputs, check.ExecuteOptions{Phase: progress.Phase, OutputsOnly: !o.check})
+	got, cycles, err := check.Execute(dev, pkg, inputs, check.ExecuteOptions{Phase: progress.Phase, OutputsOnly: !o.check && o.dumpValues == ""})
 	if err != nil {
 		return fmt.Errorf("%s: %v", o.file, err)
 	}
@@ -164,6 +164,13 @@ func runPackage(o *options, stdout, stderr io.Writer) error {
 	}
 	if o.reportCycles {
 		printCycles(stdout, pkg, cycles)
+	}
+	// The values are written whatever the check finds: they are what one
+	// looks at when it fails.
+	if o.dumpValues != "" {
+		if err := dumpValues(o.dumpValues, o.file, pkg, got); err != nil {
+			return err
+		}
 	}
 	log.Info("simulated run finished", "total_cycles", cycles.Total, "seconds", tg.Seconds(cycles.Total))
 	// Outputs are written only once the run (and its check) has

@@ -59,6 +59,7 @@ type options struct {
 	outs       *toolkit.Outputs
 	outFiles   []*toolkit.Output // one per --outputs file
 	reportFile *toolkit.Output   // --report
+	dumpValues string            // --dump-values
 	traceFile  *toolkit.Output   // --trace
 
 	// The device mode (a package as the input).
@@ -126,6 +127,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.checkAgainst, "check-against", "", "with --check, take the reference from this .ipuir file (the source the package was compiled from) instead of the package's own copy")
 	fs.IntVar(&o.sampleLimit, "sample-limit", 0, "with --check, compare at most this many evenly spaced elements of each output and checkpoint (0: every element)")
 	fs.BoolVar(&o.reportCycles, "report-cycles", false, "print the simulated cycles per superstep (compute, sync, exchange) and per instruction (with the name of what it was compiled from), then total_cycles=N; 'busiest tile' is the tile with the most work of the row, 'as busy' how many tiles had as much of how many had any (1,242 of 1,242: an evenly shared step; 1 of 1,472: a straggler)")
+	fs.StringVar(&o.dumpValues, "dump-values", "", "After a run on a device, write every value it read back into this new folder: each checkpoint (an op's value, named as the source names it: an imported model's ONNX node) and each output as a .npy file, listed in program order in index.json (python/ipuir/compare.py compares them with PyTorch's)")
 	fs.StringVar(&o.report, "report", "", "After a run on a device, write the HTML report of the package with the run's cycles to this file")
 	fs.StringVar(&o.trace, "trace", "", "After a run on a device, write its cycles to this file in the Chrome trace event format (JSON), which Perfetto and chrome://tracing open: a track per superstep kind and one per busiest tile, each instruction named after its source op")
 	fs.IntVar(&o.microBatches, "micro-batches", 0, "for a pod package (compiled for several chips), how many micro-batches to feed through its pipeline (0: the package's own count, ipu-translate --micro-batches)")
@@ -270,11 +272,19 @@ func registerFiles(o *options, stdout io.Writer) error {
 	if o.reportFile, err = o.outs.Add("--report", o.report); err != nil {
 		return err
 	}
-	o.traceFile, err = o.outs.Add("--trace", o.trace)
-	return err
+	if o.traceFile, err = o.outs.Add("--trace", o.trace); err != nil {
+		return err
+	}
+	if o.dumpValues != "" {
+		return checkDumpDir(o.dumpValues)
+	}
+	return nil
 }
 
 func executeMode(o *options, stdout, stderr io.Writer) error {
+	if o.dumpValues != "" && (o.reference || packageKind(o.file) != ipupkg.Magic) {
+		return fmt.Errorf("--dump-values applies to a package run on a device (one chip's; a pod package's stages are not dumped yet)")
+	}
 	if !o.reference {
 		switch packageKind(o.file) {
 		case ipupkg.Magic:
