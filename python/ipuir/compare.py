@@ -57,13 +57,24 @@ def load_values(directory: str) -> Values:
     return Values(directory)
 
 
+def _unqualified(qualified: str) -> str:
+    """A module's own part of its scope: from its last non-numeric atom on
+    (``layer1.0.conv1`` → ``conv1``, ``layer1.0`` → ``layer1.0``), as
+    torch.onnx.export names it."""
+    atoms = qualified.split(".")
+    for i in range(len(atoms) - 1, -1, -1):
+        if not atoms[i].isdigit():
+            return ".".join(atoms[i:])
+    return qualified
+
+
 def onnx_scope(qualified: str) -> str:
-    """The node-name scope torch.onnx.export gives the module ``qualified``:
-    each level its attribute name, or for an index into a container its
-    qualified name (``layer1.0`` → ``/layer1/layer1.0/``)."""
-    parts = qualified.split(".")
-    comps = [".".join(parts[: i + 1]) if p.isdigit() and i > 0 else p for i, p in enumerate(parts)]
-    return "/" + "/".join(comps) + "/"
+    """The node-name scope torch.onnx.export gives module ``qualified`` when
+    every module above it is called in turn (a ModuleList, never called,
+    adds no level; against_torch follows the calls themselves):
+    ``layer1.0.conv1`` → ``/layer1/layer1.0/conv1/``."""
+    atoms = qualified.split(".")
+    return "/" + "/".join(_unqualified(".".join(atoms[: i + 1])) for i in range(len(atoms))) + "/"
 
 
 @dataclass
@@ -109,24 +120,40 @@ def against_torch(module: Any, inputs: Sequence[Any], values: Any, tolerance: fl
 
     if not isinstance(values, Values):
         values = Values(values)
-    outputs: List[Tuple[str, Any]] = []
+    # Each called module's scope is the chain of the modules called above
+    # it, each named by its unqualified name.
+    outputs: List[Tuple[str, str, Any]] = []
+    stack: List[str] = []
     hooks = []
+
+    def enter(name):
+        return lambda m, i: stack.append(_unqualified(name))
+
+    def leave(name):
+        def hook(m, i, o):
+            outputs.append((name, "/" + "/".join(stack) + "/", o[0] if isinstance(o, tuple) and o else o))
+            stack.pop()
+        return hook
+
     for name, sub in module.named_modules():
         if name == "":
             continue
-        hooks.append(sub.register_forward_hook(lambda m, i, o, name=name: outputs.append((name, o))))
+        hooks.append(sub.register_forward_pre_hook(enter(name)))
+        hooks.append(sub.register_forward_hook(leave(name)))
     try:
-        with torch.no_grad():
+        # With gradients on, PyTorch's fused fast paths (a Transformer
+        # layer's in eval mode) step aside and every submodule is called,
+        # as the export traced them.
+        with torch.enable_grad():
             module.eval()(*[torch.as_tensor(x) for x in inputs])
     finally:
         for h in hooks:
             h.remove()
     checkpoints = list(dict.fromkeys(e["name"] for e in values.entries if e["kind"] == "checkpoint"))
     rows = []
-    for name, out in outputs:
+    for name, scope, out in outputs:
         if not isinstance(out, torch.Tensor):
             continue
-        scope = onnx_scope(name)
         nodes = [n for n in checkpoints if n.startswith(scope)]
         if not nodes:
             continue  # nothing of it was computed (Identity, Dropout)
