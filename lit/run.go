@@ -167,7 +167,10 @@ func (c *Config) runCommands(t *Test, tmpDir string) (bool, string) {
 		ctx, cancel = context.WithTimeout(ctx, c.Timeout)
 		defer cancel()
 	}
-	env := os.Environ()
+	// Each test has a cache folder of its own under its temporary one, so
+	// that tools' caches (ipu-translate's compile cache) neither carry
+	// results from one test to another nor reach the user's.
+	env := append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(tmpDir, "cache"))
 	if c.ToolsDir != "" {
 		env = append(env, "PATH="+c.ToolsDir+string(os.PathListSeparator)+os.Getenv("PATH"))
 	}

@@ -83,12 +83,16 @@ type translations struct {
 	tuning         string
 	partials       string
 	partialsBudget float64
+	cache          cacheOptions
+	fs             *pflag.FlagSet
 	log            *slog.Logger
 }
 
 func (t *translations) SetLogger(l *slog.Logger) { t.log = l }
 
 func (t *translations) AddFlags(fs *pflag.FlagSet) {
+	t.fs = fs
+	t.cache.addFlags(fs)
 	fs.BoolVar(&t.exchangeToJSON, "exchange-to-json", false,
 		`Write the exchange phases as JSON: {"phases": [{"phase": N, "transfers": [{"id", "src", "dst", "words"}], "schedule": {"horizon", "segments": [[id, start, words]]}}]}`)
 	fs.BoolVar(&t.emitPackage, "emit-package", false,
@@ -248,6 +252,15 @@ func (t *translations) Early(args []string, stdout io.Writer) (bool, int, error)
 			return true, 1, err
 		}
 		return true, 0, nil
+	case t.emitPackage:
+		// The same compile as before reuses its package, before the input
+		// is even read.
+		if hit, err := t.cache.lookup(t.fs, args, t.tuning, t); hit || err != nil {
+			if err != nil {
+				return true, 1, err
+			}
+			return true, 0, nil
+		}
 	}
 	return false, 0, nil
 }
@@ -273,7 +286,7 @@ func (t *translations) Emit(ctx *ir.Context, module *ir.Operation, in *optmain.I
 				return true, err
 			}
 		}
-		return true, emitPackage(ctx, module, in, out, t.pod, t.tuning)
+		return true, emitPackage(ctx, module, in, out, t.pod, t.tuning, func(data []byte) { t.cache.store(data, t) })
 	}
 	if !t.exchangeToJSON {
 		return false, nil

@@ -22,7 +22,10 @@ import (
 // emitPackage writes module's package to out, compiling a tensor-level
 // module to tile-asm first; for a target of several chips, the pod
 // package of its pipeline stages (emitPod).
-func emitPackage(ctx *ir.Context, module *ir.Operation, in *optmain.Input, out io.Writer, pod podOptions, tuningFile string) error {
+//
+// A one-chip package compiled whole is handed to cached (the compile
+// cache's store); packages in phases or for pods are not cached.
+func emitPackage(ctx *ir.Context, module *ir.Operation, in *optmain.Input, out io.Writer, pod podOptions, tuningFile string, cached func([]byte)) error {
 	tg, ok := irtarget.FromEnv(in.Env)
 	if !ok {
 		return module.EmitError("--emit-package needs the module's target: an 'ipu.target' attribute or --target (known targets: %v)", target.Names())
@@ -85,6 +88,9 @@ func emitPackage(ctx *ir.Context, module *ir.Operation, in *optmain.Input, out i
 		return err
 	}
 	in.Logger.Info("application package written", "bytes", len(data), "buffers", len(pkg.Buffers), "instructions", len(pkg.Program), "exchange_tables", len(pkg.Exchanges))
+	if cached != nil {
+		cached(data)
+	}
 	return nil
 }
 

@@ -1,0 +1,181 @@
+package toolkit
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+)
+
+// CompileCache is a content-addressed store of compiled packages, so that
+// compiling the same model with the same options, target and compiler a
+// second time reuses the first result. An entry is keyed by the hash of
+// everything the result depends on (Key); it is written to a temporary
+// file and renamed into place, so that concurrent compiles of one model
+// each find either no entry or a whole one (they write the same bytes);
+// an entry that does not pass Valid (cut short, corrupted) is removed and
+// rebuilt, never used. Entries are evicted oldest use first once the
+// store passes MaxBytes.
+type CompileCache struct {
+	Dir      string
+	MaxBytes int64
+	// Valid checks an entry before it is used (the package reader's
+	// checksums and structure).
+	Valid func(data []byte) error
+}
+
+// DefaultCacheDir is $XDG_CACHE_HOME/ipuir, else ~/.cache/ipuir; "" when
+// neither is known.
+func DefaultCacheDir() string {
+	if d := os.Getenv("XDG_CACHE_HOME"); d != "" {
+		return filepath.Join(d, "ipuir")
+	}
+	if h, err := os.UserHomeDir(); err == nil && h != "" {
+		return filepath.Join(h, ".cache", "ipuir")
+	}
+	return ""
+}
+
+// DefaultCacheBytes is the store's default size cap.
+const DefaultCacheBytes = 4 << 30
+
+var (
+	selfOnce sync.Once
+	selfHash []byte
+	selfErr  error
+)
+
+// ExecutableHash is the hash of the running program's own binary: a
+// compiler rebuilt from other source is another compiler, whatever its
+// version says.
+func ExecutableHash() ([]byte, error) {
+	selfOnce.Do(func() {
+		path, err := os.Executable()
+		if err != nil {
+			selfErr = err
+			return
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			selfErr = err
+			return
+		}
+		defer f.Close()
+		h := sha256.New()
+		if _, err := io.Copy(h, f); err != nil {
+			selfErr = err
+			return
+		}
+		selfHash = h.Sum(nil)
+	})
+	return selfHash, selfErr
+}
+
+// Key hashes parts, each length-prefixed so that no two lists of parts
+// share a key.
+func Key(parts ...[]byte) string {
+	h := sha256.New()
+	for _, p := range parts {
+		fmt.Fprintf(h, "%d:", len(p))
+		h.Write(p)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func (c *CompileCache) path(key string) string {
+	return filepath.Join(c.Dir, "packages", key[:2], key+".ipupkg")
+}
+
+// Get returns key's entry. ok is false on a miss; an entry that fails
+// Valid is removed (bad is then its reason) and reads as a miss.
+func (c *CompileCache) Get(key string) (data []byte, ok bool, bad error) {
+	p := c.path(key)
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return nil, false, nil
+	}
+	if c.Valid != nil {
+		if err := c.Valid(data); err != nil {
+			os.Remove(p)
+			return nil, false, err
+		}
+	}
+	now := time.Now()
+	os.Chtimes(p, now, now) // its last use, for eviction
+	return data, true, nil
+}
+
+// Put stores data as key's entry, whole or not at all, then evicts the
+// oldest entries past MaxBytes.
+func (c *CompileCache) Put(key string, data []byte) error {
+	p := c.path(key)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(p), "."+key[:8]+".partial-")
+	if err != nil {
+		return err
+	}
+	_, werr := tmp.Write(data)
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), p)
+	}
+	if werr != nil {
+		os.Remove(tmp.Name())
+		return werr
+	}
+	return c.evict()
+}
+
+// evict removes entries, least recently used first, until the store is
+// within MaxBytes.
+func (c *CompileCache) evict() error {
+	if c.MaxBytes <= 0 {
+		return nil
+	}
+	type entry struct {
+		path string
+		size int64
+		used time.Time
+	}
+	var entries []entry
+	var total int64
+	err := filepath.WalkDir(filepath.Join(c.Dir, "packages"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil // removed by a concurrent eviction
+			}
+			return err
+		}
+		if d.Type().IsRegular() && filepath.Ext(p) == ".ipupkg" {
+			if fi, err := d.Info(); err == nil {
+				entries = append(entries, entry{p, fi.Size(), fi.ModTime()})
+				total += fi.Size()
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].used.Before(entries[j].used) })
+	for _, e := range entries {
+		if total <= c.MaxBytes {
+			break
+		}
+		if os.Remove(e.path) == nil {
+			total -= e.size
+		}
+	}
+	return nil
+}
