@@ -186,6 +186,7 @@ type zooRow struct {
 	compileSeconds          float64
 	compilePeakMB           int64
 	cycles, bound           int64
+	estimate                int64 // the compiler's estimate of the cycles (the phases' summed)
 	busiestBytes, tileBytes int64
 	relErr                  float64
 	top1Same, top1Of        int
@@ -198,9 +199,9 @@ func (r zooRow) line() string {
 	if r.refused != "" {
 		return fmt.Sprintf("%s b%d %s: refused after %.0f s: %s", r.rec.Name, r.rec.Batch, r.precision, r.compileSeconds, r.refused)
 	}
-	return fmt.Sprintf("%s b%d %s: compiled in %.0f s (%d MB peak)%s, %d cycles, bound %d (%.1f×), busiest tile %d of %d bytes, error %.2g of the output's largest magnitude, top-1 %d/%d",
-		r.rec.Name, r.rec.Batch, r.precision, r.compileSeconds, r.compilePeakMB, r.inPhases(), r.cycles, r.bound, float64(r.cycles)/float64(max(r.bound, 1)),
-		r.busiestBytes, r.tileBytes, r.relErr, r.top1Same, r.top1Of)
+	return fmt.Sprintf("%s b%d %s: compiled in %.0f s (%d MB peak)%s, %d cycles (estimated %d: %.3f of them), bound %d (%.1f×), busiest tile %d of %d bytes, error %.2g of the output's largest magnitude, top-1 %d/%d",
+		r.rec.Name, r.rec.Batch, r.precision, r.compileSeconds, r.compilePeakMB, r.inPhases(), r.cycles, r.estimate, float64(r.estimate)/float64(max(r.cycles, 1)),
+		r.bound, float64(r.cycles)/float64(max(r.bound, 1)), r.busiestBytes, r.tileBytes, r.relErr, r.top1Same, r.top1Of)
 }
 
 // inPhases says, for a model compiled in phases, how many.
@@ -215,6 +216,7 @@ var (
 	zooTotalCycles  = regexp.MustCompile(`(?m)^total_cycles=(\d+)`)
 	zooNumerical    = regexp.MustCompile(`(?m)^numericalTest=(\S+) .*?compared=(\d+)`)
 	zooBound        = regexp.MustCompile(`compute_bound_cycles = (\d+)`)
+	zooEstimate     = regexp.MustCompile(`estimate:\s+#tiled\.summary<cycles = (\d+)`)
 	zooTileRow      = regexp.MustCompile(`(?m)^\s+\d+\s+\d+\s+\d+\s+\d+\s+\d+\s+(\d+)\s+(\d+)\s*$`)
 	zooTargetMemory = regexp.MustCompile(`\((\d+) tiles, (\d+) bytes of SRAM per tile\)`)
 	zooPodStage     = regexp.MustCompile(`(?m)^Stage \d+:$`)
@@ -264,6 +266,10 @@ func runZooModel(t *testing.T, tools, dir string, r zooRecord, precision string)
 	for _, m := range zooBound.FindAllStringSubmatch(dump, -1) {
 		b, _ := strconv.ParseInt(m[1], 10, 64)
 		row.bound += b
+	}
+	for _, m := range zooEstimate.FindAllStringSubmatch(dump, -1) {
+		e, _ := strconv.ParseInt(m[1], 10, 64)
+		row.estimate += e
 	}
 	if m := zooTargetMemory.FindStringSubmatch(dump); m != nil {
 		row.tileBytes, _ = strconv.ParseInt(m[2], 10, 64)
