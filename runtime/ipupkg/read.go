@@ -64,29 +64,43 @@ func ReadFile(r io.Reader, size int64) (*Package, []SectionInfo, error) {
 	return Decode(data)
 }
 
-// Decode validates and decodes a whole package held in data.
-func Decode(data []byte) (*Package, []SectionInfo, error) {
+// VerifyDigest checks what a package's frame promises of data as a
+// whole: its magic, a format version this reader reads, its trailer and
+// the digest of its contents; a file cut short or corrupted anywhere fails
+// it. Decode checks it first, then every section.
+func VerifyDigest(data []byte) error {
 	size := int64(len(data))
 	if size < int64(fileHeaderBytes+trailerBytes) {
-		return nil, nil, &FormatError{Msg: fmt.Sprintf("%d bytes is shorter than a package's header and trailer (%d bytes)", size, fileHeaderBytes+trailerBytes)}
+		return &FormatError{Msg: fmt.Sprintf("%d bytes is shorter than a package's header and trailer (%d bytes)", size, fileHeaderBytes+trailerBytes)}
 	}
 	if string(data[:len(Magic)]) != Magic {
-		return nil, nil, &FormatError{Msg: fmt.Sprintf("not an ipuir package: the file starts %q, not %q", data[:len(Magic)], Magic)}
+		return &FormatError{Msg: fmt.Sprintf("not an ipuir package: the file starts %q, not %q", data[:len(Magic)], Magic)}
 	}
 	version := binary.LittleEndian.Uint16(data[len(Magic):])
 	if version < OldestFormatVersion || version > FormatVersion {
-		return nil, nil, &FormatError{Msg: fmt.Sprintf("format version %d, this reader reads versions %d to %d", version, OldestFormatVersion, FormatVersion)}
+		return &FormatError{Msg: fmt.Sprintf("format version %d, this reader reads versions %d to %d", version, OldestFormatVersion, FormatVersion)}
 	}
 	if r := binary.LittleEndian.Uint16(data[len(Magic)+2:]); r != 0 {
-		return nil, nil, &FormatError{Msg: fmt.Sprintf("reserved header field is 0x%04x, not 0", r)}
+		return &FormatError{Msg: fmt.Sprintf("reserved header field is 0x%04x, not 0", r)}
 	}
 	body := size - int64(trailerBytes)
 	if string(data[body:body+int64(len(TrailerMagic))]) != TrailerMagic {
-		return nil, nil, &FormatError{Msg: fmt.Sprintf("no trailer at byte %d: the file is truncated or has bytes after its end", body)}
+		return &FormatError{Msg: fmt.Sprintf("no trailer at byte %d: the file is truncated or has bytes after its end", body)}
 	}
 	if sum := sha256.Sum256(data[:body]); !bytes.Equal(sum[:], data[body+int64(len(TrailerMagic)):]) {
-		return nil, nil, &FormatError{Msg: "the digest does not match the contents: the file is corrupt"}
+		return &FormatError{Msg: "the digest does not match the contents: the file is corrupt"}
 	}
+	return nil
+}
+
+// Decode validates and decodes a whole package held in data.
+func Decode(data []byte) (*Package, []SectionInfo, error) {
+	if err := VerifyDigest(data); err != nil {
+		return nil, nil, err
+	}
+	size := int64(len(data))
+	version := binary.LittleEndian.Uint16(data[len(Magic):])
+	body := size - int64(trailerBytes)
 	count := int64(binary.LittleEndian.Uint32(data[len(Magic)+4:]))
 	if count > (body-int64(fileHeaderBytes))/sectionHeaderBytes {
 		return nil, nil, &FormatError{Msg: fmt.Sprintf("%d sections cannot fit in %d bytes", count, body)}

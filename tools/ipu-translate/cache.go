@@ -67,10 +67,9 @@ func (c *cacheOptions) lookup(fs *pflag.FlagSet, args []string, tuningFile strin
 		}
 		parts = append(parts, h)
 	}
-	c.cache = &toolkit.CompileCache{Dir: c.dir, MaxBytes: int64(limit), Valid: func(data []byte) error {
-		_, _, err := ipupkg.Decode(data)
-		return err
-	}}
+	// An entry was a package this compiler wrote and validated; its
+	// digest says whether it is still that package, at hashing speed.
+	c.cache = &toolkit.CompileCache{Dir: c.dir, MaxBytes: int64(limit), Valid: ipupkg.VerifyDigest}
 	c.key = toolkit.Key(parts...)
 	data, ok, bad := c.cache.Get(c.key)
 	if bad != nil {
