@@ -238,30 +238,41 @@ func (p *Pod) Phased() bool { return p.Chips == 1 }
 // IsPod reports whether data starts as a pod package.
 func IsPod(data []byte) bool { return bytes.HasPrefix(data, []byte(PodMagic)) }
 
+// VerifyPodDigest is VerifyDigest for a pod package: its magic, version,
+// reserved fields, trailer and digest.
+func VerifyPodDigest(data []byte) error {
+	header := len(PodMagic) + 8
+	if len(data) < header+trailerBytes {
+		return &FormatError{Msg: fmt.Sprintf("%d bytes is shorter than a pod package's header and trailer (%d bytes)", len(data), header+trailerBytes)}
+	}
+	if !IsPod(data) {
+		return &FormatError{Msg: fmt.Sprintf("not an ipuir pod package: the file starts %q, not %q", data[:len(PodMagic)], PodMagic)}
+	}
+	if v := binary.LittleEndian.Uint16(data[len(PodMagic):]); v != PodFormatVersion {
+		return &FormatError{Msg: fmt.Sprintf("pod format version %d, this reader reads version %d", v, PodFormatVersion)}
+	}
+	if r1, r2 := binary.LittleEndian.Uint16(data[len(PodMagic)+2:]), binary.LittleEndian.Uint32(data[len(PodMagic)+4:]); r1 != 0 || r2 != 0 {
+		return &FormatError{Msg: "reserved header fields are not 0"}
+	}
+	body := len(data) - trailerBytes
+	if string(data[body:body+len(TrailerMagic)]) != TrailerMagic {
+		return &FormatError{Msg: fmt.Sprintf("no trailer at byte %d: the file is truncated or has bytes after its end", body)}
+	}
+	if sum := sha256.Sum256(data[:body]); !bytes.Equal(sum[:], data[body+len(TrailerMagic):]) {
+		return &FormatError{Msg: "the digest does not match the contents: the file is corrupt"}
+	}
+	return nil
+}
+
 // DecodePod validates and decodes a whole pod package held in data: its
 // framing and digest, every stage's package, and how the stages are
 // joined (Pod.Validate).
 func DecodePod(data []byte) (*Pod, error) {
+	if err := VerifyPodDigest(data); err != nil {
+		return nil, err
+	}
 	header := len(PodMagic) + 8
-	if len(data) < header+trailerBytes {
-		return nil, &FormatError{Msg: fmt.Sprintf("%d bytes is shorter than a pod package's header and trailer (%d bytes)", len(data), header+trailerBytes)}
-	}
-	if !IsPod(data) {
-		return nil, &FormatError{Msg: fmt.Sprintf("not an ipuir pod package: the file starts %q, not %q", data[:len(PodMagic)], PodMagic)}
-	}
-	if v := binary.LittleEndian.Uint16(data[len(PodMagic):]); v != PodFormatVersion {
-		return nil, &FormatError{Msg: fmt.Sprintf("pod format version %d, this reader reads version %d", v, PodFormatVersion)}
-	}
-	if r1, r2 := binary.LittleEndian.Uint16(data[len(PodMagic)+2:]), binary.LittleEndian.Uint32(data[len(PodMagic)+4:]); r1 != 0 || r2 != 0 {
-		return nil, &FormatError{Msg: "reserved header fields are not 0"}
-	}
 	body := len(data) - trailerBytes
-	if string(data[body:body+len(TrailerMagic)]) != TrailerMagic {
-		return nil, &FormatError{Msg: fmt.Sprintf("no trailer at byte %d: the file is truncated or has bytes after its end", body)}
-	}
-	if sum := sha256.Sum256(data[:body]); !bytes.Equal(sum[:], data[body+len(TrailerMagic):]) {
-		return nil, &FormatError{Msg: "the digest does not match the contents: the file is corrupt"}
-	}
 	c := &codec{b: data[header:body], base: int64(header), section: "pod", version: FormatVersion}
 	p := &Pod{}
 	podFields(c, p)

@@ -69,7 +69,12 @@ func (c *cacheOptions) lookup(fs *pflag.FlagSet, args []string, tuningFile strin
 	}
 	// An entry was a package this compiler wrote and validated; its
 	// digest says whether it is still that package, at hashing speed.
-	c.cache = &toolkit.CompileCache{Dir: c.dir, MaxBytes: int64(limit), Valid: ipupkg.VerifyDigest}
+	c.cache = &toolkit.CompileCache{Dir: c.dir, MaxBytes: int64(limit), Valid: func(data []byte) error {
+		if ipupkg.IsPod(data) {
+			return ipupkg.VerifyPodDigest(data)
+		}
+		return ipupkg.VerifyDigest(data)
+	}}
 	c.key = toolkit.Key(parts...)
 	data, ok, bad := c.cache.Get(c.key)
 	if bad != nil {

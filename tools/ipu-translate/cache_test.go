@@ -87,4 +87,10 @@ func TestCompileCache(t *testing.T) {
 	if strings.Contains(log, "reused") || bytes.Equal(other, first) {
 		t.Fatal("a compile with another target option reused the first")
 	}
+	// A pod package (four chips) is kept and reused the same way.
+	_, pod := emit("f.ipupod", "--target=test16x4")
+	log, again := emit("g.ipupod", "--target=test16x4")
+	if !strings.Contains(log, "reused the compiled package") || !bytes.Equal(pod, again) || !bytes.HasPrefix(pod, []byte("\x89IPUPOD")) {
+		t.Fatalf("the pod package was not reused:\n%s", log)
+	}
 }

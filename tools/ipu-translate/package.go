@@ -23,8 +23,8 @@ import (
 // module to tile-asm first; for a target of several chips, the pod
 // package of its pipeline stages (emitPod).
 //
-// A one-chip package compiled whole is handed to cached (the compile
-// cache's store); packages in phases or for pods are not cached.
+// The package written, one chip's or a pod's, is handed to cached (the
+// compile cache's store).
 func emitPackage(ctx *ir.Context, module *ir.Operation, in *optmain.Input, out io.Writer, pod podOptions, tuningFile string, cached func([]byte)) error {
 	tg, ok := irtarget.FromEnv(in.Env)
 	if !ok {
@@ -56,7 +56,7 @@ func emitPackage(ctx *ir.Context, module *ir.Operation, in *optmain.Input, out i
 		in.Logger.Info("compiling with a tuning record", "file", tuningFile, "pipeline", pipeline, "tuned_cycles", tuning.Cycles, "default_cycles", tuning.DefaultCycles)
 	}
 	if tg.MultiChip() || pod.phases > 0 {
-		return emitPod(ctx, module, in, out, tg, pod)
+		return emitPod(ctx, module, in, out, tg, pod, cached)
 	}
 	var pristine *ir.Operation
 	if tuningFile == "" && !pkgemit.HasTileAsm(module) {
@@ -64,7 +64,7 @@ func emitPackage(ctx *ir.Context, module *ir.Operation, in *optmain.Input, out i
 	}
 	pkg, err := toolkit.CompilePackageWith(ctx, module, in.Source, in.Env, in.Logger, tg, Version, pipeline)
 	if err != nil && pristine != nil && errors.Is(err, target.ErrTileMemory) {
-		return emitInPhases(ctx, pristine, in, out, tg, pod, err)
+		return emitInPhases(ctx, pristine, in, out, tg, pod, err, cached)
 	}
 	if err != nil && tuning != nil {
 		// The record chose the options that failed: say which record.
@@ -106,7 +106,7 @@ const maxAutoPhases = 4
 // at batch 4, 344 MB of weights beside its activations, exchange tables
 // and code, runs so in two. When no cut fits, the refusal stands, with a
 // note of what the phases said.
-func emitInPhases(ctx *ir.Context, module *ir.Operation, in *optmain.Input, out io.Writer, tg *target.Target, pod podOptions, refusal error) error {
+func emitInPhases(ctx *ir.Context, module *ir.Operation, in *optmain.Input, out io.Writer, tg *target.Target, pod podOptions, refusal error, cached func([]byte)) error {
 	if pod.microBatches == 0 {
 		pod.microBatches = 1 // the user gave a batch, not a stream of them
 	}
@@ -114,7 +114,7 @@ func emitInPhases(ctx *ir.Context, module *ir.Operation, in *optmain.Input, out 
 	for n := 2; n <= maxAutoPhases; n++ {
 		in.Logger.Info("the program does not fit tile memory as one; compiling it in phases", "phases", n, "reason", refusal)
 		pod.phases = n
-		if last = emitPod(ctx, module.Clone(ctx, nil), in, out, tg, pod); last == nil {
+		if last = emitPod(ctx, module.Clone(ctx, nil), in, out, tg, pod, cached); last == nil {
 			return nil
 		}
 		in.Logger.Info("the program does not compile in phases", "phases", n, "reason", last)

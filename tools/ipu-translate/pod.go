@@ -23,7 +23,7 @@ const defaultMicroBatches = 16
 
 // emitPod writes the pod package of a tensor-level module for tg, a target
 // of several chips (toolkit.CompilePod).
-func emitPod(ctx *ir.Context, module *ir.Operation, in *optmain.Input, out io.Writer, tg *target.Target, opts podOptions) error {
+func emitPod(ctx *ir.Context, module *ir.Operation, in *optmain.Input, out io.Writer, tg *target.Target, opts podOptions, cached func([]byte)) error {
 	if opts.microBatches == 0 {
 		opts.microBatches = defaultMicroBatches
 	}
@@ -40,5 +40,8 @@ func emitPod(ctx *ir.Context, module *ir.Operation, in *optmain.Input, out io.Wr
 		return err
 	}
 	in.Logger.Info("pod package written", "bytes", len(data), "stages", len(pod.Stages), "chips", pod.Chips)
+	if cached != nil {
+		cached(data)
+	}
 	return nil
 }
