@@ -55,6 +55,10 @@ func emitPackage(ctx *ir.Context, module *ir.Operation, in *optmain.Input, out i
 		pipeline = tuning.Pipeline()
 		in.Logger.Info("compiling with a tuning record", "file", tuningFile, "pipeline", pipeline, "tuned_cycles", tuning.Cycles, "default_cycles", tuning.DefaultCycles)
 	}
+	// A compile takes seconds to minutes: on a terminal, the progress
+	// line names the pass that is running.
+	defer in.Progress.Phase("compiling for " + tg.Name)()
+	in.Env = toolkit.PassProgressKey.With(in.Env, in.Progress.Detail)
 	if tg.MultiChip() || pod.phases > 0 {
 		return emitPod(ctx, module, in, out, tg, pod, cached)
 	}

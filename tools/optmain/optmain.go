@@ -128,6 +128,9 @@ type Input struct {
 	// target flag sets ipu.target), so that the driver does not take the
 	// module as verified when it prints it.
 	Changed bool
+	// Progress is the progress line on a terminal (nil otherwise, and
+	// then its methods do nothing), for an extension's long phases.
+	Progress *toolkit.Progress
 }
 
 // ErrReported marks a failure whose diagnostics were already emitted.
@@ -601,7 +604,7 @@ func (r *run) compileChunk(ctx *ir.Context, fileName string, sm *ir.SourceMgr, c
 	}
 	popts := r.o.printing
 	popts.Generic, popts.DebugInfo, popts.Env = r.o.generic, r.o.debugInfo, env
-	in := &Input{File: fileName, Source: c.text, Stderr: stderr, Env: env, Logger: r.logger, Printing: popts,
+	in := &Input{File: fileName, Source: c.text, Stderr: stderr, Env: env, Logger: r.logger, Printing: popts, Progress: r.progress,
 		Print: func(w io.Writer, op *ir.Operation) error { return printer.Print(w, op, popts) }}
 	fail := func(err error) bool {
 		if err != ErrReported {

@@ -31,8 +31,15 @@ func RunPipeline(ctx *ir.Context, module *ir.Operation, pipeline string, env *ir
 	}
 	popts := passes.DefaultOptions()
 	popts.Env, popts.Logger = env, log
+	if f, ok := PassProgressKey.Get(env); ok {
+		popts.BeforePass = f
+	}
 	return passes.NewPassManager(ctx, pm, popts).Run(module)
 }
+
+// PassProgressKey, in a compile's environment, is told the name of each
+// pass as it starts: a progress line's detail (Progress.Detail).
+var PassProgressKey = ir.NewEnvKey[func(string)]("pass progress")
 
 // CompilePackage compiles module, whose text is source, into tg's package
 // (a tensor-level module is lowered with lower-to-tile-asm first), as
