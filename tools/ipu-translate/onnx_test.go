@@ -203,3 +203,25 @@ func TestFailingModelDiagnosticIsShortAndNamesTheNode(t *testing.T) {
 	}
 	t.Logf("%d bytes of stderr for a %.1f MB model; first line: %s", len(errOut), float64(len(wire))/1e6, first)
 }
+
+// A failure reported on a function (a placement that does not fit: here
+// ONNX's 3-d AveragePool test model on test16) shows the function's
+// header in its op note, its body left out: the body once filled the
+// note to its 4 KB cap and stderr to 5.8 KB.
+func TestFunctionLevelDiagnosticLeavesOutTheBody(t *testing.T) {
+	path := "/usr/share/libonnx-testdata/data/node/test_averagepool_3d_default/model.onnx"
+	if _, err := os.Stat(path); err != nil {
+		t.Skip("ONNX's backend test data is not installed (Debian libonnx-testdata)")
+	}
+	code, _, errOut := runTool(t, "", "--emit-package", path, "--target=test16", "--no-cache", "-o", filepath.Join(t.TempDir(), "pool.ipupkg"))
+	if code != 1 || !strings.Contains(errOut, "does not fit tile memory") {
+		t.Fatalf("exit %d, want a refusal for tile memory:\n%.2000s", code, errOut)
+	}
+	if !strings.Contains(errOut, `see current operation: `+"\n"+`"func.func"`) || !strings.Contains(errOut, "(its regions left out;") || strings.Contains(errOut, `"tiled.slice"`) {
+		t.Errorf("the op note does not print the function's header alone:\n%s", errOut)
+	}
+	if len(errOut) >= 4096 {
+		t.Errorf("%d bytes of stderr, want under 4 KB", len(errOut))
+	}
+	t.Logf("%d bytes of stderr", len(errOut))
+}

@@ -556,7 +556,14 @@ func withCurrentOpNote(d *ir.Diagnostic, elide int) *ir.Diagnostic {
 	if elide <= 0 {
 		elide = opNoteElideLimit
 	}
-	text := strings.TrimRight(printer.OpString(d.Op, printer.Options{Generic: true, ElideElementsAttrsIfLarger: elide}), "\n")
+	opts := printer.Options{Generic: true, ElideElementsAttrsIfLarger: elide}
+	text := strings.TrimRight(printer.OpString(d.Op, opts), "\n")
+	if len(text) > maxOpNoteBytes && d.Op.NumRegions() > 0 {
+		// An error on a function (a placement that does not fit) is about
+		// the op, not every op in its body: print its regions as {...}.
+		opts.SkipRegions = true
+		text = strings.TrimRight(printer.OpString(d.Op, opts), "\n") + "\n(its regions left out; --mlir-print-op-on-diagnostic=false leaves out the note)"
+	}
 	if len(text) > maxOpNoteBytes {
 		cut := strings.LastIndexByte(text[:maxOpNoteBytes], '\n')
 		if cut <= 0 {
