@@ -167,10 +167,7 @@ func (c *Config) runCommands(t *Test, tmpDir string) (bool, string) {
 		ctx, cancel = context.WithTimeout(ctx, c.Timeout)
 		defer cancel()
 	}
-	// Each test has a cache folder of its own under its temporary one, so
-	// that tools' caches (ipu-translate's compile cache) neither carry
-	// results from one test to another nor reach the user's.
-	env := append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(tmpDir, "cache"))
+	env := os.Environ()
 	if c.ToolsDir != "" {
 		env = append(env, "PATH="+c.ToolsDir+string(os.PathListSeparator)+os.Getenv("PATH"))
 	}
@@ -180,7 +177,11 @@ func (c *Config) runCommands(t *Test, tmpDir string) (bool, string) {
 		fmt.Fprintf(&transcript, "$ %s\n", command)
 		cmd := exec.CommandContext(ctx, "bash", "-o", "pipefail", "-c", notFunction+command)
 		cmd.Dir = tmpDir
-		cmd.Env = env
+		// Each RUN line has a cache folder of its own under the test's
+		// temporary one, so that tools' caches (ipu-translate's compile
+		// cache) carry no result from one command to the next, nor reach
+		// the user's: a test sees what its command does.
+		cmd.Env = append(env, "XDG_CACHE_HOME="+filepath.Join(tmpDir, fmt.Sprintf("cache-%d", i)))
 		killTreeOnCancel(cmd)
 		cmd.WaitDelay = 5 * time.Second
 		var out bytes.Buffer
