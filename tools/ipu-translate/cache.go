@@ -83,8 +83,10 @@ func (c *cacheOptions) lookup(fs *pflag.FlagSet, args []string, tuningFile strin
 	if !ok {
 		return false, nil
 	}
-	if err := atomicfile.WriteFile(output, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
-		return true, err
+	if !c.cache.LinkTo(c.key, output) {
+		if err := atomicfile.WriteFile(output, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
+			return true, err
+		}
 	}
 	t.log.Info("reused the compiled package from the compile cache", "key", c.key, "bytes", len(data), "cache", c.dir)
 	return true, nil

@@ -112,6 +112,35 @@ func (c *CompileCache) Get(key string) (data []byte, ok bool, bad error) {
 	return data, true, nil
 }
 
+// LinkTo puts key's entry at dst as a hard link, replacing dst whole (a
+// link made beside it, then renamed over it), so that a large package is
+// not copied; false when it cannot (another file system, dst not a plain
+// file), and the caller writes the bytes instead. The entry and dst then
+// share their bytes: a dst changed in place fails the entry's check next
+// time, and the entry is rebuilt.
+func (c *CompileCache) LinkTo(key, dst string) bool {
+	if fi, err := os.Lstat(dst); err == nil && !fi.Mode().IsRegular() {
+		return false
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".cache-")
+	if err != nil {
+		return false
+	}
+	name := tmp.Name()
+	tmp.Close()
+	os.Remove(name)
+	if err := os.Link(c.path(key), name); err != nil {
+		return false
+	}
+	if err := os.Rename(name, dst); err != nil {
+		os.Remove(name)
+		return false
+	}
+	return true
+}
+
 // Put stores data as key's entry, whole or not at all, then evicts the
 // oldest entries past MaxBytes.
 func (c *CompileCache) Put(key string, data []byte) error {
@@ -126,6 +155,10 @@ func (c *CompileCache) Put(key string, data []byte) error {
 	_, werr := tmp.Write(data)
 	if cerr := tmp.Close(); werr == nil {
 		werr = cerr
+	}
+	if werr == nil {
+		// As an output is written: an entry may become one (LinkTo).
+		werr = os.Chmod(tmp.Name(), 0o644)
 	}
 	if werr == nil {
 		werr = os.Rename(tmp.Name(), p)

@@ -61,3 +61,42 @@ func TestCompileCache(t *testing.T) {
 		t.Errorf("temporary files left: %v", leftovers)
 	}
 }
+
+// A hit is put in place as a hard link: the output is the entry's bytes,
+// readable as an output is, replacing a file whole; a folder or a link at
+// the output's name is not replaced (the caller writes the bytes through
+// its own checks instead).
+func TestCompileCacheLinkTo(t *testing.T) {
+	dir := t.TempDir()
+	c := &CompileCache{Dir: filepath.Join(dir, "cache")}
+	k := Key([]byte("model"))
+	if err := c.Put(k, []byte("PKG-model")); err != nil {
+		t.Fatal(err)
+	}
+	dst := filepath.Join(dir, "out.ipupkg")
+	if err := os.WriteFile(dst, []byte("an older output"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if !c.LinkTo(k, dst) {
+		t.Fatal("LinkTo refused a plain file")
+	}
+	data, _ := os.ReadFile(dst)
+	a, _ := os.Stat(dst)
+	b, _ := os.Stat(c.path(k))
+	if string(data) != "PKG-model" || !os.SameFile(a, b) || a.Mode().Perm() != 0o644 {
+		t.Errorf("the output is %q, mode %v, the entry's own file: %v", data, a.Mode(), os.SameFile(a, b))
+	}
+	if c.LinkTo(k, dir) {
+		t.Error("LinkTo replaced a folder")
+	}
+	link := filepath.Join(dir, "link.ipupkg")
+	if err := os.Symlink(dst, link); err != nil {
+		t.Fatal(err)
+	}
+	if c.LinkTo(k, link) {
+		t.Error("LinkTo replaced a symbolic link")
+	}
+	if leftovers, _ := filepath.Glob(filepath.Join(dir, ".*cache-*")); len(leftovers) > 0 {
+		t.Errorf("temporary links left: %v", leftovers)
+	}
+}
