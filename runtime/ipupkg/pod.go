@@ -3,7 +3,6 @@ package ipupkg
 import (
 	"bytes"
 	"cmp"
-	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -254,14 +253,7 @@ func VerifyPodDigest(data []byte) error {
 	if r1, r2 := binary.LittleEndian.Uint16(data[len(PodMagic)+2:]), binary.LittleEndian.Uint32(data[len(PodMagic)+4:]); r1 != 0 || r2 != 0 {
 		return &FormatError{Msg: "reserved header fields are not 0"}
 	}
-	body := len(data) - trailerBytes
-	if string(data[body:body+len(TrailerMagic)]) != TrailerMagic {
-		return &FormatError{Msg: fmt.Sprintf("no trailer at byte %d: the file is truncated or has bytes after its end", body)}
-	}
-	if sum := sha256.Sum256(data[:body]); !bytes.Equal(sum[:], data[body+len(TrailerMagic):]) {
-		return &FormatError{Msg: "the digest does not match the contents: the file is corrupt"}
-	}
-	return nil
+	return checkTrailer(data)
 }
 
 // DecodePod validates and decodes a whole pod package held in data: its

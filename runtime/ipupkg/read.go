@@ -83,11 +83,18 @@ func VerifyDigest(data []byte) error {
 	if r := binary.LittleEndian.Uint16(data[len(Magic)+2:]); r != 0 {
 		return &FormatError{Msg: fmt.Sprintf("reserved header field is 0x%04x, not 0", r)}
 	}
-	body := size - int64(trailerBytes)
-	if string(data[body:body+int64(len(TrailerMagic))]) != TrailerMagic {
+	return checkTrailer(data)
+}
+
+// checkTrailer checks the trailer that ends a package and a pod package
+// alike: its magic, then the digest of every byte before it. data is at
+// least trailerBytes long.
+func checkTrailer(data []byte) error {
+	body := len(data) - trailerBytes
+	if string(data[body:body+len(TrailerMagic)]) != TrailerMagic {
 		return &FormatError{Msg: fmt.Sprintf("no trailer at byte %d: the file is truncated or has bytes after its end", body)}
 	}
-	if sum := sha256.Sum256(data[:body]); !bytes.Equal(sum[:], data[body+int64(len(TrailerMagic)):]) {
+	if sum := sha256.Sum256(data[:body]); !bytes.Equal(sum[:], data[body+len(TrailerMagic):]) {
 		return &FormatError{Msg: "the digest does not match the contents: the file is corrupt"}
 	}
 	return nil
