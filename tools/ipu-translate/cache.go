@@ -1,10 +1,8 @@
 package main
 
 import (
-	"crypto/sha256"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/dustin/go-humanize"
@@ -55,13 +53,13 @@ func (c *cacheOptions) lookup(fs *pflag.FlagSet, args []string, tuningFile strin
 	if err != nil {
 		return false, nil
 	}
-	input, err := fileHash(inputs[0])
+	input, err := toolkit.FileHash(inputs[0])
 	if err != nil {
 		return false, nil // the driver reports an unreadable input
 	}
 	parts := [][]byte{self, input, []byte(strings.Join(keyedArgs(fs, args), "\x00"))}
 	if tuningFile != "" {
-		h, err := fileHash(tuningFile)
+		h, err := toolkit.FileHash(tuningFile)
 		if err != nil {
 			return false, nil
 		}
@@ -138,17 +136,4 @@ func keyedArgs(fs *pflag.FlagSet, args []string) []string {
 		out = append(out, a)
 	}
 	return out
-}
-
-func fileHash(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return nil, err
-	}
-	return h.Sum(nil), nil
 }

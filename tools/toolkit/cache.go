@@ -62,20 +62,23 @@ func ExecutableHash() ([]byte, error) {
 			selfErr = err
 			return
 		}
-		f, err := os.Open(path)
-		if err != nil {
-			selfErr = err
-			return
-		}
-		defer f.Close()
-		h := sha256.New()
-		if _, err := io.Copy(h, f); err != nil {
-			selfErr = err
-			return
-		}
-		selfHash = h.Sum(nil)
+		selfHash, selfErr = FileHash(path)
 	})
 	return selfHash, selfErr
+}
+
+// FileHash is the SHA-256 of the file at path, read in a stream.
+func FileHash(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return nil, err
+	}
+	return h.Sum(nil), nil
 }
 
 // Key hashes parts, each length-prefixed so that no two lists of parts
