@@ -10,6 +10,7 @@ import (
 	"github.com/ipuir/ipuir/execution/check"
 	"github.com/ipuir/ipuir/numeric"
 	"github.com/ipuir/ipuir/runtime/ipupkg"
+	"github.com/ipuir/ipuir/runtime/sim"
 	"github.com/ipuir/ipuir/target"
 )
 
@@ -92,4 +93,68 @@ func TestF16PartialsRunFasterAndAreCheckedAsF16(t *testing.T) {
 		t.Errorf("f16 partials take %d cycles, f32 partials %d", cycles[half], cycles[full])
 	}
 	t.Logf("f16 partials %d cycles, f32 partials %d", cycles[half], cycles[full])
+}
+
+// The partials type is checked where a package is read and where the
+// device loads it: a partials word the instruction table does not know is
+// refused by the reader, and f16 partials on an f32 matmul (which no AMP
+// vertex computes) by the device's validation, each broken on purpose in
+// a package that is otherwise sound.
+func TestBrokenPartialsAreRefused(t *testing.T) {
+	tg, err := target.Lookup("test16")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const src = `module attributes {ipu.target = "test16"} {
+  func.func @f(%%x: tensor<16x64x%[1]s>, %%w: tensor<64x16x%[1]s>) -> tensor<16x16x%[1]s> {
+    %%y = tensor.matmul %%x, %%w : tensor<16x64x%[1]s>, tensor<64x16x%[1]s> -> tensor<16x16x%[1]s>
+    return %%y : tensor<16x16x%[1]s>
+  }
+}
+`
+	amps := func(pkg *ipupkg.Package) []*ipupkg.Instruction {
+		var out []*ipupkg.Instruction
+		for i := range pkg.Program {
+			if pkg.Program[i].Op == ipupkg.OpAmp {
+				out = append(out, &pkg.Program[i])
+			}
+		}
+		if len(out) == 0 {
+			t.Fatal("no AMP instruction")
+		}
+		return out
+	}
+	refused := 0
+	for _, c := range []struct {
+		elem, word, want string
+		atRead           bool
+	}{
+		{"f16", "f8", "partials", true},
+		{"f32", "f16", "only f16 inputs may accumulate in f16", false},
+	} {
+		pkg, reason, err := compileProgram(fmt.Sprintf(src, c.elem), tg)
+		if err != nil || reason != "" {
+			t.Fatalf("compile: %v %s", err, reason)
+		}
+		if err := sim.Validate(pkg); err != nil {
+			t.Fatalf("the sound %s package is refused: %v", c.elem, err)
+		}
+		for _, in := range amps(pkg) {
+			in.Params = append(in.Params, ipupkg.Param{Key: ipupkg.ParamPartials, IsString: true, Str: c.word})
+		}
+		if c.atRead {
+			if _, _, err := ipupkg.Decode(pkg.Encode()); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("partials=%s on %s read back: %v", c.word, c.elem, err)
+			} else {
+				refused++
+			}
+			continue
+		}
+		if err := sim.Validate(pkg); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("partials=%s on %s loaded: %v", c.word, c.elem, err)
+		} else {
+			refused++
+		}
+	}
+	t.Logf("%d broken packages refused", refused)
 }
